@@ -1,0 +1,103 @@
+"""The checker registry: checkers are registered by name and looked up from specs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from dpaudit.errors import CheckerError
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
+    from dpaudit.audit.claims import Claim, Obligation
+    from dpaudit.audit.evidence import Evidence
+    from dpaudit.privacy.relations import Relation
+
+__all__ = ["CheckContext", "CheckerEntry", "get_checker", "list_checkers", "register_checker"]
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """What a checker receives besides its obligation.
+
+    Attributes:
+        claim: the claim the obligation belongs to.
+        relation: the neighbouring relation this run audits the claim under.
+        rng: the generator for this obligation (spawned from the audit's seed).
+        seed: the SeedSequence behind ``rng``, for checkers that spawn parallel work.
+        quick: use the reduced budgets a spec states for ``--quick`` runs.
+        executor: where to run parallel work (``None``: run in process).
+        candidate: a loaded candidate implementation, when auditing one.
+    """
+
+    claim: Claim
+    relation: Relation
+    rng: np.random.Generator
+    seed: np.random.SeedSequence
+    quick: bool = False
+    executor: Executor | None = None
+    candidate: Any = None
+
+
+CheckerFunction = Callable[["Obligation", CheckContext], "Evidence"]
+ParamsValidator = Callable[[dict[str, Any], "Claim"], None]
+
+
+@dataclass(frozen=True)
+class CheckerEntry:
+    """A registered checker: its function, a one-line description, and an optional validator
+    that the spec loader calls on the obligation's params (raising SpecError/InvalidArgument)."""
+
+    name: str
+    function: CheckerFunction
+    description: str
+    validate: ParamsValidator | None = None
+
+
+_REGISTRY: dict[str, CheckerEntry] = {}
+
+
+def register_checker(
+    name: str, *, description: str, validate: ParamsValidator | None = None
+) -> Callable[[CheckerFunction], CheckerFunction]:
+    """Register the decorated function as checker ``name``.
+
+    Raises:
+        CheckerError: if the name is already taken.
+    """
+
+    def decorate(function: CheckerFunction) -> CheckerFunction:
+        if name in _REGISTRY:
+            raise CheckerError(f"checker {name!r} is registered twice")
+        _REGISTRY[name] = CheckerEntry(name, function, description, validate)
+        return function
+
+    return decorate
+
+
+def _load_builtin_checkers() -> None:
+    import dpaudit.checks  # noqa: F401  (importing registers the built-in checkers)
+
+
+def get_checker(name: str) -> CheckerEntry:
+    """Return the registered checker ``name``.
+
+    Raises:
+        CheckerError: naming the known checkers when ``name`` is unknown.
+    """
+    _load_builtin_checkers()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY))
+        raise CheckerError(f"unknown checker {name!r}; known checkers: {known}") from None
+
+
+def list_checkers() -> list[CheckerEntry]:
+    """All registered checkers, sorted by name."""
+    _load_builtin_checkers()
+    return [_REGISTRY[name] for name in sorted(_REGISTRY)]

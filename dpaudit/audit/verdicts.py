@@ -1,0 +1,81 @@
+"""Verdicts and the one rule that derives a claim's verdict from its obligations.
+
+What each verdict promises (DESIGN.md):
+
+* ``proven`` — holds for every parameter value in the stated symbolic domain (sympy, no floats).
+* ``verified`` — holds on the whole stated finite domain, or at every grid point with
+  rigorous error control (rationals, intervals, mpmath >= 50 digits; margin reported).
+* ``consistent`` — a statistical test at the stated confidence and budget found no violation.
+* ``violated`` — a counterexample exists (exact, rigorous, or a confident Monte Carlo bound).
+* ``inconclusive`` — budget exhausted or precision insufficient.
+* ``error`` — the check could not run (crashing or hanging candidate, bad output).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+
+from dpaudit.errors import InvalidArgument
+
+__all__ = ["Verdict", "combine_verdicts", "fails_policy"]
+
+
+class Verdict(enum.Enum):
+    """The outcome of a check, ordered by the strength of what it promises."""
+
+    PROVEN = "proven"
+    VERIFIED = "verified"
+    CONSISTENT = "consistent"
+    INCONCLUSIVE = "inconclusive"
+    ERROR = "error"
+    VIOLATED = "violated"
+
+    @property
+    def strength(self) -> int:
+        """Higher is a stronger promise that the statement holds; violated is lowest of all."""
+        return _STRENGTH[self]
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_STRENGTH = {
+    Verdict.PROVEN: 5,
+    Verdict.VERIFIED: 4,
+    Verdict.CONSISTENT: 3,
+    Verdict.INCONCLUSIVE: 2,
+    Verdict.ERROR: 1,
+    Verdict.VIOLATED: 0,
+}
+
+FAIL_POLICIES = ("violated", "inconclusive")
+
+
+def combine_verdicts(verdicts: Iterable[Verdict]) -> Verdict:
+    """Derive a claim's verdict from its obligations' verdicts.
+
+    The rule: ``violated`` if any obligation is violated; otherwise the weakest of them
+    (proven > verified > consistent > inconclusive > error).
+
+    Raises:
+        InvalidArgument: if there are no verdicts to combine.
+    """
+    items = list(verdicts)
+    if not items:
+        raise InvalidArgument("verdicts=[]: a claim needs at least one obligation to have a verdict")
+    return min(items, key=lambda verdict: verdict.strength)
+
+
+def fails_policy(verdict: Verdict, policy: str) -> bool:
+    """Whether ``verdict`` fails the CI policy ``--fail-on policy``.
+
+    ``violated``: fails on violated and error (a check that could not run never passes).
+    ``inconclusive``: also fails on inconclusive.
+    """
+    if policy not in FAIL_POLICIES:
+        raise InvalidArgument(f"policy={policy!r}: expected one of {', '.join(FAIL_POLICIES)}")
+    failing = {Verdict.VIOLATED, Verdict.ERROR}
+    if policy == "inconclusive":
+        failing.add(Verdict.INCONCLUSIVE)
+    return verdict in failing

@@ -1,0 +1,63 @@
+"""The one error hierarchy of dpaudit.
+
+Every error dpaudit raises on purpose is a :class:`DpAuditError`. Errors about a
+caller's input also derive from the matching built-in (``ValueError`` or
+``TypeError``) so that generic handlers keep working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CandidateError",
+    "CheckerError",
+    "DpAuditError",
+    "InvalidArgument",
+    "InvalidType",
+    "NumericalError",
+    "SpecError",
+]
+
+
+class DpAuditError(Exception):
+    """Base class of every error dpaudit raises deliberately."""
+
+
+class InvalidArgument(DpAuditError, ValueError):
+    """An argument has the right type but a value outside what is accepted."""
+
+
+class InvalidType(DpAuditError, TypeError):
+    """An argument has a type that is not accepted."""
+
+
+class SpecError(DpAuditError, ValueError):
+    """A spec file is malformed: the message names the file, the key and the expected form.
+
+    Args:
+        message: what is wrong and what was expected.
+        path: the spec file, when known.
+        key: the dotted key inside the file, when known.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None, key: str | None = None):
+        self.path = path
+        self.key = key
+        where = []
+        if path is not None:
+            where.append(f"{path}")
+        if key is not None:
+            where.append(f"key '{key}'")
+        prefix = ": ".join(where)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class CheckerError(DpAuditError):
+    """A checker could not run on the obligation it was given (unknown name, bad parameters)."""
+
+
+class NumericalError(DpAuditError):
+    """A computation could not reach the precision its result must carry."""
+
+
+class CandidateError(DpAuditError):
+    """A candidate implementation could not be loaded, crashed, timed out or returned bad output."""

@@ -1,0 +1,148 @@
+"""Typed privacy statements. No bare ``(eps, delta)`` tuple crosses a module boundary.
+
+Every guarantee validates its parameters at construction and has a JSON form
+(``to_json``) used by reports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from dpaudit._validation import check_choice, check_real
+from dpaudit.errors import InvalidArgument
+
+__all__ = [
+    "ApproxDP",
+    "Concentration",
+    "Guarantee",
+    "MomentsBound",
+    "RenyiDP",
+    "SensitivityBound",
+    "SmoothUpperBound",
+]
+
+
+class Guarantee:
+    """Base class of typed privacy statements."""
+
+    kind: str = "guarantee"
+
+    def to_json(self) -> dict[str, Any]:
+        """The statement as a JSON-ready dict with a ``kind`` field."""
+        data: dict[str, Any] = {"kind": self.kind}
+        for name, value in self.__dict__.items():
+            data[name] = list(value) if isinstance(value, tuple) else value
+        return data
+
+
+@dataclass(frozen=True)
+class ApproxDP(Guarantee):
+    """(ε, δ)-differential privacy: P[M(X) ∈ E] <= e^ε P[M(X') ∈ E] + δ for all events E and neighbours."""
+
+    epsilon: float
+    delta: float
+    kind: str = field(default="approx_dp", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_real("epsilon", self.epsilon, low=0.0))
+        object.__setattr__(self, "delta", check_real("delta", self.delta, low=0.0, high=1.0, high_open=True))
+
+
+def _pairs(name_x: str, xs: Any, name_y: str, ys: Any, *, x_low: float, x_low_open: bool) -> tuple[tuple, tuple]:
+    xs = tuple(xs)
+    ys = tuple(ys)
+    if len(xs) == 0 or len(xs) != len(ys):
+        raise InvalidArgument(f"{name_x} and {name_y}: expected two non-empty sequences of equal length")
+    checked_x = tuple(check_real(f"{name_x}[{i}]", x, low=x_low, low_open=x_low_open) for i, x in enumerate(xs))
+    checked_y = tuple(check_real(f"{name_y}[{i}]", y, low=0.0, allow_inf=True) for i, y in enumerate(ys))
+    return checked_x, checked_y
+
+
+@dataclass(frozen=True)
+class RenyiDP(Guarantee):
+    """Rényi DP: D_α(M(X) || M(X')) <= ε(α) for each listed order α > 1 (Mironov 2017, Def. 4)."""
+
+    orders: tuple[float, ...]
+    epsilons: tuple[float, ...]
+    kind: str = field(default="renyi_dp", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        orders, epsilons = _pairs("orders", self.orders, "epsilons", self.epsilons, x_low=1.0, x_low_open=True)
+        object.__setattr__(self, "orders", orders)
+        object.__setattr__(self, "epsilons", epsilons)
+
+
+@dataclass(frozen=True)
+class MomentsBound(Guarantee):
+    """A bound on the log moment generating function of the privacy loss: α(λ) <= bound(λ).
+
+    References:
+        Abadi et al. 2016, Sec. 3.2 (moments accountant); Xie et al. 2019, Lemma 1.
+    """
+
+    lambdas: tuple[float, ...]
+    alphas: tuple[float, ...]
+    kind: str = field(default="moments_bound", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        lambdas, alphas = _pairs("lambdas", self.lambdas, "alphas", self.alphas, x_low=0.0, x_low_open=True)
+        object.__setattr__(self, "lambdas", lambdas)
+        object.__setattr__(self, "alphas", alphas)
+
+
+@dataclass(frozen=True)
+class SensitivityBound(Guarantee):
+    """A data-dependent bound on local sensitivity: LS(X) <= bound(X) for every dataset X.
+
+    Attributes:
+        bound_name: the name of the function of the dataset that gives the bound
+            (e.g. ``lsw_corollary3``), resolved by the checker.
+        norm: the norm of the output difference (``l2``, ``l1`` or ``linf``).
+    """
+
+    bound_name: str
+    norm: str = "l2"
+    kind: str = field(default="sensitivity_bound", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.bound_name, str) or not self.bound_name:
+            raise InvalidArgument(f"bound_name={self.bound_name!r}: expected a non-empty name")
+        check_choice("norm", self.norm, ("l2", "l1", "linf"))
+
+
+@dataclass(frozen=True)
+class SmoothUpperBound(Guarantee):
+    """A β-smooth upper bound on local sensitivity (Nissim–Raskhodnikova–Smith 2007, Def. 2.1).
+
+    S(X) >= LS(X) and S(X) <= e^β S(X') for all neighbours X, X'.
+    """
+
+    beta: float
+    kind: str = field(default="smooth_upper_bound", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "beta", check_real("beta", self.beta, low=0.0, low_open=True))
+
+
+@dataclass(frozen=True)
+class Concentration(Guarantee):
+    """A tail bound: P(‖M(x) − x‖ >= radius) <= failure_probability.
+
+    References:
+        Gohari et al. 2020, Lemma 2 (Dirichlet mechanism, ℓ∞ norm).
+    """
+
+    radius: float
+    failure_probability: float
+    norm: str = "linf"
+    kind: str = field(default="concentration", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "radius", check_real("radius", self.radius, low=0.0))
+        object.__setattr__(
+            self,
+            "failure_probability",
+            check_real("failure_probability", self.failure_probability, low=0.0, high=1.0),
+        )
+        check_choice("norm", self.norm, ("l2", "l1", "linf"))
