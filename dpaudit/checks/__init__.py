@@ -1,1 +1,3 @@
-"""dpaudit.checks."""
+"""The auditor's checkers. Importing this package registers every built-in checker."""
+
+from dpaudit.checks import gaussian_mechanism  # noqa: F401

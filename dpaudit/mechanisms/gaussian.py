@@ -1,0 +1,49 @@
+"""The Gaussian mechanism: output perturbation N(f(X), σ² I_d)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dpaudit._validation import check_finite_array, check_real
+from dpaudit.mechanisms.registry import register_mechanism
+from dpaudit.rng import normalize_rng
+
+__all__ = ["GaussianMechanism"]
+
+
+@register_mechanism("gaussian", description="N(f(X), sigma^2 I) with a stated L2 sensitivity of f")
+@dataclass(frozen=True)
+class GaussianMechanism:
+    """Adds N(0, σ² I) to a query value f(X) whose L2 sensitivity is Δ.
+
+    Here the dataset *is* the query value f(X) (a vector), so neighbouring datasets are
+    any two vectors at L2 distance <= Δ.
+
+    Attributes:
+        sigma: noise standard deviation σ > 0.
+        sensitivity: the L2 sensitivity Δ > 0 of f under the audited relation.
+
+    References:
+        Dwork & Roth 2014, Sec. 3.5.3; Balle & Wang 2018, Theorem 8 (exact profile).
+    """
+
+    sigma: float
+    sensitivity: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sigma", check_real("sigma", self.sigma, low=0.0, low_open=True))
+        object.__setattr__(self, "sensitivity", check_real("sensitivity", self.sensitivity, low=0.0, low_open=True))
+
+    def release(self, data: Any, *, rng: Any, size: int | None = None) -> np.ndarray:
+        """Return f(X) + N(0, σ² I); with ``size``, a batch of ``size`` independent releases (rows)."""
+        value = check_finite_array("data", data)
+        generator = normalize_rng(rng)
+        shape = value.shape if size is None else (size, *value.shape)
+        return value + self.sigma * generator.standard_normal(shape)
+
+    def gaussian_view(self, data: Any) -> tuple[np.ndarray, float]:
+        """White-box view: the mean f(X) and the noise standard deviation σ."""
+        return check_finite_array("data", data), self.sigma
