@@ -163,10 +163,10 @@ def check_finite_array(
     bad = ~np.isfinite(array)
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise InvalidArgument(f"{name}[{_index_text(index)}]={array[index]!r}: expected finite entries")
+        raise InvalidArgument(f"{name}[{_index_text(index)}]={float(array[index])!r}: expected finite entries")
     if nonnegative and (array < 0).any():
         index = tuple(int(i) for i in np.argwhere(array < 0)[0])
-        raise InvalidArgument(f"{name}[{_index_text(index)}]={array[index]!r}: expected entries >= 0")
+        raise InvalidArgument(f"{name}[{_index_text(index)}]={float(array[index])!r}: expected entries >= 0")
     return array
 
 

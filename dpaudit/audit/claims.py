@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dpaudit.errors import InvalidArgument
@@ -54,6 +54,7 @@ class Obligation:
         checker: the registered name of the checker.
         params: checker-specific parameters (the domain it is checked on, budgets).
         source: where the statement stands, when it differs from the claim's.
+        quick_params: overrides of ``params`` for ``--quick`` runs (smaller domains, budgets).
     """
 
     id: str
@@ -61,6 +62,13 @@ class Obligation:
     checker: str
     params: dict[str, Any] = field(default_factory=dict)
     source: Source | None = None
+    quick_params: dict[str, Any] = field(default_factory=dict)
+
+    def for_run(self, *, quick: bool) -> Obligation:
+        """The obligation with ``quick_params`` applied when ``quick`` is set."""
+        if not quick or not self.quick_params:
+            return self
+        return replace(self, params={**self.params, **self.quick_params}, quick_params={})
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in reports."""
@@ -69,6 +77,7 @@ class Obligation:
             "statement": self.statement,
             "checker": self.checker,
             "params": dict(self.params),
+            "quick_params": dict(self.quick_params),
             "source": None if self.source is None else self.source.to_json(),
         }
 

@@ -1,0 +1,250 @@
+"""The runner: audits each claim under each of its relations and collects the evidence."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import time
+import traceback
+from collections.abc import Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dpaudit import __version__
+from dpaudit.audit.claims import Claim, Obligation
+from dpaudit.audit.evidence import Evidence
+from dpaudit.audit.registry import CheckContext, get_checker
+from dpaudit.audit.verdicts import Verdict, combine_verdicts, fails_policy
+from dpaudit.errors import DpAuditError
+from dpaudit.privacy.relations import Relation
+from dpaudit.rng import SeedRecord
+
+__all__ = ["AuditReport", "ClaimResult", "ObligationResult", "RelationResult", "run_audit", "run_claim"]
+
+REPORT_SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class ObligationResult:
+    """One obligation's evidence under one relation, with the seed that produced it."""
+
+    obligation: Obligation
+    evidence: Evidence
+    seed: SeedRecord
+    internal_error: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form stored in reports."""
+        return {
+            "obligation": self.obligation.to_json(),
+            "evidence": self.evidence.to_json(),
+            "seed": self.seed.to_json(),
+            "internal_error": self.internal_error,
+        }
+
+
+@dataclass(frozen=True)
+class RelationResult:
+    """A claim audited under one relation: its derived verdict and its obligations' results."""
+
+    relation: Relation
+    verdict: Verdict
+    obligations: tuple[ObligationResult, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form stored in reports."""
+        return {
+            "relation": self.relation.name,
+            "verdict": self.verdict.value,
+            "obligations": [item.to_json() for item in self.obligations],
+        }
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """A claim with its results under every relation."""
+
+    claim: Claim
+    spec_path: str | None
+    relations: tuple[RelationResult, ...]
+
+    @property
+    def verdict(self) -> Verdict:
+        """The claim's overall verdict: the combination over its relations."""
+        return combine_verdicts(result.verdict for result in self.relations)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form stored in reports."""
+        return {
+            "claim": self.claim.to_json(),
+            "spec_path": self.spec_path,
+            "verdict": self.verdict.value,
+            "relations": [result.to_json() for result in self.relations],
+        }
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The outcome of one audit run; its JSON form is the source of truth for every renderer."""
+
+    claims: tuple[ClaimResult, ...]
+    seed: int
+    quick: bool
+    command: str | None = None
+    started_at: float | None = None
+    elapsed_seconds: float | None = None
+    environment: dict[str, str] = field(default_factory=dict)
+
+    def failed(self, policy: str) -> bool:
+        """Whether any claim fails the ``--fail-on`` policy."""
+        return any(fails_policy(result.verdict, policy) for result in self.claims)
+
+    @property
+    def internal_errors(self) -> int:
+        """How many obligations ended in an unexpected exception (a dpaudit bug)."""
+        return sum(
+            item.internal_error for claim in self.claims for relation in claim.relations for item in relation.obligations
+        )
+
+    def verdict_counts(self) -> dict[str, int]:
+        """Counts of claim verdicts per relation, keyed by verdict name, in strength order."""
+        counts = {verdict.value: 0 for verdict in Verdict}
+        for claim in self.claims:
+            for relation in claim.relations:
+                counts[relation.verdict.value] += 1
+        return counts
+
+    def to_json(self) -> dict[str, Any]:
+        """The canonical JSON document (see README, "Report schema")."""
+        return {
+            "schema_version": REPORT_SCHEMA_VERSION,
+            "tool": {"name": "dpaudit", "version": __version__},
+            "seed": self.seed,
+            "quick": self.quick,
+            "command": self.command,
+            "environment": dict(self.environment),
+            "started_at": self.started_at,
+            "elapsed_seconds": self.elapsed_seconds,
+            "summary": self.verdict_counts(),
+            "claims": [result.to_json() for result in self.claims],
+        }
+
+
+def _stable_key(*parts: str) -> int:
+    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
+    return int.from_bytes(digest[:4], "little")
+
+
+def obligation_seed(seed: int, claim: Claim, relation: Relation, obligation: Obligation) -> np.random.SeedSequence:
+    """The SeedSequence of one obligation run: depends only on the root seed and the three names,
+    so adding, removing or reordering specs changes no other result."""
+    key = (_stable_key(claim.id), _stable_key(relation.name), _stable_key(obligation.id))
+    return np.random.SeedSequence(seed, spawn_key=key)
+
+
+def _run_obligation(
+    obligation: Obligation,
+    claim: Claim,
+    relation: Relation,
+    seed: int,
+    quick: bool,
+    executor: Executor | None,
+    candidate: Any,
+) -> ObligationResult:
+    sequence = obligation_seed(seed, claim, relation, obligation)
+    run = obligation.for_run(quick=quick)
+    context = CheckContext(
+        claim=claim,
+        relation=relation,
+        rng=np.random.default_rng(sequence),
+        seed=sequence,
+        quick=quick,
+        executor=executor,
+        candidate=candidate,
+    )
+    start = time.perf_counter()
+    internal = False
+    try:
+        evidence = get_checker(run.checker).function(run, context)
+    except DpAuditError as exc:
+        evidence = Evidence(
+            verdict=Verdict.ERROR,
+            summary=f"the check could not run: {exc}",
+            domain="none (the check did not run)",
+            method=run.checker,
+            details={"error": f"{type(exc).__name__}: {exc}"},
+        )
+    except Exception as exc:  # noqa: BLE001  (a checker bug must not lose the rest of the audit)
+        internal = True
+        evidence = Evidence(
+            verdict=Verdict.ERROR,
+            summary=f"internal error in checker {run.checker!r}: {type(exc).__name__}: {exc}",
+            domain="none (the check did not run)",
+            method=run.checker,
+            details={"traceback": traceback.format_exc()},
+        )
+    return ObligationResult(run, evidence.with_elapsed(time.perf_counter() - start), SeedRecord.of(sequence), internal)
+
+
+def run_claim(
+    claim: Claim,
+    *,
+    seed: int,
+    quick: bool = False,
+    spec_path: str | None = None,
+    executor: Executor | None = None,
+    candidate: Any = None,
+) -> ClaimResult:
+    """Audit ``claim`` under each of its relations; every obligation gets its own seeded stream."""
+    relations = []
+    for relation in claim.relations:
+        results = tuple(
+            _run_obligation(obligation, claim, relation, seed, quick, executor, candidate)
+            for obligation in claim.obligations
+        )
+        verdict = combine_verdicts(result.evidence.verdict for result in results)
+        relations.append(RelationResult(relation, verdict, results))
+    return ClaimResult(claim, spec_path, tuple(relations))
+
+
+def run_audit(
+    claims: Sequence[tuple[Claim, str | None]],
+    *,
+    seed: int,
+    quick: bool = False,
+    command: str | None = None,
+    executor: Executor | None = None,
+    candidate: Any = None,
+) -> AuditReport:
+    """Audit every ``(claim, spec_path)`` and return the report."""
+    started = time.time()
+    start = time.perf_counter()
+    results = tuple(
+        run_claim(claim, seed=seed, quick=quick, spec_path=path, executor=executor, candidate=candidate)
+        for claim, path in claims
+    )
+    return AuditReport(
+        claims=results,
+        seed=seed,
+        quick=quick,
+        command=command,
+        started_at=started,
+        elapsed_seconds=time.perf_counter() - start,
+        environment={
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "platform": platform.system(),
+        },
+    )
+
+
+def spec_display_path(path: Path) -> str:
+    """A path for reports: relative to the working directory when below it, else absolute."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path.resolve())

@@ -1,0 +1,241 @@
+"""Loading claims from TOML spec files.
+
+Every error is a :class:`~dpaudit.errors.SpecError` naming the file, the key and the
+expected form. The format (schema 1) is documented in README.md ("Writing a spec").
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from dpaudit.audit.claims import Claim, MechanismSpec, Obligation, Source
+from dpaudit.audit.registry import get_checker
+from dpaudit.errors import CheckerError, DpAuditError, SpecError
+from dpaudit.mechanisms.registry import build_mechanism
+from dpaudit.privacy.guarantees import (
+    ApproxDP,
+    Concentration,
+    Guarantee,
+    MomentsBound,
+    RenyiDP,
+    SensitivityBound,
+    SmoothUpperBound,
+)
+from dpaudit.privacy.relations import parse_relation
+
+__all__ = ["SCHEMA_VERSION", "builtin_spec_dir", "builtin_specs", "load_spec", "parse_spec"]
+
+SCHEMA_VERSION = 1
+
+_GUARANTEES: dict[str, tuple[Callable[..., Guarantee], tuple[str, ...], tuple[str, ...]]] = {
+    "approx_dp": (ApproxDP, ("epsilon", "delta"), ()),
+    "renyi_dp": (RenyiDP, ("orders", "epsilons"), ()),
+    "moments_bound": (MomentsBound, ("lambdas", "alphas"), ()),
+    "sensitivity_bound": (SensitivityBound, ("bound_name",), ("norm",)),
+    "smooth_upper_bound": (SmoothUpperBound, ("beta",), ()),
+    "concentration": (Concentration, ("radius", "failure_probability"), ("norm",)),
+}
+
+
+def builtin_spec_dir() -> Path:
+    """The folder of the built-in paper specs (``specs/`` at the repository root)."""
+    return Path(__file__).resolve().parents[2] / "specs"
+
+
+def builtin_specs() -> list[Path]:
+    """The built-in spec files, sorted by name (examples for candidates excluded)."""
+    folder = builtin_spec_dir()
+    if not folder.is_dir():
+        raise SpecError("the built-in specs folder is missing; install dpaudit from a checkout (pip install -e .)",
+                        path=str(folder))
+    return sorted(folder.glob("*.toml"))
+
+
+class _Reader:
+    """Typed access to a TOML table that reports errors with file and dotted key."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def fail(self, key: str, message: str) -> SpecError:
+        return SpecError(message, path=self.path, key=key)
+
+    def table(self, data: dict[str, Any], key: str, prefix: str, *, required: bool = True) -> dict[str, Any]:
+        full = f"{prefix}{key}"
+        if key not in data:
+            if required:
+                raise self.fail(full, "missing; expected a table")
+            return {}
+        value = data[key]
+        if not isinstance(value, dict):
+            raise self.fail(full, f"expected a table, got {type(value).__name__} {value!r}")
+        return value
+
+    def string(self, data: dict[str, Any], key: str, prefix: str, *, required: bool = True) -> str | None:
+        full = f"{prefix}{key}"
+        if key not in data:
+            if required:
+                raise self.fail(full, "missing; expected a non-empty string")
+            return None
+        value = data[key]
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(full, f"expected a non-empty string, got {type(value).__name__} {value!r}")
+        return value
+
+    def no_unknown(self, data: dict[str, Any], allowed: set[str], prefix: str) -> None:
+        unknown = sorted(set(data) - allowed)
+        if unknown:
+            raise self.fail(f"{prefix}{unknown[0]}", f"unknown key; expected one of {sorted(allowed)}")
+
+
+def _check_finite_numbers(reader: _Reader, value: Any, key: str) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise reader.fail(key, f"{value!r} is not allowed; expected a finite number")
+    if isinstance(value, dict):
+        for inner_key, inner in value.items():
+            _check_finite_numbers(reader, inner, f"{key}.{inner_key}")
+    if isinstance(value, list):
+        for index, inner in enumerate(value):
+            _check_finite_numbers(reader, inner, f"{key}[{index}]")
+
+
+def _source(reader: _Reader, data: dict[str, Any], prefix: str) -> Source:
+    reader.no_unknown(data, {"paper", "location", "page", "note"}, prefix)
+    page = data.get("page")
+    return Source(
+        paper=reader.string(data, "paper", prefix),
+        location=reader.string(data, "location", prefix),
+        page=None if page is None else str(page),
+        note=reader.string(data, "note", prefix, required=False),
+    )
+
+
+def _guarantee(reader: _Reader, data: dict[str, Any]) -> Guarantee:
+    prefix = "claim.guarantee."
+    kind = reader.string(data, "kind", prefix)
+    if kind not in _GUARANTEES:
+        raise reader.fail(f"{prefix}kind", f"unknown kind {kind!r}; expected one of {sorted(_GUARANTEES)}")
+    factory, required, optional = _GUARANTEES[kind]
+    reader.no_unknown(data, {"kind", *required, *optional}, prefix)
+    for name in required:
+        if name not in data:
+            raise reader.fail(f"{prefix}{name}", f"missing; the {kind} guarantee needs {', '.join(required)}")
+    arguments = {name: data[name] for name in (*required, *optional) if name in data}
+    for name, value in arguments.items():
+        if isinstance(value, bool):
+            raise reader.fail(f"{prefix}{name}", f"expected a number, got the boolean {value!r}")
+    try:
+        return factory(**arguments)
+    except DpAuditError as exc:
+        name = str(exc).split("=", 1)[0].split("[", 1)[0].strip()
+        key = f"{prefix}{name}" if name in arguments else f"{prefix}{kind}"
+        raise reader.fail(key, str(exc)) from None
+
+
+def _obligation(reader: _Reader, data: Any, index: int) -> Obligation:
+    prefix = f"obligations[{index}]."
+    if not isinstance(data, dict):
+        raise reader.fail(f"obligations[{index}]", "expected a table ([[obligations]])")
+    reader.no_unknown(data, {"id", "statement", "checker", "params", "quick", "source"}, prefix)
+    source_table = reader.table(data, "source", prefix, required=False)
+    return Obligation(
+        id=reader.string(data, "id", prefix),
+        statement=reader.string(data, "statement", prefix),
+        checker=reader.string(data, "checker", prefix),
+        params=reader.table(data, "params", prefix, required=False),
+        source=_source(reader, source_table, f"{prefix}source.") if source_table else None,
+        quick_params=reader.table(data, "quick", prefix, required=False),
+    )
+
+
+def parse_spec(data: dict[str, Any], path: str) -> Claim:
+    """Build a :class:`Claim` from a parsed TOML mapping; ``path`` is used in errors.
+
+    Raises:
+        SpecError: naming the file, the key and the expected form.
+    """
+    reader = _Reader(path)
+    reader.no_unknown(data, {"schema", "claim", "obligations"}, "")
+    schema = data.get("schema")
+    if schema != SCHEMA_VERSION or isinstance(schema, bool):
+        raise reader.fail("schema", f"got {schema!r}; expected schema = {SCHEMA_VERSION}")
+    _check_finite_numbers(reader, data, "spec")
+    claim = reader.table(data, "claim", "")
+    reader.no_unknown(claim, {"id", "title", "relations", "source", "mechanism", "guarantee", "parameters"}, "claim.")
+    relations_raw = claim.get("relations")
+    if not isinstance(relations_raw, list) or not relations_raw:
+        raise reader.fail("claim.relations", f"got {relations_raw!r}; expected a non-empty list such as ['replace_one']")
+    relations = []
+    for index, text in enumerate(relations_raw):
+        try:
+            relations.append(parse_relation(text))
+        except DpAuditError as exc:
+            raise reader.fail(f"claim.relations[{index}]", str(exc)) from None
+    mechanism_table = reader.table(claim, "mechanism", "claim.")
+    reader.no_unknown(mechanism_table, {"name", "params"}, "claim.mechanism.")
+    mechanism = MechanismSpec(
+        name=reader.string(mechanism_table, "name", "claim.mechanism."),
+        params=reader.table(mechanism_table, "params", "claim.mechanism.", required=False),
+    )
+    try:
+        build_mechanism(mechanism.name, mechanism.params)
+    except DpAuditError as exc:
+        raise reader.fail("claim.mechanism", str(exc)) from None
+    obligations_raw = data.get("obligations")
+    if not isinstance(obligations_raw, list) or not obligations_raw:
+        raise reader.fail("obligations", "missing; expected at least one [[obligations]] table")
+    try:
+        result = Claim(
+            id=reader.string(claim, "id", "claim."),
+            title=reader.string(claim, "title", "claim."),
+            mechanism=mechanism,
+            guarantee=_guarantee(reader, reader.table(claim, "guarantee", "claim.")),
+            relations=tuple(relations),
+            source=_source(reader, reader.table(claim, "source", "claim."), "claim.source."),
+            obligations=tuple(_obligation(reader, item, i) for i, item in enumerate(obligations_raw)),
+            parameters=reader.table(claim, "parameters", "claim.", required=False),
+        )
+    except SpecError:
+        raise
+    except DpAuditError as exc:
+        raise reader.fail("obligations", str(exc)) from None
+    for index, obligation in enumerate(result.obligations):
+        _validate_obligation(reader, result, obligation, index)
+    return result
+
+
+def _validate_obligation(reader: _Reader, claim: Claim, obligation: Obligation, index: int) -> None:
+    try:
+        entry = get_checker(obligation.checker)
+    except CheckerError as exc:
+        raise reader.fail(f"obligations[{index}].checker", str(exc)) from None
+    if entry.validate is None:
+        return
+    for key, params in (("params", obligation.params), ("quick", obligation.for_run(quick=True).params)):
+        try:
+            entry.validate(params, claim)
+        except DpAuditError as exc:
+            raise reader.fail(f"obligations[{index}].{key}", str(exc)) from None
+
+
+def load_spec(path: str | Path) -> Claim:
+    """Read and parse one spec file.
+
+    Raises:
+        SpecError: for unreadable files, TOML syntax errors and malformed content.
+    """
+    location = str(path)
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise SpecError("no such file; expected the path of a .toml spec", path=location) from None
+    except OSError as exc:
+        raise SpecError(f"cannot read the file ({exc.strerror})", path=location) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"not valid TOML: {exc}", path=location) from None
+    return parse_spec(data, location)

@@ -1,0 +1,160 @@
+"""The ``dpaudit`` command line.
+
+Exit codes: 0 no failure under the chosen policy; 1 a claim failed under the policy;
+2 usage or spec error; 3 internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from dpaudit import __version__
+from dpaudit.audit.registry import list_checkers
+from dpaudit.audit.runner import AuditReport, run_audit, spec_display_path
+from dpaudit.audit.spec import builtin_specs, load_spec
+from dpaudit.audit.verdicts import FAIL_POLICIES
+from dpaudit.errors import DpAuditError
+from dpaudit.mechanisms.registry import list_mechanisms
+from dpaudit.report.json_report import load_report, write_report
+from dpaudit.report.markdown import render_markdown, summary_rows
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+DEFAULT_SEED = 20161
+DEFAULT_OUT = "dpaudit-report"
+
+log = logging.getLogger("dpaudit")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dpaudit",
+        description="Audit differentially private RL mechanisms against their papers' privacy claims.",
+        epilog="Exit codes: 0 pass, 1 a claim failed under --fail-on, 2 usage or spec error, 3 internal error.",
+    )
+    parser.add_argument("--version", action="version", version=f"dpaudit {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    audit = commands.add_parser(
+        "audit",
+        help="audit spec files (default: every built-in paper claim) and write the report",
+        description="Audit each SPEC (default: every built-in paper claim against the reference "
+        "implementations). Prints a summary table; writes audit.json and audit.md to --out.",
+    )
+    audit.add_argument("specs", nargs="*", metavar="SPEC", help="TOML spec files (default: the built-in specs)")
+    audit.add_argument("--quick", action="store_true", help="use each obligation's reduced [obligations.quick] budgets")
+    audit.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
+    audit.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default ./{DEFAULT_OUT})")
+    audit.add_argument(
+        "--fail-on",
+        choices=FAIL_POLICIES,
+        default="violated",
+        help="exit 1 when a claim is violated or errored (default), or also when inconclusive",
+    )
+
+    listing = commands.add_parser("list", help="list built-in specs, mechanisms and checkers")
+    listing.add_argument("what", nargs="?", choices=("specs", "mechanisms", "checkers"), help="only this kind")
+
+    report = commands.add_parser("report", help="re-render an audit.json")
+    report.add_argument("file", metavar="FILE.json")
+    report.add_argument("--format", choices=("md",), default="md", help="output format (default md)")
+    report.add_argument("--output", "-o", help="write here instead of standard output")
+    return parser
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed={text!r}: expected a non-negative integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"seed={value}: expected a non-negative integer")
+    return value
+
+
+def _summary_table(report: AuditReport) -> str:
+    rows = summary_rows(report.to_json())
+    headers = ("claim", "relation", "verdict", "source")
+    widths = [max(len(headers[i]), *(len(row[i]) for row in rows)) if rows else len(headers[i]) for i in range(4)]
+    lines = ["  ".join(header.ljust(width) for header, width in zip(headers, widths))]
+    lines.append("  ".join("-" * width for width in widths))
+    lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) for row in rows]
+    counts = ", ".join(f"{count} {name}" for name, count in report.verdict_counts().items() if count)
+    lines.append(f"\n{len(rows)} claim-relation verdicts: {counts}")
+    return "\n".join(lines)
+
+
+def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
+    paths = [Path(spec) for spec in arguments.specs] or builtin_specs()
+    claims = [(load_spec(path), spec_display_path(path)) for path in paths]
+    report = run_audit(
+        claims, seed=arguments.seed, quick=arguments.quick, command="dpaudit " + shlex.join(argv)
+    )
+    out = Path(arguments.out)
+    out.mkdir(parents=True, exist_ok=True)
+    document = report.to_json()
+    write_report(document, out / "audit.json")
+    (out / "audit.md").write_text(render_markdown(document), encoding="utf-8")
+    print(_summary_table(report))
+    print(f"report: {out / 'audit.json'}, {out / 'audit.md'}")
+    if report.internal_errors:
+        log.error("%d obligation(s) hit an internal error; see the report's tracebacks", report.internal_errors)
+        return EXIT_INTERNAL
+    return EXIT_FAILED if report.failed(arguments.fail_on) else EXIT_OK
+
+
+def _command_list(arguments: argparse.Namespace) -> int:
+    if arguments.what in (None, "specs"):
+        print("specs:")
+        for path in builtin_specs():
+            claim = load_spec(path)
+            print(f"  {path.name:45s} {claim.id}: {claim.title}")
+    if arguments.what in (None, "mechanisms"):
+        print("mechanisms:")
+        for entry in list_mechanisms():
+            print(f"  {entry.name:30s} {entry.description}")
+    if arguments.what in (None, "checkers"):
+        print("checkers:")
+        for entry in list_checkers():
+            print(f"  {entry.name:30s} {entry.description}")
+    return EXIT_OK
+
+
+def _command_report(arguments: argparse.Namespace) -> int:
+    document = load_report(arguments.file)
+    text = render_markdown(document)
+    if arguments.output:
+        Path(arguments.output).write_text(text, encoding="utf-8")
+    else:
+        print(text)
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI and return its exit code (see the module docstring)."""
+    logging.basicConfig(format="dpaudit: %(levelname)s: %(message)s", level=logging.INFO)
+    args = list(sys.argv[1:] if argv is None else argv)
+    parser = _build_parser()
+    arguments = parser.parse_args(args)
+    try:
+        if arguments.command == "audit":
+            return _command_audit(arguments, args)
+        if arguments.command == "list":
+            return _command_list(arguments)
+        return _command_report(arguments)
+    except DpAuditError as exc:
+        log.error("%s", exc)
+        return EXIT_USAGE
+    except Exception:  # noqa: BLE001  (exit code 3 with the traceback for bug reports)
+        log.exception("internal error; please report it with the command line above")
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

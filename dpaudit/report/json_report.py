@@ -1,0 +1,88 @@
+"""The canonical JSON report: the source of truth every other renderer reads.
+
+Canonical form: UTF-8, keys sorted, two-space indent, a final newline. Numbers that
+need more than float64 (mpmath values, fractions) are strings. Timing fields
+(``TIMING_FIELDS``) are the only parts that differ between two runs with the same
+spec, seed and version.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from dpaudit.audit.evidence import json_number
+from dpaudit.errors import SpecError
+
+__all__ = ["TIMING_FIELDS", "dumps_report", "load_report", "strip_timing", "write_report"]
+
+TIMING_FIELDS = frozenset({"elapsed_seconds", "started_at"})
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating, Fraction, mpmath.mpf)):
+        return json_number(value)
+    if isinstance(value, np.ndarray):
+        return [_default(item) if not isinstance(item, (int, float)) else item for item in value.tolist()]
+    if isinstance(value, (tuple, set, frozenset)):
+        return list(value)
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    return str(value)
+
+
+def _sanitize(value: Any) -> Any:
+    if isinstance(value, float):
+        return json_number(value)
+    if isinstance(value, dict):
+        return {str(key): _sanitize(inner) for key, inner in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_sanitize(inner) for inner in value]
+    return value
+
+
+def dumps_report(document: dict[str, Any]) -> str:
+    """Serialise a report document canonically (non-finite floats become strings)."""
+    return json.dumps(_sanitize(document), sort_keys=True, indent=2, ensure_ascii=False, default=_default,
+                      allow_nan=False) + "\n"
+
+
+def write_report(document: dict[str, Any], path: str | Path) -> Path:
+    """Write the canonical JSON of ``document`` to ``path`` and return the path."""
+    target = Path(path)
+    target.write_text(dumps_report(document), encoding="utf-8")
+    return target
+
+
+def load_report(path: str | Path) -> dict[str, Any]:
+    """Read a report written by :func:`write_report`.
+
+    Raises:
+        SpecError: if the file is missing, is not JSON, or is not a dpaudit report.
+    """
+    location = str(path)
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SpecError("no such file; expected an audit.json written by dpaudit", path=location) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SpecError(f"not a readable JSON file: {exc}", path=location) from None
+    if not isinstance(document, dict) or document.get("tool", {}).get("name") != "dpaudit":
+        raise SpecError("not a dpaudit report (no tool.name = 'dpaudit')", path=location, key="tool")
+    return document
+
+
+def strip_timing(document: Any) -> Any:
+    """A copy of ``document`` without the timing fields, for reproducibility comparisons."""
+    if isinstance(document, dict):
+        return {key: strip_timing(value) for key, value in document.items() if key not in TIMING_FIELDS}
+    if isinstance(document, list):
+        return [strip_timing(value) for value in document]
+    return document

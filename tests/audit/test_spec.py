@@ -1,0 +1,78 @@
+"""Spec loading: good specs parse; malformed ones name file, key and expected form."""
+
+import pytest
+
+from dpaudit.audit.spec import builtin_specs, load_spec
+from dpaudit.errors import SpecError
+from dpaudit.privacy import ApproxDP, replace_one
+
+
+def test_loads_a_good_spec(write_gaussian_spec):
+    claim = load_spec(write_gaussian_spec())
+    assert claim.guarantee == ApproxDP(4.38, 1e-5)
+    assert claim.relations == (replace_one(),)
+    assert [o.checker for o in claim.obligations] == ["gaussian_exact_profile"]
+
+
+def test_every_builtin_spec_loads():
+    paths = builtin_specs()
+    assert paths
+    for path in paths:
+        load_spec(path)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "key", "fragment"),
+    [
+        ({"delta": "1.5"}, "claim.guarantee.delta", "delta=1.5"),
+        ({"delta": "nan"}, "spec.claim.guarantee.delta", "nan"),
+        ({"epsilon": "inf"}, "spec.claim.guarantee.epsilon", "inf"),
+        ({"epsilon": '"big"'}, "claim.guarantee.epsilon", "expected a real number"),
+        ({"epsilon": "true"}, "claim.guarantee.epsilon", "boolean"),
+        ({"sigma": "-1.0"}, "claim.mechanism", "sigma=-1.0"),
+        ({"extra": "params = { digits = 10 }"}, "obligations[0].params", "digits=10"),
+        ({"extra": "params = { digits = 60, colour = 1 }"}, "obligations[0].params", "colour"),
+    ],
+)
+def test_malformed_values(write_gaussian_spec, kwargs, key, fragment):
+    path = write_gaussian_spec(**kwargs)
+    with pytest.raises(SpecError) as info:
+        load_spec(path)
+    message = str(info.value)
+    assert str(path) in message
+    assert f"key '{key}'" in message
+    assert fragment in message
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "key", "fragment"),
+    [
+        ('relations = ["replace_one"]', 'relations = ["swap_two"]', "claim.relations[0]", "expected 'replace_one'"),
+        ('relations = ["replace_one"]', "relations = []", "claim.relations", "non-empty list"),
+        ('kind = "approx_dp"', 'kind = "pure_dp"', "claim.guarantee.kind", "expected one of"),
+        ("delta = 1e-5", "", "claim.guarantee.delta", "missing"),
+        ('checker = "gaussian_exact_profile"', 'checker = "nope"', "obligations[0].checker", "unknown checker"),
+        ('name = "gaussian"', 'name = "laplace"', "claim.mechanism", "unknown mechanism"),
+        ('[claim.source]\npaper = "Balle & Wang 2018"', "[claim.source]", "claim.source.paper", "missing"),
+        ("schema = 1", "schema = 2", "schema", "expected schema = 1"),
+        ('title = "Gaussian mechanism sigma=1, sensitivity=1"', "title = 5", "claim.title", "non-empty string"),
+    ],
+)
+def test_malformed_structure(write_gaussian_spec, old, new, key, fragment):
+    path = write_gaussian_spec()
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    with pytest.raises(SpecError) as info:
+        load_spec(path)
+    assert f"key '{key}'" in str(info.value)
+    assert fragment in str(info.value)
+
+
+def test_syntax_error_and_missing_file(tmp_path):
+    broken = tmp_path / "broken.toml"
+    broken.write_text("schema = = 1")
+    with pytest.raises(SpecError, match="not valid TOML"):
+        load_spec(broken)
+    with pytest.raises(SpecError, match="no such file"):
+        load_spec(tmp_path / "absent.toml")

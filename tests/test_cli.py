@@ -1,0 +1,103 @@
+"""The command line: exit codes, outputs, error messages and reproducibility."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from dpaudit.cli import main
+from dpaudit.report.json_report import strip_timing
+
+
+def test_verified_claim_exits_zero(write_gaussian_spec, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["audit", str(write_gaussian_spec()), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "verified" in printed and "claim" in printed
+    assert (out / "audit.json").is_file() and (out / "audit.md").is_file()
+
+
+def test_violated_claim_exits_one(write_gaussian_spec, tmp_path):
+    spec = write_gaussian_spec(epsilon="4.30")
+    assert main(["audit", str(spec), "--out", str(tmp_path / "o"), "--fail-on", "violated"]) == 1
+    document = json.loads((tmp_path / "o" / "audit.json").read_text())
+    assert document["claims"][0]["verdict"] == "violated"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "fragment"),
+    [
+        ({"delta": "1.5"}, "claim.guarantee.delta"),
+        ({"delta": "nan"}, "claim.guarantee.delta"),
+        ({"epsilon": '"x"'}, "claim.guarantee.epsilon"),
+    ],
+)
+def test_malformed_spec_exits_two_without_traceback(write_gaussian_spec, tmp_path, kwargs, fragment):
+    spec = write_gaussian_spec(**kwargs)
+    completed = subprocess.run(
+        [sys.executable, "-m", "dpaudit.cli", "audit", str(spec), "--out", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 2
+    assert "Traceback" not in completed.stderr
+    assert str(spec) in completed.stderr and fragment in completed.stderr
+
+
+def test_missing_key_and_unknown_relation_exit_two(write_gaussian_spec, tmp_path):
+    spec = write_gaussian_spec()
+    spec.write_text(spec.read_text().replace('relations = ["replace_one"]', 'relations = ["neighbours"]'))
+    assert main(["audit", str(spec), "--out", str(tmp_path / "o")]) == 2
+    spec.write_text(spec.read_text().replace("epsilon = 4.38", ""))
+    assert main(["audit", str(spec), "--out", str(tmp_path / "o")]) == 2
+
+
+def test_usage_error_exits_two():
+    with pytest.raises(SystemExit) as info:
+        main(["audit", "--seed", "-4"])
+    assert info.value.code == 2
+
+
+def test_same_seed_same_json_apart_from_timing(write_gaussian_spec, tmp_path):
+    from tests.conftest import MONTE_CARLO_OBLIGATION
+
+    spec = write_gaussian_spec(extra=MONTE_CARLO_OBLIGATION)
+    out = tmp_path / "out"
+    raws = []
+    for _ in range(2):
+        assert main(["audit", str(spec), "--seed", "9", "--out", str(out)]) == 0
+        raws.append((out / "audit.json").read_text())
+    texts = [json.loads(raw) for raw in raws]
+    assert json.dumps(strip_timing(texts[0]), sort_keys=True) == json.dumps(strip_timing(texts[1]), sort_keys=True)
+    first_raw, second_raw = (raw.splitlines() for raw in raws)
+    assert len(first_raw) == len(second_raw)
+    differing = [a for a, b in zip(first_raw, second_raw) if a != b]
+    assert all("elapsed_seconds" in line or "started_at" in line for line in differing)
+
+
+def test_different_seed_changes_monte_carlo(write_gaussian_spec, tmp_path):
+    from tests.conftest import MONTE_CARLO_OBLIGATION
+
+    spec = write_gaussian_spec(extra=MONTE_CARLO_OBLIGATION)
+    bounds = []
+    for seed in ("1", "2"):
+        out = tmp_path / seed
+        main(["audit", str(spec), "--seed", seed, "--out", str(out)])
+        document = json.loads((out / "audit.json").read_text())
+        obligation = document["claims"][0]["relations"][0]["obligations"][1]
+        bounds.append(obligation["evidence"]["measurements"][0]["measured"])
+    assert bounds[0] != bounds[1]
+
+
+def test_list_and_report(write_gaussian_spec, tmp_path, capsys):
+    assert main(["list"]) == 0
+    listed = capsys.readouterr().out
+    assert "gaussian_exact_profile" in listed and "gaussian" in listed
+    out = tmp_path / "o"
+    main(["audit", str(write_gaussian_spec()), "--out", str(out)])
+    capsys.readouterr()
+    assert main(["report", str(out / "audit.json"), "--format", "md"]) == 0
+    assert "# dpaudit audit report" in capsys.readouterr().out
+    assert main(["report", str(tmp_path / "missing.json")]) == 2
