@@ -1,0 +1,33 @@
+"""Candidates used by the candidate-runner tests: good and misbehaving."""
+
+import time
+
+import numpy as np
+
+
+def gaussian(value, sigma, *, rng):
+    return np.asarray(value, dtype=float) + sigma * rng.standard_normal(np.shape(value))
+
+
+def sleeps_forever(value, sigma, *, rng):
+    while True:
+        time.sleep(1)
+
+
+def raises(value, sigma, *, rng):
+    raise RuntimeError("planted failure in the candidate")
+
+
+def returns_nan(value, sigma, *, rng):
+    return np.full(np.shape(value), np.nan)
+
+
+def wrong_shapes(value, sigma, *, rng):
+    return np.zeros(int(rng.integers(1, 3)))
+
+
+def eats_memory(value, sigma, *, rng):
+    return np.ones(2 * 1024**3 // 8)[:1]
+
+
+NOT_CALLABLE = 3
