@@ -1,0 +1,211 @@
+"""GPOPE, Gradient Perturbed Off-Policy Evaluation (Xie et al. 2019, Algorithm 1).
+
+Each of N iterations draws one trajectory uniformly from the m in the dataset, forms
+the primal–dual gradient B_i of eq. (4.1), clips it to ℓ2 norm h (step 5), adds
+h·ζ with ζ ~ N(0, σ² I_{2n}) (step 6) and takes a step (step 7).
+
+References:
+    Xie, Thomas, Miklau 2019, Algorithm 1, eq. (4.1), Theorems 1–3, Appendix B.2.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dpaudit._validation import check_choice, check_integer, check_real
+from dpaudit.errors import InvalidArgument
+from dpaudit.mechanisms.gtd2 import NORMALISATIONS, TransitionTable, primal_dual_gradients
+from dpaudit.mechanisms.registry import register_mechanism
+from dpaudit.rng import normalize_rng
+
+__all__ = ["GPOPE", "GpopeRun", "StepSizes", "paper_noise_multiplier"]
+
+STEP_SCHEDULES = ("constant", "theorem2", "theorem3")
+PAPER_CALIBRATIONS = ("paper_b32", "paper_b26")
+
+
+@dataclass(frozen=True)
+class StepSizes:
+    """Step-size sequences of Xie et al. 2019.
+
+    Attributes:
+        schedule: ``constant`` (β_i = eta), ``theorem2`` (β_i = η/N^k, Theorem 2, with
+            k in (0, 1)), ``theorem3`` (β_i = η/(λ_min(Q)·i), Theorem 3, η > 1).
+        eta: η > 0.
+        k: the exponent of ``theorem2``.
+        lambda_min: λ_min(Q) > 0 for ``theorem3`` (public; e.g. estimated on public data).
+    """
+
+    schedule: str = "constant"
+    eta: float = 0.1
+    k: float = 0.5
+    lambda_min: float = 1.0
+
+    def __post_init__(self) -> None:
+        check_choice("schedule", self.schedule, STEP_SCHEDULES)
+        object.__setattr__(self, "eta", check_real("eta", self.eta, low=0.0, low_open=True))
+        object.__setattr__(self, "k", check_real("k", self.k, low=0.0, high=1.0, low_open=True, high_open=True))
+        object.__setattr__(self, "lambda_min", check_real("lambda_min", self.lambda_min, low=0.0, low_open=True))
+        if self.schedule == "theorem3" and self.eta <= 1.0:
+            raise InvalidArgument(f"eta={self.eta!r}: Theorem 3 needs eta > 1")
+
+    def sequence(self, iterations: int) -> np.ndarray:
+        """β_1, ..., β_N."""
+        if self.schedule == "constant":
+            return np.full(iterations, self.eta)
+        if self.schedule == "theorem2":
+            return np.full(iterations, self.eta / iterations**self.k)
+        return self.eta / (self.lambda_min * np.arange(1, iterations + 1))
+
+
+def paper_noise_multiplier(epsilon: float, delta: float, m: int, iterations: int, *, version: str = "paper_b32") -> float:
+    """The noise multiplier σ the paper's proof of Theorem 1 gives for a target (ε, δ).
+
+    The proof bounds the log moment and applies the tail bound δ = min_λ exp(α(λ) − λε):
+
+    * ``paper_b32``: eq. (B.32) as printed, α(λ) <= Nλ²/(m²σ²), giving
+      δ <= exp(−m²σ²ε²/(4N)), i.e. σ = 2√(N ln(1/δ))/(mε);
+    * ``paper_b26``: the bound stated just before it, α(λ) <= 4Nλ²/(m²σ²) (from (B.26)),
+      giving δ <= exp(−m²σ²ε²/(16N)), i.e. σ = 4√(N ln(1/δ))/(mε).
+
+    Both also need σ >= √(1/ln 2) (the regime of (B.26)); the larger value is returned.
+    Theorem 1 leaves c1, c2 unspecified; these are the constants its proof implies.
+    """
+    eps = check_real("epsilon", epsilon, low=0.0, low_open=True)
+    dlt = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+    m = check_integer("m", m, low=1)
+    n = check_integer("iterations", iterations, low=1)
+    check_choice("version", version, PAPER_CALIBRATIONS)
+    c2 = 2.0 if version == "paper_b32" else 4.0
+    return max(c2 * math.sqrt(n * math.log(1.0 / dlt)) / (m * eps), math.sqrt(1.0 / math.log(2.0)))
+
+
+@dataclass(frozen=True)
+class GpopeRun:
+    """One run of GPOPE: final iterate and, optionally, the iterates every ``record_every`` steps."""
+
+    theta: np.ndarray
+    w: np.ndarray
+    recorded_steps: np.ndarray
+    recorded_theta: np.ndarray
+    clipped_fraction: float
+
+
+@register_mechanism("gpope", description="GPOPE (Xie et al. 2019, Alg. 1): clipped, noised primal-dual GTD2")
+@dataclass(frozen=True)
+class GPOPE:
+    """Algorithm 1 of Xie et al. 2019 with public parameters.
+
+    Attributes:
+        clip_norm: h > 0 (step 5).
+        noise_multiplier: σ >= 0 (step 6; the noise added is h·N(0, σ² I)); 0 gives GTD2.
+        iterations: N >= 1.
+        step_sizes: the β_i sequence.
+        normalisation: the per-trajectory normalisation of eq. (2.2) (see mechanisms.gtd2).
+        clip: apply step 5 (False only for the non-private GTD2 baseline).
+    """
+
+    clip_norm: float = 1.0
+    noise_multiplier: float = 1.0
+    iterations: int = 1000
+    step_sizes: StepSizes = StepSizes()
+    normalisation: str = "mean"
+    clip: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "clip_norm", check_real("clip_norm", self.clip_norm, low=0.0, low_open=True))
+        object.__setattr__(
+            self, "noise_multiplier", check_real("noise_multiplier", self.noise_multiplier, low=0.0)
+        )
+        object.__setattr__(self, "iterations", check_integer("iterations", self.iterations, low=1))
+        if isinstance(self.step_sizes, dict):
+            object.__setattr__(self, "step_sizes", StepSizes(**self.step_sizes))
+        if not isinstance(self.step_sizes, StepSizes):
+            raise InvalidArgument(f"step_sizes={self.step_sizes!r}: expected a StepSizes or a table of its fields")
+        check_choice("normalisation", self.normalisation, NORMALISATIONS)
+
+    def clip_gradients(self, gradients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Step 5: B̄ = B / max(1, ‖B‖₂/h), row-wise; also returns which rows were clipped."""
+        norms = np.linalg.norm(gradients, axis=-1)
+        scale = np.maximum(1.0, norms / self.clip_norm)
+        return gradients / scale[..., None], scale > 1.0
+
+    def run(
+        self,
+        data: TransitionTable,
+        *,
+        rng: Any,
+        theta0: np.ndarray | None = None,
+        w0: np.ndarray | None = None,
+        record_every: int | None = None,
+    ) -> GpopeRun:
+        """Run Algorithm 1 on ``data``.
+
+        Raises:
+            InvalidArgument: for an empty dataset or initial points of the wrong size.
+        """
+        if not isinstance(data, TransitionTable):
+            raise InvalidArgument(f"data: expected a TransitionTable, got {type(data).__name__}")
+        generator = normalize_rng(rng)
+        n = data.n_features
+        theta = np.zeros(n) if theta0 is None else np.array(theta0, dtype=np.float64)
+        w = np.zeros(n) if w0 is None else np.array(w0, dtype=np.float64)
+        if theta.shape != (n,) or w.shape != (n,):
+            raise InvalidArgument(f"theta0/w0: expected shape ({n},), got {theta.shape} and {w.shape}")
+        steps = self.step_sizes.sequence(self.iterations)
+        picks = generator.integers(0, data.n_trajectories, size=self.iterations)
+        noise = generator.standard_normal((self.iterations, 2 * n)) if self.noise_multiplier > 0 else None
+        every = record_every or self.iterations
+        recorded_steps, recorded = [], []
+        clipped = 0
+        for i in range(self.iterations):
+            gradient = primal_dual_gradients(data, picks[i : i + 1], theta, w, normalisation=self.normalisation)[0]
+            if self.clip:
+                gradient, was_clipped = self.clip_gradients(gradient)
+                clipped += int(was_clipped)
+            if noise is not None:
+                gradient = gradient + self.clip_norm * self.noise_multiplier * noise[i]
+            theta = theta - steps[i] * gradient[:n]
+            w = w - steps[i] * gradient[n:]
+            if (i + 1) % every == 0:
+                recorded_steps.append(i + 1)
+                recorded.append(theta.copy())
+        return GpopeRun(
+            theta=theta,
+            w=w,
+            recorded_steps=np.asarray(recorded_steps, dtype=np.int64),
+            recorded_theta=np.asarray(recorded).reshape(len(recorded), n),
+            clipped_fraction=clipped / self.iterations,
+        )
+
+    def release(self, data: TransitionTable, *, rng: Any, size: int | None = None) -> np.ndarray:
+        """θ_{N+1} of Algorithm 1; with ``size``, that many independent runs (rows)."""
+        generator = normalize_rng(rng)
+        if size is None:
+            return self.run(data, rng=generator).theta
+        return np.stack([self.run(data, rng=generator).theta for _ in range(check_integer("size", size, low=1))])
+
+    def per_step_view(self, m: int) -> dict[str, Any]:
+        """White-box view of one iteration, for the accountant checks.
+
+        Each step samples one of the ``m`` trajectories uniformly (probability 1/m), clips
+        its gradient to norm h, and adds Gaussian noise of standard deviation h·σ per
+        coordinate. Under ``replace_one`` two clipped gradients differ by at most 2h in ℓ2;
+        under ``add_remove_one`` the added record's gradient differs from any other by at
+        most 2h as well, but it is drawn only with probability 1/(m+1).
+        """
+        m = check_integer("m", m, low=1)
+        return {
+            "sampling": "one record uniformly per step, with replacement across steps",
+            "sampling_probability": 1.0 / m,
+            "records": m,
+            "clip_norm": self.clip_norm,
+            "noise_std": self.clip_norm * self.noise_multiplier,
+            "noise_multiplier": self.noise_multiplier,
+            "steps": self.iterations,
+            "clipped": self.clip,
+        }
