@@ -1,0 +1,166 @@
+"""Tests of the exact privacy profiles: Balle–Wang Gaussian and unequal-variance Gaussian pairs."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import pytest
+
+from dpaudit.errors import InvalidArgument, InvalidType
+from dpaudit.privacy.profiles import (
+    GaussianPair,
+    PreciseValue,
+    gaussian_delta,
+    gaussian_epsilon,
+    gaussian_pair_delta,
+    gaussian_pair_delta_float64,
+    gaussian_pair_delta_quadrature,
+)
+
+NASTY_NEGATIVE = [-1.0, -5e-324, float("nan"), float("-inf")]
+
+
+def _relative(a: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
+    return abs(a - b) / abs(b)
+
+
+@pytest.mark.parametrize("epsilon", [0.0, 0.1, 0.5, 1.0, 2.0, 5.0])
+def test_equal_variances_match_balle_wang_to_1e25(epsilon):
+    pair = GaussianPair(shift=1.0, sigma1=1.0, sigma2=1.0, dim=1)
+    closed_form = gaussian_delta(epsilon, 1.0, 1.0)
+    exact = gaussian_pair_delta(epsilon, pair)
+    integrated = gaussian_pair_delta_quadrature(epsilon, pair, digits=40)
+    assert _relative(exact.value, closed_form.value) < mpmath.mpf("1e-25")
+    assert _relative(integrated.value, closed_form.value) < mpmath.mpf("1e-25")
+
+
+def test_equal_variances_in_higher_dimension_depend_only_on_the_shift():
+    pair = GaussianPair(shift=0.5, sigma1=2.0, sigma2=2.0, dim=7)
+    integrated = gaussian_pair_delta_quadrature(0.3, pair, digits=40)
+    assert _relative(integrated.value, gaussian_delta(0.3, 0.5, 2.0).value) < mpmath.mpf("1e-25")
+
+
+PAIRS = [
+    (0.5, GaussianPair(0.3, 1.0, 1.1, 5)),
+    (0.5, GaussianPair(0.3, 1.1, 1.0, 5)),
+    (1.0, GaussianPair(0.4, 1.0, 1.0094947922343556, 1)),
+    (1.0, GaussianPair(0.4, 1.0094947922343556, 1.0, 1)),
+    (0.0, GaussianPair(0.0, 1.0, 0.8, 3)),
+    (0.05, GaussianPair(0.5, 1.9, 2.0, 4)),
+]
+
+
+@pytest.mark.parametrize(("epsilon", "pair"), PAIRS)
+def test_series_and_quadrature_agree_to_30_digits(epsilon, pair):
+    series = gaussian_pair_delta(epsilon, pair)
+    integrated = gaussian_pair_delta_quadrature(epsilon, pair, digits=40)
+    assert series.value > 0
+    assert _relative(series.value, integrated.value) < mpmath.mpf("1e-30")
+    assert series.error < abs(series.value) * mpmath.mpf("1e-30")
+
+
+@pytest.mark.parametrize(("epsilon", "pair"), PAIRS)
+def test_float64_cross_check_where_representable(epsilon, pair):
+    series = gaussian_pair_delta(epsilon, pair)
+    assert gaussian_pair_delta_float64(epsilon, pair) == pytest.approx(float(series.value), rel=1e-9)
+
+
+def test_tiny_delta_keeps_30_digits():
+    # Lemma 1 main-text constants at eps=1, delta=1e-5, d=1: worst ratio, boundary shift.
+    ratio = math.exp(-1.0 / (4 + 4 * math.log(2e5)))
+    alpha = 5 * math.sqrt(2 * math.log(2e5))
+    pair = GaussianPair(math.sqrt(ratio) / alpha, 1.0, math.sqrt(ratio), 1)
+    series = gaussian_pair_delta(1.0, pair)
+    integrated = gaussian_pair_delta_quadrature(1.0, pair, digits=40)
+    assert mpmath.mpf("1e-19") < series.value < mpmath.mpf("1e-18")
+    assert _relative(series.value, integrated.value) < mpmath.mpf("1e-30")
+    assert gaussian_pair_delta_float64(1.0, pair) == pytest.approx(float(series.value), rel=1e-9)
+
+
+def test_delta_near_1e_60_keeps_30_digits():
+    pair = GaussianPair(shift=0.008, sigma1=1.0, sigma2=0.997, dim=1)
+    series = gaussian_pair_delta(1.0, pair)
+    integrated = gaussian_pair_delta_quadrature(1.0, pair, digits=60)
+    assert mpmath.mpf("1e-67") < series.value < mpmath.mpf("1e-60")
+    assert series.error < series.value * mpmath.mpf("1e-30")
+    assert _relative(series.value, integrated.value) < mpmath.mpf("1e-30")
+
+
+def test_tiny_delta_in_two_dimensions_keeps_30_digits():
+    pair = GaussianPair(shift=0.02, sigma1=1.0, sigma2=0.99, dim=2)
+    series = gaussian_pair_delta(1.0, pair)
+    integrated = gaussian_pair_delta_quadrature(1.0, pair, digits=40)
+    assert series.value < mpmath.mpf("1e-20")
+    assert _relative(series.value, integrated.value) < mpmath.mpf("1e-30")
+
+
+def test_wider_second_gaussian_has_bounded_loss():
+    # sigma2 > sigma1: the loss is at most (d/2) ln r + s^2/(2(r-1)); above it delta is exactly 0.
+    pair = GaussianPair(shift=0.01, sigma1=1.0, sigma2=1.01, dim=1)
+    assert gaussian_pair_delta(1.0, pair).value == 0
+    assert gaussian_pair_delta_float64(1.0, pair) == 0.0
+
+
+def test_direction_matters_and_swapped_reverses_it():
+    pair = GaussianPair(0.3, 1.0, 1.1, 5)
+    assert pair.swapped() == GaussianPair(0.3, 1.1, 1.0, 5)
+    assert gaussian_pair_delta(0.5, pair).value < gaussian_pair_delta(0.5, pair.swapped()).value
+
+
+def test_delta_is_monotone_in_the_shift_and_epsilon():
+    values = [gaussian_pair_delta(0.5, GaussianPair(s, 1.0, 0.9, 3)).value for s in (0.0, 0.1, 0.2, 0.4)]
+    assert values == sorted(values)
+    by_eps = [gaussian_pair_delta(e, GaussianPair(0.2, 1.0, 0.9, 3)).value for e in (0.0, 0.2, 0.5, 1.0)]
+    assert by_eps == sorted(by_eps, reverse=True)
+
+
+def test_existing_gaussian_profile_still_works():
+    value = gaussian_delta(1.0, 1.0, 1.0)
+    assert isinstance(value, PreciseValue)
+    assert float(value.value) == pytest.approx(0.12693673750664397, rel=1e-12)
+    low, high = gaussian_epsilon(float(value.value), 1.0, 1.0)
+    assert float(low) <= 1.0 + 1e-12 and float(high) >= 1.0 - 1e-12
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"shift": -1.0}, InvalidArgument),
+        ({"shift": float("nan")}, InvalidArgument),
+        ({"shift": float("inf")}, InvalidArgument),
+        ({"sigma1": 0.0}, InvalidArgument),
+        ({"sigma1": -0.0}, InvalidArgument),
+        ({"sigma2": float("inf")}, InvalidArgument),
+        ({"sigma2": "1"}, InvalidType),
+        ({"dim": 0}, InvalidArgument),
+        ({"dim": 1.0}, InvalidType),
+        ({"dim": True}, InvalidType),
+    ],
+)
+def test_pair_rejects_bad_arguments(kwargs, error):
+    arguments = {"shift": 0.1, "sigma1": 1.0, "sigma2": 1.0, "dim": 1} | kwargs
+    with pytest.raises(error):
+        GaussianPair(**arguments)
+
+
+@pytest.mark.parametrize("value", [0.0, -0.0, 5e-324, 1 - 2**-53, 1e300])
+def test_pair_accepts_edge_shifts(value):
+    assert GaussianPair(value, 1.0, 1.0, 1).shift == value
+
+
+@pytest.mark.parametrize("epsilon", NASTY_NEGATIVE + [float("inf")])
+@pytest.mark.parametrize("function", [gaussian_pair_delta, gaussian_pair_delta_quadrature, gaussian_pair_delta_float64])
+def test_profiles_reject_bad_epsilon(function, epsilon):
+    with pytest.raises(InvalidArgument):
+        function(epsilon, GaussianPair(0.1, 1.0, 1.0, 1))
+
+
+@pytest.mark.parametrize("function", [gaussian_pair_delta, gaussian_pair_delta_quadrature, gaussian_pair_delta_float64])
+def test_profiles_reject_a_non_pair(function):
+    with pytest.raises(InvalidType):
+        function(1.0, (0.1, 1.0, 1.0, 1))
+
+
+def test_zero_shift_equal_variances_is_zero():
+    assert gaussian_pair_delta(0.0, GaussianPair(0.0, 1.0, 1.0, 4)).value == 0
