@@ -20,7 +20,11 @@ from dpaudit.audit.spec import builtin_specs, load_spec
 from dpaudit.audit.verdicts import FAIL_POLICIES
 from dpaudit.errors import DpAuditError
 from dpaudit.mechanisms.registry import list_mechanisms
-from dpaudit.report.json_report import load_report, write_report
+from dpaudit.report.figures import collect_figures
+from dpaudit.report.folder import FIGURE_DIR, write_figures, write_report_folder
+from dpaudit.report.html import render_html
+from dpaudit.report.json_report import load_report
+from dpaudit.report.junit import render_junit
 from dpaudit.report.markdown import render_markdown, summary_rows
 
 __all__ = ["main"]
@@ -45,7 +49,8 @@ def _build_parser() -> argparse.ArgumentParser:
         "audit",
         help="audit spec files (default: every built-in paper claim) and write the report",
         description="Audit each SPEC (default: every built-in paper claim against the reference "
-        "implementations). Prints a summary table; writes audit.json and audit.md to --out.",
+        "implementations). Prints a summary table; writes audit.json, audit.md, audit.html, junit.xml "
+        "and figures/ to --out.",
     )
     audit.add_argument("specs", nargs="*", metavar="SPEC", help="TOML spec files (default: the built-in specs)")
     audit.add_argument("--quick", action="store_true", help="use each obligation's reduced [obligations.quick] budgets")
@@ -63,8 +68,16 @@ def _build_parser() -> argparse.ArgumentParser:
 
     report = commands.add_parser("report", help="re-render an audit.json")
     report.add_argument("file", metavar="FILE.json")
-    report.add_argument("--format", choices=("md",), default="md", help="output format (default md)")
-    report.add_argument("--output", "-o", help="write here instead of standard output")
+    report.add_argument("--format", choices=("md", "html", "junit"), default="md", help="output format (default md)")
+    report.add_argument(
+        "--output", "-o", help="write here instead of standard output (md: also writes figures/ next to it)"
+    )
+    report.add_argument(
+        "--fail-on",
+        choices=FAIL_POLICIES,
+        default="violated",
+        help="junit: inconclusive is skipped (violated, the default) or a failure (inconclusive)",
+    )
     return parser
 
 
@@ -96,13 +109,9 @@ def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     report = run_audit(
         claims, seed=arguments.seed, quick=arguments.quick, command="dpaudit " + shlex.join(argv)
     )
-    out = Path(arguments.out)
-    out.mkdir(parents=True, exist_ok=True)
-    document = report.to_json()
-    write_report(document, out / "audit.json")
-    (out / "audit.md").write_text(render_markdown(document), encoding="utf-8")
+    files = write_report_folder(report.to_json(), arguments.out, fail_on=arguments.fail_on)
     print(_summary_table(report))
-    print(f"report: {out / 'audit.json'}, {out / 'audit.md'}")
+    print(f"report: {files.json}, {files.markdown}, {files.html}, {files.junit}, {len(files.figures)} figures")
     if report.internal_errors:
         log.error("%d obligation(s) hit an internal error; see the report's tracebacks", report.internal_errors)
         return EXIT_INTERNAL
@@ -128,7 +137,16 @@ def _command_list(arguments: argparse.Namespace) -> int:
 
 def _command_report(arguments: argparse.Namespace) -> int:
     document = load_report(arguments.file)
-    text = render_markdown(document)
+    if arguments.format == "html":
+        text = render_html(document)
+    elif arguments.format == "junit":
+        text = render_junit(document, fail_on=arguments.fail_on)
+    elif arguments.output:
+        figures = collect_figures(document)
+        write_figures(figures, Path(arguments.output).parent / FIGURE_DIR)
+        text = render_markdown(document, figures=figures, figure_dir=FIGURE_DIR)
+    else:
+        text = render_markdown(document)
     if arguments.output:
         Path(arguments.output).write_text(text, encoding="utf-8")
     else:

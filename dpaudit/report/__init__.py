@@ -1,6 +1,23 @@
-"""Report rendering: canonical JSON (source of truth), Markdown, and more."""
+"""Report rendering: canonical JSON (source of truth), Markdown, HTML, JUnit XML and SVG figures."""
 
+from dpaudit.report.figures import check_figure, collect_figures, render_svg
+from dpaudit.report.folder import ReportFiles, write_report_folder
+from dpaudit.report.html import render_html
 from dpaudit.report.json_report import dumps_report, load_report, strip_timing, write_report
+from dpaudit.report.junit import render_junit
 from dpaudit.report.markdown import render_markdown
 
-__all__ = ["dumps_report", "load_report", "render_markdown", "strip_timing", "write_report"]
+__all__ = [
+    "ReportFiles",
+    "check_figure",
+    "collect_figures",
+    "dumps_report",
+    "load_report",
+    "render_html",
+    "render_junit",
+    "render_markdown",
+    "render_svg",
+    "strip_timing",
+    "write_report",
+    "write_report_folder",
+]

@@ -1,0 +1,454 @@
+"""Figures of a report: the figure-data convention, default figures, deterministic SVG.
+
+A checker attaches figures to its evidence as plain JSON data in
+``evidence.details["figures"]``, a list of figure dicts. Renderers never see Python
+objects, only this data, so an old ``audit.json`` re-renders to the same pictures.
+
+The convention (checked by :func:`check_figure`)::
+
+    {
+      "kind": "line" | "scatter" | "histogram" | "comparison",
+      "title": str,
+      "x_label": str, "y_label": str,          # optional, default ""
+      "x_scale": "linear" | "log",              # optional, default "linear"; same for y_scale
+      "caption": str,                           # optional, shown under the figure
+      "series": [                               # line, scatter, histogram
+        {"label": str, "x": [...], "y": [...],
+         "lower": [...], "upper": [...],        # optional, same length as y: an interval per point
+         "role": "data" | "bound"}              # optional; "bound" draws a dashed reference curve
+      ],
+      "reference_lines": [                      # optional: constant bounds
+        {"axis": "x" | "y", "value": number, "label": str}
+      ],
+      "rows": [                                 # comparison only: claimed vs measured
+        {"label": str, "claimed": number, "measured": number,
+         "lower": number, "upper": number,      # optional enclosure of measured
+         "verdict": str, "safe": "below" | "above"}   # optional; safe side of the claim
+      ]
+    }
+
+Numbers may be JSON numbers or report number strings (``"9.87e-6"``, ``"1/3"``,
+``"inf"``); non-finite points are left out of the drawing. ``line`` draws each series
+as a curve with a shaded band between ``lower`` and ``upper`` (e.g. δ(ε) claimed vs
+exact with its error enclosure, accountant curves); ``scatter`` draws points with
+error bars and ``role: "bound"`` series as lines (e.g. local sensitivity of every
+enumerated dataset against the claimed bound); ``histogram`` takes ``x`` as the
+``len(y) + 1`` bin edges and ``y`` as the bar heights (e.g. a privacy-loss histogram,
+with ``reference_lines`` at ±ε); ``comparison`` plots measured / claimed per row with
+its interval against the line 1. At most :data:`MAX_POINTS` points per series; keep
+series to a few hundred points so that reports stay small.
+
+References:
+    matplotlib SVG backend, ``svg.hashsalt`` and ``metadata={"Date": None}`` for
+    reproducible output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import math
+import re
+import textwrap
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from typing import Any
+
+from dpaudit.errors import InvalidArgument, InvalidType
+from dpaudit.report.values import to_float
+
+__all__ = [
+    "FIGURE_KINDS",
+    "MAX_POINTS",
+    "PlacedFigure",
+    "check_figure",
+    "collect_figures",
+    "comparison_figure",
+    "render_svg",
+]
+
+FIGURE_KINDS = ("line", "scatter", "histogram", "comparison")
+MAX_POINTS = 5000
+MAX_COMPARISON_ROWS = 40
+_SCALES = ("linear", "log")
+_ROLES = ("data", "bound")
+_SAFE_SIDES = ("below", "above")
+_VERDICT_COLOURS = {
+    "proven": "#1a7f37",
+    "verified": "#1a7f37",
+    "consistent": "#0a7c86",
+    "inconclusive": "#b08800",
+    "error": "#bc4c00",
+    "violated": "#cf222e",
+}
+_RC = {
+    "svg.hashsalt": "dpaudit",
+    "svg.fonttype": "none",
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "figure.dpi": 72,
+}
+
+
+def _require_text(where: str, figure: dict[str, Any], key: str, required: bool = False) -> None:
+    if key not in figure:
+        if required:
+            raise InvalidArgument(f"{where}.{key}: missing; expected a string")
+        return
+    if not isinstance(figure[key], str):
+        raise InvalidType(f"{where}.{key}={figure[key]!r}: expected a string")
+
+
+def _require_numbers(where: str, values: Any, allow_missing: bool = False) -> int:
+    if not isinstance(values, list):
+        raise InvalidType(f"{where}={values!r:.80}: expected a list of numbers")
+    if len(values) > MAX_POINTS:
+        raise InvalidArgument(f"{where}: {len(values)} points; expected at most {MAX_POINTS} (thin the series)")
+    for value in values:
+        if to_float(value) is None and not (allow_missing and value is None):
+            raise InvalidType(f"{where} holds {value!r}: expected numbers (or number strings such as '1/3', 'inf')")
+    return len(values)
+
+
+def _check_series(where: str, series: Any, kind: str) -> None:
+    if not isinstance(series, dict):
+        raise InvalidType(f"{where}={series!r:.80}: expected a dict with label, x, y")
+    unknown = set(series) - {"label", "x", "y", "lower", "upper", "role"}
+    if unknown:
+        raise InvalidArgument(f"{where}: unknown keys {sorted(unknown)}")
+    _require_text(where, series, "label", required=True)
+    for key in ("x", "y"):
+        if key not in series:
+            raise InvalidArgument(f"{where}.{key}: missing; expected a list of numbers")
+    n_x = _require_numbers(f"{where}.x", series["x"])
+    n_y = _require_numbers(f"{where}.y", series["y"])
+    if n_y == 0:
+        raise InvalidArgument(f"{where}.y: empty; expected at least one point")
+    expected_x = n_y + 1 if kind == "histogram" else n_y
+    if n_x != expected_x:
+        what = "len(y) + 1 bin edges" if kind == "histogram" else "as many x as y"
+        raise InvalidArgument(f"{where}: len(x)={n_x}, len(y)={n_y}; expected {what}")
+    if kind == "histogram":
+        edges = [to_float(value) for value in series["x"]]
+        if any(not math.isfinite(e) for e in edges) or any(b <= a for a, b in zip(edges, edges[1:])):
+            raise InvalidArgument(f"{where}.x: expected finite, strictly increasing bin edges")
+    for key in ("lower", "upper"):
+        if key in series and _require_numbers(f"{where}.{key}", series[key], allow_missing=True) != n_y:
+            raise InvalidArgument(f"{where}.{key}: expected one value per y ({n_y})")
+    if series.get("role", "data") not in _ROLES:
+        raise InvalidArgument(f"{where}.role={series['role']!r}: expected one of {', '.join(_ROLES)}")
+
+
+def _check_rows(where: str, rows: Any) -> None:
+    if not isinstance(rows, list) or not rows:
+        raise InvalidType(f"{where}={rows!r:.80}: expected a non-empty list of rows")
+    for index, row in enumerate(rows):
+        at = f"{where}[{index}]"
+        if not isinstance(row, dict):
+            raise InvalidType(f"{at}={row!r:.80}: expected a dict with label, claimed, measured")
+        unknown = set(row) - {"label", "claimed", "measured", "lower", "upper", "verdict", "safe"}
+        if unknown:
+            raise InvalidArgument(f"{at}: unknown keys {sorted(unknown)}")
+        _require_text(at, row, "label", required=True)
+        for key in ("claimed", "measured", "lower", "upper"):
+            if (key in row or key in ("claimed", "measured")) and to_float(row.get(key)) is None:
+                raise InvalidType(f"{at}.{key}={row.get(key)!r}: expected a number")
+        if row.get("safe", "below") not in _SAFE_SIDES:
+            raise InvalidArgument(f"{at}.safe={row['safe']!r}: expected one of {', '.join(_SAFE_SIDES)}")
+
+
+def check_figure(figure: Any, where: str = "figure") -> None:
+    """Check that ``figure`` follows the figure-data convention of this module.
+
+    Args:
+        figure: the figure dict a checker puts in ``evidence.details["figures"]``.
+        where: how the figure is named in error messages.
+
+    Raises:
+        InvalidType: a field has the wrong type.
+        InvalidArgument: a field is missing, unknown or out of range.
+    """
+    if not isinstance(figure, dict):
+        raise InvalidType(f"{where}={figure!r:.80}: expected a dict (see dpaudit.report.figures)")
+    kind = figure.get("kind")
+    if kind not in FIGURE_KINDS:
+        raise InvalidArgument(f"{where}.kind={kind!r}: expected one of {', '.join(FIGURE_KINDS)}")
+    allowed = {"kind", "title", "x_label", "y_label", "x_scale", "y_scale", "caption", "reference_lines"}
+    allowed |= {"rows"} if kind == "comparison" else {"series"}
+    unknown = set(figure) - allowed
+    if unknown:
+        raise InvalidArgument(f"{where}: unknown keys {sorted(unknown)} for kind {kind!r}")
+    _require_text(where, figure, "title", required=True)
+    for key in ("x_label", "y_label", "caption"):
+        _require_text(where, figure, key)
+    for key in ("x_scale", "y_scale"):
+        if figure.get(key, "linear") not in _SCALES:
+            raise InvalidArgument(f"{where}.{key}={figure[key]!r}: expected one of {', '.join(_SCALES)}")
+    if kind == "comparison":
+        _check_rows(f"{where}.rows", figure.get("rows"))
+    else:
+        series = figure.get("series")
+        if not isinstance(series, list) or not series:
+            raise InvalidType(f"{where}.series={series!r:.80}: expected a non-empty list of series")
+        for index, item in enumerate(series):
+            _check_series(f"{where}.series[{index}]", item, kind)
+    lines = figure.get("reference_lines", [])
+    if not isinstance(lines, list):
+        raise InvalidType(f"{where}.reference_lines={lines!r:.80}: expected a list")
+    for index, line in enumerate(lines):
+        at = f"{where}.reference_lines[{index}]"
+        if not isinstance(line, dict) or line.get("axis") not in ("x", "y") or to_float(line.get("value")) is None:
+            raise InvalidArgument(f"{at}={line!r:.80}: expected {{axis: 'x' | 'y', value: number, label}}")
+        _require_text(at, line, "label")
+
+
+def _safe_side(claimed: float, measured: float, margin: float | None) -> str:
+    """Which side of the claim is safe, read from the sign convention of the margin."""
+    if margin is None or not math.isfinite(margin) or margin == 0 or claimed == measured:
+        return "below"
+    return "below" if (margin > 0) == (claimed > measured) else "above"
+
+
+def comparison_figure(title: str, relation: dict[str, Any]) -> dict[str, Any] | None:
+    """The default figure of one (claim, relation): every measurement as measured / claimed.
+
+    Built only from what every evidence holds (measurements with claimed, measured,
+    margin and interval), so it exists for reports written before figures did.
+
+    Args:
+        title: the figure title.
+        relation: one ``claims[].relations[]`` entry of a report document.
+
+    Returns:
+        A ``comparison`` figure dict, or ``None`` when no measurement is a pair of numbers.
+    """
+    rows = []
+    for item in relation.get("obligations", []):
+        evidence = item.get("evidence", {})
+        obligation_id = item.get("obligation", {}).get("id", "?")
+        for measurement in evidence.get("measurements", []):
+            claimed, measured = to_float(measurement.get("claimed")), to_float(measurement.get("measured"))
+            if claimed is None or measured is None or not (math.isfinite(claimed) and math.isfinite(measured)):
+                continue
+            if claimed == 0:
+                continue
+            row = {
+                "label": f"{obligation_id}: {measurement.get('quantity', '')}",
+                "claimed": claimed,
+                "measured": measured,
+                "verdict": str(evidence.get("verdict", "")),
+                "safe": _safe_side(claimed, measured, to_float(measurement.get("margin"))),
+            }
+            interval = measurement.get("interval")
+            if isinstance(interval, list) and len(interval) == 2:
+                low, high = to_float(interval[0]), to_float(interval[1])
+                if low is not None and high is not None and math.isfinite(low) and math.isfinite(high):
+                    row["lower"], row["upper"] = low, high
+            rows.append(row)
+    if not rows:
+        return None
+    return {
+        "kind": "comparison",
+        "title": title,
+        "x_label": "measured / claimed (the claim is the line at 1)",
+        "y_label": "",
+        "rows": rows,
+        "caption": "Each measurement divided by its claimed value; bars are the stated enclosures. "
+        "'safe ≤ 1' means the claim holds when the point is left of the line.",
+    }
+
+
+def _floats(values: list[Any]) -> list[float]:
+    return [math.nan if (number := to_float(value)) is None else number for value in values]
+
+
+def _plain(text: str) -> str:
+    """Text that matplotlib shows literally (a ``$`` would otherwise start mathtext)."""
+    return text.replace("$", r"\$")
+
+
+def _wrap(text: str, width: int = 80) -> str:
+    return _plain("\n".join(textwrap.wrap(text, width)[:3])) if text else ""
+
+
+def _draw_comparison(axes: Any, figure: dict[str, Any]) -> str:
+    rows = figure["rows"][:MAX_COMPARISON_ROWS]
+    ratios, labels = [], []
+    for position, row in enumerate(reversed(rows)):
+        claimed, measured = to_float(row["claimed"]), to_float(row["measured"])
+        ratio = measured / claimed if claimed else math.nan
+        colour = _VERDICT_COLOURS.get(str(row.get("verdict", "")), "#57606a")
+        if "lower" in row and "upper" in row and claimed:
+            ends = sorted((to_float(row["lower"]) / claimed, to_float(row["upper"]) / claimed))
+            axes.plot(ends, [position, position], color=colour, linewidth=3, alpha=0.6, solid_capstyle="butt")
+        axes.plot([ratio], [position], marker="o", color=colour, markersize=6, linestyle="none")
+        side = "≤" if row.get("safe", "below") == "below" else "≥"
+        labels.append(_plain(textwrap.shorten(f"{row['label']} (safe {side} 1)", 70, placeholder="…")))
+        ratios.append(ratio)
+    axes.axvline(1.0, color="#24292f", linestyle="--", linewidth=1)
+    axes.set_yticks(range(len(rows)), labels)
+    axes.set_ylim(-0.7, len(rows) - 0.3)
+    finite = [r for r in ratios if math.isfinite(r)]
+    if figure.get("x_scale") == "log" or (finite and min(finite) > 0 and max(finite + [1.0]) / min(finite + [1.0]) > 50):
+        axes.set_xscale("log")
+    dropped = len(figure["rows"]) - len(rows)
+    return f" ({dropped} further rows not drawn)" if dropped else ""
+
+
+def _draw_series(axes: Any, figure: dict[str, Any]) -> None:
+    kind = figure["kind"]
+    for series in figure["series"]:
+        x, y = _floats(series["x"]), _floats(series["y"])
+        label = _plain(textwrap.shorten(series["label"], 60, placeholder="…")) or None
+        if kind == "histogram":
+            axes.stairs(y, x, fill=True, alpha=0.45, label=label)
+            continue
+        if series.get("role") == "bound":
+            axes.plot(x, y, color="#24292f", linestyle="--", linewidth=1.2, label=label)
+            continue
+        lower = _floats(series["lower"]) if "lower" in series else None
+        upper = _floats(series["upper"]) if "upper" in series else None
+        if kind == "line":
+            (curve,) = axes.plot(x, y, marker="o" if len(y) <= 40 else None, markersize=3, label=label)
+            if lower is not None and upper is not None:
+                axes.fill_between(x, lower, upper, color=curve.get_color(), alpha=0.2, linewidth=0)
+        else:
+            if lower is not None and upper is not None:
+                errors = [
+                    [max(v - lo, 0.0) if math.isfinite(v - lo) else 0.0 for v, lo in zip(y, lower)],
+                    [max(hi - v, 0.0) if math.isfinite(hi - v) else 0.0 for v, hi in zip(y, upper)],
+                ]
+                axes.errorbar(x, y, yerr=errors, fmt="o", markersize=3, capsize=2, label=label)
+            else:
+                axes.scatter(x, y, s=10, label=label)
+    for scale_key, setter in (("x_scale", axes.set_xscale), ("y_scale", axes.set_yscale)):
+        if figure.get(scale_key) == "log":
+            setter("log")
+
+
+def _assert_inert(svg: str) -> None:
+    """Refuse SVG that could run code or load anything when inlined in HTML."""
+    root = ET.fromstring(svg)
+    for element in root.iter():
+        tag = element.tag.rsplit("}", 1)[-1].lower()
+        if tag in ("script", "foreignobject", "iframe", "image"):
+            raise InvalidArgument(f"figure SVG holds a <{tag}> element; refusing to embed it")
+        for name, value in element.attrib.items():
+            local = name.rsplit("}", 1)[-1].lower()
+            if local.startswith("on") or (local == "href" and not value.startswith("#")):
+                raise InvalidArgument(f"figure SVG holds attribute {local}={value!r}; refusing to embed it")
+
+
+def render_svg(figure: dict[str, Any]) -> str:
+    """Draw a figure dict as an SVG document; the same data gives the same bytes.
+
+    Args:
+        figure: a dict following the convention (see the module docstring).
+
+    Returns:
+        The SVG text, starting at ``<svg`` (no XML prolog), with text as ``<text>``
+        elements (escaped by matplotlib), no scripts and no external references.
+
+    Raises:
+        InvalidType, InvalidArgument: if ``figure`` does not follow the convention.
+    """
+    check_figure(figure)
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(_RC):
+        height = 3.4 if figure["kind"] != "comparison" else 1.3 + 0.32 * min(len(figure["rows"]), MAX_COMPARISON_ROWS)
+        canvas = Figure(figsize=(7.0, height), layout="constrained")
+        axes = canvas.add_subplot()
+        note = _draw_comparison(axes, figure) if figure["kind"] == "comparison" else ""
+        if figure["kind"] != "comparison":
+            _draw_series(axes, figure)
+        for line in figure.get("reference_lines", []):
+            draw = axes.axhline if line["axis"] == "y" else axes.axvline
+            label = _plain(line.get("label", "")) or None
+            draw(to_float(line["value"]), color="#cf222e", linestyle=":", linewidth=1.2, label=label)
+        canvas.suptitle(_wrap(figure["title"] + note, 100), fontsize=10)
+        axes.set_xlabel(_wrap(figure.get("x_label", "")))
+        axes.set_ylabel(_wrap(figure.get("y_label", ""), 50))
+        axes.grid(True, linewidth=0.4, alpha=0.5)
+        if axes.get_legend_handles_labels()[1]:
+            axes.legend(fontsize=8)
+        buffer = io.StringIO()
+        canvas.savefig(buffer, format="svg", metadata={"Date": None})
+    text = buffer.getvalue()
+    svg = text[text.index("<svg") :]
+    _assert_inert(svg)
+    return svg
+
+
+@dataclass(frozen=True)
+class PlacedFigure:
+    """A figure at its place in the report, drawn (``svg``) or with the reason it was not.
+
+    Attributes:
+        claim: index into ``claims``.
+        relation: index into the claim's ``relations``.
+        obligation: index into the relation's ``obligations``; ``None`` for the
+            relation's default comparison figure.
+        title: the figure title (user-controlled text: escape it).
+        file_name: a safe file name, unique per place, e.g. ``gaussian-replace-one-1a2b3c4d.svg``.
+        svg: the SVG text, or ``None`` when the data did not follow the convention.
+        problem: why the figure could not be drawn.
+        caption: the figure caption, if any.
+    """
+
+    claim: int
+    relation: int
+    obligation: int | None
+    title: str
+    file_name: str
+    svg: str | None
+    problem: str | None = None
+    caption: str = ""
+
+
+def _slug(text: str, limit: int = 28) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:limit].strip("-") or "x"
+
+
+def _file_name(*parts: str) -> str:
+    digest = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:10]
+    return "-".join(_slug(part, 20) for part in parts[:3]) + f"-{digest}.svg"
+
+
+def _place(figure: Any, where: tuple[int, int, int | None], names: tuple[str, ...]) -> PlacedFigure:
+    title = figure.get("title") if isinstance(figure, dict) and isinstance(figure.get("title"), str) else "figure"
+    caption = figure.get("caption", "") if isinstance(figure, dict) and isinstance(figure.get("caption"), str) else ""
+    try:
+        svg, problem = render_svg(figure), None
+    except (InvalidArgument, InvalidType) as exc:
+        svg, problem = None, str(exc)
+    return PlacedFigure(*where, title=title, file_name=_file_name(*names), svg=svg, problem=problem, caption=caption)
+
+
+def collect_figures(document: dict[str, Any]) -> list[PlacedFigure]:
+    """Draw every figure of a report document: per (claim, relation) the default comparison
+    figure, then each obligation's ``details["figures"]``.
+
+    A figure whose data breaks the convention is returned with ``svg=None`` and the
+    reason in ``problem``; it never stops the report.
+    """
+    placed = []
+    for c, result in enumerate(document.get("claims", [])):
+        claim_id = str(result.get("claim", {}).get("id", f"claim-{c}"))
+        for r, relation in enumerate(result.get("relations", [])):
+            relation_name = str(relation.get("relation", f"relation-{r}"))
+            default = comparison_figure(f"{claim_id} under {relation_name}: claimed vs measured", relation)
+            if default is not None:
+                placed.append(_place(default, (c, r, None), (claim_id, relation_name, "comparison")))
+            for o, item in enumerate(relation.get("obligations", [])):
+                details = item.get("evidence", {}).get("details") or {}
+                figures = details.get("figures", []) if isinstance(details, dict) else []
+                if not isinstance(figures, list):
+                    figures = [figures]
+                obligation_id = str(item.get("obligation", {}).get("id", f"obligation-{o}"))
+                for f, figure in enumerate(figures):
+                    names = (claim_id, relation_name, obligation_id, str(f))
+                    placed.append(_place(figure, (c, r, o), names))
+    return placed

@@ -1,0 +1,77 @@
+"""The report folder of an audit: audit.json, audit.md, audit.html, junit.xml and figures/."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dpaudit.report.figures import collect_figures
+from dpaudit.report.html import render_html
+from dpaudit.report.json_report import write_report
+from dpaudit.report.junit import render_junit
+from dpaudit.report.markdown import render_markdown
+
+__all__ = ["FIGURE_DIR", "ReportFiles", "write_figures", "write_report_folder"]
+
+FIGURE_DIR = "figures"
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """The paths written by :func:`write_report_folder`."""
+
+    json: Path
+    markdown: Path
+    html: Path
+    junit: Path
+    figures: tuple[Path, ...]
+
+
+def write_figures(figures: list[Any], folder: Path, *, prune: bool = False) -> tuple[Path, ...]:
+    """Write each drawn figure to ``folder/NAME.svg``; the folder is created when missing.
+
+    Args:
+        figures: placed figures from :func:`collect_figures`.
+        folder: where to write them.
+        prune: also remove the ``*.svg`` files directly in ``folder`` that no figure
+            names, so that a re-run into the same report folder leaves nothing stale.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for figure in figures:
+        if figure.svg is not None:
+            path = folder / figure.file_name
+            path.write_text(figure.svg, encoding="utf-8")
+            written.append(path)
+    if prune:
+        keep = {path.name for path in written}
+        for stale in folder.glob("*.svg"):
+            if stale.name not in keep:
+                stale.unlink()
+    return tuple(written)
+
+
+def write_report_folder(document: dict[str, Any], out: str | Path, *, fail_on: str = "violated") -> ReportFiles:
+    """Write every rendering of a report document into the folder ``out``.
+
+    Args:
+        document: the report document (the JSON form of an ``AuditReport``).
+        out: the output folder; created when missing. Stale ``figures/*.svg`` are removed.
+        fail_on: the ``--fail-on`` policy the JUnit file follows for ``inconclusive``.
+
+    Returns:
+        The paths written.
+    """
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    figures = collect_figures(document)
+    json_path = write_report(document, folder / "audit.json")
+    figure_paths = write_figures(figures, folder / FIGURE_DIR, prune=True)
+    markdown_path = folder / "audit.md"
+    markdown_path.write_text(render_markdown(document, figures=figures, figure_dir=FIGURE_DIR), encoding="utf-8")
+    html_path = folder / "audit.html"
+    html_path.write_text(render_html(document, figures), encoding="utf-8")
+    junit_path = folder / "junit.xml"
+    junit_path.write_text(render_junit(document, fail_on=fail_on), encoding="utf-8")
+    return ReportFiles(json_path, markdown_path, html_path, junit_path, figure_paths)

@@ -1,0 +1,230 @@
+"""The reader's view of a report document, shared by the HTML and Markdown renderers.
+
+The view is built from the JSON document alone and tolerates documents written by
+older versions (missing keys get neutral defaults), so re-rendering an old
+``audit.json`` works. Every string in the view is still user-controlled text: the
+renderers escape it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from datetime import UTC, datetime
+from typing import Any
+
+from dpaudit.report.figures import PlacedFigure
+from dpaudit.report.values import format_value, to_float
+
+__all__ = ["KNOWN_VERDICTS", "obligation_verdict_counts", "report_view", "verdict_class"]
+
+KNOWN_VERDICTS = ("proven", "verified", "consistent", "inconclusive", "error", "violated")
+_PAIR_KEYS = ("neighbours", "neighbors", "datasets", "distributions")
+
+
+def verdict_class(verdict: Any) -> str:
+    """A CSS-safe name for a verdict: the verdict itself when known, else ``unknown``."""
+    return verdict if verdict in KNOWN_VERDICTS else "unknown"
+
+
+def obligation_verdict_counts(document: dict[str, Any]) -> dict[str, int]:
+    """How many (claim, relation, obligation) results have each verdict."""
+    counts = Counter(
+        str(item.get("evidence", {}).get("verdict"))
+        for result in document.get("claims", [])
+        for relation in result.get("relations", [])
+        for item in relation.get("obligations", [])
+    )
+    return {verdict: counts.get(verdict, 0) for verdict in KNOWN_VERDICTS} | {
+        verdict: count for verdict, count in counts.items() if verdict not in KNOWN_VERDICTS
+    }
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "x"
+
+
+def _pretty(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _pairs(mapping: Any) -> list[tuple[str, str]]:
+    if not isinstance(mapping, dict):
+        return [] if mapping in (None, {}) else [("value", format_value(mapping))]
+    return [(str(key), format_value(value)) for key, value in mapping.items()]
+
+
+def _source_text(source: Any) -> str:
+    if not isinstance(source, dict):
+        return ""
+    text = ", ".join(str(source[key]) for key in ("paper", "location") if source.get(key))
+    if source.get("page"):
+        text += f", p. {source['page']}"
+    return text
+
+
+def _counterexample(value: Any) -> dict[str, Any] | None:
+    """Split a counterexample into the two neighbours, the distinguishing event and the rest."""
+    if value in (None, {}, []):
+        return None
+    if not isinstance(value, dict):
+        return {"pair": [], "event": None, "other": [("witness", _pretty(value))]}
+    pair: list[tuple[str, str]] = []
+    other = []
+    for key, inner in value.items():
+        if key in _PAIR_KEYS and not pair and isinstance(inner, dict):
+            pair = [(str(label), _pretty(data)) for label, data in inner.items()]
+        elif key in _PAIR_KEYS and not pair and isinstance(inner, list):
+            pair = [(f"{key} {index + 1}", _pretty(data)) for index, data in enumerate(inner)]
+        elif key != "event":
+            other.append((str(key), _pretty(inner)))
+    event = value.get("event")
+    return {"pair": pair, "event": None if event is None else _pretty(event), "other": other}
+
+
+def _measurement(item: Any) -> dict[str, str]:
+    if not isinstance(item, dict):
+        return {"quantity": format_value(item), "claimed": "", "measured": "", "interval": "", "margin": "",
+                "margin_class": "", "direction": ""}
+    margin = to_float(item.get("margin"))
+    interval = item.get("interval")
+    return {
+        "quantity": str(item.get("quantity", "")),
+        "claimed": format_value(item.get("claimed")),
+        "measured": format_value(item.get("measured")),
+        "interval": format_value(interval) if interval is not None else "",
+        "margin": format_value(item.get("margin")),
+        "margin_class": "" if margin is None or margin != margin else ("pos" if margin >= 0 else "neg"),
+        "direction": str(item.get("direction", "")),
+    }
+
+
+def _obligation(item: dict[str, Any], anchor: str, figures: list[PlacedFigure]) -> dict[str, Any]:
+    obligation = item.get("obligation", {})
+    evidence = item.get("evidence", {})
+    details = evidence.get("details") if isinstance(evidence.get("details"), dict) else {}
+    seed = item.get("seed") or {}
+    verdict = str(evidence.get("verdict", "unknown"))
+    return {
+        "id": str(obligation.get("id", "")),
+        "anchor": anchor,
+        "statement": str(obligation.get("statement", "")),
+        "checker": str(obligation.get("checker", "")),
+        "params": _pairs(obligation.get("params")),
+        "source": _source_text(obligation.get("source")),
+        "verdict": verdict,
+        "verdict_class": verdict_class(verdict),
+        "summary": str(evidence.get("summary", "")),
+        "domain": str(evidence.get("domain", "")),
+        "method": str(evidence.get("method", "")),
+        "budget": _pairs(evidence.get("budget")),
+        "measurements": [_measurement(m) for m in evidence.get("measurements") or []],
+        "counterexample": _counterexample(evidence.get("counterexample")),
+        "error": str(details.get("error", "")),
+        "traceback": str(details.get("traceback", "")),
+        "internal_error": bool(item.get("internal_error", False)),
+        "seed": f"entropy {seed.get('entropy')}, spawn_key {format_value(seed.get('spawn_key'))}" if seed else "",
+        "elapsed": _seconds(evidence.get("elapsed_seconds")),
+        "figures": figures,
+    }
+
+
+def _seconds(value: Any) -> str:
+    number = to_float(value)
+    return "" if number is None else f"{number:.3g} s"
+
+
+def _time(value: Any) -> str:
+    number = to_float(value)
+    if number is None:
+        return ""
+    return datetime.fromtimestamp(number, tz=UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def report_view(document: dict[str, Any], figures: list[PlacedFigure]) -> dict[str, Any]:
+    """The nested view of ``document`` that the HTML template and the Markdown renderer walk.
+
+    Args:
+        document: a report document (``audit.json``), of this or an older version.
+        figures: the drawn figures, from :func:`dpaudit.report.figures.collect_figures`.
+
+    Returns:
+        A dict with ``header``, ``columns`` (relation names), ``grid`` (one row per claim),
+        ``claims`` (each with its relations, obligations, figures) and ``provenance``.
+    """
+    placed: dict[tuple[int, int, int | None], list[PlacedFigure]] = {}
+    for figure in figures:
+        placed.setdefault((figure.claim, figure.relation, figure.obligation), []).append(figure)
+    columns: list[str] = []
+    claims = []
+    for c, result in enumerate(document.get("claims", [])):
+        claim = result.get("claim", {})
+        claim_id = str(claim.get("id", f"claim {c + 1}"))
+        anchor = f"claim-{c + 1}-{_slug(claim_id)}"
+        relations = []
+        for r, relation in enumerate(result.get("relations", [])):
+            name = str(relation.get("relation", ""))
+            if name not in columns:
+                columns.append(name)
+            relation_anchor = f"{anchor}-r{r + 1}"
+            obligations = [
+                _obligation(item, f"{relation_anchor}-o{o + 1}", placed.get((c, r, o), []))
+                for o, item in enumerate(relation.get("obligations", []))
+            ]
+            verdict = str(relation.get("verdict", "unknown"))
+            relations.append(
+                {
+                    "name": name,
+                    "anchor": relation_anchor,
+                    "verdict": verdict,
+                    "verdict_class": verdict_class(verdict),
+                    "obligations": obligations,
+                    "figures": placed.get((c, r, None), []),
+                }
+            )
+        mechanism = claim.get("mechanism", {})
+        verdict = str(result.get("verdict", "unknown"))
+        claims.append(
+            {
+                "id": claim_id,
+                "anchor": anchor,
+                "title": str(claim.get("title", "")),
+                "verdict": verdict,
+                "verdict_class": verdict_class(verdict),
+                "source": _source_text(claim.get("source")),
+                "source_note": str((claim.get("source") or {}).get("note") or ""),
+                "mechanism": str(mechanism.get("name", "")),
+                "mechanism_params": _pairs(mechanism.get("params")),
+                "guarantee": _pairs(claim.get("guarantee")),
+                "parameters": _pairs(claim.get("parameters")),
+                "spec_path": str(result.get("spec_path") or ""),
+                "relations": relations,
+                "by_relation": {relation["name"]: relation for relation in relations},
+            }
+        )
+    summary = document.get("summary") or {}
+    tool = document.get("tool") or {}
+    return {
+        "header": {
+            "version": str(tool.get("version", "")),
+            "schema_version": str(document.get("schema_version", "")),
+            "seed": format_value(document.get("seed")),
+            "budgets": "quick" if document.get("quick") else "full",
+            "summary": [(str(key), value, verdict_class(key)) for key, value in summary.items() if to_float(value)],
+            "obligation_summary": [(k, v) for k, v in obligation_verdict_counts(document).items() if v],
+        },
+        "columns": columns,
+        "claims": claims,
+        "provenance": {
+            "command": str(document.get("command") or ""),
+            "seed": format_value(document.get("seed")),
+            "started_at": _time(document.get("started_at")),
+            "elapsed": _seconds(document.get("elapsed_seconds")),
+            "environment": _pairs(document.get("environment")),
+            "tool": f"{tool.get('name', 'dpaudit')} {tool.get('version', '')}".strip(),
+            "schema_version": str(document.get("schema_version", "")),
+        },
+    }
