@@ -1,6 +1,9 @@
 """dpaudit.rl: finite MDPs, Markov policies, exact planning, trajectories, first-visit statistics, domains."""
 
-from dpaudit.rl.domains import Chain
+from dpaudit.rl.continuous import ContinuousEnvironment, Episode, UniformActionPolicy, sample_episode, sample_episodes
+from dpaudit.rl.domains import HIVParameters, HIVTreatment, MountainCar, investment_mdp, random_mdp
+from dpaudit.rl.domains.chain import Chain
+from dpaudit.rl.features import FourierBasis, aggregated_features, tabular_features
 from dpaudit.rl.first_visit import (
     FirstVisitEstimate,
     average_first_visit_returns,
@@ -34,14 +37,22 @@ __all__ = [
     "DEFAULT_MAX_STEPS",
     "STOCHASTIC_ATOL",
     "Chain",
+    "ContinuousEnvironment",
     "Dataset",
+    "Episode",
     "FiniteHorizonSolution",
     "FiniteMDP",
     "FirstVisitEstimate",
+    "FourierBasis",
+    "HIVParameters",
+    "HIVTreatment",
     "InfiniteHorizonSolution",
     "MarkovPolicy",
+    "MountainCar",
     "Trajectory",
     "TrajectoryBatch",
+    "UniformActionPolicy",
+    "aggregated_features",
     "average_first_visit_returns",
     "backward_induction",
     "bellman_residual",
@@ -55,10 +66,15 @@ __all__ = [
     "first_visit_returns",
     "first_visit_times",
     "greedy_policy",
+    "investment_mdp",
     "policy_iteration",
     "q_values",
+    "random_mdp",
+    "sample_episode",
+    "sample_episodes",
     "sample_trajectories",
     "sample_trajectory",
+    "tabular_features",
     "value_iteration",
     "visit_frequency_matrix",
     "visited_states",
