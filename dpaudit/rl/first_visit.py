@@ -238,7 +238,9 @@ def average_first_visit_returns(data: Data, gamma: Any, n_states: int) -> tuple[
     n_states = check_integer("n_states", n_states, low=1)
     if _is_exact_gamma(gamma):
         if isinstance(data, TrajectoryBatch):
-            raise InvalidType("data: a TrajectoryBatch holds float rewards; pass a float gamma or a tuple of trajectories")
+            raise InvalidType(
+                "data: a TrajectoryBatch holds float rewards; pass a float gamma or a tuple of trajectories"
+            )
         totals = [Fraction(0)] * n_states
         counts = [0] * n_states
         for x in _trajectories(data):

@@ -182,6 +182,12 @@ def policy_iteration(
     Improvement keeps the current action unless another is better by more than a
     relative 1e-12, so the iteration cannot cycle on ties.
 
+    Args:
+        mdp: a discounted FiniteMDP.
+        initial_policy: optional starting policy (its most probable action per state is
+            used); action 0 everywhere when omitted.
+        max_iterations: cap on the number of improvement steps.
+
     Raises:
         InvalidArgument: for a finite-horizon MDP or a mismatched initial policy.
         NumericalError: when ``max_iterations`` improvements do not reach a fixed point.

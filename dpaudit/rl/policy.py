@@ -58,7 +58,9 @@ class MarkovPolicy:
         n_actions = check_integer("n_actions", n_actions, low=1)
         chosen = np.asarray(actions)
         if chosen.ndim not in (1, 2) or chosen.size == 0 or not np.issubdtype(chosen.dtype, np.integer):
-            raise InvalidArgument(f"actions: expected a non-empty integer array of shape (S,) or (T, S), got {chosen!r}")
+            raise InvalidArgument(
+                f"actions: expected a non-empty integer array of shape (S,) or (T, S), got {chosen!r}"
+            )
         bad = (chosen < 0) | (chosen >= n_actions)
         if bad.any():
             index = tuple(int(i) for i in np.argwhere(bad)[0])

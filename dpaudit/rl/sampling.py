@@ -8,6 +8,7 @@ Stopping rule: a trajectory records the triple at every state it visits and stop
 after recording a triple at a zero-reward absorbing state (all later rewards are 0, so
 no return changes), or after ``max_steps`` triples. So a chain trajectory ends with the
 triple (goal, a, 0) and its first-visit returns equal the infinite-horizon returns.
+On a finite-horizon MDP the terminal values R_T are not the reward of any triple.
 
 References:
     Balle et al. 2016, Sec. 6 (trajectories drawn from an initial state distribution

@@ -6,6 +6,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpaudit.errors import InvalidArgument, InvalidType
 from dpaudit.rl.first_visit import (
@@ -100,3 +102,28 @@ def test_long_trajectory_returns_do_not_underflow() -> None:
     n = 20_000
     x = Trajectory((0,) * n, (0,) * n, (0.0,) * (n - 1) + (1.0,))
     assert first_visit_returns(x, 0.999, 1)[0] == pytest.approx(0.999 ** (n - 1), rel=1e-9)
+
+
+_trajectories = st.lists(
+    st.lists(st.tuples(st.integers(0, 4), st.fractions(-3, 3, max_denominator=7)), min_size=1, max_size=8).map(
+        lambda steps: Trajectory(tuple(s for s, _ in steps), (0,) * len(steps), tuple(r for _, r in steps))
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=_trajectories, gamma=st.fractions(0, 1, max_denominator=9))
+def test_vectorised_batch_statistics_match_exact_oracle(data: list[Trajectory], gamma: Fraction) -> None:
+    """Oracle: the float, vectorised batch path agrees with the exact Fraction path."""
+    exact_returns = [first_visit_returns(x, gamma, 5) for x in data]
+    batch = TrajectoryBatch.from_trajectories(data, 5)
+    returns, visited = first_visit_return_matrix(batch, float(gamma), 5)
+    assert np.allclose(returns, np.array(exact_returns, dtype=float), atol=1e-12)
+    assert visited.tolist() == [[s in visited_states(x) for s in range(5)] for x in data]
+    exact_average = average_first_visit_returns(tuple(data), gamma, 5)
+    assert np.allclose(average_first_visit_returns(batch, float(gamma), 5), np.array(exact_average, dtype=float))
+    frequencies = exact_visit_frequencies(tuple(data), 5)
+    assert np.allclose(np.diag(visit_frequency_matrix(batch, 5)), np.array(frequencies, dtype=float))
+    assert sum(frequencies) * len(data) == sum(len(set(x.states)) for x in data)

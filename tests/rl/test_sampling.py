@@ -23,7 +23,8 @@ def test_same_seed_same_batch() -> None:
     a = sample_trajectories(chain.mdp(), chain.policy(), 50, rng=3)
     b = sample_trajectories(chain.mdp(), chain.policy(), 50, rng=np.random.default_rng(3))
     assert a.to_dataset() == b.to_dataset()
-    assert sample_trajectory(chain.mdp(), chain.policy(), rng=4) == sample_trajectory(chain.mdp(), chain.policy(), rng=4)
+    mdp, policy = chain.mdp(), chain.policy()
+    assert sample_trajectory(mdp, policy, rng=4) == sample_trajectory(mdp, policy, rng=4)
 
 
 def test_stops_after_first_triple_in_absorbing_state() -> None:
