@@ -6,17 +6,19 @@ along one axis (the profile depends only on ‖f(X) − f(X')‖₂, and is larg
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import mpmath
 import numpy as np
 
-from dpaudit._validation import check_integer, check_real
+from dpaudit._validation import check_integer
 from dpaudit.audit.claims import Claim, Obligation
 from dpaudit.audit.evidence import Evidence, Measurement
 from dpaudit.audit.registry import CheckContext, register_checker
 from dpaudit.audit.verdicts import Verdict
-from dpaudit.checks.statistics import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
+from dpaudit.checks.empirical import AuditBudget, bound_evidence, budget_from_params, certify_privacy_lower_bound
+from dpaudit.checks.empirical_sampling import NeighbourPair
 from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.registry import build_mechanism
 from dpaudit.privacy.guarantees import ApproxDP
@@ -116,48 +118,20 @@ def check_gaussian_exact_profile(obligation: Obligation, context: CheckContext) 
     )
 
 
+_MONTE_CARLO_KEYS = ("samples", "confidence", "thresholds", "pilot_samples", "selection_fraction", "chunk_size")
+
+
+def _monte_carlo_budget(params: dict[str, Any]) -> AuditBudget:
+    unknown = set(params) - set(_MONTE_CARLO_KEYS)
+    if unknown:
+        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected some of {', '.join(_MONTE_CARLO_KEYS)}")
+    return budget_from_params({**params, "events": ("threshold",)}, default_samples=10**6)
+
+
 def _validate_monte_carlo(params: dict[str, Any], claim: Claim) -> None:
     _approx_dp_of(claim)
     _gaussian_of(claim)
-    unknown = set(params) - {"samples", "confidence", "thresholds"}
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected samples, confidence, thresholds")
-    check_integer("samples", params.get("samples", 10**6), low=100)
-    check_real("confidence", params.get("confidence", 0.95), low=0.5, high=1.0, high_open=True)
-    check_integer("thresholds", params.get("thresholds", 200), low=1)
-
-
-def _certify_direction(
-    first: np.ndarray, second: np.ndarray, upper_tail: bool, thresholds: int, alpha: float, delta: float
-) -> dict[str, Any]:
-    """Choose a threshold event on the first halves, certify it on the second halves."""
-    half = first.size // 2
-    select_p, certify_p = first[:half], first[half:]
-    select_q, certify_q = second[:half], second[half:]
-    candidates = np.quantile(select_p, np.linspace(0.5, 1.0 - 1.0 / half, thresholds))
-    sorted_p, sorted_q = np.sort(select_p), np.sort(select_q)
-    if upper_tail:
-        p_counts = half - np.searchsorted(sorted_p, candidates, side="right")
-        q_counts = half - np.searchsorted(sorted_q, candidates, side="right")
-    else:
-        p_counts = np.searchsorted(sorted_p, candidates, side="left")
-        q_counts = np.searchsorted(sorted_q, candidates, side="left")
-    estimates = np.log(np.maximum(p_counts / half - delta, 1e-300)) - np.log(np.maximum(q_counts, 1) / half)
-    threshold = float(candidates[int(np.argmax(estimates))])
-    n = certify_p.size
-    in_p = int(np.count_nonzero(certify_p > threshold if upper_tail else certify_p < threshold))
-    in_q = int(np.count_nonzero(certify_q > threshold if upper_tail else certify_q < threshold))
-    p_lower = clopper_pearson_lower(in_p, n, alpha)
-    q_upper = clopper_pearson_upper(in_q, certify_q.size, alpha)
-    return {
-        "event": f"y {'>' if upper_tail else '<'} {threshold!r}",
-        "count_first": in_p,
-        "count_second": in_q,
-        "certify_samples": n,
-        "p_lower": p_lower,
-        "q_upper": q_upper,
-        "epsilon_lower_bound": epsilon_lower_bound(p_lower, q_upper, delta),
-    }
+    _monte_carlo_budget(params)
 
 
 @register_checker(
@@ -168,48 +142,36 @@ def _certify_direction(
 def check_gaussian_threshold_monte_carlo(obligation: Obligation, context: CheckContext) -> Evidence:
     """Test an ApproxDP claim of the Gaussian mechanism from its outputs alone.
 
-    Samples the mechanism on the pair f(X) = 0, f(X') = Δ, picks the best threshold event
-    per direction on one half of the samples and certifies it on the other half with
-    one-sided Clopper–Pearson bounds. The four bounds (two per direction) share the
-    error budget 1 − confidence (union bound). ``violated`` only if a certified lower
-    bound on ε exceeds the claim; otherwise ``consistent``.
+    Samples the mechanism on the pair f(X) = 0, f(X') = Δ with the empirical engine
+    (:func:`dpaudit.checks.empirical.certify_privacy_lower_bound`): threshold events
+    in both tails and both orders of the pair are chosen on held-out draws and certified
+    on fresh ones with one-sided Clopper–Pearson bounds under a union bound.
+    ``violated`` only if a certified lower bound on ε exceeds the claim; otherwise
+    ``consistent``.
+
+    References:
+        Balle & Wang 2018, Theorem 8 (the pair is worst case); Jagielski, Ullman & Oprea 2020.
     """
     guarantee = _approx_dp_of(context.claim)
     mechanism = _gaussian_of(context.claim)
-    samples = int(obligation.params.get("samples", 10**6))
-    confidence = float(obligation.params.get("confidence", 0.95))
-    thresholds = int(obligation.params.get("thresholds", 200))
-    alpha = (1.0 - confidence) / 4.0
-    outputs_x = mechanism.release(np.zeros(1), rng=context.rng, size=samples)[:, 0]
-    outputs_y = mechanism.release(np.full(1, mechanism.sensitivity), rng=context.rng, size=samples)[:, 0]
-    directions = [
-        _certify_direction(outputs_x, outputs_y, False, thresholds, alpha, guarantee.delta),
-        _certify_direction(outputs_y, outputs_x, True, thresholds, alpha, guarantee.delta),
-    ]
-    best = max(directions, key=lambda item: item["epsilon_lower_bound"])
-    bound = best["epsilon_lower_bound"]
-    verdict = Verdict.VIOLATED if bound > guarantee.epsilon else Verdict.CONSISTENT
-    counterexample = None
-    if verdict is Verdict.VIOLATED:
-        counterexample = {"neighbours": {"f(X)": [0.0], "f(X')": [mechanism.sensitivity]}, "event": best["event"]}
-    return Evidence(
-        verdict=verdict,
-        summary=(
-            f"certified epsilon lower bound {bound:.4g} at {confidence:.0%} confidence vs claimed "
-            f"{guarantee.epsilon:g} ({samples} samples per side)"
-        ),
-        domain=f"the pair f(X) = 0, f(X') = {mechanism.sensitivity:g}; threshold events",
-        method="Monte Carlo, held-out threshold selection, one-sided Clopper-Pearson, union bound over 4 bounds",
-        measurements=(
-            Measurement(
-                quantity=f"epsilon at delta={guarantee.delta!r}",
-                claimed=guarantee.epsilon,
-                measured=bound,
-                margin=guarantee.epsilon - bound,
-                direction=f"lower bound at {confidence:.0%} confidence",
-            ),
-        ),
-        budget={"samples_per_side": samples, "confidence": confidence, "thresholds": thresholds},
-        counterexample=counterexample,
-        details={"directions": directions},
+    budget = _monte_carlo_budget(obligation.params)
+    pair = NeighbourPair(np.zeros(1), np.full(1, mechanism.sensitivity), f"f(X) = 0, f(X') = {mechanism.sensitivity:g}")
+    bound = certify_privacy_lower_bound(
+        mechanism,
+        [pair],
+        delta=guarantee.delta,
+        epsilon=guarantee.epsilon,
+        budget=budget,
+        seed=context.seed,
+        executor=context.executor,
     )
+    evidence = bound_evidence(
+        bound,
+        guarantee,
+        domain=f"the pair f(X) = 0, f(X') = {mechanism.sensitivity:g}; threshold events on the output",
+        method="Monte Carlo, held-out threshold selection, one-sided Clopper-Pearson with a union bound",
+    )
+    if evidence.counterexample is not None:
+        neighbours = {"neighbours": {"f(X)": [0.0], "f(X')": [mechanism.sensitivity]}}
+        evidence = replace(evidence, counterexample={**neighbours, **evidence.counterexample})
+    return evidence

@@ -1,43 +1,109 @@
-"""Exact binomial confidence bounds used by every Monte Carlo check."""
+"""Confidence bounds used by every Monte Carlo check: Clopper–Pearson and empirical Bernstein.
+
+The scalar functions validate their arguments; the ``*_array`` forms are their
+vectorised twins for event search (many candidate events at once).
+"""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from dpaudit._validation import check_integer, check_real
+from dpaudit.errors import InvalidArgument
 
-__all__ = ["clopper_pearson_lower", "clopper_pearson_upper", "epsilon_lower_bound"]
+__all__ = [
+    "clopper_pearson_interval",
+    "clopper_pearson_lower",
+    "clopper_pearson_lower_array",
+    "clopper_pearson_upper",
+    "clopper_pearson_upper_array",
+    "delta_lower_bound",
+    "empirical_bernstein_lower",
+    "epsilon_lower_bound",
+    "epsilon_lower_bound_array",
+]
+
+
+def _checked_counts(successes: int, trials: int, alpha: float) -> tuple[int, int, float]:
+    n = check_integer("trials", trials, low=1)
+    k = check_integer("successes", successes, low=0, high=n)
+    a = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+    return k, n, a
 
 
 def clopper_pearson_lower(successes: int, trials: int, alpha: float) -> float:
     """One-sided Clopper–Pearson lower bound: P[p >= bound] >= 1 − alpha.
 
+    Args:
+        successes: k, the number of trials in the event (0 <= k <= n).
+        trials: n >= 1.
+        alpha: the error probability, 0 < alpha < 1.
+
+    Returns:
+        The alpha quantile of Beta(k, n − k + 1); 0 when k = 0.
+
+    Raises:
+        InvalidArgument, InvalidType: for counts or alpha out of range.
+
     References:
-        Clopper & Pearson 1934; the bound is the alpha quantile of Beta(k, n − k + 1).
+        Clopper & Pearson 1934, Biometrika 26(4).
     """
-    n = check_integer("trials", trials, low=1)
-    k = check_integer("successes", successes, low=0, high=n)
-    a = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+    k, n, a = _checked_counts(successes, trials, alpha)
     if k == 0:
         return 0.0
-    return float(stats.beta.ppf(a, k, n - k + 1))
+    return float(special.betaincinv(k, n - k + 1, a))
 
 
 def clopper_pearson_upper(successes: int, trials: int, alpha: float) -> float:
     """One-sided Clopper–Pearson upper bound: P[p <= bound] >= 1 − alpha.
 
+    Returns:
+        The 1 − alpha quantile of Beta(k + 1, n − k); 1 when k = n.
+
     References:
-        Clopper & Pearson 1934; the bound is the 1 − alpha quantile of Beta(k + 1, n − k).
+        Clopper & Pearson 1934.
     """
-    n = check_integer("trials", trials, low=1)
-    k = check_integer("successes", successes, low=0, high=n)
-    a = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+    k, n, a = _checked_counts(successes, trials, alpha)
     if k == n:
         return 1.0
-    return float(stats.beta.isf(a, k + 1, n - k))
+    return 1.0 - float(special.betaincinv(n - k, k + 1, a))
+
+
+def clopper_pearson_interval(successes: int, trials: int, confidence: float) -> tuple[float, float]:
+    """Two-sided Clopper–Pearson interval at ``confidence`` (each tail gets (1 − confidence) / 2).
+
+    References:
+        Clopper & Pearson 1934.
+    """
+    level = check_real("confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True)
+    alpha = (1.0 - level) / 2.0
+    return clopper_pearson_lower(successes, trials, alpha), clopper_pearson_upper(successes, trials, alpha)
+
+
+def _array_counts(successes: np.ndarray, trials: int, alpha: float) -> tuple[np.ndarray, int, float]:
+    n = check_integer("trials", trials, low=1)
+    a = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+    k = np.asarray(successes)
+    if not np.issubdtype(k.dtype, np.integer) or (k.size and (k.min() < 0 or k.max() > n)):
+        raise InvalidArgument(f"successes: expected integer counts in [0, {n}]")
+    return k.astype(np.float64), n, a
+
+
+def clopper_pearson_lower_array(successes: np.ndarray, trials: int, alpha: float) -> np.ndarray:
+    """Vectorised :func:`clopper_pearson_lower` over an integer array of counts."""
+    k, n, a = _array_counts(successes, trials, alpha)
+    bound = special.betaincinv(np.maximum(k, 1.0), n - k + 1.0, a)
+    return np.where(k == 0, 0.0, bound)
+
+
+def clopper_pearson_upper_array(successes: np.ndarray, trials: int, alpha: float) -> np.ndarray:
+    """Vectorised :func:`clopper_pearson_upper` over an integer array of counts."""
+    k, n, a = _array_counts(successes, trials, alpha)
+    bound = 1.0 - special.betaincinv(np.maximum(n - k, 1.0), k + 1.0, a)
+    return np.where(k == n, 1.0, bound)
 
 
 def epsilon_lower_bound(p_lower: float, q_upper: float, delta: float) -> float:
@@ -46,9 +112,59 @@ def epsilon_lower_bound(p_lower: float, q_upper: float, delta: float) -> float:
     (ε, δ)-DP requires p <= e^ε q + δ, so any ε below ln((p_lower − δ) / q_upper) is
     refuted. Returns ``-inf`` when p_lower <= δ (the event refutes nothing) and ``inf``
     when q_upper is 0.
+
+    References:
+        Dwork & Roth 2014, Def. 2.4; Jagielski, Ullman & Oprea 2020, Sec. 4 (auditing by events).
     """
     if p_lower <= delta:
         return -math.inf
     if q_upper <= 0.0:
         return math.inf
     return float(np.log((p_lower - delta) / q_upper))
+
+
+def epsilon_lower_bound_array(p_lower: np.ndarray, q_upper: np.ndarray, delta: float) -> np.ndarray:
+    """Vectorised :func:`epsilon_lower_bound`."""
+    p = np.asarray(p_lower, dtype=np.float64)
+    q = np.asarray(q_upper, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bound = np.log(np.maximum(p - delta, 0.0)) - np.log(q)
+    bound = np.where(q <= 0.0, math.inf, bound)
+    return np.where(p <= delta, -math.inf, bound)
+
+
+def delta_lower_bound(p_lower: float, q_upper: float, epsilon: float) -> float:
+    """The δ implied at ``epsilon`` by an event with P[M(X) ∈ E] >= p_lower, P[M(X') ∈ E] <= q_upper.
+
+    Returns p_lower − e^ε q_upper (negative when the event refutes nothing).
+
+    References:
+        Dwork & Roth 2014, Def. 2.4.
+    """
+    eps = check_real("epsilon", epsilon, low=0.0)
+    return float(p_lower - math.exp(eps) * q_upper)
+
+
+def empirical_bernstein_lower(mean: float, variance: float, samples: int, alpha: float) -> float:
+    """Lower confidence bound on E[Z] for i.i.d. Z in [0, 1] from its sample mean and variance.
+
+    Args:
+        mean: the sample mean of n values in [0, 1].
+        variance: their unbiased sample variance.
+        samples: n >= 2.
+        alpha: the error probability.
+
+    Returns:
+        mean − sqrt(2 V ln(2/α) / n) − 7 ln(2/α) / (3 (n − 1)), which is <= E[Z] with
+        probability >= 1 − alpha.
+
+    References:
+        Maurer & Pontil 2009, "Empirical Bernstein bounds and sample variance penalization",
+        Theorem 4 (applied one-sided to 1 − Z, which keeps the same constants).
+    """
+    n = check_integer("samples", samples, low=2)
+    a = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+    m = check_real("mean", mean, low=0.0, high=1.0)
+    v = check_real("variance", variance, low=0.0)
+    log_term = math.log(2.0 / a)
+    return m - math.sqrt(2.0 * v * log_term / n) - 7.0 * log_term / (3.0 * (n - 1))

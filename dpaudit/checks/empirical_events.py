@@ -1,0 +1,231 @@
+"""Events for black-box auditing: projections of outputs, threshold events, and a logistic classifier.
+
+An event is ``{score(y) >= t}`` or ``{score(y) < t}`` for a scalar score of the output y.
+A coordinate score gives threshold events, a linear score gives half-space events, and
+the score of a logistic-regression classifier on output features (y, y²) gives the
+event family a classifier-based search looks for (in the spirit of DP-Sniper).
+Every class here is a frozen, picklable record so that chunks can run anywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize
+
+from dpaudit._validation import check_integer, check_real
+from dpaudit.errors import InvalidArgument, NumericalError
+
+__all__ = [
+    "CoordinateProjection",
+    "LinearProjection",
+    "Projection",
+    "QuadraticProjection",
+    "ThresholdEvent",
+    "ThresholdGrid",
+    "fit_logistic_projection",
+    "mean_difference_projection",
+]
+
+
+@dataclass(frozen=True)
+class CoordinateProjection:
+    """The score y[index] of a flattened output y (threshold events)."""
+
+    index: int
+
+    def scores(self, outputs: np.ndarray) -> np.ndarray:
+        """Scores of the rows of ``outputs`` (shape (n, d))."""
+        return outputs[:, self.index]
+
+    def describe(self) -> str:
+        """A short text for reports."""
+        return f"y[{self.index}]"
+
+
+@dataclass(frozen=True)
+class LinearProjection:
+    """The score w · y of a flattened output y (half-space events).
+
+    Attributes:
+        weights: the normal vector w, one entry per output coordinate.
+        origin: how w was chosen, for reports (``mean difference``, ``logistic regression``).
+    """
+
+    weights: tuple[float, ...]
+    origin: str
+
+    def scores(self, outputs: np.ndarray) -> np.ndarray:
+        """Scores of the rows of ``outputs`` (shape (n, d))."""
+        return outputs @ np.asarray(self.weights)
+
+    def describe(self) -> str:
+        """A short text for reports."""
+        shown = ", ".join(f"{w:.4g}" for w in self.weights[:6]) + (", ..." if len(self.weights) > 6 else "")
+        return f"w·y, w=({shown}) [{self.origin}]"
+
+
+@dataclass(frozen=True)
+class QuadraticProjection:
+    """The score a · y + b · y² (coordinatewise square) of a flattened output y.
+
+    Attributes:
+        linear: a, one entry per output coordinate.
+        quadratic: b, one entry per output coordinate.
+        origin: how the coefficients were chosen, for reports.
+    """
+
+    linear: tuple[float, ...]
+    quadratic: tuple[float, ...]
+    origin: str
+
+    def scores(self, outputs: np.ndarray) -> np.ndarray:
+        """Scores of the rows of ``outputs`` (shape (n, d))."""
+        return outputs @ np.asarray(self.linear) + (outputs * outputs) @ np.asarray(self.quadratic)
+
+    def describe(self) -> str:
+        """A short text for reports."""
+        a = ", ".join(f"{w:.4g}" for w in self.linear[:4])
+        b = ", ".join(f"{w:.4g}" for w in self.quadratic[:4])
+        return f"a·y + b·y², a=({a}), b=({b}) [{self.origin}]"
+
+
+Projection = CoordinateProjection | LinearProjection | QuadraticProjection
+
+
+@dataclass(frozen=True)
+class ThresholdEvent:
+    """The event ``{score(y) >= threshold}`` (``upper``) or ``{score(y) < threshold}``."""
+
+    projection: Projection
+    threshold: float
+    upper: bool
+
+    def indicator(self, scores: np.ndarray) -> np.ndarray:
+        """Boolean membership of each score in the event."""
+        return scores >= self.threshold if self.upper else scores < self.threshold
+
+    def describe(self) -> str:
+        """A short text for reports."""
+        return f"{self.projection.describe()} {'>=' if self.upper else '<'} {self.threshold!r}"
+
+
+@dataclass(frozen=True)
+class ThresholdGrid:
+    """Uniform candidate thresholds t_j = low + j · width, j = 0 … size − 1.
+
+    The histogram of a score on this grid has ``size + 1`` cells: cell 0 holds scores
+    below t_0 and cell j + 1 holds scores in [t_j, t_{j+1}) (the last cell is unbounded).
+    Histogram counts only *select* events; certification recounts the chosen event
+    with exact comparisons, so rounding at cell edges cannot bias a certified bound.
+    """
+
+    low: float
+    width: float
+    size: int
+
+    def __post_init__(self) -> None:
+        check_real("low", self.low)
+        check_real("width", self.width, low=0.0, low_open=True)
+        check_integer("size", self.size, low=1)
+
+    @classmethod
+    def spanning(cls, scores: np.ndarray, size: int) -> ThresholdGrid:
+        """A grid over the central range of ``scores``, widened by half its span on each side."""
+        check_integer("size", size, low=2)
+        low, high = np.quantile(scores, [0.0005, 0.9995])
+        span = float(high - low)
+        if not np.isfinite(span) or span <= 0.0:
+            span = max(abs(float(low)), 1.0)
+        start = float(low) - 0.5 * span
+        return cls(low=start, width=2.0 * span / (size - 1), size=size)
+
+    def thresholds(self) -> np.ndarray:
+        """The grid points t_0 … t_{size−1}."""
+        return self.low + self.width * np.arange(self.size)
+
+    def histogram(self, scores: np.ndarray) -> np.ndarray:
+        """Counts of ``scores`` in the ``size + 1`` cells (int64)."""
+        position = (scores - self.low) * (1.0 / self.width)
+        np.clip(position, -1.0, self.size - 1.0, out=position)
+        cells = np.floor(position).astype(np.int64) + 1
+        return np.bincount(cells, minlength=self.size + 1)
+
+    def tail_counts(self, histogram: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Counts of ``{score >= t_j}`` and ``{score < t_j}`` for every j, from a histogram."""
+        below = np.cumsum(histogram)[:-1]
+        total = int(histogram.sum())
+        return total - below, below
+
+
+def mean_difference_projection(first: np.ndarray, second: np.ndarray) -> LinearProjection:
+    """The half-space normal w = mean(first) − mean(second) (rows are outputs).
+
+    Raises:
+        InvalidArgument: when the means coincide (no direction to test along).
+    """
+    direction = first.mean(axis=0) - second.mean(axis=0)
+    norm = float(np.linalg.norm(direction))
+    if not np.isfinite(norm) or norm == 0.0:
+        raise InvalidArgument("the two output samples have the same mean: no mean-difference direction")
+    return LinearProjection(tuple(float(w) for w in direction / norm), "mean difference")
+
+
+def _logistic_loss(params: np.ndarray, features: np.ndarray, signs: np.ndarray, l2: float) -> tuple[float, np.ndarray]:
+    weights, bias = params[:-1], params[-1]
+    margins = signs * (features @ weights + bias)
+    loss = np.logaddexp(0.0, -margins).mean() + 0.5 * l2 * float(weights @ weights)
+    slope = -signs * np.exp(-np.logaddexp(0.0, margins)) / margins.size
+    gradient = np.empty_like(params)
+    gradient[:-1] = features.T @ slope + l2 * weights
+    gradient[-1] = slope.sum()
+    return float(loss), gradient
+
+
+def fit_logistic_projection(
+    first: np.ndarray, second: np.ndarray, *, quadratic: bool, l2: float = 1e-4
+) -> LinearProjection | QuadraticProjection:
+    """Fit a logistic regression telling ``first`` outputs (label 1) from ``second`` ones.
+
+    The fitted log-odds is monotone in the returned score, so thresholding the score
+    spans the events a posterior-threshold classifier would pick. Features are the
+    flattened output y, or (y, y²) when ``quadratic``; they are standardised for the
+    fit and the weights mapped back (the constant offset is dropped: it only shifts
+    thresholds).
+
+    Args:
+        first, second: outputs, shape (n, d) each.
+        quadratic: add coordinatewise squares to the features.
+        l2: ridge penalty on the standardised weights.
+
+    Returns:
+        The score as a :class:`LinearProjection` or :class:`QuadraticProjection`.
+
+    Raises:
+        NumericalError: when the optimiser fails.
+
+    References:
+        Bichsel, Steffen, Bogunovic & Vechev 2021, "DP-Sniper: Black-box discovery of
+        differential privacy violations using classifiers", IEEE S&P, Sec. IV (a classifier's
+        posterior ranks outputs; thresholding it yields the candidate events).
+    """
+    check_real("l2", l2, low=0.0)
+    pooled = np.concatenate([first, second])
+    features = np.concatenate([pooled, pooled * pooled], axis=1) if quadratic else pooled
+    centre = features.mean(axis=0)
+    scale = features.std(axis=0)
+    scale[scale == 0.0] = 1.0
+    standard = (features - centre) / scale
+    signs = np.concatenate([np.ones(first.shape[0]), -np.ones(second.shape[0])])
+    start = np.zeros(standard.shape[1] + 1)
+    result = optimize.minimize(_logistic_loss, start, args=(standard, signs, l2), jac=True, method="L-BFGS-B")
+    if not np.all(np.isfinite(result.x)):
+        raise NumericalError(f"logistic regression did not converge: {result.message}")
+    weights = result.x[:-1] / scale
+    d = first.shape[1]
+    if quadratic:
+        return QuadraticProjection(
+            tuple(float(w) for w in weights[:d]), tuple(float(w) for w in weights[d:]), "logistic regression on (y, y²)"
+        )
+    return LinearProjection(tuple(float(w) for w in weights), "logistic regression on y")

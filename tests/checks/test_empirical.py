@@ -1,0 +1,251 @@
+"""The black-box engine: tightness, soundness (no false alarms), mutants, event families, determinism."""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from dpaudit.audit.claims import Claim, MechanismSpec, Obligation, Source
+from dpaudit.audit.registry import CheckContext, get_checker
+from dpaudit.audit.verdicts import Verdict
+from dpaudit.checks.empirical import AuditBudget, bound_evidence, budget_from_params, certify_privacy_lower_bound
+from dpaudit.checks.empirical_sampling import NeighbourPair, ReleaseSampler, as_sampler, chunk_sizes, phase_seed
+from dpaudit.errors import CheckerError, InvalidArgument, InvalidType
+from dpaudit.mechanisms.gaussian import GaussianMechanism
+from dpaudit.privacy.guarantees import ApproxDP
+from dpaudit.privacy.relations import replace_one
+
+SUBNORMAL = 5e-324
+BELOW_ONE = 1 - 2**-53
+EXACT_EPSILON = 3.13867  # Gaussian sigma = 1, sensitivity 1, delta = 1e-3 (Balle & Wang 2018, Thm 8)
+TRUE_CLAIM = ApproxDP(3.1387, 1e-3)
+UNIT_PAIR = NeighbourPair(np.zeros(1), np.ones(1), "f(X) = 0, f(X') = 1")
+
+
+def _bound(mechanism, pairs, samples, seed=0, claim=TRUE_CLAIM, **budget):
+    return certify_privacy_lower_bound(
+        mechanism, pairs, delta=claim.delta, epsilon=claim.epsilon, budget=AuditBudget(samples, **budget), seed=seed
+    )
+
+
+@dataclass(frozen=True)
+class ScaleShiftSampler:
+    """M(X) = N(0, scale(X)^2): only the spread differs, so one-sided thresholds are weak."""
+
+    def __call__(self, data, n, rng):
+        return float(data[0]) * rng.standard_normal((n, 1))
+
+
+@dataclass(frozen=True)
+class WrongShapeSampler:
+    def __call__(self, data, n, rng):
+        return np.zeros((n + 1, 1))
+
+
+@dataclass(frozen=True)
+class NanSampler:
+    def __call__(self, data, n, rng):
+        return np.full((n, 1), np.nan)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"samples": 99}, "samples"),
+        ({"samples": 1.0e6}, "samples"),
+        ({"confidence": 1.0}, "confidence"),
+        ({"confidence": BELOW_ONE - 0.5}, "confidence"),
+        ({"confidence": float("nan")}, "confidence"),
+        ({"thresholds": 1}, "thresholds"),
+        ({"selection_fraction": 0.0}, "selection_fraction"),
+        ({"selection_fraction": -0.0}, "selection_fraction"),
+        ({"selection_fraction": 1.0}, "selection_fraction"),
+        ({"selection_fraction": float("inf")}, "selection_fraction"),
+        ({"chunk_size": 0}, "chunk_size"),
+        ({"events": ()}, "events"),
+        ({"events": ("threshold", "sniper")}, "events"),
+        ({"max_pairs": 0}, "max_pairs"),
+    ],
+)
+def test_invalid_budgets(changes, message):
+    with pytest.raises((InvalidArgument, InvalidType), match=message):
+        AuditBudget(**{"samples": 1000, **changes})
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{}, {"confidence": 0.5}, {"confidence": BELOW_ONE}, {"selection_fraction": SUBNORMAL}, {"chunk_size": 1}],
+)
+def test_valid_budgets_split_every_sample(changes):
+    budget = AuditBudget(**{"samples": 1000, **changes})
+    assert budget.pilot + budget.selection + budget.certification == 1000
+    assert min(budget.pilot, budget.selection, budget.certification) >= 1
+
+
+def test_budget_from_params_rejects_unknown_keys():
+    assert budget_from_params({"events": "classifier"}, default_samples=500).events == ("classifier",)
+    with pytest.raises(InvalidArgument, match="unknown params"):
+        budget_from_params({"sample": 10}, default_samples=500)
+
+
+@pytest.mark.parametrize(("total", "size", "expected"), [(0, 5, ()), (5, 5, (5,)), (12, 5, (5, 5, 2)), (3, 1, (1, 1, 1))])
+def test_chunk_layout_depends_only_on_total_and_size(total, size, expected):
+    assert chunk_sizes(total, size) == expected
+
+
+def test_phase_seeds_do_not_depend_on_spawn_counters():
+    root = np.random.SeedSequence(5)
+    first = phase_seed(root, 0, 1, 2).generate_state(2)
+    root.spawn(3)
+    assert np.array_equal(phase_seed(root, 0, 1, 2).generate_state(2), first)
+    assert not np.array_equal(phase_seed(root, 0, 1, 3).generate_state(2), first)
+
+
+def test_samplers_from_mechanisms_and_callables():
+    mechanism = GaussianMechanism(1.0, 1.0)
+    assert as_sampler(mechanism) == ReleaseSampler(mechanism, batched=True)
+    sampler = ScaleShiftSampler()
+    assert as_sampler(sampler) is sampler
+    with pytest.raises(InvalidType):
+        as_sampler(3)
+    unbatched = ReleaseSampler(mechanism, batched=False)
+    assert unbatched(np.zeros(2), 5, np.random.default_rng(0)).shape == (5, 2)
+
+
+@pytest.mark.parametrize(("sampler", "message"), [(WrongShapeSampler(), "shape"), (NanSampler(), "non-finite")])
+def test_bad_sampler_output_is_a_checker_error(sampler, message):
+    with pytest.raises(CheckerError, match=message):
+        _bound(sampler, [UNIT_PAIR], 1000)
+
+
+def test_acceptance_gaussian_ten_million_samples_is_within_ten_percent():
+    """Issue 10 acceptance: sigma = 1, sensitivity 1, delta = 1e-3, 10^7 samples per side, 95%."""
+    bound = _bound(GaussianMechanism(1.0, 1.0), [UNIT_PAIR], 10**7, events=("threshold",))
+    assert 0.9 * EXACT_EPSILON <= bound.epsilon_lower_bound < EXACT_EPSILON
+
+
+def test_one_million_samples_is_within_twelve_percent():
+    bound = _bound(GaussianMechanism(1.0, 1.0), [UNIT_PAIR], 10**6)
+    assert 0.88 * EXACT_EPSILON <= bound.epsilon_lower_bound < EXACT_EPSILON
+    assert bound.delta_lower_bound is not None and 0.0 <= bound.delta_lower_bound < 1e-3
+
+
+def test_no_false_alarm_in_twenty_runs_on_the_tightest_true_claim():
+    """The claim is the exact epsilon rounded up: any violation would be a false alarm."""
+    mechanism = GaussianMechanism(1.0, 1.0)
+    planar = NeighbourPair(np.zeros(2), np.array([0.6, 0.8]), "planar")
+    for seed in range(20):
+        bound = _bound(mechanism, [UNIT_PAIR, planar], 20_000, seed=seed, max_pairs=2)
+        evidence = bound_evidence(bound, TRUE_CLAIM, domain="d", method="m")
+        assert evidence.verdict is Verdict.CONSISTENT, seed
+        assert bound.epsilon_lower_bound < EXACT_EPSILON
+
+
+@pytest.mark.parametrize(
+    ("mechanism", "pair"),
+    [
+        (GaussianMechanism(0.5, 1.0), UNIT_PAIR),
+        (GaussianMechanism(1.0, 1.0), NeighbourPair(np.zeros(1), np.full(1, 2.0), "sensitivity 2, not 1")),
+    ],
+    ids=["sigma-halved", "sensitivity-mis-stated"],
+)
+def test_gaussian_mutants_are_violated_with_a_counterexample(mechanism, pair):
+    bound = _bound(mechanism, [pair], 20_000)
+    evidence = bound_evidence(bound, TRUE_CLAIM, domain="d", method="m")
+    assert evidence.verdict is Verdict.VIOLATED
+    assert evidence.measurements[0].measured > TRUE_CLAIM.epsilon
+    assert evidence.counterexample["pair"] == pair.label
+    assert evidence.budget["events_certified"] == len(bound.events) >= 1
+
+
+def test_classifier_events_beat_thresholds_when_only_the_spread_differs():
+    pair = NeighbourPair(np.array([1.0]), np.array([3.0]), "spread 1 vs 3")
+    claim = ApproxDP(10.0, 1e-3)
+    thresholds = _bound(ScaleShiftSampler(), [pair], 40_000, claim=claim, events=("threshold",))
+    classifier = _bound(ScaleShiftSampler(), [pair], 40_000, claim=claim, events=("classifier",))
+    assert classifier.epsilon_lower_bound > thresholds.epsilon_lower_bound + 0.3
+    assert "y²" in classifier.best_event.event
+
+
+def test_half_spaces_beat_coordinates_on_a_diagonal_shift():
+    pair = NeighbourPair(np.zeros(4), np.full(4, 0.5), "diagonal")
+    coordinates = _bound(GaussianMechanism(1.0, 1.0), [pair], 40_000, events=("threshold",))
+    halfspaces = _bound(GaussianMechanism(1.0, 1.0), [pair], 40_000, events=("halfspace",))
+    assert halfspaces.epsilon_lower_bound > coordinates.epsilon_lower_bound + 0.5
+
+
+def test_pilot_screening_keeps_the_most_distinguishable_pair():
+    pairs = [NeighbourPair(np.zeros(1), np.full(1, d), f"distance {d}") for d in (0.05, 1.0, 0.1)]
+    bound = _bound(GaussianMechanism(1.0, 1.0), pairs, 20_000, max_pairs=1)
+    assert bound.pairs == (3, 1)
+    assert {event.pair for event in bound.events} == {"distance 1.0"}
+
+
+def test_invalid_engine_arguments():
+    mechanism = GaussianMechanism(1.0, 1.0)
+    with pytest.raises(InvalidArgument, match="pairs"):
+        _bound(mechanism, [], 1000)
+    with pytest.raises(InvalidArgument, match="delta"):
+        certify_privacy_lower_bound(
+            mechanism, [UNIT_PAIR], delta=1.0, budget=AuditBudget(1000), seed=0
+        )
+
+
+def _claim(obligation, sigma=1.0):
+    return Claim(
+        id="gaussian-empirical",
+        title="t",
+        mechanism=MechanismSpec("gaussian", {"sigma": sigma, "sensitivity": 1.0}),
+        guarantee=TRUE_CLAIM,
+        relations=(replace_one(),),
+        source=Source("Balle & Wang 2018", "Theorem 8"),
+        obligations=(obligation,),
+    )
+
+
+def _run(params, sigma=1.0, candidate=None):
+    obligation = Obligation("empirical", "no event refutes the claim", "empirical_epsilon_lower_bound", params)
+    claim = _claim(obligation, sigma)
+    entry = get_checker("empirical_epsilon_lower_bound")
+    entry.validate(params, claim)
+    seed = np.random.SeedSequence(4)
+    context = CheckContext(claim, replace_one(), np.random.default_rng(seed), seed, candidate=candidate)
+    return entry.function(obligation, context)
+
+
+PAIRS = [{"first": [0.0], "second": [1.0], "label": "worst"}]
+
+
+def test_checker_on_reference_and_on_a_candidate():
+    assert _run({"samples": 20_000, "pairs": PAIRS}).verdict is Verdict.CONSISTENT
+    evidence = _run({"samples": 20_000, "pairs": PAIRS}, candidate=GaussianMechanism(0.5, 1.0))
+    assert evidence.verdict is Verdict.VIOLATED
+    assert evidence.details["events_tried"] > 0
+    assert evidence.budget["samples_per_side"] == 20_000
+
+
+def test_checker_is_reproducible_for_a_seed():
+    first = _run({"samples": 5_000, "pairs": PAIRS})
+    second = _run({"samples": 5_000, "pairs": PAIRS})
+    assert first.to_json() == second.to_json()
+
+
+@pytest.mark.parametrize(
+    ("params", "error"),
+    [
+        ({"pairs": []}, InvalidArgument),
+        ({"pairs": [{"first": [0.0]}]}, InvalidArgument),
+        ({"pairs": [{"first": [0.0], "second": [float("nan")]}]}, InvalidArgument),
+        ({"pairs": PAIRS, "samples": 10}, InvalidArgument),
+        ({"pairs": PAIRS, "unknown": 1}, InvalidArgument),
+    ],
+)
+def test_checker_rejects_bad_params(params, error):
+    obligation = Obligation("empirical", "s", "empirical_epsilon_lower_bound", params)
+    with pytest.raises(error):
+        get_checker("empirical_epsilon_lower_bound").validate(params, _claim(obligation))
+
+
+def test_checker_without_pairs_says_how_to_give_them():
+    with pytest.raises(CheckerError, match="pairs"):
+        _run({"samples": 1000})

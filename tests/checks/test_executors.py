@@ -1,0 +1,79 @@
+"""The executor layer: make_executor forms, ordered results, progress bar, optional Dask."""
+
+import operator
+import sys
+from concurrent.futures import Executor, ThreadPoolExecutor
+
+import pytest
+
+from dpaudit.checks.executors import SerialExecutor, make_executor, run_tasks
+from dpaudit.errors import InvalidArgument, InvalidType
+
+
+def _square(x):
+    return x * x
+
+
+def _fail(x):
+    raise ZeroDivisionError(x)
+
+
+@pytest.mark.parametrize("spec", ["serial", "thread", "thread:2", "process:1", " serial "])
+def test_valid_specs_give_working_executors(spec):
+    with make_executor(spec) as executor:
+        assert isinstance(executor, Executor)
+        assert run_tasks(operator.neg, [3, 1, 2], executor=executor, progress=False) == [-3, -1, -2]
+
+
+@pytest.mark.parametrize(
+    ("spec", "error"),
+    [
+        ("", InvalidArgument),
+        ("process:0", InvalidArgument),
+        ("process:-1", InvalidArgument),
+        ("process:two", InvalidArgument),
+        ("thread:1.5", InvalidArgument),
+        ("serial:2", InvalidArgument),
+        ("cluster", InvalidArgument),
+        ("dask://", InvalidArgument),
+        (4, InvalidType),
+        (None, InvalidType),
+    ],
+)
+def test_invalid_specs(spec, error):
+    with pytest.raises(error, match="executor="):
+        make_executor(spec)
+
+
+def test_existing_executor_is_returned_as_is():
+    with ThreadPoolExecutor(1) as pool:
+        assert make_executor(pool) is pool
+
+
+def test_serial_executor_carries_exceptions_and_refuses_after_shutdown():
+    executor = SerialExecutor()
+    future = executor.submit(_fail, 1)
+    with pytest.raises(ZeroDivisionError):
+        future.result()
+    executor.shutdown()
+    with pytest.raises(RuntimeError):
+        executor.submit(_square, 2)
+
+
+def test_run_tasks_in_process_and_errors_propagate():
+    assert run_tasks(_square, [], progress=False) == []
+    with pytest.raises(ZeroDivisionError):
+        run_tasks(_fail, [1], executor=SerialExecutor(), progress=False)
+
+
+def test_progress_bar_only_when_asked_or_on_a_terminal(capsys):
+    run_tasks(_square, [1, 2], progress=True, label="demo")
+    assert "demo [" in capsys.readouterr().err
+    run_tasks(_square, [1, 2], progress=None)
+    assert capsys.readouterr().err == ""
+
+
+def test_dask_address_without_dask_gives_a_clear_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(InvalidArgument, match="optional 'dask' extra"):
+        make_executor("dask://127.0.0.1:8786")
