@@ -32,6 +32,8 @@ class CheckContext:
         quick: use the reduced budgets a spec states for ``--quick`` runs.
         executor: where to run parallel work (``None``: run in process).
         candidate: a loaded candidate implementation, when auditing one.
+        mechanism_factory: builds the mechanism under audit from the claim's public
+            parameters instead of the registered reference (used to audit mutants).
     """
 
     claim: Claim
@@ -41,6 +43,19 @@ class CheckContext:
     quick: bool = False
     executor: Executor | None = None
     candidate: Any = None
+    mechanism_factory: Callable[..., Any] | None = None
+
+    def mechanism(self) -> Any:
+        """The mechanism under audit: the mutant or override when one is set, else the reference.
+
+        Raises:
+            InvalidArgument: if the claim's parameters do not fit the mechanism.
+        """
+        from dpaudit.mechanisms.registry import build_mechanism
+
+        if self.mechanism_factory is not None:
+            return self.mechanism_factory(**self.claim.mechanism.params)
+        return build_mechanism(self.claim.mechanism.name, self.claim.mechanism.params)
 
 
 CheckerFunction = Callable[["Obligation", CheckContext], "Evidence"]

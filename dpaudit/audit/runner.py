@@ -6,7 +6,7 @@ import hashlib
 import platform
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -154,6 +154,7 @@ def _run_obligation(
     quick: bool,
     executor: Executor | None,
     candidate: Any,
+    mechanism_factory: Callable[..., Any] | None = None,
 ) -> ObligationResult:
     sequence = obligation_seed(seed, claim, relation, obligation)
     run = obligation.for_run(quick=quick)
@@ -165,6 +166,7 @@ def _run_obligation(
         quick=quick,
         executor=executor,
         candidate=candidate,
+        mechanism_factory=mechanism_factory,
     )
     start = time.perf_counter()
     internal = False
@@ -198,12 +200,16 @@ def run_claim(
     spec_path: str | None = None,
     executor: Executor | None = None,
     candidate: Any = None,
+    mechanism_factory: Callable[..., Any] | None = None,
 ) -> ClaimResult:
-    """Audit ``claim`` under each of its relations; every obligation gets its own seeded stream."""
+    """Audit ``claim`` under each of its relations; every obligation gets its own seeded stream.
+
+    ``mechanism_factory`` replaces the registered reference mechanism (to audit a mutant).
+    """
     relations = []
     for relation in claim.relations:
         results = tuple(
-            _run_obligation(obligation, claim, relation, seed, quick, executor, candidate)
+            _run_obligation(obligation, claim, relation, seed, quick, executor, candidate, mechanism_factory)
             for obligation in claim.obligations
         )
         verdict = combine_verdicts(result.evidence.verdict for result in results)

@@ -35,9 +35,13 @@ def _approx_dp_of(claim: Claim) -> ApproxDP:
     return claim.guarantee
 
 
-def _gaussian_of(claim: Claim) -> Any:
+def _gaussian_of(source: Claim | CheckContext) -> Any:
+    """The Gaussian mechanism under audit (a mutant when the context carries one)."""
+    claim = source.claim if isinstance(source, CheckContext) else source
     if claim.mechanism.name != "gaussian":
         raise InvalidArgument(f"claim {claim.id!r}: mechanism={claim.mechanism.name!r}: this checker needs 'gaussian'")
+    if isinstance(source, CheckContext):
+        return source.mechanism()
     return build_mechanism(claim.mechanism.name, claim.mechanism.params)
 
 
@@ -65,7 +69,7 @@ def check_gaussian_exact_profile(obligation: Obligation, context: CheckContext) 
         Balle & Wang 2018, Theorem 8.
     """
     guarantee = _approx_dp_of(context.claim)
-    mechanism = _gaussian_of(context.claim)
+    mechanism = _gaussian_of(context)
     digits = int(obligation.params.get("digits", 60))
     exact = gaussian_delta(guarantee.epsilon, mechanism.sensitivity, mechanism.sigma, digits=digits)
     eps_low, eps_high = gaussian_epsilon(guarantee.delta, mechanism.sensitivity, mechanism.sigma, digits=digits)
@@ -153,7 +157,7 @@ def check_gaussian_threshold_monte_carlo(obligation: Obligation, context: CheckC
         Balle & Wang 2018, Theorem 8 (the pair is worst case); Jagielski, Ullman & Oprea 2020.
     """
     guarantee = _approx_dp_of(context.claim)
-    mechanism = _gaussian_of(context.claim)
+    mechanism = _gaussian_of(context)
     budget = _monte_carlo_budget(obligation.params)
     pair = NeighbourPair(np.zeros(1), np.full(1, mechanism.sensitivity), f"f(X) = 0, f(X') = {mechanism.sensitivity:g}")
     bound = certify_privacy_lower_bound(
