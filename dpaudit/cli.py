@@ -148,6 +148,7 @@ def _command_report(arguments: argparse.Namespace) -> int:
     else:
         text = render_markdown(document)
     if arguments.output:
+        Path(arguments.output).parent.mkdir(parents=True, exist_ok=True)
         Path(arguments.output).write_text(text, encoding="utf-8")
     else:
         print(text)

@@ -54,6 +54,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from dpaudit.errors import InvalidArgument, InvalidType
 from dpaudit.report.values import to_float
 
@@ -251,7 +253,7 @@ def comparison_figure(title: str, relation: dict[str, Any]) -> dict[str, Any] | 
     return {
         "kind": "comparison",
         "title": title,
-        "x_label": "measured / claimed (the claim is the line at 1)",
+        "x_label": "measured / claimed (claim = dashed line at 1)",
         "y_label": "",
         "rows": rows,
         "caption": "Each measurement divided by its claimed value; bars are the stated enclosures. "
@@ -357,7 +359,7 @@ def render_svg(figure: dict[str, Any]) -> str:
     import matplotlib
     from matplotlib.figure import Figure
 
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(_RC), np.errstate(all="ignore"):
         height = 3.4 if figure["kind"] != "comparison" else 1.3 + 0.32 * min(len(figure["rows"]), MAX_COMPARISON_ROWS)
         canvas = Figure(figsize=(7.0, height), layout="constrained")
         axes = canvas.add_subplot()

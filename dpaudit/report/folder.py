@@ -52,20 +52,23 @@ def write_figures(figures: list[Any], folder: Path, *, prune: bool = False) -> t
     return tuple(written)
 
 
-def write_report_folder(document: dict[str, Any], out: str | Path, *, fail_on: str = "violated") -> ReportFiles:
+def write_report_folder(
+    document: dict[str, Any], out: str | Path, *, fail_on: str = "violated", figures: list[Any] | None = None
+) -> ReportFiles:
     """Write every rendering of a report document into the folder ``out``.
 
     Args:
         document: the report document (the JSON form of an ``AuditReport``).
         out: the output folder; created when missing. Stale ``figures/*.svg`` are removed.
         fail_on: the ``--fail-on`` policy the JUnit file follows for ``inconclusive``.
+        figures: the document's figures if already drawn by :func:`collect_figures`.
 
     Returns:
         The paths written.
     """
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    figures = collect_figures(document)
+    figures = collect_figures(document) if figures is None else figures
     json_path = write_report(document, folder / "audit.json")
     figure_paths = write_figures(figures, folder / FIGURE_DIR, prune=True)
     markdown_path = folder / "audit.md"

@@ -46,9 +46,11 @@ def _slug(text: str) -> str:
 
 
 def _pretty(value: Any) -> str:
+    """Text as is; other values as JSON, on one line when short."""
     if isinstance(value, str):
         return value
-    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, default=str)
+    compact = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return compact if len(compact) <= 100 else json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def _pairs(mapping: Any) -> list[tuple[str, str]]:
