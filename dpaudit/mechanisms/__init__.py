@@ -4,11 +4,13 @@ from dpaudit.mechanisms.dirichlet import DirichletMechanism
 from dpaudit.mechanisms.gaussian import GaussianMechanism
 from dpaudit.mechanisms.gpope import GPOPE
 from dpaudit.mechanisms.registry import build_mechanism, list_mechanisms, register_mechanism
+from dpaudit.mechanisms.smooth_gaussian import SmoothGaussianMechanism
 
 __all__ = [
     "GPOPE",
     "DirichletMechanism",
     "GaussianMechanism",
+    "SmoothGaussianMechanism",
     "build_mechanism",
     "list_mechanisms",
     "register_mechanism",

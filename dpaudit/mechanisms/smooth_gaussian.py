@@ -1,0 +1,267 @@
+"""Gaussian output perturbation with a data-dependent variance (smooth sensitivity).
+
+The release is θ_X + N(0, σ_X² I_d) with σ_X = α · S(X), where S is an upper bound on the
+local L2 sensitivity that changes by at most a factor e^{β/2} between neighbours; then
+σ_X >= α ‖θ_X − θ_X'‖₂ and |ln σ_X² − ln σ_X'²| <= β are conditions (a) and (b) of
+Lemma 1. The constants (α, β) come from a named set: the main-text Lemma 1, the
+supplementary Lemma 1, or the tight set certified by :mod:`dpaudit.privacy.calibration`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from dpaudit._validation import check_choice, check_finite_array, check_integer, check_real
+from dpaudit.errors import InvalidArgument
+from dpaudit.mechanisms.registry import register_mechanism
+from dpaudit.privacy.calibration import calibrate_smooth_gaussian
+from dpaudit.rng import normalize_rng
+
+__all__ = [
+    "CONSTANT_SETS",
+    "SmoothGaussianConstants",
+    "SmoothGaussianMechanism",
+    "main_text_constants",
+    "smallest_smooth_upper_bound",
+    "smooth_gaussian_constants",
+    "supplementary_constants",
+    "tight_constants",
+]
+
+
+@dataclass(frozen=True)
+class SmoothGaussianConstants:
+    """A named constant set (α, β) of Lemma 1 for one (ε, δ, d).
+
+    Attributes:
+        name: ``main_text``, ``supplementary`` or ``tight``.
+        epsilon, delta, dim: the guarantee and dimension the constants are for.
+        alpha: α of condition (a), σ_X >= α ‖μ_X − μ_X'‖₂.
+        beta: β of condition (b), |ln σ_X² − ln σ_X'²| <= β.
+        source: where the constants are stated.
+        preconditions: the source's preconditions on (ε, δ, d), in words.
+        preconditions_met: whether they hold for these (ε, δ, d).
+    """
+
+    name: str
+    epsilon: float
+    delta: float
+    dim: int
+    alpha: float
+    beta: float
+    source: str
+    preconditions: tuple[str, ...] = ()
+    preconditions_met: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "name": self.name,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "dim": self.dim,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "source": self.source,
+            "preconditions": list(self.preconditions),
+            "preconditions_met": self.preconditions_met,
+        }
+
+
+def _check_target(epsilon: float, delta: float, dim: int) -> tuple[float, float, int]:
+    return (
+        check_real("epsilon", epsilon, low=0.0, low_open=True),
+        check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True),
+        check_integer("dim", dim, low=1),
+    )
+
+
+def main_text_constants(epsilon: float, delta: float, dim: int) -> SmoothGaussianConstants:
+    """Lemma 1 of the main text: α = 5√(2 ln(2/δ))/ε, β = ε/(4d + 4 ln(2/δ)); no stated preconditions.
+
+    References:
+        Balle, Gomrokchi & Precup 2016, Lemma 1 (Sec. 4, attributed to Nissim et al. 2011);
+        the same constants in Algorithms 1 and 2 (β written ε/(4(d + ln(2/δ)))).
+    """
+    epsilon, delta, dim = _check_target(epsilon, delta, dim)
+    log_term = math.log(2 / delta)
+    return SmoothGaussianConstants(
+        name="main_text",
+        epsilon=epsilon,
+        delta=delta,
+        dim=dim,
+        alpha=5 * math.sqrt(2 * log_term) / epsilon,
+        beta=epsilon / (4 * dim + 4 * log_term),
+        source="Balle, Gomrokchi & Precup 2016, Lemma 1 (main text, Sec. 4); Algorithms 1-2",
+    )
+
+
+SUPPLEMENTARY_PRECONDITIONS = ("epsilon <= 5", "beta <= ln 2")
+
+
+def supplementary_constants(epsilon: float, delta: float, dim: int) -> SmoothGaussianConstants:
+    """Supplementary Lemma 1: α = 15√(2 ln(4/δ))/ε, β = (2 ln 2) ε / (5 (√d + √(2 ln(4/δ)))²).
+
+    The statement writes β as "(2 ln 2)ε/5(√d + √(2 ln(4/δ)))²"; the proof (eq. (18) with
+    ϵ = ε/5) fixes the reading with the square in the denominator. Preconditions: ε <= 5
+    and β <= ln 2 (``preconditions_met`` says whether they hold).
+
+    References:
+        Balle, Gomrokchi & Precup 2016, supplementary material, Lemma 1 and eqs. (6), (7), (17), (18)
+        (appendix Lemma 14 of the arXiv version).
+    """
+    epsilon, delta, dim = _check_target(epsilon, delta, dim)
+    log_term = math.log(4 / delta)
+    beta = 2 * math.log(2) * epsilon / (5 * (math.sqrt(dim) + math.sqrt(2 * log_term)) ** 2)
+    return SmoothGaussianConstants(
+        name="supplementary",
+        epsilon=epsilon,
+        delta=delta,
+        dim=dim,
+        alpha=15 * math.sqrt(2 * log_term) / epsilon,
+        beta=beta,
+        source="Balle, Gomrokchi & Precup 2016, supplementary Lemma 1 (Lemma 14 of the appendix)",
+        preconditions=SUPPLEMENTARY_PRECONDITIONS,
+        preconditions_met=epsilon <= 5 and beta <= math.log(2),
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _tight(epsilon: float, delta: float, dim: int) -> SmoothGaussianConstants:
+    calibration = calibrate_smooth_gaussian(epsilon, delta, dim, pareto_points=0)
+    return SmoothGaussianConstants(
+        name="tight",
+        epsilon=epsilon,
+        delta=delta,
+        dim=dim,
+        alpha=calibration.alpha,
+        beta=calibration.beta,
+        source=(
+            "dpaudit calibration: smallest alpha for the main-text beta whose exact worst-case delta "
+            f"is <= delta (certified {mpmath.nstr(calibration.certified_delta.value, 12)} at {calibration.digits} digits)"
+        ),
+    )
+
+
+def tight_constants(epsilon: float, delta: float, dim: int) -> SmoothGaussianConstants:
+    """The main-text β with the smallest α certified by the exact profile (cached per (ε, δ, d)).
+
+    References:
+        :func:`dpaudit.privacy.calibration.calibrate_smooth_gaussian`.
+    """
+    return _tight(*_check_target(epsilon, delta, dim))
+
+
+CONSTANT_SETS: dict[str, Callable[[float, float, int], SmoothGaussianConstants]] = {
+    "main_text": main_text_constants,
+    "supplementary": supplementary_constants,
+    "tight": tight_constants,
+}
+
+
+def smooth_gaussian_constants(name: str, epsilon: float, delta: float, dim: int) -> SmoothGaussianConstants:
+    """The constant set ``name`` (``main_text``, ``supplementary`` or ``tight``) for (ε, δ, d).
+
+    Raises:
+        InvalidArgument: for an unknown name (listing the known ones) or bad (ε, δ, d).
+    """
+    check_choice("constants", name, tuple(CONSTANT_SETS))
+    return CONSTANT_SETS[name](epsilon, delta, dim)
+
+
+def smallest_smooth_upper_bound(local_bounds: Any, beta: float) -> np.ndarray:
+    """The smallest β-smooth upper bound ψ = max_k e^{−kβ} φ_k of Lemma 4, from the values φ_k.
+
+    Args:
+        local_bounds: φ_k for k = 0..K along the last axis, where φ_k(v) is the largest value of
+            φ on signatures within ℓ∞ distance k of v. Entries must be finite, >= 0 and
+            nondecreasing in k, and φ_k must be constant for k >= K (as for φ_X(k) with
+            k >= K_X in DP-LSW), so the supremum over k >= 0 is attained within 0..K.
+        beta: β > 0.
+
+    Returns:
+        ψ, an array with the last axis removed (a 0-d array for a 1-d input).
+
+    Raises:
+        InvalidArgument: for non-finite, negative or decreasing φ_k, or β <= 0.
+
+    References:
+        Balle, Gomrokchi & Precup 2016, Lemma 4, eq. (16) (after Nissim et al. 2007).
+    """
+    beta = check_real("beta", beta, low=0.0, low_open=True)
+    values = check_finite_array("local_bounds", local_bounds, nonnegative=True)
+    if values.ndim == 0 or values.shape[-1] == 0:
+        raise InvalidArgument("local_bounds: expected phi_k for k = 0..K along the last axis")
+    if (np.diff(values, axis=-1) < 0).any():
+        raise InvalidArgument("local_bounds: phi_k must be nondecreasing in k (a maximum over growing balls)")
+    discounts = np.exp(-beta * np.arange(values.shape[-1]))
+    return np.max(values * discounts, axis=-1)
+
+
+@register_mechanism(
+    "smooth_gaussian",
+    description="theta_X + N(0, (alpha S(X))^2 I) with a smooth sensitivity bound S (Balle et al. 2016, Lemma 1)",
+)
+@dataclass(frozen=True)
+class SmoothGaussianMechanism:
+    """Gaussian output perturbation with σ_X = α · S(X) for a named constant set.
+
+    The data are θ_X (the vector to release) and S(X), an upper bound on the local L2
+    sensitivity with |ln S(X) − ln S(X')| <= β/2 for neighbours, so that Lemma 1's
+    conditions (a) and (b) hold with the set's (α, β).
+
+    Attributes:
+        epsilon, delta: the target guarantee.
+        dim: the dimension d of θ_X.
+        constants: the constant-set name (``main_text``, ``supplementary``, ``tight``).
+        parameters: the resolved constants (computed at construction).
+
+    Raises:
+        InvalidArgument: for bad arguments, or the supplementary set outside its preconditions.
+
+    References:
+        Balle, Gomrokchi & Precup 2016, Lemma 1; Algorithms 1-2 (σ_X built from ψ_X).
+    """
+
+    epsilon: float
+    delta: float
+    dim: int
+    constants: str = "main_text"
+    parameters: SmoothGaussianConstants = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        epsilon, delta, dim = _check_target(self.epsilon, self.delta, self.dim)
+        object.__setattr__(self, "epsilon", epsilon)
+        object.__setattr__(self, "delta", delta)
+        object.__setattr__(self, "dim", dim)
+        parameters = smooth_gaussian_constants(self.constants, epsilon, delta, dim)
+        if not parameters.preconditions_met:
+            raise InvalidArgument(
+                f"constants={self.constants!r}: preconditions {list(parameters.preconditions)} fail at "
+                f"epsilon={epsilon!r}, delta={delta!r}, dim={dim} (beta={parameters.beta!r})"
+            )
+        object.__setattr__(self, "parameters", parameters)
+
+    def noise_scale(self, smooth_bound: float) -> float:
+        """σ_X = α · S(X) for a smooth bound S(X) > 0."""
+        bound = check_real("smooth_bound", smooth_bound, low=0.0, low_open=True)
+        return self.parameters.alpha * bound
+
+    def gaussian_view(self, theta: Any, smooth_bound: float) -> tuple[np.ndarray, float]:
+        """White-box view: the mean θ_X and the standard deviation σ_X = α · S(X)."""
+        mean = check_finite_array("theta", theta, shape=(self.dim,))
+        return mean, self.noise_scale(smooth_bound)
+
+    def release(self, theta: Any, smooth_bound: float, *, rng: Any, size: int | None = None) -> np.ndarray:
+        """Return θ_X + N(0, σ_X² I_d); with ``size``, a batch of ``size`` independent releases (rows)."""
+        mean, sigma = self.gaussian_view(theta, smooth_bound)
+        generator = normalize_rng(rng)
+        shape = mean.shape if size is None else (check_integer("size", size, low=1), *mean.shape)
+        return mean + sigma * generator.standard_normal(shape)
