@@ -1,0 +1,1 @@
+"""Accountants with controlled precision: RDP, moments accountant, PLD and conversions."""
