@@ -286,7 +286,7 @@ def _draw_comparison(axes: Any, figure: dict[str, Any]) -> str:
             axes.plot(ends, [position, position], color=colour, linewidth=3, alpha=0.6, solid_capstyle="butt")
         axes.plot([ratio], [position], marker="o", color=colour, markersize=6, linestyle="none")
         side = "≤" if row.get("safe", "below") == "below" else "≥"
-        labels.append(_plain(textwrap.shorten(f"{row['label']} (safe {side} 1)", 70, placeholder="…")))
+        labels.append(_plain(textwrap.shorten(f"{row['label']} (safe {side} 1)", 60, placeholder="…")))
         ratios.append(ratio)
     axes.axvline(1.0, color="#24292f", linestyle="--", linewidth=1)
     axes.set_yticks(range(len(rows)), labels)

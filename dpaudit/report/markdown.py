@@ -90,8 +90,11 @@ def _counterexample_lines(counterexample: dict[str, Any] | None) -> list[str]:
         lines += [f"- {escape_markdown(label)}:", ""] + ["  " + line for line in _fence(data)] + [""]
     if counterexample["event"] is not None:
         lines += [f"- distinguishing event: {_code(counterexample['event'])}", ""]
-    for key, value in counterexample["other"]:
-        lines += [f"- {escape_markdown(key)}:", ""] + ["  " + line for line in _fence(value)] + [""]
+    for key, value, block in counterexample["other"]:
+        if block:
+            lines += [f"- {escape_markdown(key)}:", ""] + ["  " + line for line in _fence(value)] + [""]
+        else:
+            lines += [f"- {escape_markdown(key)}: {_code(value)}", ""]
     return lines
 
 

@@ -73,7 +73,7 @@ def _counterexample(value: Any) -> dict[str, Any] | None:
     if value in (None, {}, []):
         return None
     if not isinstance(value, dict):
-        return {"pair": [], "event": None, "other": [("witness", _pretty(value))]}
+        return {"pair": [], "event": None, "other": [("witness", _pretty(value), True)]}
     pair: list[tuple[str, str]] = []
     other = []
     for key, inner in value.items():
@@ -82,7 +82,8 @@ def _counterexample(value: Any) -> dict[str, Any] | None:
         elif key in _PAIR_KEYS and not pair and isinstance(inner, list):
             pair = [(f"{key} {index + 1}", _pretty(data)) for index, data in enumerate(inner)]
         elif key != "event":
-            other.append((str(key), _pretty(inner)))
+            text = _pretty(inner)
+            other.append((str(key), text, "\n" in text or len(text) > 100))
     event = value.get("event")
     return {"pair": pair, "event": None if event is None else _pretty(event), "other": other}
 
