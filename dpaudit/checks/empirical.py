@@ -62,7 +62,6 @@ from dpaudit.checks.statistics import (
     epsilon_lower_bound_array,
 )
 from dpaudit.errors import CheckerError, InvalidArgument
-from dpaudit.mechanisms.registry import build_mechanism
 from dpaudit.privacy.guarantees import ApproxDP
 from dpaudit.rng import seed_sequence
 
@@ -296,12 +295,18 @@ def _score_candidates(
 
 
 def _pilot_screen_score(
-    first: np.ndarray, second: np.ndarray, projections: Sequence[Projection], grids: Sequence[ThresholdGrid], delta: float
+    first: np.ndarray,
+    second: np.ndarray,
+    projections: Sequence[Projection],
+    grids: Sequence[ThresholdGrid],
+    delta: float,
 ) -> float:
     best = -math.inf
     for projection, grid in zip(projections, grids):
         histograms = (grid.histogram(projection.scores(first)), grid.histogram(projection.scores(second)))
-        candidates, _ = _score_candidates(0, projection, grid, histograms, delta=delta, epsilon=None, alpha=_SCREENING_ALPHA)
+        candidates, _ = _score_candidates(
+            0, projection, grid, histograms, delta=delta, epsilon=None, alpha=_SCREENING_ALPHA
+        )
         best = max([best, *(candidate.score for candidate in candidates)])
     return best
 
@@ -362,7 +367,12 @@ def certify_privacy_lower_bound(
         raise InvalidArgument("pairs=[]: expected at least one neighbouring pair")
     sampler = as_sampler(mechanism)
     root = seed_sequence(seed)
-    common = {"chunk_size": budget.chunk_size, "batch_size": budget.batch_size, "executor": executor, "progress": progress}
+    common = {
+        "chunk_size": budget.chunk_size,
+        "batch_size": budget.batch_size,
+        "executor": executor,
+        "progress": progress,
+    }
     planned = 2 * (2 if claimed_epsilon is not None else 1)
     selection_alpha = (1.0 - budget.confidence) / (2 * planned)
 
@@ -590,7 +600,7 @@ def _pairs_from_params(params: dict[str, Any]) -> list[NeighbourPair]:
         raise InvalidArgument("pairs: expected a non-empty list of {first = [...], second = [...]} tables")
     result = []
     for i, pair in enumerate(pairs):
-        if not isinstance(pair, dict) or set(pair) - {"first", "second", "label"} or not {"first", "second"} <= set(pair):
+        if not isinstance(pair, dict) or not {"first", "second"} <= set(pair) <= {"first", "second", "label"}:
             raise InvalidArgument(f"pairs[{i}]={pair!r}: expected a table with first, second (and optional label)")
         first = check_finite_array(f"pairs[{i}].first", pair["first"])
         second = check_finite_array(f"pairs[{i}].second", pair["second"])
@@ -610,7 +620,8 @@ def _audited_pairs(mechanism: Any, params: dict[str, Any], context: CheckContext
         return _pairs_from_params(params)
     proposer = getattr(mechanism, "audit_pairs", None)
     if callable(proposer):
-        return [pair if isinstance(pair, NeighbourPair) else NeighbourPair(*pair) for pair in proposer(context.relation)]
+        proposed = proposer(context.relation)
+        return [pair if isinstance(pair, NeighbourPair) else NeighbourPair(*pair) for pair in proposed]
     raise CheckerError(
         f"mechanism {context.claim.mechanism.name!r} proposes no neighbouring pairs (no audit_pairs(relation)); "
         "give them in the obligation's params as pairs = [{first = [...], second = [...]}]"
@@ -626,8 +637,9 @@ def _audited_pairs(mechanism: Any, params: dict[str, Any], context: CheckContext
 def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckContext) -> Evidence:
     """Test an (ε, δ) claim from the outputs of the mechanism (or the candidate) alone.
 
-    The pairs come from ``params.pairs`` or from the mechanism's ``audit_pairs(relation)``
-    (the worst pairs a white-box search found). ``violated`` only when a certified ε
+    The mechanism is the candidate when one is loaded, else ``context.mechanism()`` (the
+    reference or a mutant). The pairs come from ``params.pairs`` or from the mechanism's
+    ``audit_pairs(relation)`` (the worst pairs a white-box search found). ``violated`` only when a certified ε
     lower bound exceeds the claim at the stated confidence.
 
     References:
@@ -636,10 +648,7 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
     guarantee = _approx_dp_of(context.claim)
     params = obligation.params
     budget = budget_from_params(params, default_samples=10**6, extra_keys=("pairs",))
-    if context.candidate is not None:
-        mechanism = context.candidate
-    else:
-        mechanism = build_mechanism(context.claim.mechanism.name, context.claim.mechanism.params)
+    mechanism = context.candidate if context.candidate is not None else context.mechanism()
     pairs = _audited_pairs(mechanism, params, context)
     bound = certify_privacy_lower_bound(
         mechanism,

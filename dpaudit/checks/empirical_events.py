@@ -225,7 +225,6 @@ def fit_logistic_projection(
     weights = result.x[:-1] / scale
     d = first.shape[1]
     if quadratic:
-        return QuadraticProjection(
-            tuple(float(w) for w in weights[:d]), tuple(float(w) for w in weights[d:]), "logistic regression on (y, y²)"
-        )
+        linear, squares = tuple(float(w) for w in weights[:d]), tuple(float(w) for w in weights[d:])
+        return QuadraticProjection(linear, squares, "logistic regression on (y, y²)")
     return LinearProjection(tuple(float(w) for w in weights), "logistic regression on y")

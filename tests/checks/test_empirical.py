@@ -88,7 +88,9 @@ def test_budget_from_params_rejects_unknown_keys():
         budget_from_params({"sample": 10}, default_samples=500)
 
 
-@pytest.mark.parametrize(("total", "size", "expected"), [(0, 5, ()), (5, 5, (5,)), (12, 5, (5, 5, 2)), (3, 1, (1, 1, 1))])
+@pytest.mark.parametrize(
+    ("total", "size", "expected"), [(0, 5, ()), (5, 5, (5,)), (12, 5, (5, 5, 2)), (3, 1, (1, 1, 1))]
+)
 def test_chunk_layout_depends_only_on_total_and_size(total, size, expected):
     assert chunk_sizes(total, size) == expected
 
@@ -249,3 +251,15 @@ def test_checker_rejects_bad_params(params, error):
 def test_checker_without_pairs_says_how_to_give_them():
     with pytest.raises(CheckerError, match="pairs"):
         _run({"samples": 1000})
+
+
+def test_checker_audits_a_mutant_through_the_context():
+    obligation = Obligation("empirical", "s", "empirical_epsilon_lower_bound", {"samples": 20_000, "pairs": PAIRS})
+    claim = _claim(obligation)
+    seed = np.random.SeedSequence(4)
+
+    def halved_sigma(sigma, sensitivity):
+        return GaussianMechanism(sigma / 2, sensitivity)
+
+    context = CheckContext(claim, replace_one(), np.random.default_rng(seed), seed, mechanism_factory=halved_sigma)
+    assert get_checker("empirical_epsilon_lower_bound").function(obligation, context).verdict is Verdict.VIOLATED

@@ -1,0 +1,59 @@
+"""Benchmark: certified-bound throughput vs raw normal draws, and tightness vs samples.
+
+Run on demand: python -m pytest tests/benchmarks/test_empirical.py -o addopts="--import-mode=importlib" -s
+"""
+
+import time
+
+import numpy as np
+import pytest
+
+from dpaudit.checks.empirical import AuditBudget, certify_privacy_lower_bound
+from dpaudit.checks.empirical_sampling import NeighbourPair
+from dpaudit.mechanisms.gaussian import GaussianMechanism
+
+pytestmark = pytest.mark.benchmark
+
+EXACT_EPSILON = 3.13867  # sigma = 1, sensitivity 1, delta = 1e-3 (Balle & Wang 2018, Thm 8)
+PAIR = NeighbourPair(np.zeros(1), np.ones(1), "f(X) = 0, f(X') = 1")
+MECHANISM = GaussianMechanism(1.0, 1.0)
+
+
+def _raw_seconds(total, batch):
+    rng = np.random.default_rng(0)
+    start = time.perf_counter()
+    for _ in range(total // batch):
+        rng.standard_normal(batch)
+    return time.perf_counter() - start
+
+
+def _certify(samples, events=("threshold",), seed=0):
+    start = time.perf_counter()
+    bound = certify_privacy_lower_bound(
+        MECHANISM, [PAIR], delta=1e-3, epsilon=3.1387, budget=AuditBudget(samples, events=events), seed=seed
+    )
+    return bound, time.perf_counter() - start
+
+
+def test_throughput_against_raw_standard_normal():
+    samples = 10**7
+    raw = min(_raw_seconds(2 * samples, batch) for batch in (1 << 14, 1 << 20, 2 * samples))
+    rows = []
+    for events in (("threshold",), ("threshold", "halfspace", "classifier")):
+        bound, seconds = _certify(samples, events)
+        rows.append((events, bound.epsilon_lower_bound, seconds, raw / seconds))
+    print(f"\nraw standard_normal: {2 * samples / raw / 1e6:.1f} M draws/s ({raw:.3f} s for {2 * samples})")
+    for events, epsilon, seconds, ratio in rows:
+        print(f"certified bound, events={'+'.join(events)}: {seconds:.3f} s, eps_lb={epsilon:.4f}, ratio {ratio:.0%}")
+    assert rows[0][3] >= 0.5
+
+
+def test_tightness_against_samples():
+    print("\nsamples per side, certified eps lower bound, fraction of exact 3.13867, seconds")
+    fractions = {}
+    for exponent in (5, 6, 7, 8):
+        bound, seconds = _certify(10**exponent)
+        fractions[exponent] = bound.epsilon_lower_bound / EXACT_EPSILON
+        print(f"1e{exponent}  {bound.epsilon_lower_bound:.4f}  {fractions[exponent]:.3f}  {seconds:.2f}")
+    assert fractions[7] >= 0.9
+    assert all(fraction < 1.0 for fraction in fractions.values())

@@ -1,0 +1,40 @@
+"""Same seed, same certified bound: serial, 1, 2 and 4 process workers, threads, and a Dask LocalCluster."""
+
+import numpy as np
+import pytest
+
+from dpaudit.checks.empirical import AuditBudget, certify_privacy_lower_bound
+from dpaudit.checks.empirical_sampling import NeighbourPair
+from dpaudit.checks.executors import make_executor
+from dpaudit.mechanisms.gaussian import GaussianMechanism
+
+PAIR = NeighbourPair(np.zeros(2), np.array([0.6, 0.8]), "planar")
+BUDGET = AuditBudget(120_000, chunk_size=10_000, batch_size=4096, events=("threshold", "halfspace", "classifier"))
+
+
+def _bound(executor):
+    return certify_privacy_lower_bound(
+        GaussianMechanism(1.0, 1.0), [PAIR], delta=1e-3, epsilon=3.2, budget=BUDGET, seed=2024, executor=executor
+    )
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return _bound(None)
+
+
+@pytest.mark.parametrize("spec", ["serial", "thread:2", "process:1", "process:2", "process:4"])
+def test_same_bound_on_every_local_executor(reference, spec):
+    assert reference.epsilon_lower_bound > 0.5
+    with make_executor(spec) as executor:
+        assert _bound(executor) == reference
+
+
+def test_same_bound_on_a_dask_local_cluster(reference):
+    distributed = pytest.importorskip("distributed", reason="Dask is an optional extra: pip install 'dpaudit[dask]'")
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None)
+    with cluster, distributed.Client(cluster) as client:
+        executor = make_executor(client)
+        assert _bound(executor) == reference
+        executor.shutdown()
+        assert client.status == "running"
