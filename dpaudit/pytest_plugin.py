@@ -19,7 +19,7 @@ import pytest
 
 from dpaudit.audit.runner import AuditReport, run_audit, run_claim
 from dpaudit.audit.spec import load_spec
-from dpaudit.audit.verdicts import FAIL_POLICIES, fails_policy
+from dpaudit.audit.verdicts import FAIL_POLICIES
 
 DEFAULT_SEED = 20161
 
@@ -59,7 +59,7 @@ class ClaimRelationItem(pytest.Item):
             spec_path=str(self.spec),
         )
         (relation,) = result.relations
-        if fails_policy(relation.verdict, config.getoption("dpaudit_fail_on")):
+        if relation.fails(config.getoption("dpaudit_fail_on")):
             lines = [f"{claim.id} under {relation.relation.name}: {relation.verdict.value}"]
             for item in relation.obligations:
                 lines.append(f"  {item.obligation.id}: {item.evidence.verdict.value}: {item.evidence.summary}")
@@ -117,5 +117,10 @@ def pytest_runtest_call(item: pytest.Item) -> None:
         return
     report, policy = stored
     if report.failed(policy):
-        failing = [f"{c.claim.id}: {c.verdict.value}" for c in report.claims if fails_policy(c.verdict, policy)]
+        failing = [
+            f"{c.claim.id} under {r.relation.name}: {r.verdict.value}"
+            for c in report.claims
+            for r in c.relations
+            if r.fails(policy)
+        ]
         pytest.fail("dpaudit claims failed: " + ", ".join(failing), pytrace=False)

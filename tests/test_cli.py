@@ -101,3 +101,25 @@ def test_list_and_report(write_gaussian_spec, tmp_path, capsys):
     assert main(["report", str(out / "audit.json"), "--format", "md"]) == 0
     assert "# dpaudit audit report" in capsys.readouterr().out
     assert main(["report", str(tmp_path / "missing.json")]) == 2
+
+
+def _with_known_finding(path):
+    text = path.read_text().replace(
+        "[claim.source]", '[claim.known_findings]\nreplace_one = "the claimed epsilon is below the exact one"\n\n[claim.source]'
+    )
+    path.write_text(text)
+    return path
+
+
+def test_known_finding_is_reported_but_expected(write_gaussian_spec, tmp_path):
+    spec = _with_known_finding(write_gaussian_spec(epsilon="4.30"))
+    assert main(["audit", str(spec), "--out", str(tmp_path / "o")]) == 0
+    document = json.loads((tmp_path / "o" / "audit.json").read_text())
+    relation = document["claims"][0]["relations"][0]
+    assert relation["verdict"] == "violated"
+    assert relation["known_finding"].startswith("the claimed epsilon")
+
+
+def test_vanished_known_finding_fails(write_gaussian_spec, tmp_path):
+    spec = _with_known_finding(write_gaussian_spec(epsilon="4.38"))
+    assert main(["audit", str(spec), "--out", str(tmp_path / "o")]) == 1

@@ -87,6 +87,11 @@ class Claim:
     """A privacy claim: mechanism + guarantee + relations + source + obligations.
 
     A claim is audited separately under every relation in ``relations``.
+
+    ``known_findings`` maps a relation name to a description of a known failure of the
+    paper's statement under that relation. Such a relation is still reported
+    ``violated``; the CI policy treats it as expected, and treats its *absence* (any
+    other verdict) as a failure, so a finding can neither be hidden nor silently vanish.
     """
 
     id: str
@@ -97,10 +102,15 @@ class Claim:
     source: Source
     obligations: tuple[Obligation, ...]
     parameters: dict[str, Any] = field(default_factory=dict)
+    known_findings: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.relations:
             raise InvalidArgument(f"claim {self.id!r}: expected at least one relation")
+        names = {relation.name for relation in self.relations}
+        stray = sorted(set(self.known_findings) - names)
+        if stray:
+            raise InvalidArgument(f"known_findings: {stray} are not among the claim's relations {sorted(names)}")
         if not self.obligations:
             raise InvalidArgument(f"claim {self.id!r}: expected at least one obligation")
         ids = [obligation.id for obligation in self.obligations]
@@ -118,5 +128,6 @@ class Claim:
             "relations": [relation.name for relation in self.relations],
             "source": self.source.to_json(),
             "parameters": dict(self.parameters),
+            "known_findings": dict(self.known_findings),
             "obligations": [obligation.to_json() for obligation in self.obligations],
         }

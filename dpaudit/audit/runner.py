@@ -54,12 +54,24 @@ class RelationResult:
     relation: Relation
     verdict: Verdict
     obligations: tuple[ObligationResult, ...]
+    known_finding: str | None = None
+
+    def fails(self, policy: str) -> bool:
+        """Whether this result fails ``--fail-on policy``.
+
+        A relation with a known finding fails exactly when the finding is no longer
+        reproduced (any verdict but ``violated``); otherwise the policy decides.
+        """
+        if self.known_finding is not None:
+            return self.verdict is not Verdict.VIOLATED
+        return fails_policy(self.verdict, policy)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in reports."""
         return {
             "relation": self.relation.name,
             "verdict": self.verdict.value,
+            "known_finding": self.known_finding,
             "obligations": [item.to_json() for item in self.obligations],
         }
 
@@ -101,7 +113,7 @@ class AuditReport:
 
     def failed(self, policy: str) -> bool:
         """Whether any claim fails the ``--fail-on`` policy."""
-        return any(fails_policy(result.verdict, policy) for result in self.claims)
+        return any(relation.fails(policy) for result in self.claims for relation in result.relations)
 
     @property
     def internal_errors(self) -> int:
@@ -213,7 +225,7 @@ def run_claim(
             for obligation in claim.obligations
         )
         verdict = combine_verdicts(result.evidence.verdict for result in results)
-        relations.append(RelationResult(relation, verdict, results))
+        relations.append(RelationResult(relation, verdict, results, claim.known_findings.get(relation.name)))
     return ClaimResult(claim, spec_path, tuple(relations))
 
 

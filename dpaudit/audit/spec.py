@@ -165,7 +165,9 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
         raise reader.fail("schema", f"got {schema!r}; expected schema = {SCHEMA_VERSION}")
     _check_finite_numbers(reader, data, "spec")
     claim = reader.table(data, "claim", "")
-    reader.no_unknown(claim, {"id", "title", "relations", "source", "mechanism", "guarantee", "parameters"}, "claim.")
+    reader.no_unknown(
+        claim, {"id", "title", "relations", "source", "mechanism", "guarantee", "parameters", "known_findings"}, "claim."
+    )
     relations_raw = claim.get("relations")
     if not isinstance(relations_raw, list) or not relations_raw:
         raise reader.fail("claim.relations", f"got {relations_raw!r}; expected a non-empty list such as ['replace_one']")
@@ -198,6 +200,7 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
             source=_source(reader, reader.table(claim, "source", "claim."), "claim.source."),
             obligations=tuple(_obligation(reader, item, i) for i, item in enumerate(obligations_raw)),
             parameters=reader.table(claim, "parameters", "claim.", required=False),
+            known_findings=_known_findings(reader, claim),
         )
     except SpecError:
         raise
@@ -206,6 +209,19 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
     for index, obligation in enumerate(result.obligations):
         _validate_obligation(reader, result, obligation, index)
     return result
+
+
+def _known_findings(reader: _Reader, claim: dict[str, Any]) -> dict[str, str]:
+    table = reader.table(claim, "known_findings", "claim.", required=False)
+    findings = {}
+    for name, text in table.items():
+        key = f"claim.known_findings.{name}"
+        try:
+            relation = parse_relation(name)
+        except DpAuditError as exc:
+            raise reader.fail(key, str(exc)) from None
+        findings[relation.name] = reader.string(table, name, "claim.known_findings.")
+    return findings
 
 
 def _validate_obligation(reader: _Reader, claim: Claim, obligation: Obligation, index: int) -> None:

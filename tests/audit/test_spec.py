@@ -76,3 +76,11 @@ def test_syntax_error_and_missing_file(tmp_path):
         load_spec(broken)
     with pytest.raises(SpecError, match="no such file"):
         load_spec(tmp_path / "absent.toml")
+
+
+def test_known_findings_must_name_a_claim_relation(write_gaussian_spec):
+    path = write_gaussian_spec()
+    text = path.read_text().replace("[claim.source]", '[claim.known_findings]\nadd_remove_one = "x"\n\n[claim.source]')
+    path.write_text(text)
+    with pytest.raises(SpecError, match="not among the claim's relations"):
+        load_spec(path)
