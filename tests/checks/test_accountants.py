@@ -1,0 +1,135 @@
+"""Tests of the accounting checkers: planted wrong constants are caught, true statements are not.
+
+Findings about Xie et al. 2019 recorded here (the statements are kept as written):
+* Lemma 1 fails for the step of Algorithm 1 (one record drawn uniformly): two outputs
+  differ by up to 2h, not h, and the exact moment exceeds the bound already at λ = 1.
+* Lemma 1 fails for the proof's own pair (B.6)–(B.9) when λ is large (the statement puts
+  no range on λ; the proof drops "higher-order terms"); it holds on λ <= σ² log(m/σ).
+"""
+
+import numpy as np
+import pytest
+
+from dpaudit.audit.claims import Claim, MechanismSpec, Obligation, Source
+from dpaudit.audit.registry import CheckContext, get_checker
+from dpaudit.audit.verdicts import Verdict
+from dpaudit.checks.accountants import check_approx_dp_pld, check_moment_bound_exact, check_moments_tail_bound
+from dpaudit.errors import InvalidArgument
+from dpaudit.privacy.guarantees import ApproxDP
+from dpaudit.privacy.relations import add_remove_one, replace_one
+
+LEMMA = dict(claimed="xie2019_lemma1", records=[1000, 100000], noise_multipliers=[1.2, 4.0], lambdas=[1, 2, 8])
+
+
+def run(checker, params, relation):
+    obligation = Obligation("o", "statement", checker.__name__, params)
+    claim = Claim("c", "t", MechanismSpec("gpope_step", {}), ApproxDP(0.1, 1e-5), (relation,), Source("p", "l"), (obligation,))
+    context = CheckContext(claim, relation, np.random.default_rng(0), np.random.SeedSequence(0))
+    return checker(obligation, context)
+
+
+def test_checkers_are_registered():
+    for name in ("moment_bound_exact", "approx_dp_pld", "moments_tail_bound"):
+        assert get_checker(name).validate is not None
+
+
+@pytest.mark.parametrize("relation", [replace_one(), add_remove_one()])
+def test_finding_lemma1_fails_for_algorithm1(relation):
+    evidence = run(check_moment_bound_exact, {**LEMMA, "sampling": "uniform_one", "lambda_range": "theorem1_proof"}, relation)
+    assert evidence.verdict is Verdict.VIOLATED
+    example = evidence.counterexample
+    assert example["per_step_pair"]["first"]["means"] == [0.0, 2.0]
+    assert float(example["measured_lower"]) > float(example["claimed"])
+
+
+@pytest.mark.parametrize("relation", [replace_one(), add_remove_one()])
+def test_finding_lemma1_fails_for_large_lambda_in_the_proof_model(relation):
+    evidence = run(check_moment_bound_exact, {**LEMMA, "sampling": "poisson", "lambdas": [32]}, relation)
+    assert evidence.verdict is Verdict.VIOLATED
+
+
+def test_lemma1_holds_on_the_theorem1_range_for_the_proof_pair():
+    params = {**LEMMA, "sampling": "poisson", "lambda_range": "theorem1_proof"}
+    assert run(check_moment_bound_exact, params, add_remove_one()).verdict is Verdict.VERIFIED
+
+
+def test_planted_small_moment_constant_is_violated():
+    params = {**LEMMA, "sampling": "poisson", "lambda_range": "theorem1_proof", "scale": 0.2}
+    assert run(check_moment_bound_exact, params, add_remove_one()).verdict is Verdict.VIOLATED
+
+
+def test_replace_one_without_upper_bound_is_inconclusive_not_verified():
+    params = {**LEMMA, "sampling": "poisson", "lambda_range": "theorem1_proof"}
+    assert run(check_moment_bound_exact, params, replace_one()).verdict is Verdict.INCONCLUSIVE
+
+
+THEOREM1 = dict(epsilon=0.1, delta=1e-5, c2=2.0, records=[1000], steps_per_records_squared=[0.02], interval=1e-6)
+
+
+@pytest.mark.parametrize("sampling", ["uniform_one", "poisson"])
+def test_theorem1_with_proof_constant_holds_at_a_chain_point(sampling):
+    evidence = run(check_approx_dp_pld, {**THEOREM1, "sampling": sampling}, add_remove_one())
+    assert evidence.verdict is Verdict.VERIFIED
+
+
+def test_planted_small_delta_is_violated_with_the_pair():
+    evidence = run(check_approx_dp_pld, {**THEOREM1, "sampling": "uniform_one", "delta_scale": 0.1}, replace_one())
+    assert evidence.verdict is Verdict.VIOLATED
+    assert len(evidence.counterexample["per_step"]["pairs"]) == 2
+
+
+def test_points_outside_the_theorem_domain_are_skipped():
+    evidence = run(check_approx_dp_pld, {**THEOREM1, "steps_per_records_squared": [1e-4]}, add_remove_one())
+    assert evidence.verdict is Verdict.INCONCLUSIVE and evidence.budget["skipped_outside_domain"] == 1
+
+
+TAIL = dict(sampling="poisson", records=[100], noise_multipliers=[0.8], steps=[1000], epsilons=[1.0, 2.0],
+            lambdas=[1, 2, 3, 4, 6, 8, 16, 32], interval=1e-3)
+
+
+def test_abadi_tail_bound_holds():
+    assert run(check_moments_tail_bound, TAIL, add_remove_one()).verdict is Verdict.VERIFIED
+
+
+def test_planted_shrunk_moments_are_violated():
+    # At integer orders the tail bound has slack: moments x0.25 still pass here, x0.1 must not.
+    evidence = run(check_moments_tail_bound, {**TAIL, "moment_scale": 0.1}, add_remove_one())
+    assert evidence.verdict is Verdict.VIOLATED
+    assert evidence.counterexample["quantity"].startswith("delta(2)")
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {**LEMMA, "claimed": "nope"},
+        {**LEMMA, "records": [1]},
+        {**LEMMA, "lambdas": []},
+        {**LEMMA, "lambdas": [0]},
+        {**LEMMA, "noise_multipliers": [float("nan")]},
+        {**LEMMA, "scale": -0.0},
+        {**LEMMA, "extra": 1},
+    ],
+)
+def test_invalid_moment_params(params):
+    with pytest.raises(InvalidArgument):
+        get_checker("moment_bound_exact").validate(params, None)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {key: value for key, value in THEOREM1.items() if key != "c2"},
+        {**THEOREM1, "noise_multipliers": [1.0]},
+        {**THEOREM1, "steps": [10]},
+        {**THEOREM1, "delta": 1.0},
+        {**THEOREM1, "interval": 0},
+    ],
+)
+def test_invalid_pld_params(params):
+    with pytest.raises(InvalidArgument):
+        get_checker("approx_dp_pld").validate(params, None)
+
+
+def test_invalid_tail_params():
+    with pytest.raises(InvalidArgument):
+        get_checker("moments_tail_bound").validate({**TAIL, "lambdas": [1.5]}, None)

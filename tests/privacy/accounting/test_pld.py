@@ -1,0 +1,81 @@
+"""Tests of the PLD accountant: enclosures of exact profiles, composition, the peer's value."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpaudit.errors import InvalidArgument
+from dpaudit.privacy.accounting.mixtures import GaussianMixture, OutputPair
+from dpaudit.privacy.accounting.pld import compose_pairs, discretise_pair
+from dpaudit.privacy.profiles import gaussian_delta
+
+GAUSS = OutputPair(GaussianMixture.gaussian(1.0, 1.0), GaussianMixture.gaussian(0.0, 1.0), "gaussian")
+
+
+def sampled(q, sigma):
+    pair = OutputPair(GaussianMixture.two_point(q, 1.0, 0.0, sigma), GaussianMixture.gaussian(0.0, sigma), "sgm")
+    return [pair, pair.reversed()]
+
+
+@pytest.mark.parametrize("epsilon", [0.0, 0.3, 1.0, 2.5, 4.37717809568])
+def test_single_gaussian_delta_is_enclosed(epsilon):
+    value = compose_pairs([GAUSS], 1, interval=1e-3).delta(epsilon)
+    exact = float(gaussian_delta(epsilon, 1.0, 1.0).value)
+    assert value.lower <= exact <= value.upper
+    assert value.upper - value.lower < 1e-6
+
+
+def test_composed_gaussians_match_one_gaussian():
+    # 16 compositions of sigma = 4 equal one Gaussian with sigma = 1.
+    pair = OutputPair(GaussianMixture.gaussian(1.0, 4.0), GaussianMixture.gaussian(0.0, 4.0))
+    value = compose_pairs([pair], 16, interval=1e-3).epsilon(1e-5)
+    assert value.lower <= 4.37717809568 <= value.upper
+    assert value.upper - value.lower < 1e-4
+
+
+def test_pessimistic_and_optimistic_keep_mass():
+    upper, lower = discretise_pair(sampled(0.05, 1.0)[0], interval=1e-3)
+    assert abs(upper.pmf.sum() + upper.infinity_mass - 1) < 1e-12
+    assert lower.pmf.sum() <= 1 + 1e-12
+    assert np.all(upper.pmf >= 0) and np.all(lower.pmf >= 0)
+
+
+def test_interval_contains_or_lies_below_dp_accounting_pessimistic_value():
+    pld = pytest.importorskip("dp_accounting.pld")
+    import dp_accounting
+
+    event = dp_accounting.SelfComposedDpEvent(
+        dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.1)), 1000
+    )
+    accountant = pld.PLDAccountant()
+    accountant.compose(event)
+    peer = accountant.get_epsilon(1e-5)
+    ours = compose_pairs(sampled(0.01, 1.1), 1000, interval=1e-4).epsilon(1e-5)
+    assert ours.lower <= peer
+    assert (ours.upper - ours.lower) <= 0.01 * ours.upper
+
+
+def test_decreasing_loss_is_reflected():
+    forward = compose_pairs([GAUSS], 1, interval=1e-3).delta(0.5)
+    backward = compose_pairs([OutputPair(GAUSS.first.reflected(), GAUSS.second.reflected())], 1, interval=1e-3).delta(0.5)
+    assert math.isclose(forward.upper, backward.upper, rel_tol=1e-9)
+
+
+def test_non_monotone_loss_is_rejected():
+    wide = GaussianMixture((0.5, 0.5), (-3.0, 3.0), 1.0)
+    with pytest.raises(InvalidArgument):
+        discretise_pair(OutputPair(wide, GaussianMixture.gaussian(0.0, 1.0)), interval=1e-3)
+
+
+@pytest.mark.parametrize("interval", [0, -0.0, math.nan, math.inf, 2.0])
+def test_invalid_interval(interval):
+    with pytest.raises(InvalidArgument):
+        discretise_pair(GAUSS, interval=interval)
+
+
+def test_invalid_steps_and_pairs():
+    with pytest.raises(InvalidArgument):
+        compose_pairs([], 3)
+    with pytest.raises(InvalidArgument):
+        compose_pairs([GAUSS], 0)
