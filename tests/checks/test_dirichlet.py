@@ -1,0 +1,164 @@
+"""Dirichlet checkers: each must say violated on a planted wrong constant and not on the true claim."""
+
+from pathlib import Path
+
+import pytest
+
+from dpaudit.audit.runner import run_claim
+from dpaudit.audit.spec import load_spec
+from dpaudit.audit.verdicts import Verdict
+from dpaudit.errors import SpecError
+
+SPECS = Path(__file__).resolve().parents[2] / "specs"
+
+TEMPLATE = """
+schema = 1
+[claim]
+id = "dirichlet-test"
+title = "test"
+relations = ["{relation}"]
+[claim.source]
+paper = "Gohari et al."
+location = "test"
+[claim.mechanism]
+name = "dirichlet"
+params = {{ k = {k}, eta = 0.1 }}
+[claim.guarantee]
+kind = "approx_dp"
+epsilon = {epsilon}
+delta = {delta}
+[[obligations]]
+id = "check"
+statement = "test"
+checker = "{checker}"
+params = {params}
+"""
+
+ACC_EPSILON, ACC_DELTA = 13.0042, 0.015273
+
+
+def _evidence(tmp_path, *, k=20.0, epsilon=ACC_EPSILON, delta=ACC_DELTA, relation="simplex_adjacent(0.2)",
+              checker="dirichlet_exact_profile", params="{ n = 2, grid = 40 }"):
+    path = tmp_path / "spec.toml"
+    path.write_text(TEMPLATE.format(k=k, epsilon=epsilon, delta=delta, relation=relation, checker=checker,
+                                    params=params), encoding="utf-8")
+    result = run_claim(load_spec(path), seed=5)
+    (relation_result,) = result.relations
+    (item,) = relation_result.obligations
+    return item.evidence
+
+
+def test_acc2020_statement_is_verified_with_its_margin(tmp_path):
+    evidence = _evidence(tmp_path)
+    assert evidence.verdict is Verdict.VERIFIED
+    assert evidence.measurements[0].margin > 0
+    assert evidence.details["worst_pair"] == pytest.approx([0.1, 0.9, 0.2, 0.8])
+
+
+def test_k_ten_times_too_large_is_violated(tmp_path):
+    evidence = _evidence(tmp_path, k=200.0)
+    assert evidence.verdict is Verdict.VIOLATED
+    assert evidence.counterexample is not None and evidence.measurements[0].margin < 0
+
+
+def test_epsilon_quartered_is_violated_but_halved_is_not(tmp_path):
+    """Finding: the statement is loose by a factor of about 3 in epsilon (exact epsilon about 4.67)."""
+    assert _evidence(tmp_path, epsilon=ACC_EPSILON / 4).verdict is Verdict.VIOLATED
+    assert _evidence(tmp_path, epsilon=ACC_EPSILON / 2).verdict is Verdict.VERIFIED
+
+
+def test_one_row_reading_is_verified(tmp_path):
+    evidence = _evidence(tmp_path, checker="dirichlet_composition_profile",
+                         params='{ rows = 4, reading = "one_row", n = 2, grid = 30 }')
+    assert evidence.verdict is Verdict.VERIFIED
+
+
+def test_all_rows_reading_is_violated_with_sixteen_rows(tmp_path):
+    evidence = _evidence(tmp_path, checker="dirichlet_composition_profile",
+                         params='{ rows = 16, reading = "all_rows", n = 2, grid = 30, thresholds = 100 }')
+    assert evidence.verdict is Verdict.VIOLATED
+    assert evidence.measurements[0].interval[0] > ACC_DELTA
+
+
+def test_all_rows_reading_with_a_large_claimed_delta_is_verified(tmp_path):
+    evidence = _evidence(tmp_path, delta=0.5, checker="dirichlet_composition_profile",
+                         params='{ rows = 4, reading = "all_rows", n = 2, grid = 30, thresholds = 100 }')
+    assert evidence.verdict is Verdict.VERIFIED
+
+
+@pytest.mark.parametrize(
+    ("relation", "params", "match"),
+    [
+        ("replace_one", "{ n = 2 }", "simplex_adjacent"),
+        ("simplex_adjacent(0.2)", "{ n = 1 }", "n=1"),
+        ("simplex_adjacent(0.2)", "{ digits = 30 }", "digits=30"),
+        ("simplex_adjacent(0.2)", "{ bogus = 1 }", "unknown params"),
+    ],
+)
+def test_bad_specs_are_rejected_at_load(tmp_path, relation, params, match):
+    with pytest.raises(SpecError, match=match):
+        _evidence(tmp_path, relation=relation, params=params)
+
+
+CONCENTRATION = """
+schema = 1
+[claim]
+id = "lemma2"
+title = "Lemma 2"
+relations = ["simplex_adjacent(0.2)"]
+[claim.source]
+paper = "Gohari et al. 2020"
+location = "Lemma 2"
+[claim.mechanism]
+name = "dirichlet"
+params = {{ k = 10.0 }}
+[claim.guarantee]
+kind = "concentration"
+radius = 0.3695
+failure_probability = 0.05
+[[obligations]]
+id = "grid"
+statement = "Lemma 2 on a grid"
+checker = "dirichlet_concentration"
+params = {params}
+"""
+
+
+def _concentration(tmp_path, params):
+    path = tmp_path / "lemma2.toml"
+    path.write_text(CONCENTRATION.format(params=params), encoding="utf-8")
+    (relation_result,) = run_claim(load_spec(path), seed=2).relations
+    return relation_result.obligations[0].evidence
+
+
+def test_lemma2_holds_exactly_on_the_2_simplex(tmp_path):
+    evidence = _concentration(tmp_path, "{ inputs = [[0.5, 0.5], [0.1, 0.9]], ks = [1.0, 10.0], betas = [0.05, 0.5] }")
+    assert evidence.verdict is Verdict.VERIFIED
+    assert evidence.budget["monte_carlo_points"] == 0
+
+
+def test_lemma2_with_the_radius_halved_is_violated_exactly(tmp_path):
+    evidence = _concentration(
+        tmp_path, "{ inputs = [[0.5, 0.5]], ks = [10.0], betas = [0.05], radius_scale = 0.5 }"
+    )
+    assert evidence.verdict is Verdict.VIOLATED
+    assert evidence.budget["monte_carlo_points"] == 0
+
+
+def test_lemma2_as_stated_fails_on_the_20_simplex(tmp_path):
+    """Finding: with n = 20, k = 1, beta = 0.05 the tail is about 0.10 > 0.05 (Monte Carlo, 95%)."""
+    evidence = _concentration(
+        tmp_path, "{ inputs = [[" + ", ".join(["0.05"] * 20) + "]], ks = [1.0], betas = [0.05], samples = 20000 }"
+    )
+    assert evidence.verdict is Verdict.VIOLATED
+    point = evidence.details["points"][0]
+    assert point["interval"][0] > 0.05
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["gohari2020_dirichlet_mechanism", "gohari2020_algorithm1_one_row", "gohari2020_algorithm1_all_rows",
+     "gohari2020_lemma2_concentration"],
+)
+def test_builtin_specs_load(name):
+    assert load_spec(SPECS / f"{name}.toml").obligations
