@@ -148,6 +148,11 @@ class CandidateProcess:
         self._connection = parent
         self._receive(self.limits.startup_seconds, "starting")
 
+    @property
+    def running(self) -> bool:
+        """Whether the worker is up and connected."""
+        return self._connection is not None and self._process is not None and self._process.is_alive()
+
     def stop(self) -> None:
         """Stop the worker (politely, then by force)."""
         if self._connection is not None:
@@ -165,7 +170,8 @@ class CandidateProcess:
             self._process = None
 
     def _receive(self, timeout: float, doing: str) -> Any:
-        assert self._connection is not None and self._process is not None
+        if self._connection is None or self._process is None:
+            raise CandidateError(f"candidate {self.ref} is not running")
         if not self._connection.poll(timeout):
             self.stop()
             raise CandidateError(f"candidate {self.ref} did not answer within {timeout:g} s while {doing}; stopped it")

@@ -46,13 +46,16 @@ class CheckContext:
     mechanism_factory: Callable[..., Any] | None = None
 
     def mechanism(self) -> Any:
-        """The mechanism under audit: the mutant or override when one is set, else the reference.
+        """The mechanism under audit: the candidate when one is loaded, else the mutant or
+        override when one is set, else the registered reference.
 
         Raises:
             InvalidArgument: if the claim's parameters do not fit the mechanism.
         """
         from dpaudit.mechanisms.registry import build_mechanism
 
+        if self.candidate is not None:
+            return self.candidate
         if self.mechanism_factory is not None:
             return self.mechanism_factory(**self.claim.mechanism.params)
         return build_mechanism(self.claim.mechanism.name, self.claim.mechanism.params)
@@ -64,22 +67,27 @@ ParamsValidator = Callable[[dict[str, Any], "Claim"], None]
 
 @dataclass(frozen=True)
 class CheckerEntry:
-    """A registered checker: its function, a one-line description, and an optional validator
-    that the spec loader calls on the obligation's params (raising SpecError/InvalidArgument)."""
+    """A registered checker: its function, a one-line description, an optional validator
+    that the spec loader calls on the obligation's params (raising SpecError/InvalidArgument),
+    and whether it audits a candidate from its outputs alone (black box)."""
 
     name: str
     function: CheckerFunction
     description: str
     validate: ParamsValidator | None = None
+    audits_candidates: bool = False
 
 
 _REGISTRY: dict[str, CheckerEntry] = {}
 
 
 def register_checker(
-    name: str, *, description: str, validate: ParamsValidator | None = None
+    name: str, *, description: str, validate: ParamsValidator | None = None, audits_candidates: bool = False
 ) -> Callable[[CheckerFunction], CheckerFunction]:
     """Register the decorated function as checker ``name``.
+
+    ``audits_candidates``: the checker needs only ``context.mechanism().release`` (black
+    box), so ``dpaudit check`` may run it on a candidate implementation.
 
     Raises:
         CheckerError: if the name is already taken.
@@ -88,7 +96,7 @@ def register_checker(
     def decorate(function: CheckerFunction) -> CheckerFunction:
         if name in _REGISTRY:
             raise CheckerError(f"checker {name!r} is registered twice")
-        _REGISTRY[name] = CheckerEntry(name, function, description, validate)
+        _REGISTRY[name] = CheckerEntry(name, function, description, validate, audits_candidates)
         return function
 
     return decorate

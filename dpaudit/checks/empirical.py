@@ -61,6 +61,7 @@ from dpaudit.checks.statistics import (
     epsilon_lower_bound,
     epsilon_lower_bound_array,
 )
+from dpaudit.mechanisms.registry import build_mechanism
 from dpaudit.errors import CheckerError, InvalidArgument
 from dpaudit.privacy.guarantees import ApproxDP
 from dpaudit.rng import seed_sequence
@@ -618,6 +619,8 @@ def _validate_empirical(params: dict[str, Any], claim: Claim) -> None:
 def _audited_pairs(mechanism: Any, params: dict[str, Any], context: CheckContext) -> list[NeighbourPair]:
     if "pairs" in params:
         return _pairs_from_params(params)
+    if context.candidate is not None:
+        mechanism = build_mechanism(context.claim.mechanism.name, context.claim.mechanism.params)
     proposer = getattr(mechanism, "audit_pairs", None)
     if callable(proposer):
         proposed = proposer(context.relation)
@@ -633,6 +636,7 @@ def _audited_pairs(mechanism: Any, params: dict[str, Any], context: CheckContext
     description="black-box Monte Carlo epsilon lower bound: threshold, half-space and classifier events, "
     "held-out selection, Clopper-Pearson with a union bound",
     validate=_validate_empirical,
+    audits_candidates=True,
 )
 def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckContext) -> Evidence:
     """Test an (ε, δ) claim from the outputs of the mechanism (or the candidate) alone.
@@ -648,7 +652,7 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
     guarantee = _approx_dp_of(context.claim)
     params = obligation.params
     budget = budget_from_params(params, default_samples=10**6, extra_keys=("pairs",))
-    mechanism = context.candidate if context.candidate is not None else context.mechanism()
+    mechanism = context.mechanism()
     pairs = _audited_pairs(mechanism, params, context)
     bound = certify_privacy_lower_bound(
         mechanism,

@@ -142,6 +142,7 @@ def _validate_monte_carlo(params: dict[str, Any], claim: Claim) -> None:
     "gaussian_threshold_monte_carlo",
     description="Monte Carlo epsilon lower bound from threshold events with Clopper-Pearson bounds",
     validate=_validate_monte_carlo,
+    audits_candidates=True,
 )
 def check_gaussian_threshold_monte_carlo(obligation: Obligation, context: CheckContext) -> Evidence:
     """Test an ApproxDP claim of the Gaussian mechanism from its outputs alone.
@@ -158,8 +159,9 @@ def check_gaussian_threshold_monte_carlo(obligation: Obligation, context: CheckC
     """
     guarantee = _approx_dp_of(context.claim)
     mechanism = _gaussian_of(context)
+    sensitivity = _gaussian_of(context.claim).sensitivity
     budget = _monte_carlo_budget(obligation.params)
-    pair = NeighbourPair(np.zeros(1), np.full(1, mechanism.sensitivity), f"f(X) = 0, f(X') = {mechanism.sensitivity:g}")
+    pair = NeighbourPair(np.zeros(1), np.full(1, sensitivity), f"f(X) = 0, f(X') = {sensitivity:g}")
     bound = certify_privacy_lower_bound(
         mechanism,
         [pair],
@@ -172,10 +174,10 @@ def check_gaussian_threshold_monte_carlo(obligation: Obligation, context: CheckC
     evidence = bound_evidence(
         bound,
         guarantee,
-        domain=f"the pair f(X) = 0, f(X') = {mechanism.sensitivity:g}; threshold events on the output",
+        domain=f"the pair f(X) = 0, f(X') = {sensitivity:g}; threshold events on the output",
         method="Monte Carlo, held-out threshold selection, one-sided Clopper-Pearson with a union bound",
     )
     if evidence.counterexample is not None:
-        neighbours = {"neighbours": {"f(X)": [0.0], "f(X')": [mechanism.sensitivity]}}
+        neighbours = {"neighbours": {"f(X)": [0.0], "f(X')": [sensitivity]}}
         evidence = replace(evidence, counterexample={**neighbours, **evidence.counterexample})
     return evidence

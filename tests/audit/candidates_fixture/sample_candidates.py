@@ -31,3 +31,20 @@ def eats_memory(value, sigma, *, rng):
 
 
 NOT_CALLABLE = 3
+
+
+def good_gaussian(value, *, sigma, sensitivity, rng):
+    return np.asarray(value, dtype=float) + sigma * rng.standard_normal(len(value))
+
+
+def halved_gaussian(value, *, sigma, sensitivity, rng):
+    return np.asarray(value, dtype=float) + 0.5 * sigma * rng.standard_normal(len(value))
+
+
+def hanging_gaussian(value, *, sigma, sensitivity, rng):
+    while True:
+        time.sleep(1)
+
+
+def raising_gaussian(value, *, sigma, sensitivity, rng):
+    raise ValueError("planted bug in the candidate gaussian")

@@ -1,0 +1,58 @@
+"""dpaudit check: black-box audits of candidate implementations."""
+
+from pathlib import Path
+
+import pytest
+
+from dpaudit.audit.candidate_audit import audit_candidate, candidate_obligations
+from dpaudit.audit.candidates import CandidateLimits, parse_candidate
+from dpaudit.audit.spec import builtin_spec_dir, load_spec
+from dpaudit.audit.verdicts import Verdict
+from dpaudit.errors import SpecError
+
+FIXTURES = str(Path(__file__).parent / "candidates_fixture")
+SPEC = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"
+
+
+def _audit(name, timeout=60.0):
+    claim = load_spec(SPEC)
+    report = audit_candidate(
+        claim, SPEC, parse_candidate(f"sample_candidates:{name}", path=FIXTURES),
+        limits=CandidateLimits(timeout_seconds=timeout), seed=5, quick=True,
+    )
+    (result,) = report.claims
+    (relation,) = result.relations
+    return {item.obligation.id: item.evidence for item in relation.obligations}
+
+
+def test_correct_candidate_passes():
+    evidence = _audit("good_gaussian")
+    assert {e.verdict for e in evidence.values()} == {Verdict.CONSISTENT}
+
+
+def test_buggy_candidate_is_violated():
+    evidence = _audit("halved_gaussian")
+    assert evidence["output-law-matches-reference"].verdict is Verdict.VIOLATED
+    assert evidence["empirical-privacy"].verdict is Verdict.VIOLATED
+
+
+def test_hanging_candidate_is_error_not_a_hung_job():
+    evidence = _audit("hanging_gaussian", timeout=1.0)
+    assert {e.verdict for e in evidence.values()} == {Verdict.ERROR}
+    assert "did not answer within 1 s" in evidence["empirical-privacy"].summary
+
+
+def test_raising_candidate_is_error_with_traceback():
+    evidence = _audit("raising_gaussian")
+    assert all(e.verdict is Verdict.ERROR for e in evidence.values())
+    assert "planted bug in the candidate gaussian" in evidence["output-law-matches-reference"].summary
+    assert "Traceback" in evidence["output-law-matches-reference"].summary
+
+
+def test_white_box_only_spec_is_refused():
+    claim = load_spec(builtin_spec_dir() / "gaussian_mechanism.toml")
+    restricted = candidate_obligations(claim, "x")
+    assert [o.id for o in restricted.obligations] == ["monte-carlo-threshold"]
+    white_box_only = restricted.__class__(**{**claim.__dict__, "obligations": claim.obligations[:1]})
+    with pytest.raises(SpecError, match="no obligation of this spec audits a candidate"):
+        candidate_obligations(white_box_only, "x")
