@@ -43,7 +43,9 @@ def _dirichlet_of(claim: Claim) -> DirichletMechanism:
 
 def _approx_dp_of(claim: Claim) -> ApproxDP:
     if not isinstance(claim.guarantee, ApproxDP):
-        raise InvalidArgument(f"claim {claim.id!r}: guarantee kind={claim.guarantee.kind!r}: this checker needs approx_dp")
+        raise InvalidArgument(
+            f"claim {claim.id!r}: guarantee kind={claim.guarantee.kind!r}: this checker needs approx_dp"
+        )
     return claim.guarantee
 
 
@@ -193,7 +195,7 @@ def _validate_composition(params: dict[str, Any], claim: Claim) -> None:
 
 @register_checker(
     "dirichlet_composition_profile",
-    description="(epsilon, delta) of Algorithm 1 over |S||A| privatised rows under a stated reading of 'neighbouring MDPs'",
+    description="(epsilon, delta) of Algorithm 1 over the |S||A| privatised rows, per reading of 'neighbouring MDPs'",
     validate=_validate_composition,
 )
 def check_dirichlet_composition(obligation: Obligation, context: CheckContext) -> Evidence:
@@ -286,7 +288,7 @@ def _validate_concentration(params: dict[str, Any], claim: Claim) -> None:
 
 @register_checker(
     "dirichlet_concentration",
-    description="Lemma 2 tail bound: exact from Beta marginals where it decides, Monte Carlo (Clopper-Pearson) elsewhere",
+    description="Lemma 2 tail bound: exact from Beta marginals where they decide, else Monte Carlo (Clopper-Pearson)",
     validate=_validate_concentration,
 )
 def check_dirichlet_concentration(obligation: Obligation, context: CheckContext) -> Evidence:

@@ -401,7 +401,9 @@ def worst_pair_delta(
     return WorstPair(exact, BetaPair(k * x, k * y, k * qx, k * qy), best[1], best[2], count, monotone)
 
 
-def acc2020_epsilon(k: float, b: float, eta: float, gamma: float, n: int, *, digits: int = DEFAULT_DIGITS) -> mpmath.mpf:
+def acc2020_epsilon(
+    k: float, b: float, eta: float, gamma: float, n: int, *, digits: int = DEFAULT_DIGITS
+) -> mpmath.mpf:
     """ε of the Dirichlet mechanism's probabilistic-DP statement (ACC 2020), as reconstructed.
 
     ε = log[ Beta(kη, k(1 − (n−1)η)) / Beta(k(η + b/2), k(1 − (n−1)η − b/2)) ]
@@ -530,7 +532,9 @@ def composition_delta_bounds(
     return max(lower, mpmath.mpf(0)), upper
 
 
-def concentration_tail_bounds(p: np.ndarray, k: float, radius: float, *, digits: int = DEFAULT_DIGITS) -> tuple[mpmath.mpf, mpmath.mpf]:
+def concentration_tail_bounds(
+    p: np.ndarray, k: float, radius: float, *, digits: int = DEFAULT_DIGITS
+) -> tuple[mpmath.mpf, mpmath.mpf]:
     """Rigorous (lower, upper) bounds on P(‖M_D^(k)(p) − p‖∞ >= radius) from the Beta marginals.
 
     x_i ~ Beta(k p_i, k (1 − p_i)). Lower bound: max_i P(|x_i − p_i| >= r); upper bound:

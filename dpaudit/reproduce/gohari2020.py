@@ -154,7 +154,8 @@ def _figures(out_dir: Path, summaries: dict[str, list[dict[str, Any]]]) -> list[
 
     paths = []
     labels = {"optimistic": "optimistic v̄_0(s0)", "pessimistic": "pessimistic v̲_0(s0)",
-              "private": "private V̄_0^π̄(s0)", "true": "π̄ on true P, V_0^π̄(s0)", "nonprivate": "non-private V*_0(s0)"}
+              "private": "private V̄_0^π̄(s0)", "true": "π̄ on true P, V_0^π̄(s0)",
+              "nonprivate": "non-private V*_0(s0)"}
     for index, (name, table) in enumerate(summaries.items()):
         figure, axes = plt.subplots(figsize=(5.5, 4))
         ks = [entry["k"] for entry in table]
@@ -238,7 +239,8 @@ def _markdown(examples: list[_Example], summaries: dict[str, list[dict[str, Any]
               "'s per k (bounds)' above is the total time of the bounds over the runs of one k with the exact greedy "
               "inner solution. One run per k below, exact inner solution vs cvxpy (CLARABEL) on the LP (P) for every "
               "inner problem (each LP re-checked by its dual before use):", "",
-              "| k | exact s | cvxpy s | speed-up | max abs difference | paper s / exact s |", "|---|---|---|---|---|---|"]
+              "| k | exact s | cvxpy s | speed-up | max abs difference | paper s / exact s |",
+              "|---|---|---|---|---|---|"]
     for c in comparisons:
         lines.append(f"| {c['k']:g} | {c['exact_seconds']:.4f} | {c['cvxpy_seconds']:.3f} | {c['speedup']:.0f}x | "
                      f"{c['max_difference']:.2e} | {PAPER_SECONDS_PER_K / c['exact_seconds']:.0f}x |")
