@@ -19,13 +19,15 @@ References:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from dpaudit._validation import check_choice, check_finite_array, check_real
 from dpaudit.errors import InvalidArgument
+from dpaudit.rl.continuous import Episode
 from dpaudit.rl.policy import MarkovPolicy
 from dpaudit.rl.trajectory import Trajectory
 
@@ -143,6 +145,115 @@ class TransitionTable:
             offsets=np.asarray(offsets),
             gamma=gamma,
         )
+
+
+    @classmethod
+    def from_episodes(
+        cls,
+        episodes: Sequence[Episode],
+        basis: Callable[[np.ndarray], np.ndarray],
+        gamma: float,
+        *,
+        target: Callable[[np.ndarray], Any] | None = None,
+        behaviour: Callable[[np.ndarray], Any] | None = None,
+    ) -> TransitionTable:
+        """Build the table of a continuous-state dataset with a feature map (e.g. a FourierBasis).
+
+        φ_t = basis(o_t) and φ_{t+1} = basis(o_{t+1}), except that φ_{t+1} = 0 at the last
+        step of an episode that terminated (a step-capped episode keeps basis(o_L)). With
+        ``target`` and ``behaviour``, callables mapping one observation to the vector of
+        action probabilities, ρ_t = π(A_t|o_t)/π_b(A_t|o_t).
+
+        Args:
+            episodes: the dataset, each with at least one step.
+            basis: maps observations of shape (k, d) to features of shape (k, n).
+            gamma: the discount γ in [0, 1].
+            target, behaviour: both or neither (on-policy data, ρ_t = 1).
+
+        Raises:
+            InvalidArgument: for an empty dataset, an empty episode, a feature map of the
+                wrong shape, only one of the two policies, a probability vector that is not
+                one or too short for an action, the behaviour policy giving probability 0 to
+                an action taken, or π_b(a|o) = 0 while π(a|o) > 0 at a visited observation.
+
+        References:
+            Xie et al. 2019, Sec. 2 (ρ_t = π(a|s)/π_b(a|s)), eq. (2.2), Sec. 7 (Mountain Car, HIV).
+        """
+        items = tuple(episodes)
+        if not items:
+            raise InvalidArgument("dataset: expected at least one episode (m >= 1)")
+        if (target is None) != (behaviour is None):
+            raise InvalidArgument("target and behaviour: give both policies for off-policy data, or neither")
+        phi_parts, next_parts, rewards, rho, offsets = [], [], [], [], [0]
+        for i, episode in enumerate(items):
+            if not isinstance(episode, Episode):
+                raise InvalidArgument(f"episodes[{i}]: expected an Episode, got {type(episode).__name__}")
+            steps = len(episode)
+            if steps < 1:
+                raise InvalidArgument(f"episodes[{i}] has no step: every episode needs at least one transition")
+            features = check_finite_array(f"basis(episodes[{i}].observations)", basis(episode.observations), ndim=2)
+            if features.shape[0] != steps + 1 or (phi_parts and features.shape[1] != phi_parts[0].shape[1]):
+                raise InvalidArgument(
+                    f"basis: mapped the {steps + 1} observations of episodes[{i}] to shape {features.shape}; "
+                    "expected one feature row per observation, of the same length for every episode"
+                )
+            following = features[1:].copy()
+            if episode.terminated:
+                following[-1] = 0.0
+            phi_parts.append(features[:-1])
+            next_parts.append(following)
+            rewards.append(episode.rewards)
+            if target is not None:
+                rho.append(_episode_ratios(i, episode, target, behaviour))
+            offsets.append(offsets[-1] + steps)
+        phi = np.vstack(phi_parts)
+        return cls(
+            phi=phi,
+            phi_next=np.vstack(next_parts),
+            rewards=np.concatenate(rewards),
+            rho=np.ones(phi.shape[0]) if target is None else np.concatenate(rho),
+            offsets=np.asarray(offsets),
+            gamma=gamma,
+        )
+
+
+def _episode_ratios(index: int, episode: Episode, target: Callable, behaviour: Callable) -> np.ndarray:
+    observations = episode.observations[:-1]
+    where = f"episodes[{index}]"
+    pi = _probability_rows(f"target probabilities along {where}", [target(o) for o in observations])
+    pi_b = _probability_rows(f"behaviour probabilities along {where}", [behaviour(o) for o in observations])
+    if pi.shape != pi_b.shape or int(episode.actions.max()) >= pi.shape[1]:
+        raise InvalidArgument(
+            f"policies along {where}: {pi.shape[1]} target and {pi_b.shape[1]} behaviour probabilities per step "
+            f"for actions up to {int(episode.actions.max())}; expected equal lengths covering every action"
+        )
+    uncovered = (pi_b == 0) & (pi > 0)
+    if uncovered.any():
+        t, a = (int(i) for i in np.argwhere(uncovered)[0])
+        raise InvalidArgument(
+            f"behaviour policy: pi_b(a={a}|o) = 0 while pi(a={a}|o) = {pi[t, a]!r} > 0 at {where} step {t}: "
+            "the importance ratio is undefined (off-policy evaluation needs coverage)"
+        )
+    steps = np.arange(len(episode))
+    taken_b = pi_b[steps, episode.actions]
+    if (taken_b == 0).any():
+        t = int(np.argmax(taken_b == 0))
+        a = int(episode.actions[t])
+        raise InvalidArgument(f"behaviour policy: pi_b(a={a}|o) = 0 at {where} step {t}, yet the data took action {a}")
+    return pi[steps, episode.actions] / taken_b
+
+
+def _probability_rows(name: str, rows: list[Any]) -> np.ndarray:
+    try:
+        matrix = np.asarray(rows, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgument(f"{name}: expected one probability vector of the same length per step") from exc
+    matrix = check_finite_array(name, matrix, ndim=2, nonnegative=True)
+    totals = matrix.sum(axis=1)
+    if (np.abs(totals - 1.0) > 1e-9).any():
+        t = int(np.argmax(np.abs(totals - 1.0) > 1e-9))
+        raise InvalidArgument(f"{name}: the vector at step {t} sums to {totals[t]!r}, expected 1 within 1e-09")
+    return matrix
 
 
 def _ratios(target: MarkovPolicy | None, behaviour: MarkovPolicy | None, n_states: int) -> np.ndarray | None:

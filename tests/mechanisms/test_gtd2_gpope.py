@@ -181,3 +181,101 @@ def test_bad_data():
     short = TransitionTable.from_trajectories((Trajectory((0,), (0,), (1.0,)),), np.eye(2), 0.9)
     with pytest.raises(InvalidArgument, match="tau_i = 0"):
         dataset_moments(short, normalisation="paper")
+
+
+def _episode(observations, actions, rewards, terminated):
+    from dpaudit.rl import Episode
+
+    return Episode(np.asarray(observations, dtype=float), np.asarray(actions), np.asarray(rewards, float), terminated)
+
+
+def _square_basis(observations):
+    x = np.asarray(observations)
+    return np.stack([np.ones(x.shape[0]), x[:, 0], x[:, 0] ** 2], axis=1)
+
+
+def test_from_episodes_features_and_terminal_successor():
+    done = _episode([[0.0], [1.0], [2.0]], [0, 1], [1.0, -1.0], True)
+    capped = _episode([[3.0], [4.0]], [1], [0.5], False)
+    table = TransitionTable.from_episodes((done, capped), _square_basis, 0.9)
+    np.testing.assert_array_equal(table.offsets, [0, 2, 3])
+    np.testing.assert_array_equal(table.phi, _square_basis([[0.0], [1.0], [3.0]]))
+    np.testing.assert_array_equal(table.phi_next, [[1.0, 1.0, 1.0], [0.0, 0.0, 0.0], [1.0, 4.0, 16.0]])
+    np.testing.assert_array_equal(table.rewards, [1.0, -1.0, 0.5])
+    np.testing.assert_array_equal(table.rho, [1.0, 1.0, 1.0])
+
+
+def test_from_episodes_importance_ratios_and_moments():
+    from dpaudit.reproduce.behaviour_policies import FixedActionDistribution
+
+    target, behaviour = FixedActionDistribution([0.5, 0.5]), FixedActionDistribution([0.8, 0.2])
+    episode = _episode([[0.0], [0.5], [1.0], [1.5]], [0, 1, 1], [1.0, 2.0, 3.0], False)
+    table = TransitionTable.from_episodes((episode,), _square_basis, 0.5, target=target.probabilities,
+                                          behaviour=behaviour.probabilities)
+    np.testing.assert_allclose(table.rho, [0.625, 2.5, 2.5])
+    moments = dataset_moments(table)
+    phi, nxt = _square_basis([[0.0], [0.5], [1.0]]), _square_basis([[0.5], [1.0], [1.5]])
+    direct = sum(r * np.outer(p, p - 0.5 * q) for r, p, q in zip(table.rho, phi, nxt)) / 3
+    np.testing.assert_allclose(moments.A, direct, atol=1e-14)
+
+
+def test_from_episodes_mountain_car_off_policy():
+    from dpaudit.reproduce.behaviour_policies import VelocityFollowingPolicy
+    from dpaudit.rl import FourierBasis, MountainCar, UniformActionPolicy, sample_episodes
+
+    env, behaviour = MountainCar(), VelocityFollowingPolicy(0.8)
+    episodes = sample_episodes(env, behaviour, 3, rng=4, max_steps=50)
+    basis = FourierBasis(2, env.observation_low, env.observation_high)
+    table = TransitionTable.from_episodes(episodes, basis, 0.99, target=UniformActionPolicy(3).probabilities,
+                                          behaviour=behaviour.probabilities)
+    assert table.n_features == 9 and table.n_trajectories == 3
+    assert set(np.round(table.rho, 12)) <= {round(1 / 3 / 0.8, 12), round(1 / 3 / 0.1, 12)}
+
+
+@pytest.mark.parametrize(
+    ("episodes", "kwargs", "fragment"),
+    [
+        ((), {}, "at least one episode"),
+        ((_episode([[0.0]], np.zeros(0, int), [], False),), {}, "no step"),
+        (("not an episode",), {}, "expected an Episode"),
+        ((_episode([[0.0], [1.0]], [1], [0.0], False),), {"target": lambda o: [0.5, 0.5]}, "give both"),
+        ((_episode([[0.0], [1.0]], [0], [0.0], False),),
+         {"target": lambda o: [0.5, 0.5], "behaviour": lambda o: [1.0, 0.0]}, r"pi_b\(a=1\|o\) = 0 while"),
+        ((_episode([[0.0], [1.0]], [1], [0.0], False),),
+         {"target": lambda o: [1.0, 0.0], "behaviour": lambda o: [1.0, 0.0]}, "yet the data took action 1"),
+        ((_episode([[0.0], [1.0]], [0], [0.0], False),),
+         {"target": lambda o: [0.5, 0.6], "behaviour": lambda o: [0.5, 0.5]}, "sums to"),
+        ((_episode([[0.0], [1.0]], [0], [0.0], False),),
+         {"target": lambda o: [float("nan"), 1.0], "behaviour": lambda o: [0.5, 0.5]}, "target probabilities"),
+        ((_episode([[0.0], [1.0]], [2], [0.0], False),),
+         {"target": lambda o: [0.5, 0.5], "behaviour": lambda o: [0.5, 0.5]}, "covering every action"),
+    ],
+)
+def test_from_episodes_rejects_bad_input(episodes, kwargs, fragment):
+    with pytest.raises(InvalidArgument, match=fragment):
+        TransitionTable.from_episodes(episodes, _square_basis, 0.9, **kwargs)
+
+
+def test_from_episodes_rejects_a_basis_of_the_wrong_shape():
+    episode = _episode([[0.0], [1.0]], [0], [0.0], False)
+    with pytest.raises(InvalidArgument, match="one feature row per observation"):
+        TransitionTable.from_episodes((episode,), lambda x: np.ones((1, 3)), 0.9)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "valid"),
+    [
+        ("clip_norm", 0.0, False), ("clip_norm", -0.0, False), ("clip_norm", float("nan"), False),
+        ("clip_norm", float("inf"), False), ("clip_norm", -1e-300, False), ("clip_norm", 5e-324, True),
+        ("clip_norm", 1 - 2**-53, True),
+        ("noise_multiplier", -1e-300, False), ("noise_multiplier", float("nan"), False),
+        ("noise_multiplier", float("inf"), False), ("noise_multiplier", 0.0, True), ("noise_multiplier", -0.0, True),
+        ("noise_multiplier", 5e-324, True), ("noise_multiplier", 1 - 2**-53, True),
+    ],
+)
+def test_clip_norm_and_noise_multiplier_table(name, value, valid):
+    if valid:
+        assert GPOPE(**{name: value}).per_step_view(3)["clip_norm"] > 0
+    else:
+        with pytest.raises(InvalidArgument, match=name):
+            GPOPE(**{name: value})
