@@ -3,10 +3,13 @@
 from dpaudit.mechanisms.dirichlet import DirichletMechanism
 from dpaudit.mechanisms.gaussian import GaussianMechanism
 from dpaudit.mechanisms.gpope import GPOPE
+from dpaudit.mechanisms.policy_evaluation import DPLSL, DPLSW
 from dpaudit.mechanisms.registry import build_mechanism, list_mechanisms, register_mechanism
 from dpaudit.mechanisms.smooth_gaussian import SmoothGaussianMechanism
 
 __all__ = [
+    "DPLSL",
+    "DPLSW",
     "GPOPE",
     "DirichletMechanism",
     "GaussianMechanism",

@@ -126,7 +126,9 @@ def lsw_phi(signature: Sequence[int], weights: Sequence[Any], k: int) -> Any:
     return total
 
 
-def lsw_psi(signature: Sequence[int], weights: Sequence[Any], beta: Any, *, exp: Callable[[Any], Any] = math.exp) -> tuple[Any, int]:
+def lsw_psi(
+    signature: Sequence[int], weights: Sequence[Any], beta: Any, *, exp: Callable[[Any], Any] = math.exp
+) -> tuple[Any, int]:
     """Return (ψ_X^w, k*) with ψ_X^w = max_{0 <= k <= K_X} e^{−kβ} φ_X^w(k) and k* the first maximiser.
 
     Args:
@@ -229,7 +231,7 @@ def lsl_sigma(
     *,
     sqrt: Callable[[Any], Any] = math.sqrt,
 ) -> Any:
-    """Return σ_X = 2α · bound · ‖Φ‖ / (λ − ‖Φ‖² ‖ρ‖_∞) · √ψ_X^λ, with bound = R_max/(1−γ) or F_max.
+    """Return σ_X = 2α · bound · ‖Φ‖ / (λ − ‖Φ‖² ‖ρ‖_∞) · √ψ_X^λ, bound = R_max/(1−γ) or F_max.
 
     Raises:
         InvalidArgument: when λ <= ‖Φ‖² ‖ρ‖_∞ (the precondition of Algorithm 2 and Corollary 8).
