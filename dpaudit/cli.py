@@ -7,6 +7,8 @@ Exit codes: 0 no failure under the chosen policy; 1 a claim failed under the pol
 from __future__ import annotations
 
 import argparse
+import importlib
+import json
 import logging
 import shlex
 import sys
@@ -14,12 +16,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dpaudit import __version__
+from dpaudit.audit.candidate_audit import audit_candidate
+from dpaudit.audit.candidates import CandidateLimits, parse_candidate
 from dpaudit.audit.registry import list_checkers
 from dpaudit.audit.runner import AuditReport, run_audit, spec_display_path
 from dpaudit.audit.spec import builtin_specs, load_spec
 from dpaudit.audit.verdicts import FAIL_POLICIES
 from dpaudit.errors import DpAuditError
+from dpaudit.checks.executors import make_executor
 from dpaudit.mechanisms.registry import list_mechanisms
+from dpaudit.privacy.calibration import calibrate_smooth_gaussian
 from dpaudit.report.figures import collect_figures
 from dpaudit.report.folder import FIGURE_DIR, write_figures, write_report_folder
 from dpaudit.report.html import render_html
@@ -32,6 +38,7 @@ __all__ = ["main"]
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 DEFAULT_SEED = 20161
 DEFAULT_OUT = "dpaudit-report"
+REPRODUCIBLE_PAPERS = ("balle2016", "xie2019", "gohari2020")
 
 log = logging.getLogger("dpaudit")
 
@@ -62,6 +69,41 @@ def _build_parser() -> argparse.ArgumentParser:
         default="violated",
         help="exit 1 when a claim is violated or errored (default), or also when inconclusive",
     )
+
+    audit.add_argument(
+        "--executor",
+        default="process",
+        help="where Monte Carlo sampling runs: process[:N] (default), thread[:N], serial, dask://HOST:PORT",
+    )
+
+    check = commands.add_parser(
+        "check",
+        help="audit a candidate implementation (module:callable) against a spec's black-box obligations",
+        description="Load the candidate in an isolated worker with time and memory limits and run the "
+        "spec's black-box obligations on it (see specs/examples/ and README, 'Auditing your implementation').",
+    )
+    check.add_argument("spec", metavar="SPEC")
+    check.add_argument("--candidate", required=True, metavar="MODULE:CALLABLE", help="the implementation to audit")
+    check.add_argument("--timeout", type=float, default=120.0, help="seconds per candidate request (default 120)")
+    check.add_argument("--memory", type=int, default=4096, help="candidate address-space limit in MiB (default 4096)")
+    check.add_argument("--quick", action="store_true", help="use the spec's reduced budgets")
+    check.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
+    check.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default ./{DEFAULT_OUT})")
+    check.add_argument("--fail-on", choices=FAIL_POLICIES, default="violated", help="failure policy")
+
+    calibrate = commands.add_parser("calibrate", help="exact noise calibration where the papers' constants are loose")
+    calibrate.add_argument("target", choices=("smooth-gaussian",), help="what to calibrate")
+    calibrate.add_argument("--epsilon", type=float, required=True)
+    calibrate.add_argument("--delta", type=float, required=True)
+    calibrate.add_argument("--dim", type=int, required=True)
+    calibrate.add_argument("--beta", type=float, default=None, help="beta of condition (b) (default the paper's)")
+    calibrate.add_argument("--pareto-points", type=int, default=6, help="points of the (alpha, beta) front")
+
+    reproduce = commands.add_parser("reproduce", help="re-run a paper's experiments: figures, CSV and a summary")
+    reproduce.add_argument("paper", choices=REPRODUCIBLE_PAPERS)
+    reproduce.add_argument("--quick", action="store_true", help="a smaller configuration (minutes)")
+    reproduce.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
+    reproduce.add_argument("--out", default=None, help="output folder (default reports/reproduce/PAPER)")
 
     listing = commands.add_parser("list", help="list built-in specs, mechanisms and checkers")
     listing.add_argument("what", nargs="?", choices=("specs", "mechanisms", "checkers"), help="only this kind")
@@ -106,9 +148,14 @@ def _summary_table(report: AuditReport) -> str:
 def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     paths = [Path(spec) for spec in arguments.specs] or builtin_specs()
     claims = [(load_spec(path), spec_display_path(path)) for path in paths]
-    report = run_audit(
-        claims, seed=arguments.seed, quick=arguments.quick, command="dpaudit " + shlex.join(argv)
-    )
+    with make_executor(arguments.executor) as executor:
+        report = run_audit(
+            claims, seed=arguments.seed, quick=arguments.quick, command="dpaudit " + shlex.join(argv), executor=executor
+        )
+    return _finish(report, arguments)
+
+
+def _finish(report: AuditReport, arguments: argparse.Namespace) -> int:
     files = write_report_folder(report.to_json(), arguments.out, fail_on=arguments.fail_on)
     print(_summary_table(report))
     print(f"report: {files.json}, {files.markdown}, {files.html}, {files.junit}, {len(files.figures)} figures")
@@ -116,6 +163,37 @@ def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
         log.error("%d obligation(s) hit an internal error; see the report's tracebacks", report.internal_errors)
         return EXIT_INTERNAL
     return EXIT_FAILED if report.failed(arguments.fail_on) else EXIT_OK
+
+
+def _command_check(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
+    path = Path(arguments.spec)
+    claim = load_spec(path)
+    report = audit_candidate(
+        claim,
+        spec_display_path(path),
+        parse_candidate(arguments.candidate),
+        limits=CandidateLimits(timeout_seconds=arguments.timeout, memory_mib=arguments.memory),
+        seed=arguments.seed,
+        quick=arguments.quick,
+        command="dpaudit " + shlex.join(argv),
+    )
+    return _finish(report, arguments)
+
+
+def _command_calibrate(arguments: argparse.Namespace) -> int:
+    result = calibrate_smooth_gaussian(
+        arguments.epsilon, arguments.delta, arguments.dim, beta=arguments.beta, pareto_points=arguments.pareto_points
+    )
+    print(json.dumps(result.to_json(), indent=2, sort_keys=True, default=str))
+    return EXIT_OK
+
+
+def _command_reproduce(arguments: argparse.Namespace) -> int:
+    module = importlib.import_module(f"dpaudit.reproduce.{arguments.paper}")
+    out = Path(arguments.out) if arguments.out else Path("reports") / "reproduce" / arguments.paper
+    summary = module.run(out, quick=arguments.quick, seed=arguments.seed)
+    print(f"summary: {summary}")
+    return EXIT_OK
 
 
 def _command_list(arguments: argparse.Namespace) -> int:
@@ -164,6 +242,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if arguments.command == "audit":
             return _command_audit(arguments, args)
+        if arguments.command == "check":
+            return _command_check(arguments, args)
+        if arguments.command == "calibrate":
+            return _command_calibrate(arguments)
+        if arguments.command == "reproduce":
+            return _command_reproduce(arguments)
         if arguments.command == "list":
             return _command_list(arguments)
         return _command_report(arguments)

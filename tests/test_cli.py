@@ -123,3 +123,37 @@ def test_known_finding_is_reported_but_expected(write_gaussian_spec, tmp_path):
 def test_vanished_known_finding_fails(write_gaussian_spec, tmp_path):
     spec = _with_known_finding(write_gaussian_spec(epsilon="4.38"))
     assert main(["audit", str(spec), "--out", str(tmp_path / "o")]) == 1
+
+
+def test_check_command_audits_a_candidate(tmp_path, monkeypatch, capsys):
+    from pathlib import Path
+
+    from dpaudit.audit.spec import builtin_spec_dir
+
+    spec = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"
+    monkeypatch.chdir(Path(__file__).parent / "audit" / "candidates_fixture")
+    out = tmp_path / "good"
+    assert main(["check", str(spec), "--candidate", "sample_candidates:good_gaussian", "--quick", "--out", str(out)]) == 0
+    assert json.loads((out / "audit.json").read_text())["claims"][0]["verdict"] == "consistent"
+    out = tmp_path / "bad"
+    assert main(["check", str(spec), "--candidate", "sample_candidates:halved_gaussian", "--quick", "--out", str(out)]) == 1
+    out = tmp_path / "hang"
+    code = main(["check", str(spec), "--candidate", "sample_candidates:hanging_gaussian", "--timeout", "1", "--quick",
+                 "--out", str(out)])
+    assert code == 1
+    assert json.loads((out / "audit.json").read_text())["claims"][0]["verdict"] == "error"
+    assert main(["check", str(spec), "--candidate", "not-a-candidate", "--out", str(out)]) == 2
+
+
+def test_calibrate_prints_certified_alpha(capsys):
+    assert main(["calibrate", "smooth-gaussian", "--epsilon", "1", "--delta", "1e-5", "--dim", "1",
+                 "--pareto-points", "0"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert 4.0 < result["alpha"] < result["alpha_paper"]
+    assert main(["calibrate", "smooth-gaussian", "--epsilon", "-1", "--delta", "1e-5", "--dim", "1"]) == 2
+
+
+def test_audit_with_serial_and_bad_executor(write_gaussian_spec, tmp_path):
+    spec = write_gaussian_spec()
+    assert main(["audit", str(spec), "--executor", "serial", "--out", str(tmp_path / "o")]) == 0
+    assert main(["audit", str(spec), "--executor", "warp:9", "--out", str(tmp_path / "o")]) == 2
