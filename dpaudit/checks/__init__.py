@@ -6,3 +6,5 @@ from dpaudit.checks import dirichlet  # noqa: F401
 from dpaudit.checks import empirical  # noqa: F401
 from dpaudit.checks import gaussian_mechanism  # noqa: F401
 from dpaudit.checks import profiles  # noqa: F401
+from dpaudit.checks import sensitivity  # noqa: F401
+from dpaudit.checks import smoothness  # noqa: F401

@@ -1,0 +1,228 @@
+"""Exhaustive exact sensitivity checks: reference DP-LSW/DP-LSL pass, planted mutants are caught.
+
+Every mutant is first shown, by a direct computation at one pair, to break a proof
+obligation; then the exhaustive checker must report VIOLATED with a concrete pair.
+"""
+
+import dataclasses
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+
+import dpaudit.mechanisms.policy_evaluation as pe
+from dpaudit.audit.verdicts import Verdict
+from dpaudit.checks.pair_sweep import sweep_pairs
+from dpaudit.checks.sensitivity import (
+    LslCorollary8,
+    LswCorollary3,
+    exhaustive_audit,
+    lemma1_constants_exact,
+    mechanism_problem,
+    statement_evidence,
+)
+from dpaudit.checks.sensitivity import _Setting  # noqa: PLC2701  (the statements' shared setting)
+from dpaudit.checks.trajectory_universe import (
+    chain_universe,
+    exact_first_visit_statistics,
+    exact_parameters,
+)
+from dpaudit.errors import InvalidArgument
+from dpaudit.mechanisms import policy_evaluation_bounds as bounds
+
+TIGHT_LSW = {"n_states": 5, "features": "tabular", "gamma": 0.9375, "r_max": 1.0, "f_max": 1.0,
+             "epsilon": 20.0, "delta": 0.5}
+"""A DP-LSW where condition (a) is tight enough for a wrong φ to matter (F_max = 1, large β)."""
+
+SPEC_LSW = {"n_states": 5, "features": "tabular", "gamma": 0.5, "r_max": 1.0, "epsilon": 1.0, "delta": 0.1}
+SPEC_LSL = dict(SPEC_LSW, lam=2.0)
+
+
+@dataclasses.dataclass(frozen=True)
+class PlusOneDenominatorLSW(pe.DPLSW):
+    """Mutant: φ^w_X(k) = Σ_s w_s / (max{|X_s| − k, 0} + 1)² in place of max{|X_s| − k, 1}² (eq. (9))."""
+
+    def intermediates_from_statistics(self, statistics):
+        record = super().intermediates_from_statistics(statistics)
+        counts = statistics.signature
+        profile = np.array(
+            [np.sum(self.estimator.w / (np.maximum(counts - k, 0) + 1.0) ** 2) for k in range(int(counts.max()) + 1)]
+        )
+        psi, k_star = bounds.smooth_maximum(profile, self.beta)
+        sigma = bounds.lsw_sigma(self.alpha, self.return_bound, self.pinv_norm, psi)
+        return dataclasses.replace(record, sigma=float(sigma), psi=psi, phi_profile=profile, k_argmax=k_star)
+
+
+@dataclasses.dataclass(frozen=True)
+class DoubledBetaLSW(pe.DPLSW):
+    """Mutant: ψ^w_X = max_k e^{−2kβ} φ^w_X(k) (β doubled inside ψ, Algorithm 1)."""
+
+    def intermediates_from_statistics(self, statistics):
+        record = super().intermediates_from_statistics(statistics)
+        psi, k_star = bounds.smooth_maximum(record.phi_profile, 2 * self.beta)
+        sigma = bounds.lsw_sigma(self.alpha, self.return_bound, self.pinv_norm, psi)
+        return dataclasses.replace(record, sigma=float(sigma), psi=psi, k_argmax=k_star)
+
+
+@dataclasses.dataclass(frozen=True)
+class DoubledBetaLSL(pe.DPLSL):
+    """Mutant: ψ^λ_X = max_k e^{−2kβ} φ^λ_X(k) (β doubled inside ψ, Algorithm 2)."""
+
+    def intermediates_from_statistics(self, statistics):
+        record = super().intermediates_from_statistics(statistics)
+        psi, k_star = bounds.smooth_maximum(record.phi_profile, 2 * self.beta)
+        sigma = bounds.lsl_sigma(self.alpha, self.return_bound, self.phi_norm, self.lam, self.rho_inf, psi)
+        return dataclasses.replace(record, sigma=float(sigma), psi=psi, k_argmax=k_star)
+
+
+@pytest.fixture(scope="module")
+def small_universe():
+    return chain_universe(5, "1/2", "15/16", 3)
+
+
+@pytest.fixture(scope="module")
+def spec_universe():
+    return chain_universe(5, "1/2", "1/2", 3)
+
+
+def _profile(universe, states, rewards=None):
+    return next(
+        i
+        for i, p in enumerate(universe.profiles)
+        if p.representative.states == states and (rewards is None or p.representative.rewards == rewards)
+    )
+
+
+def _sigma(mechanism, universe, dataset):
+    counts, average = exact_first_visit_statistics(universe, dataset)
+    statistics = pe.FirstVisitStatistics.from_arrays(np.array(counts), np.array([float(a) for a in average]), len(dataset))
+    return mechanism.intermediates_from_statistics(statistics).sigma
+
+
+def test_plus_one_mutant_breaks_condition_a_at_a_direct_pair(small_universe):
+    mutant = PlusOneDenominatorLSW(**TIGHT_LSW)
+    reference = pe.DPLSW(**TIGHT_LSW)
+    stuck = _profile(small_universe, (0, 0, 0))
+    direct = (stuck, _profile(small_universe, (1, 2, 3), (0, 0, 1)))
+    stuck = (stuck,)
+    problem = mechanism_problem(mutant)
+    distance2 = sum(
+        (a - b) ** 2
+        for a, b in zip(exact_parameters(problem, small_universe, direct), exact_parameters(problem, small_universe, stuck))
+    )
+    alpha, _ = lemma1_constants_exact("main_text", epsilon=20.0, delta=0.5, d=5)
+    assert mpmath.mpf(_sigma(mutant, small_universe, direct)) ** 2 < alpha**2 * float(distance2)
+    assert mpmath.mpf(_sigma(reference, small_universe, direct)) ** 2 > alpha**2 * float(distance2)
+
+
+@pytest.mark.parametrize("relation", ["replace_one", "add_remove_one"])
+def test_reference_dp_lsw_passes_every_statement_on_the_tight_domain(small_universe, relation):
+    results, sigmas = exhaustive_audit(pe.DPLSW(**TIGHT_LSW), small_universe, relation, 2, rng=np.random.default_rng(1))
+    assert sigmas.mismatches == 0
+    assert {name: r.holds for name, r in results.items()} == dict.fromkeys(results, True)
+
+
+@pytest.mark.parametrize("relation", ["replace_one", "add_remove_one"])
+def test_plus_one_mutant_is_caught_with_a_minimal_pair(small_universe, relation):
+    results, _ = exhaustive_audit(
+        PlusOneDenominatorLSW(**TIGHT_LSW), small_universe, relation, 2, rng=np.random.default_rng(1),
+        names=("condition_a",),
+    )
+    result = results["condition_a"]
+    assert result.holds is False
+    left, right, comparison = result.counterexample
+    assert comparison.margin < 0
+    assert max(len(left), len(right)) == 2
+    smaller, _ = exhaustive_audit(
+        PlusOneDenominatorLSW(**TIGHT_LSW), small_universe, relation, 1, rng=np.random.default_rng(1),
+        names=("condition_a",),
+    )
+    assert smaller["condition_a"].holds is True
+    evidence = statement_evidence(result, small_universe, "Lemma 1 (a)", parameters="mutant")
+    assert evidence.verdict is Verdict.VIOLATED
+    assert evidence.counterexample["X"] and evidence.counterexample["X_prime"]
+
+
+def test_doubled_beta_lsw_breaks_condition_b_at_a_direct_pair(spec_universe):
+    mutant = DoubledBetaLSW(**SPEC_LSW)
+    full = _profile(spec_universe, (2, 3, 4), (0, 1, 0))
+    smaller, larger = (full,), (full, full)
+    ratio = abs(2 * mpmath.log(_sigma(mutant, spec_universe, larger)) - 2 * mpmath.log(_sigma(mutant, spec_universe, smaller)))
+    _, beta = lemma1_constants_exact("main_text", epsilon=1.0, delta=0.1, d=5)
+    assert ratio > 1.5 * beta
+
+
+@pytest.mark.parametrize("mutant_class, params", [(DoubledBetaLSW, SPEC_LSW), (DoubledBetaLSL, SPEC_LSL)])
+def test_doubled_beta_mutants_are_caught_with_a_large_excess(spec_universe, mutant_class, params):
+    results, _ = exhaustive_audit(
+        mutant_class(**params), spec_universe, "replace_one", 3, rng=np.random.default_rng(2), names=("condition_b",)
+    )
+    result = results["condition_b"]
+    assert result.holds is False
+    _, _, comparison = result.counterexample
+    _, beta = lemma1_constants_exact("main_text", epsilon=1.0, delta=0.1, d=5)
+    assert comparison.measured - comparison.bound > beta / 2
+
+
+def test_doubled_beta_lsl_breaks_condition_b_at_a_direct_pair(spec_universe):
+    mutant = DoubledBetaLSL(**SPEC_LSL)
+    reference = pe.DPLSL(**SPEC_LSL)
+    results, _ = exhaustive_audit(mutant, spec_universe, "replace_one", 3, rng=np.random.default_rng(2), names=("condition_b",))
+    left, right, _ = results["condition_b"].counterexample
+    _, beta = lemma1_constants_exact("main_text", epsilon=1.0, delta=0.1, d=5)
+    mutant_ratio = abs(2 * mpmath.log(_sigma(mutant, spec_universe, left)) - 2 * mpmath.log(_sigma(mutant, spec_universe, right)))
+    reference_ratio = abs(
+        2 * mpmath.log(_sigma(reference, spec_universe, left)) - 2 * mpmath.log(_sigma(reference, spec_universe, right))
+    )
+    assert mutant_ratio > 1.5 * beta
+    assert reference_ratio <= beta * (1 + 1e-12)
+
+
+def test_reference_condition_b_exceeds_beta_only_by_float_rounding(spec_universe):
+    """Finding: ψ attains |ln ψ(v) − ln ψ(v')| = β exactly, so float σ can overshoot β by an ulp."""
+    results, _ = exhaustive_audit(
+        pe.DPLSW(**SPEC_LSW), spec_universe, "replace_one", 3, rng=np.random.default_rng(3), names=("condition_b",)
+    )
+    result = results["condition_b"]
+    if result.counterexample is not None:
+        _, _, comparison = result.counterexample
+        assert 0 < comparison.measured - comparison.bound < 1e-14
+
+
+def test_dp_lsl_condition_b_fails_under_add_remove(spec_universe):
+    """Finding: ψ^λ depends on m through min{|X_s| + k, m}; adding a trajectory moves it by more than β."""
+    results, _ = exhaustive_audit(
+        pe.DPLSL(**SPEC_LSL), spec_universe, "add_remove_one", 2, rng=np.random.default_rng(4), names=("condition_b",)
+    )
+    _, _, comparison = results["condition_b"].counterexample
+    assert comparison.measured > 2 * comparison.bound
+
+
+def test_planted_wrong_constant_in_corollary3_is_caught(spec_universe):
+    problem = mechanism_problem(pe.DPLSW(**SPEC_LSW))
+    planted = dataclasses.replace(problem, r_max=Fraction(1, 8))
+    result = sweep_pairs(LswCorollary3(_Setting(spec_universe, planted)), spec_universe, "replace_one", 2)
+    assert result.holds is False
+    honest = sweep_pairs(LswCorollary3(_Setting(spec_universe, problem)), spec_universe, "replace_one", 2)
+    assert honest.holds is True and honest.tightest.margin > 0
+
+
+def test_corollary8_rejects_lambda_below_the_threshold(spec_universe):
+    problem = dataclasses.replace(mechanism_problem(pe.DPLSL(**SPEC_LSL)), lam=Fraction(1, 2))
+    with pytest.raises(InvalidArgument):
+        LslCorollary8(_Setting(spec_universe, problem)).constants  # noqa: B018
+
+
+@pytest.mark.parametrize("constant_set", ["main_text", "supplementary"])
+def test_lemma1_constants_match_the_implementation(constant_set):
+    mechanism = pe.DPLSW(**dict(SPEC_LSW, constant_set=constant_set))
+    alpha, beta = lemma1_constants_exact(constant_set, epsilon=1.0, delta=0.1, d=5)
+    assert float(alpha) == pytest.approx(mechanism.alpha, rel=1e-14)
+    assert float(beta) == pytest.approx(mechanism.beta, rel=1e-14)
+
+
+@pytest.mark.parametrize("bad", ["tight", "", None])
+def test_lemma1_constants_reject_unknown_sets(bad):
+    with pytest.raises(InvalidArgument):
+        lemma1_constants_exact(bad, epsilon=1.0, delta=0.1, d=1)
