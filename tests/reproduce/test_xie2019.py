@@ -131,3 +131,25 @@ def test_fixed_action_distribution():
     assert policy.probabilities(None).tolist() == [0.25, 0.75]
     with pytest.raises(InvalidArgument, match="weights"):
         FixedActionDistribution([0.5, 0.6])
+
+
+def test_chunked_evaluation_moments_equal_the_moments_of_the_whole_sample(monkeypatch):
+    from dpaudit.mechanisms.gtd2 import dataset_moments
+    from dpaudit.reproduce import xie2019
+    from dpaudit.rl import Chain
+
+    chain = Chain(n_states=6)
+    monkeypatch.setattr(xie2019, "EVALUATION_CHUNK", 7)
+    chunked = xie2019._chain_evaluation_moments(chain, 17, np.random.SeedSequence(1))
+    children = np.random.SeedSequence(1).spawn(3)
+    tables = [xie2019._chain_table(chain, size, child)[1] for size, child in zip((7, 7, 3), children)]
+    from dpaudit.mechanisms.gtd2 import TransitionTable
+
+    whole = TransitionTable(
+        np.vstack([t.phi for t in tables]), np.vstack([t.phi_next for t in tables]),
+        np.concatenate([t.rewards for t in tables]), np.concatenate([t.rho for t in tables]),
+        np.concatenate([[0], np.cumsum(np.concatenate([t.lengths for t in tables]))]), tables[0].gamma,
+    )
+    expected = dataset_moments(whole)
+    for name in ("A", "b", "C"):
+        np.testing.assert_allclose(getattr(chunked, name), getattr(expected, name), atol=1e-14)
