@@ -65,7 +65,9 @@ def _body(evidence: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _case(parent: ET.Element, claim_id: str, relation: str, item: dict[str, Any], fail_on: str) -> str:
+def _case(
+    parent: ET.Element, claim_id: str, relation: str, item: dict[str, Any], fail_on: str, known_finding: str
+) -> str:
     obligation, evidence = item.get("obligation", {}), item.get("evidence", {})
     verdict = str(evidence.get("verdict", ""))
     seconds = to_float(evidence.get("elapsed_seconds")) or 0.0
@@ -78,12 +80,27 @@ def _case(parent: ET.Element, claim_id: str, relation: str, item: dict[str, Any]
     )
     outcome = junit_outcome(verdict, fail_on)
     message = _xml_text(f"{verdict}: {evidence.get('summary', '')}")
+    if known_finding and verdict == "violated":
+        outcome = "skipped"
+        message = _xml_text(f"known finding (expected violation): {known_finding}")
     if outcome == "skipped":
         ET.SubElement(case, "skipped", message=message)
     elif outcome in ("failure", "error"):
         ET.SubElement(case, outcome, message=message, type=_xml_text(verdict)).text = _xml_text(_body(evidence))
     ET.SubElement(case, "system-out").text = _xml_text(_body(evidence))
     return outcome
+
+
+def _finding_case(parent: ET.Element, claim_id: str, relation: str, verdict: str, finding: str) -> str:
+    """A case that fails when a known finding is no longer reproduced (the relation is not violated)."""
+    case = ET.SubElement(
+        parent, "testcase", classname=_xml_text(f"{claim_id}.{relation}"), name="known-finding-reproduced", time="0.000"
+    )
+    if verdict == "violated":
+        return "passed"
+    message = _xml_text(f"known finding no longer reproduced (verdict {verdict}): {finding}")
+    ET.SubElement(case, "failure", message=message, type="known-finding").text = message
+    return "failure"
 
 
 def render_junit(document: dict[str, Any], *, fail_on: str = "violated") -> str:
@@ -109,12 +126,18 @@ def render_junit(document: dict[str, Any], *, fail_on: str = "violated") -> str:
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         suite_time = 0.0
         for relation in result.get("relations", []):
+            name = str(relation.get("relation", ""))
+            known_finding = str(relation.get("known_finding") or "")
+            outcomes = []
             for item in relation.get("obligations", []):
-                outcome = _case(suite, claim_id, str(relation.get("relation", "")), item, fail_on)
+                outcomes.append(_case(suite, claim_id, name, item, fail_on, known_finding))
+                suite_time += to_float(item.get("evidence", {}).get("elapsed_seconds")) or 0.0
+            if known_finding:
+                outcomes.append(_finding_case(suite, claim_id, name, str(relation.get("verdict", "")), known_finding))
+            for outcome in outcomes:
                 counts["tests"] += 1
                 if outcome != "passed":
                     counts[{"failure": "failures", "error": "errors", "skipped": "skipped"}[outcome]] += 1
-                suite_time += to_float(item.get("evidence", {}).get("elapsed_seconds")) or 0.0
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value

@@ -54,7 +54,8 @@ def summary_rows(document: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         claim = result["claim"]
         source = f"{claim['source']['paper']}, {claim['source']['location']}"
         for relation in result["relations"]:
-            rows.append((claim["id"], relation["relation"], relation["verdict"], source))
+            verdict = relation["verdict"] + (" (known finding)" if relation.get("known_finding") else "")
+            rows.append((claim["id"], relation["relation"], verdict, source))
     return rows
 
 
@@ -165,6 +166,12 @@ def _claim_lines(claim: dict[str, Any], figure_dir: str | None) -> list[str]:
             f"### under {_code(relation['name'])} — {_mark(relation['verdict'])}",
             "",
         ]
+        if relation["known_finding"]:
+            lines += [
+                f"**Known finding** (expected; CI fails if it is no longer reproduced): "
+                f"{escape_markdown(relation['known_finding'])}",
+                "",
+            ]
         lines += _figure_lines(relation["figures"], figure_dir)
         for obligation in relation["obligations"]:
             lines += _obligation_lines(obligation, figure_dir)

@@ -184,6 +184,7 @@ def report_view(document: dict[str, Any], figures: list[PlacedFigure]) -> dict[s
                     "anchor": relation_anchor,
                     "verdict": verdict,
                     "verdict_class": verdict_class(verdict),
+                    "known_finding": str(relation.get("known_finding") or ""),
                     "obligations": obligations,
                     "figures": placed.get((c, r, None), []),
                 }

@@ -59,3 +59,22 @@ def test_names_are_escaped_and_control_characters_replaced(every_verdict_documen
     assert f"{HOSTILE_SCRIPT}{HOSTILE_IMG}.replace_one" in names
     assert "\x00" not in text and "\ufffd" in text
     assert HOSTILE_SCRIPT not in text
+
+
+def test_known_finding_is_skipped_and_its_absence_fails():
+    from dpaudit.report.junit import render_junit
+    import xml.etree.ElementTree as ET
+
+    def document(verdict):
+        evidence = {"verdict": verdict, "summary": "s", "domain": "d", "method": "m", "measurements": [],
+                    "budget": {}, "counterexample": None, "details": {}, "elapsed_seconds": 0.1}
+        return {"tool": {"name": "dpaudit", "version": "x"}, "seed": 1, "claims": [{
+            "claim": {"id": "c"}, "verdict": verdict,
+            "relations": [{"relation": "replace_one", "verdict": verdict, "known_finding": "paper bug",
+                           "obligations": [{"obligation": {"id": "o"}, "evidence": evidence}]}]}]}
+
+    expected = ET.fromstring(render_junit(document("violated")))
+    assert (expected.get("tests"), expected.get("failures"), expected.get("skipped")) == ("2", "0", "1")
+    vanished = ET.fromstring(render_junit(document("verified")))
+    assert (vanished.get("tests"), vanished.get("failures")) == ("2", "1")
+    assert "no longer reproduced" in vanished.find(".//failure").get("message")
