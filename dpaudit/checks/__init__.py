@@ -6,5 +6,6 @@ from dpaudit.checks import dirichlet  # noqa: F401
 from dpaudit.checks import empirical  # noqa: F401
 from dpaudit.checks import gaussian_mechanism  # noqa: F401
 from dpaudit.checks import profiles  # noqa: F401
+from dpaudit.checks import search  # noqa: F401
 from dpaudit.checks import sensitivity  # noqa: F401
 from dpaudit.checks import smoothness  # noqa: F401

@@ -39,7 +39,7 @@ from dpaudit.audit.claims import Claim, Obligation
 from dpaudit.audit.evidence import Evidence, Measurement, json_number
 from dpaudit.audit.registry import CheckContext, register_checker
 from dpaudit.audit.verdicts import Verdict
-from dpaudit.checks.pair_sweep import Comparison, PairBlock, SweepResult, sweep_statements
+from dpaudit.checks.pair_sweep import GUARD_BAND, Comparison, PairBlock, SweepResult, pair_blocks, sweep_statements
 from dpaudit.checks.trajectory_universe import (
     DatasetIndex,
     LSLProblem,
@@ -67,7 +67,10 @@ __all__ = [
     "SigmaEvaluation",
     "check_exhaustive_sensitivity",
     "exhaustive_audit",
+    "check_smooth_sensitivity_slack",
     "lemma1_constants_exact",
+    "local_sensitivities",
+    "smooth_sensitivity",
     "mechanism_problem",
     "mechanism_statements",
     "sigma_table",
@@ -719,3 +722,115 @@ def check_exhaustive_sensitivity(obligation: Obligation, context: CheckContext) 
                             "once per (<X>, m) class, spot-checked on random datasets", evidence.measurements, budget,
                             evidence.counterexample, evidence.details)
     return evidence
+
+
+def local_sensitivities(setting: _Setting, relation: str, m_max: int) -> np.ndarray:
+    """LS(X)² = max over neighbours X' in the domain of ‖θ_X − θ_X'‖₂², for every dataset (float64).
+
+    References:
+        Balle et al. 2016, Sec. 2.1 (local sensitivity LS_2(f, X)).
+    """
+    universe = setting.universe
+    index = DatasetIndex(len(universe), m_max)
+    values = np.zeros(index.total)
+    for block in pair_blocks(universe, relation, m_max):
+        distances = np.where(block.mask, _pairwise_squared(setting.theta(block.left), setting.theta(block.right)), 0.0)
+        np.maximum.at(values, index.global_index(block.left.rows), distances.max(axis=2))
+    return values
+
+
+def smooth_sensitivity(local: np.ndarray, universe: TrajectoryUniverse, relation: str, m_max: int, beta: float) -> np.ndarray:
+    """S*(X) = max_k e^{−kβ} max_{d(X,Y) <= k} LS(Y) on the domain's neighbour graph (LS given squared).
+
+    References:
+        Nissim, Raskhodnikova, Smith 2007, Def. 3.1 and Lemma 3.2 (the smallest smooth bound);
+        Balle et al. 2016, Lemma 4.
+    """
+    index = DatasetIndex(len(universe), m_max)
+    reach = np.sqrt(local)
+    best = reach.copy()
+    for k in range(1, 2 * m_max + 2):
+        grown = reach.copy()
+        for block in pair_blocks(universe, relation, m_max):
+            left = index.global_index(block.left.rows)
+            right = index.global_index(block.right.rows)
+            candidates = np.where(block.mask, reach[right][:, None, :], 0.0).max(axis=2)
+            np.maximum.at(grown, left, candidates)
+        if np.array_equal(grown, reach):
+            break
+        reach = grown
+        best = np.maximum(best, np.exp(-k * beta) * reach)
+    return best
+
+
+def _validate_slack(params: dict[str, Any], claim: Claim) -> None:
+    unknown = set(params) - {"p", "horizon", "m_max"}
+    if unknown:
+        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected p, horizon, m_max")
+    _domain_params(params)
+    if claim.mechanism.name not in ("dp_lsw", "dp_lsl"):
+        raise InvalidArgument(f"mechanism={claim.mechanism.name!r}: this checker needs 'dp_lsw' or 'dp_lsl'")
+
+
+@register_checker(
+    "balle_smooth_sensitivity_slack",
+    description="exact smooth sensitivity S* on a tiny domain: sigma_X >= alpha S*_{beta/2}(X) and the slack sigma_X / (alpha S*_beta(X))",
+    validate=_validate_slack,
+)
+def check_smooth_sensitivity_slack(obligation: Obligation, context: CheckContext) -> Evidence:
+    """Compare σ_X with the smallest smooth bound of the exact local sensitivity on a tiny domain.
+
+    Conditions (a) and (b) of Lemma 1 make σ_X/α a (β/2)-smooth upper bound of LS on the
+    domain's neighbour graph, so σ_X >= α S*_{β/2}(X) is necessary; it is checked at every
+    dataset (float64, 1e-9 guard band; a dataset inside the band makes the verdict
+    inconclusive). The slack σ_X / (α S*_β(X)) is reported (min, median, max).
+
+    References:
+        Balle et al. 2016, Lemma 1, Lemma 4; Nissim, Raskhodnikova, Smith 2007, Sec. 3.
+    """
+    p, horizon, m_max = _domain_params(obligation.params)
+    mechanism = context.mechanism()
+    universe = chain_universe(mechanism.n_states, p, Fraction(mechanism.gamma), horizon)
+    relation = context.relation.kind
+    setting = _Setting(universe, mechanism_problem(mechanism))
+    alpha, beta = lemma1_constants_exact(
+        mechanism.constant_set, epsilon=mechanism.epsilon, delta=mechanism.delta, d=mechanism.estimator.d
+    )
+    sigmas = _sigma_evaluation(mechanism, universe, m_max, np.random.default_rng(context.seed)).table
+    local = local_sensitivities(setting, relation, m_max)
+    necessary = float(alpha) * smooth_sensitivity(local, universe, relation, m_max, float(beta) / 2)
+    ratio_beta = sigmas / (float(alpha) * smooth_sensitivity(local, universe, relation, m_max, float(beta)))
+    relative = (sigmas - necessary) / sigmas
+    worst = int(np.argmin(relative))
+    index = DatasetIndex(len(universe), m_max)
+    if relative[worst] < -GUARD_BAND:
+        verdict = Verdict.VIOLATED
+    elif relative[worst] <= GUARD_BAND:
+        verdict = Verdict.INCONCLUSIVE
+    else:
+        verdict = Verdict.VERIFIED
+    worst_rows = _dataset_at(index, worst)
+    summary = (
+        f"sigma_X >= alpha S*_(beta/2)(X) at all {index.total} datasets: {verdict is Verdict.VERIFIED}; slack "
+        f"sigma_X / (alpha S*_beta(X)) min {ratio_beta.min():.4g}, median {np.median(ratio_beta):.4g}, max {ratio_beta.max():.4g}"
+    )
+    counterexample = None if verdict is not Verdict.VIOLATED else {
+        "X": _dataset_text(universe, worst_rows), "sigma_X": float(sigmas[worst]), "alpha_S_star": float(necessary[worst])}
+    return Evidence(
+        verdict, summary,
+        f"{universe.description}; every dataset of 1..{m_max} trajectories ({index.total}), {relation} graph",
+        "exact enumeration of LS and S* on the domain (float64 with a 1e-9 guard band); sigma_X from the implementation",
+        (Measurement("min over X of sigma_X / (alpha S*_beta(X))", 1.0, float(ratio_beta.min()),
+                     float(ratio_beta.min()) - 1.0, "float64"),),
+        {"datasets": index.total},
+        counterexample,
+        {"slack_quantiles": [float(q) for q in np.quantile(ratio_beta, [0.0, 0.25, 0.5, 0.75, 1.0])]},
+    )
+
+
+def _dataset_at(index: DatasetIndex, position: int) -> tuple[int, ...]:
+    for m in range(1, index.m_max + 1):
+        if position < index.count(m):
+            return tuple(int(v) for v in index.datasets(m)[position])
+        position -= index.count(m)
+    raise InvalidArgument(f"position={position}: outside the domain")

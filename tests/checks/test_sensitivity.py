@@ -226,3 +226,32 @@ def test_lemma1_constants_match_the_implementation(constant_set):
 def test_lemma1_constants_reject_unknown_sets(bad):
     with pytest.raises(InvalidArgument):
         lemma1_constants_exact(bad, epsilon=1.0, delta=0.1, d=1)
+
+
+def test_local_sensitivities_match_exact_enumeration(spec_universe):
+    from dpaudit.checks.sensitivity import local_sensitivities
+    from dpaudit.checks.trajectory_universe import DatasetIndex, exact_local_sensitivity
+
+    problem = mechanism_problem(pe.DPLSL(**SPEC_LSL))
+    values = local_sensitivities(_Setting(spec_universe, problem), "add_remove_one", 2)
+    index = DatasetIndex(len(spec_universe), 2)
+    for dataset in [(0,), (3,), (1, 4), (2, 2)]:
+        exact = exact_local_sensitivity(problem, spec_universe, dataset, "add_remove_one", 2)
+        position = int(index.global_index(np.array(dataset)))
+        assert values[position] == pytest.approx(float(exact.squared), rel=1e-12)
+
+
+def test_smooth_sensitivity_is_smooth_and_above_local(spec_universe):
+    from dpaudit.checks.sensitivity import local_sensitivities, smooth_sensitivity
+    from dpaudit.checks.pair_sweep import pair_blocks
+    from dpaudit.checks.trajectory_universe import DatasetIndex
+
+    beta = 0.25
+    local = local_sensitivities(_Setting(spec_universe, mechanism_problem(pe.DPLSW(**SPEC_LSW))), "replace_one", 2)
+    smooth = smooth_sensitivity(local, spec_universe, "replace_one", 2, beta)
+    assert np.all(smooth >= np.sqrt(local))
+    index = DatasetIndex(len(spec_universe), 2)
+    for block in pair_blocks(spec_universe, "replace_one", 2):
+        left = smooth[index.global_index(block.left.rows)][:, :, None]
+        right = smooth[index.global_index(block.right.rows)][:, None, :]
+        assert np.all(np.where(block.mask, left <= np.exp(beta) * right * (1 + 1e-12), True))
