@@ -119,7 +119,27 @@ def check_gaussian_exact_profile(obligation: Obligation, context: CheckContext) 
         measurements=measurements,
         budget={"digits": exact.digits},
         counterexample=counterexample,
+        details={"figures": [_profile_figure(guarantee, sensitivity, sigma)]},
     )
+
+
+def _profile_figure(guarantee: ApproxDP, sensitivity: float, sigma: float, points: int = 60) -> dict[str, Any]:
+    """The figure data (report convention) of the exact δ(ε) curve against the claimed point."""
+    top = max(2.0 * guarantee.epsilon, 1.0)
+    epsilons = [top * i / (points - 1) for i in range(points)]
+    deltas = [float(gaussian_delta(eps, sensitivity, sigma, digits=30).value) for eps in epsilons]
+    return {
+        "kind": "line",
+        "title": "Gaussian mechanism: exact delta(epsilon) and the claimed point",
+        "x_label": "epsilon",
+        "y_label": "delta",
+        "y_scale": "log",
+        "series": [{"label": "exact delta(epsilon) (Balle-Wang, mpmath)", "x": epsilons, "y": deltas}],
+        "reference_lines": [
+            {"axis": "y", "value": guarantee.delta, "label": "claimed delta"},
+            {"axis": "x", "value": guarantee.epsilon, "label": "claimed epsilon"},
+        ],
+    }
 
 
 _MONTE_CARLO_KEYS = ("samples", "confidence", "thresholds", "pilot_samples", "selection_fraction", "chunk_size")
