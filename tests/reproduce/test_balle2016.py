@@ -51,7 +51,9 @@ def test_experiment_rows_cover_every_panel() -> None:
     panels = {row["panel"] for row in rows}
     assert panels == {"convergence", "regularisation", "batch"}
     metrics = {row["metric"] for row in rows}
-    assert metrics == {"rmse", "sigma", "excess_risk", "theorem11_bound"}
+    assert metrics == {
+        "rmse", "sigma", "excess_risk", "expected_excess_risk", "theorem11_bound", "excess_risk_lower_bound"
+    }
     assert all(row["runs"] == TINY.runs for row in rows)
     lsl = [row for row in rows if row["algorithm"] == "DP-LSL" and row["panel"] == "batch"]
     assert all(row["lam"] > row["aggregation"] for row in lsl)
