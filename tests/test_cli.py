@@ -105,7 +105,9 @@ def test_list_and_report(write_gaussian_spec, tmp_path, capsys):
 
 def _with_known_finding(path):
     text = path.read_text().replace(
-        "[claim.source]", '[claim.known_findings]\nreplace_one = "the claimed epsilon is below the exact one"\n\n[claim.source]'
+        "[claim.source]",
+        '[[claim.known_findings]]\nrelation = "replace_one"\nobligations = ["exact-profile"]\n'
+        'finding = "the claimed epsilon is below the exact one"\n\n[claim.source]',
     )
     path.write_text(text)
     return path
@@ -116,8 +118,16 @@ def test_known_finding_is_reported_but_expected(write_gaussian_spec, tmp_path):
     assert main(["audit", str(spec), "--out", str(tmp_path / "o")]) == 0
     document = json.loads((tmp_path / "o" / "audit.json").read_text())
     relation = document["claims"][0]["relations"][0]
-    assert relation["verdict"] == "violated"
-    assert relation["known_finding"].startswith("the claimed epsilon")
+    assert relation["verdict"] == "violated" and relation["only_known_findings"]
+    assert relation["obligations"][0]["known_finding"].startswith("the claimed epsilon")
+
+
+def test_unexpected_violation_beside_a_known_finding_fails(write_gaussian_spec, tmp_path):
+    from tests.conftest import MONTE_CARLO_OBLIGATION
+
+    extra = MONTE_CARLO_OBLIGATION.replace("samples = 20000", "samples = 200000")
+    spec = _with_known_finding(write_gaussian_spec(epsilon="1.0", extra=extra))
+    assert main(["audit", str(spec), "--out", str(tmp_path / "o"), "--executor", "serial"]) == 1
 
 
 def test_vanished_known_finding_fails(write_gaussian_spec, tmp_path):

@@ -9,7 +9,7 @@ from dpaudit.errors import InvalidArgument
 from dpaudit.privacy.guarantees import Guarantee
 from dpaudit.privacy.relations import Relation
 
-__all__ = ["Claim", "MechanismSpec", "Obligation", "Source"]
+__all__ = ["Claim", "KnownFinding", "MechanismSpec", "Obligation", "Source"]
 
 
 @dataclass(frozen=True)
@@ -83,15 +83,36 @@ class Obligation:
 
 
 @dataclass(frozen=True)
+class KnownFinding:
+    """A known failure of a paper's statement: these obligations are expected violated under ``relation``."""
+
+    relation: str
+    obligations: tuple[str, ...]
+    finding: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "obligations", tuple(self.obligations))
+        if not self.obligations:
+            raise InvalidArgument("known finding: expected at least one obligation id")
+        if not isinstance(self.finding, str) or not self.finding.strip():
+            raise InvalidArgument("known finding: expected a non-empty description of the finding")
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form stored in reports."""
+        return {"relation": self.relation, "obligations": list(self.obligations), "finding": self.finding}
+
+
+@dataclass(frozen=True)
 class Claim:
     """A privacy claim: mechanism + guarantee + relations + source + obligations.
 
     A claim is audited separately under every relation in ``relations``.
 
-    ``known_findings`` maps a relation name to a description of a known failure of the
-    paper's statement under that relation. Such a relation is still reported
-    ``violated``; the CI policy treats it as expected, and treats its *absence* (any
-    other verdict) as a failure, so a finding can neither be hidden nor silently vanish.
+    ``known_findings`` lists known failures of the paper's statement: under a relation,
+    these obligations are expected ``violated``. They are still reported ``violated``;
+    the CI policy treats them as expected and treats their *absence* (any other verdict
+    of a listed obligation) as a failure, so a finding can neither hide another
+    violation nor silently vanish.
     """
 
     id: str
@@ -102,15 +123,28 @@ class Claim:
     source: Source
     obligations: tuple[Obligation, ...]
     parameters: dict[str, Any] = field(default_factory=dict)
-    known_findings: dict[str, str] = field(default_factory=dict)
+    known_findings: tuple[KnownFinding, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.relations:
             raise InvalidArgument(f"claim {self.id!r}: expected at least one relation")
         names = {relation.name for relation in self.relations}
-        stray = sorted(set(self.known_findings) - names)
-        if stray:
-            raise InvalidArgument(f"known_findings: {stray} are not among the claim's relations {sorted(names)}")
+        ids = {obligation.id for obligation in self.obligations}
+        for index, known in enumerate(self.known_findings):
+            if known.relation not in names:
+                raise InvalidArgument(
+                    f"known_findings[{index}].relation={known.relation!r}: not among the claim's relations {sorted(names)}"
+                )
+            stray = sorted(set(known.obligations) - ids)
+            if stray:
+                raise InvalidArgument(f"known_findings[{index}].obligations: {stray} are not obligations of the claim")
+
+    def known_finding(self, relation: str, obligation: str) -> str | None:
+        """The known finding that expects ``obligation`` violated under ``relation``, if any."""
+        for known in self.known_findings:
+            if known.relation == relation and obligation in known.obligations:
+                return known.finding
+        return None
         if not self.obligations:
             raise InvalidArgument(f"claim {self.id!r}: expected at least one obligation")
         ids = [obligation.id for obligation in self.obligations]
@@ -128,6 +162,6 @@ class Claim:
             "relations": [relation.name for relation in self.relations],
             "source": self.source.to_json(),
             "parameters": dict(self.parameters),
-            "known_findings": dict(self.known_findings),
+            "known_findings": [known.to_json() for known in self.known_findings],
             "obligations": [obligation.to_json() for obligation in self.obligations],
         }

@@ -36,6 +36,17 @@ class ObligationResult:
     evidence: Evidence
     seed: SeedRecord
     internal_error: bool = False
+    known_finding: str | None = None
+
+    def fails(self, policy: str) -> bool:
+        """Whether this result fails ``--fail-on policy``.
+
+        An obligation with a known finding fails exactly when the finding is no longer
+        reproduced (any verdict but ``violated``); otherwise the policy decides.
+        """
+        if self.known_finding is not None:
+            return self.evidence.verdict is not Verdict.VIOLATED
+        return fails_policy(self.evidence.verdict, policy)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in reports."""
@@ -44,6 +55,7 @@ class ObligationResult:
             "evidence": self.evidence.to_json(),
             "seed": self.seed.to_json(),
             "internal_error": self.internal_error,
+            "known_finding": self.known_finding,
         }
 
 
@@ -54,24 +66,23 @@ class RelationResult:
     relation: Relation
     verdict: Verdict
     obligations: tuple[ObligationResult, ...]
-    known_finding: str | None = None
+
+    @property
+    def only_known_findings(self) -> bool:
+        """Whether the relation is violated only by obligations with known findings."""
+        violated = [item for item in self.obligations if item.evidence.verdict is Verdict.VIOLATED]
+        return bool(violated) and all(item.known_finding is not None for item in violated)
 
     def fails(self, policy: str) -> bool:
-        """Whether this result fails ``--fail-on policy``.
-
-        A relation with a known finding fails exactly when the finding is no longer
-        reproduced (any verdict but ``violated``); otherwise the policy decides.
-        """
-        if self.known_finding is not None:
-            return self.verdict is not Verdict.VIOLATED
-        return fails_policy(self.verdict, policy)
+        """Whether any obligation fails ``--fail-on policy`` (see :meth:`ObligationResult.fails`)."""
+        return any(item.fails(policy) for item in self.obligations)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in reports."""
         return {
             "relation": self.relation.name,
             "verdict": self.verdict.value,
-            "known_finding": self.known_finding,
+            "only_known_findings": self.only_known_findings,
             "obligations": [item.to_json() for item in self.obligations],
         }
 
@@ -201,7 +212,13 @@ def _run_obligation(
             method=run.checker,
             details={"traceback": traceback.format_exc()},
         )
-    return ObligationResult(run, evidence.with_elapsed(time.perf_counter() - start), SeedRecord.of(sequence), internal)
+    return ObligationResult(
+        run,
+        evidence.with_elapsed(time.perf_counter() - start),
+        SeedRecord.of(sequence),
+        internal,
+        claim.known_finding(relation.name, obligation.id),
+    )
 
 
 def run_claim(
@@ -225,7 +242,7 @@ def run_claim(
             for obligation in claim.obligations
         )
         verdict = combine_verdicts(result.evidence.verdict for result in results)
-        relations.append(RelationResult(relation, verdict, results, claim.known_findings.get(relation.name)))
+        relations.append(RelationResult(relation, verdict, results))
     return ClaimResult(claim, spec_path, tuple(relations))
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dpaudit.audit.claims import Claim, MechanismSpec, Obligation, Source
+from dpaudit.audit.claims import Claim, KnownFinding, MechanismSpec, Obligation, Source
 from dpaudit.audit.registry import get_checker
 from dpaudit.errors import CheckerError, DpAuditError, SpecError
 from dpaudit.mechanisms.registry import build_mechanism
@@ -211,17 +211,27 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
     return result
 
 
-def _known_findings(reader: _Reader, claim: dict[str, Any]) -> dict[str, str]:
-    table = reader.table(claim, "known_findings", "claim.", required=False)
-    findings = {}
-    for name, text in table.items():
-        key = f"claim.known_findings.{name}"
+def _known_findings(reader: _Reader, claim: dict[str, Any]) -> tuple[KnownFinding, ...]:
+    items = claim.get("known_findings", [])
+    if not isinstance(items, list):
+        raise reader.fail("claim.known_findings", "expected an array of tables ([[claim.known_findings]])")
+    findings = []
+    for index, item in enumerate(items):
+        prefix = f"claim.known_findings[{index}]."
+        if not isinstance(item, dict):
+            raise reader.fail(f"claim.known_findings[{index}]", "expected a table with relation, obligations, finding")
+        reader.no_unknown(item, {"relation", "obligations", "finding"}, prefix)
         try:
-            relation = parse_relation(name)
+            relation = parse_relation(reader.string(item, "relation", prefix)).name
+        except SpecError:
+            raise
         except DpAuditError as exc:
-            raise reader.fail(key, str(exc)) from None
-        findings[relation.name] = reader.string(table, name, "claim.known_findings.")
-    return findings
+            raise reader.fail(f"{prefix}relation", str(exc)) from None
+        obligations = item.get("obligations")
+        if not isinstance(obligations, list) or not obligations or not all(isinstance(o, str) for o in obligations):
+            raise reader.fail(f"{prefix}obligations", f"got {obligations!r}; expected a non-empty list of obligation ids")
+        findings.append(KnownFinding(relation, tuple(obligations), reader.string(item, "finding", prefix)))
+    return tuple(findings)
 
 
 def _validate_obligation(reader: _Reader, claim: Claim, obligation: Obligation, index: int) -> None:

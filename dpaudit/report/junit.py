@@ -65,9 +65,7 @@ def _body(evidence: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _case(
-    parent: ET.Element, claim_id: str, relation: str, item: dict[str, Any], fail_on: str, known_finding: str
-) -> str:
+def _case(parent: ET.Element, claim_id: str, relation: str, item: dict[str, Any], fail_on: str) -> str:
     obligation, evidence = item.get("obligation", {}), item.get("evidence", {})
     verdict = str(evidence.get("verdict", ""))
     seconds = to_float(evidence.get("elapsed_seconds")) or 0.0
@@ -80,27 +78,19 @@ def _case(
     )
     outcome = junit_outcome(verdict, fail_on)
     message = _xml_text(f"{verdict}: {evidence.get('summary', '')}")
+    known_finding = str(item.get("known_finding") or "")
     if known_finding and verdict == "violated":
         outcome = "skipped"
         message = _xml_text(f"known finding (expected violation): {known_finding}")
+    elif known_finding:
+        outcome = "failure"
+        message = _xml_text(f"known finding no longer reproduced (verdict {verdict}): {known_finding}")
     if outcome == "skipped":
         ET.SubElement(case, "skipped", message=message)
     elif outcome in ("failure", "error"):
         ET.SubElement(case, outcome, message=message, type=_xml_text(verdict)).text = _xml_text(_body(evidence))
     ET.SubElement(case, "system-out").text = _xml_text(_body(evidence))
     return outcome
-
-
-def _finding_case(parent: ET.Element, claim_id: str, relation: str, verdict: str, finding: str) -> str:
-    """A case that fails when a known finding is no longer reproduced (the relation is not violated)."""
-    case = ET.SubElement(
-        parent, "testcase", classname=_xml_text(f"{claim_id}.{relation}"), name="known-finding-reproduced", time="0.000"
-    )
-    if verdict == "violated":
-        return "passed"
-    message = _xml_text(f"known finding no longer reproduced (verdict {verdict}): {finding}")
-    ET.SubElement(case, "failure", message=message, type="known-finding").text = message
-    return "failure"
 
 
 def render_junit(document: dict[str, Any], *, fail_on: str = "violated") -> str:
@@ -127,13 +117,10 @@ def render_junit(document: dict[str, Any], *, fail_on: str = "violated") -> str:
         suite_time = 0.0
         for relation in result.get("relations", []):
             name = str(relation.get("relation", ""))
-            known_finding = str(relation.get("known_finding") or "")
             outcomes = []
             for item in relation.get("obligations", []):
-                outcomes.append(_case(suite, claim_id, name, item, fail_on, known_finding))
+                outcomes.append(_case(suite, claim_id, name, item, fail_on))
                 suite_time += to_float(item.get("evidence", {}).get("elapsed_seconds")) or 0.0
-            if known_finding:
-                outcomes.append(_finding_case(suite, claim_id, name, str(relation.get("verdict", "")), known_finding))
             for outcome in outcomes:
                 counts["tests"] += 1
                 if outcome != "passed":

@@ -54,7 +54,7 @@ def summary_rows(document: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         claim = result["claim"]
         source = f"{claim['source']['paper']}, {claim['source']['location']}"
         for relation in result["relations"]:
-            verdict = relation["verdict"] + (" (known finding)" if relation.get("known_finding") else "")
+            verdict = relation["verdict"] + (" (known finding)" if relation.get("only_known_findings") else "")
             rows.append((claim["id"], relation["relation"], verdict, source))
     return rows
 
@@ -166,10 +166,9 @@ def _claim_lines(claim: dict[str, Any], figure_dir: str | None) -> list[str]:
             f"### under {_code(relation['name'])} — {_mark(relation['verdict'])}",
             "",
         ]
-        if relation["known_finding"]:
+        for finding in relation["known_findings"]:
             lines += [
-                f"**Known finding** (expected; CI fails if it is no longer reproduced): "
-                f"{escape_markdown(relation['known_finding'])}",
+                f"**Known finding** (expected; CI fails if it is no longer reproduced): {escape_markdown(finding)}",
                 "",
             ]
         lines += _figure_lines(relation["figures"], figure_dir)

@@ -184,7 +184,10 @@ def report_view(document: dict[str, Any], figures: list[PlacedFigure]) -> dict[s
                     "anchor": relation_anchor,
                     "verdict": verdict,
                     "verdict_class": verdict_class(verdict),
-                    "known_finding": str(relation.get("known_finding") or ""),
+                    "known_findings": sorted(
+                        {str(item.get("known_finding")) for item in relation.get("obligations", []) if item.get("known_finding")}
+                    ),
+                    "only_known_findings": bool(relation.get("only_known_findings")),
                     "obligations": obligations,
                     "figures": placed.get((c, r, None), []),
                 }
