@@ -6,6 +6,7 @@ from dpaudit.mechanisms.gpope import GPOPE
 from dpaudit.mechanisms.policy_evaluation import DPLSL, DPLSW
 from dpaudit.mechanisms.registry import build_mechanism, list_mechanisms, register_mechanism
 from dpaudit.mechanisms.smooth_gaussian import SmoothGaussianMechanism
+from dpaudit.mechanisms.subsampled_gaussian import GpopeStep
 
 __all__ = [
     "DPLSL",
@@ -13,6 +14,7 @@ __all__ = [
     "GPOPE",
     "DirichletMechanism",
     "GaussianMechanism",
+    "GpopeStep",
     "SmoothGaussianMechanism",
     "build_mechanism",
     "list_mechanisms",
