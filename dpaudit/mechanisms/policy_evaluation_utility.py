@@ -13,6 +13,11 @@ only critical point, x = a − 2/b, has a positive second derivative); the maxim
 max{1/a², e^{−b(a−1)}}. Since k = K_X − 1 is in Algorithm 1's range, ψ_X^w >= e^{−(K_X−1)β} Σ_s w_s
 >= e^{−(m−1)β} Σ_s w_s for every dataset, which exceeds the bound for moderate m.
 
+The DP-LSL analysis of appendix E has the same kind of slip: Lemma 30 returns a for
+b < a/2, but max_{0<=x<=m−a} e^{−2bx}(a + x) is attained at the interior point
+x = 1/(2b) − a whenever b < 1/(2a); and the proof of Theorem 32 bounds e^{−kβ}(·)² with
+e^{−2kβ} (which is smaller). Theorem 32 is not encoded here.
+
 References:
     Balle, Gomrokchi & Precup 2016, Theorem 11 and Corollary 12 (Sec. 5); appendix D:
     Lemmas 22, 23, 25, Theorem 26, Corollary 27.

@@ -69,3 +69,17 @@ def test_excess_risk_bound_arguments() -> None:
     assert lsw_excess_risk_bound([2.0, 1.0], [0.0, 1.0], 1, 0.5, 1.0, 1.0, 1.0, 1.0) == pytest.approx(
         2.0 + 6 * (1 + 0.25 * 0.75)
     )
+
+
+def test_finding_lemma30_case_condition() -> None:
+    """Lemma 30 (appendix E) gives max_{0<=x<=m−a} e^{−2bx}(a + x) = a when b < a/2; the maximiser is interior.
+
+    The only critical point x = 1/(2b) − a is a maximum, so the value is a only when b >= 1/(2a);
+    with a = 10, b = 10^-3 (b < a/2) the maximum is e^{2ab−1}/(2b) ≈ 187.7, not 10.
+    """
+    a, b, m = 10, 1e-3, 100_000
+    x = np.arange(0, m - a + 1, dtype=np.float64)
+    values = np.exp(-2 * b * x) * (a + x)
+    assert b < a / 2
+    assert values.max() == pytest.approx(math.exp(2 * a * b - 1) / (2 * b), rel=1e-6)
+    assert values.max() > 18 * a
