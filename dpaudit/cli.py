@@ -141,7 +141,8 @@ def _summary_table(report: AuditReport) -> str:
     lines.append("  ".join("-" * width for width in widths))
     lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) for row in rows]
     counts = ", ".join(f"{count} {name}" for name, count in report.verdict_counts().items() if count)
-    lines.append(f"\n{len(rows)} claim-relation verdicts: {counts}")
+    known = sum(relation.only_known_findings for claim in report.claims for relation in claim.relations)
+    lines.append(f"\n{len(rows)} claim-relation verdicts: {counts}" + (f" ({known} violated only by known findings)" if known else ""))
     return "\n".join(lines)
 
 
