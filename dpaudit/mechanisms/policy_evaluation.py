@@ -463,11 +463,46 @@ def _check_return_bound(statistics: FirstVisitStatistics, f_max: float | None) -
         )
 
 
+class _SmoothSensitivityRelease:
+    """What DP-LSW and DP-LSL share: Lemma 1's constants, input checks, and the release
+    θ_X + N(0, σ_X² I_d) from the subclass's ``intermediates_from_statistics``."""
+
+    @property
+    def alpha(self) -> float:
+        """α of the constant set (Lemma 1 condition (a))."""
+        return self.constants.alpha
+
+    @property
+    def beta(self) -> float:
+        """β of the constant set (Lemma 1 condition (b))."""
+        return self.constants.beta
+
+    def statistics(self, data: Any) -> FirstVisitStatistics:
+        """Return the first-visit statistics of ``data``, checking rewards in [0, R_max] (and returns <= F_max)."""
+        statistics = first_visit_statistics(data, n_states=self.n_states, gamma=self.gamma, r_max=self.r_max)
+        _check_return_bound(statistics, self.f_max)
+        return statistics
+
+    def intermediates(self, data: Any) -> Any:
+        """Return every quantity of the algorithm on a dataset."""
+        return self.intermediates_from_statistics(self.statistics(data))
+
+    def gaussian_view(self, data: Any) -> tuple[np.ndarray, float]:
+        """White-box view: (θ_X, σ_X), the mean and the noise standard deviation of the release."""
+        record = self.intermediates(data)
+        return record.theta, record.sigma
+
+    def release(self, data: Any, *, rng: Any, size: int | None = None) -> np.ndarray:
+        """Return θ_X + N(0, σ_X² I_d); with ``size``, ``size`` independent releases as rows."""
+        theta, sigma = self.gaussian_view(data)
+        return _gaussian_release(theta, sigma, rng, size)
+
+
 @register_mechanism(
     "dp_lsw", description="Balle et al. 2016 Algorithm 1: LSW + Gaussian noise with smooth sensitivity"
 )
 @dataclass(frozen=True)
-class DPLSW:
+class DPLSW(_SmoothSensitivityRelease):
     """DP-LSW: θ_X^w + N(0, σ_X² I) with σ_X from a β-smooth bound of eq. (9) (Algorithm 1).
 
     Attributes:
@@ -523,22 +558,6 @@ class DPLSW:
         object.__setattr__(self, "pinv_norm", float(1.0 / singular_values.min()))
         object.__setattr__(self, "return_bound", bounds.return_bound(self.r_max, self.gamma, self.f_max))
 
-    @property
-    def alpha(self) -> float:
-        """α of the constant set (Lemma 1 condition (a))."""
-        return self.constants.alpha
-
-    @property
-    def beta(self) -> float:
-        """β of the constant set (Lemma 1 condition (b))."""
-        return self.constants.beta
-
-    def statistics(self, data: Any) -> FirstVisitStatistics:
-        """Return the first-visit statistics of ``data``, checking rewards in [0, R_max] (and returns <= F_max)."""
-        statistics = first_visit_statistics(data, n_states=self.n_states, gamma=self.gamma, r_max=self.r_max)
-        _check_return_bound(statistics, self.f_max)
-        return statistics
-
     def intermediates_from_statistics(self, statistics: FirstVisitStatistics) -> DpLswIntermediates:
         """Return every quantity of Algorithm 1 for given statistics (⟨X⟩, F_X, m)."""
         profile = bounds.lsw_phi_profile(statistics.signature, self.estimator.w)
@@ -564,26 +583,13 @@ class DPLSW:
             sensitivity_bound=self.return_bound * self.pinv_norm * math.sqrt(profile[0]),
         )
 
-    def intermediates(self, data: Any) -> DpLswIntermediates:
-        """Return every quantity of Algorithm 1 on a dataset."""
-        return self.intermediates_from_statistics(self.statistics(data))
-
-    def gaussian_view(self, data: Any) -> tuple[np.ndarray, float]:
-        """White-box view: (θ_X^w, σ_X), the mean and the noise standard deviation of the release."""
-        record = self.intermediates(data)
-        return record.theta, record.sigma
-
-    def release(self, data: Any, *, rng: Any, size: int | None = None) -> np.ndarray:
-        """Return θ_X^w + N(0, σ_X² I_d); with ``size``, ``size`` independent releases as rows."""
-        theta, sigma = self.gaussian_view(data)
-        return _gaussian_release(theta, sigma, rng, size)
 
 
 @register_mechanism(
     "dp_lsl", description="Balle et al. 2016 Algorithm 2: ridge LSL + Gaussian noise with smooth sensitivity"
 )
 @dataclass(frozen=True)
-class DPLSL:
+class DPLSL(_SmoothSensitivityRelease):
     """DP-LSL: θ_X^λ + N(0, σ_X² I) with σ_X from a β-smooth bound of eq. (12) (Algorithm 2).
 
     Attributes:
@@ -658,22 +664,6 @@ class DPLSL:
         ):
             object.__setattr__(self, name, value)
 
-    @property
-    def alpha(self) -> float:
-        """α of the constant set (Lemma 1 condition (a))."""
-        return self.constants.alpha
-
-    @property
-    def beta(self) -> float:
-        """β of the constant set (Lemma 1 condition (b))."""
-        return self.constants.beta
-
-    def statistics(self, data: Any) -> FirstVisitStatistics:
-        """Return the first-visit statistics of ``data``, checking rewards in [0, R_max] (and returns <= F_max)."""
-        statistics = first_visit_statistics(data, n_states=self.n_states, gamma=self.gamma, r_max=self.r_max)
-        _check_return_bound(statistics, self.f_max)
-        return statistics
-
     def intermediates_from_statistics(self, statistics: FirstVisitStatistics) -> DpLslIntermediates:
         """Return every quantity of Algorithm 2 for given statistics (⟨X⟩, F_X, m)."""
         profile = bounds.lsl_phi_profile(
@@ -709,16 +699,3 @@ class DPLSL:
             saturation=self.saturation,
         )
 
-    def intermediates(self, data: Any) -> DpLslIntermediates:
-        """Return every quantity of Algorithm 2 on a dataset."""
-        return self.intermediates_from_statistics(self.statistics(data))
-
-    def gaussian_view(self, data: Any) -> tuple[np.ndarray, float]:
-        """White-box view: (θ_X^λ, σ_X), the mean and the noise standard deviation of the release."""
-        record = self.intermediates(data)
-        return record.theta, record.sigma
-
-    def release(self, data: Any, *, rng: Any, size: int | None = None) -> np.ndarray:
-        """Return θ_X^λ + N(0, σ_X² I_d); with ``size``, ``size`` independent releases as rows."""
-        theta, sigma = self.gaussian_view(data)
-        return _gaussian_release(theta, sigma, rng, size)
