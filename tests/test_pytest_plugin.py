@@ -1,6 +1,5 @@
 """The pytest plugin gates a suite on dpaudit claims."""
 
-import pytest
 
 pytest_plugins = ["pytester"]
 

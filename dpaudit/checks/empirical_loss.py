@@ -9,7 +9,6 @@ empirical Bernstein bound on values in [0, 1].
 
 from __future__ import annotations
 
-import math
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any

@@ -216,7 +216,7 @@ def _markdown(examples: list[_Example], summaries: dict[str, list[dict[str, Any]
                   "bracketed (95% CI) | implied >= | row coverage (95% CI) | s per k (bounds) |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for e in table:
-            def cell(key: str) -> str:
+            def cell(key: str, e: dict = e) -> str:
                 return f"{e[key + '_mean']:.4f} ± {e[key + '_sd']:.4f}"
 
             low, high = e["bracket_interval"]

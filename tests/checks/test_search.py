@@ -1,6 +1,5 @@
 """Hypothesis counterexample search: finds and shrinks planted violations, stays silent on the reference."""
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 

@@ -6,6 +6,7 @@ import base64
 import json
 import os
 import select
+import subprocess
 import time
 from pathlib import Path
 
