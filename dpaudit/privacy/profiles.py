@@ -148,6 +148,8 @@ def gaussian_epsilon(
 
 
 MAX_SERIES_TERMS = 2_000_000
+_STOP_CHECK_STRIDE = 16
+"""The series test their stopping rule every this many terms (the rule is valid at any term)."""
 
 
 @dataclass(frozen=True)
@@ -222,33 +224,60 @@ class _LossQuadraticForm:
         return s**2 * r / (1 - r) ** 2
 
 
+def _poisson_lower_cut(half: mpmath.mpf, log_half: mpmath.mpf, unit: mpmath.mpf) -> tuple[int, mpmath.mpf]:
+    """The start J <= ⌊λ/2⌋ of a Poisson(λ/2) sum and a bound on P[N < J] (<= unit/2 unless J = 0).
+
+    Σ_{j<J} w_j <= w_{J−1}/(1 − (J − 1)/(λ/2)) because w_{j−1}/w_j = j/(λ/2) <= (J − 1)/(λ/2) < 1 below J.
+    """
+    start = int(mpmath.floor(half))
+    step = max(1, int(mpmath.sqrt(half)))
+    while start > 0:
+        previous = mpmath.exp(-half + (start - 1) * log_half - mpmath.loggamma(start))
+        tail = previous / (1 - (start - 1) / half)
+        if tail <= unit / 2:
+            return start, tail
+        start = max(0, start - step)
+    return 0, mpmath.mpf(0)
+
+
 def _noncentral_chi2_upper(dof: int, noncentrality: mpmath.mpf, x: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
     """P[χ'²_dof(λ) > x] as a Poisson mixture of regularised upper incomplete gammas, with a truncation bound.
 
-    Q(a + j + 1, h) = Q(a + j, h) + h^{a+j} e^{−h}/Γ(a + j + 1), so one incomplete gamma and
-    additions of positive terms suffice. Since Γ(b, h) >= h^{b−1} e^{−h} for b >= 1, the ratio of
-    consecutive terms after j is at most ρ_j = (λ/2)/(j + 1) · (1 + h/(a + j)), which bounds the
-    remainder by term_j ρ_j/(1 − ρ_j) once ρ_j < 1.
+    The sum Σ_j w_j Q(a + j, h) (w_j the Poisson(λ/2) weights, a = dof/2, h = x/2) starts at the
+    index J of :func:`_poisson_lower_cut`: Q increases in j, so the skipped terms are at most
+    Q(a + J, h) P[N < J]. Upwards, Q(a + j + 1, h) = Q(a + j, h) + h^{a+j} e^{−h}/Γ(a + j + 1)
+    (additions only), and the remainder after j is at most min(P[N > j], term_j ρ_j/(1 − ρ_j)):
+    Q <= 1, and since Γ(b, h) >= h^{b−1} e^{−h} for b >= 1 the ratio of consecutive terms is at
+    most ρ_j = (λ/2)/(j + 1) · (1 + h/(a + j)). Starting near the Poisson mode keeps the number of
+    terms of order √λ instead of λ.
     """
     half, h, a = noncentrality / 2, x / 2, mpmath.mpf(dof) / 2
-    q = mpmath.gammainc(a, h, mpmath.inf, regularized=True)
     if half == 0:
-        return q, mpmath.mpf(0)
-    increment = mpmath.exp(a * mpmath.log(h) - h - mpmath.loggamma(a + 1))
-    weight = mpmath.exp(-half)
-    total = weight * q
+        return mpmath.gammainc(a, h, mpmath.inf, regularized=True), mpmath.mpf(0)
     unit = mpmath.mpf(2) ** (-mpmath.mp.prec)
-    for j in range(1, MAX_SERIES_TERMS):
+    log_half = mpmath.log(half)
+    start, skipped = _poisson_lower_cut(half, log_half, unit)
+    q = mpmath.gammainc(a + start, h, mpmath.inf, regularized=True)
+    skipped *= q
+    increment = mpmath.exp((a + start) * mpmath.log(h) - h - mpmath.loggamma(a + start + 1))
+    weight = mpmath.exp(-half + start * log_half - mpmath.loggamma(start + 1))
+    total = weight * q
+    for j in range(start + 1, start + MAX_SERIES_TERMS):
         q += increment
         increment *= h / (a + j)
         weight *= half / j
         term = weight * q
         total += term
+        if j % _STOP_CHECK_STRIDE:
+            continue
+        bounds = []
         rho = half / (j + 1) * (1 + h / (a + j))
         if rho < 1:
-            bound = term * rho / (1 - rho)
-            if bound <= total * unit:
-                return total, bound
+            bounds.append(term * rho / (1 - rho))
+        if half < j + 2:
+            bounds.append(weight * half / (j + 1) / (1 - half / (j + 2)))
+        if bounds and min(bounds) <= total * unit:
+            return total, min(bounds) + skipped
     raise NumericalError(f"noncentral chi-square series did not converge in {MAX_SERIES_TERMS} terms (lambda={noncentrality})")
 
 
@@ -258,7 +287,10 @@ def _noncentral_chi2_lower(dof: int, noncentrality: mpmath.mpf, x: mpmath.mpf) -
     P(a + j, h) decreases in j, so the terms after J sum to at most P(a + J, h) P[N > J]
     (N ~ Poisson(λ/2)) <= total · P[N > J]/P[N <= J]. J is the first index > λ/2 + 1 (so P[N <= J] >= 1/2) with
     P[N > J] <= w_{J+1}/(1 − (λ/2)/(J + 2)) below the working precision; the sum runs
-    down from J with P(b, h) = P(b + 1, h) + h^b e^{−h}/Γ(b + 1) (additions only).
+    down from J with P(b, h) = P(b + 1, h) + h^b e^{−h}/Γ(b + 1) (additions only) and stops at j
+    once the terms below are at most min(P[N < j], term_j r_j/(1 − r_j)) <= total · 2^−prec, where
+    r_j = (j/(λ/2)) (1 + (a + j)/h) bounds the ratio of consecutive terms downwards
+    (P(b, h)/P(b + 1, h) <= 1 + (b + 1)/h from the first term of the series of P(b + 1, h)).
     """
     half, h, a = noncentrality / 2, x / 2, mpmath.mpf(dof) / 2
     if half == 0:
@@ -278,12 +310,27 @@ def _noncentral_chi2_lower(dof: int, noncentrality: mpmath.mpf, x: mpmath.mpf) -
     weight = mpmath.exp(-half + top * log_half - mpmath.loggamma(top + 1))
     increment = mpmath.exp((a + top - 1) * mpmath.log(h) - h - mpmath.loggamma(a + top))
     total = weight * p
+    below = mpmath.mpf(0)
     for j in range(top - 1, -1, -1):
         p += increment
         increment *= (a + j) / h
         weight *= (j + 1) / half
-        total += weight * p
-    return total, total * 2 * poisson_tail
+        term = weight * p
+        total += term
+        if j == 0:
+            break
+        if j % _STOP_CHECK_STRIDE:
+            continue
+        bounds = []
+        ratio = j / half * (1 + (a + j) / h)
+        if ratio < 1:
+            bounds.append(term * ratio / (1 - ratio))
+        if j - 1 < half:
+            bounds.append(weight * j / half / (1 - (j - 1) / half))
+        if bounds and min(bounds) <= total * unit:
+            below = min(bounds)
+            break
+    return total, total * 2 * poisson_tail + below
 
 
 def _pair_delta(epsilon: float, pair: GaussianPair) -> tuple[mpmath.mpf, mpmath.mpf]:

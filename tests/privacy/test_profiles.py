@@ -164,3 +164,17 @@ def test_profiles_reject_a_non_pair(function):
 
 def test_zero_shift_equal_variances_is_zero():
     assert gaussian_pair_delta(0.0, GaussianPair(0.0, 1.0, 1.0, 4)).value == 0
+
+
+@pytest.mark.parametrize("log_ratio_sign", [-1.0, 1.0])
+def test_large_noncentrality_series_agrees_with_quadrature(log_ratio_sign):
+    # The boundary pair of the tight d = 40 calibration at epsilon = delta = 0.1: the noncentral
+    # chi-square parameter is about 3.6e5, where the mode-centred series is needed for speed.
+    beta = 0.1 / (4 * 40 + 4 * math.log(20))
+    sigma2 = math.exp(log_ratio_sign * beta / 2)
+    pair = GaussianPair(min(1.0, sigma2) / 2.8472585590581776, 1.0, sigma2, 40)
+    series = gaussian_pair_delta(0.1, pair)
+    integrated = gaussian_pair_delta_quadrature(0.1, pair, digits=30)
+    assert abs(series.value - mpmath.mpf("0.1")) < mpmath.mpf("1e-3")
+    assert _relative(series.value, integrated.value) < mpmath.mpf("1e-28")
+    assert series.error < abs(series.value) * mpmath.mpf("1e-50")
