@@ -18,6 +18,8 @@ from pathlib import Path
 from dpaudit import __version__
 from dpaudit.audit.candidate_audit import audit_candidate
 from dpaudit.audit.candidates import CandidateLimits, parse_candidate
+from dpaudit.audit.mutant_runs import run_mutants, write_mutant_tables
+from dpaudit.audit.mutants import list_mutants
 from dpaudit.audit.registry import list_checkers
 from dpaudit.audit.runner import AuditReport, run_audit, spec_display_path
 from dpaudit.audit.spec import builtin_specs, load_spec
@@ -38,6 +40,7 @@ __all__ = ["main"]
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 DEFAULT_SEED = 20161
 DEFAULT_OUT = "dpaudit-report"
+DEFAULT_MUTANTS_OUT = "dpaudit-mutants"
 REPRODUCIBLE_PAPERS = ("balle2016", "xie2019", "gohari2020")
 
 log = logging.getLogger("dpaudit")
@@ -104,6 +107,18 @@ def _build_parser() -> argparse.ArgumentParser:
     reproduce.add_argument("--quick", action="store_true", help="a smaller configuration (minutes)")
     reproduce.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
     reproduce.add_argument("--out", default=None, help="output folder (default reports/reproduce/PAPER)")
+
+    mutants = commands.add_parser(
+        "mutants",
+        help="audit the library of planted privacy bugs and print which obligation caught each",
+        description="Audit every mutant (a reference mechanism with a realistic privacy bug) with its specs "
+        "under specs/mutants/ and the reference on the same specs and seed. Prints the detection table and "
+        "writes mutants.json and mutants.md to --out. Exit 0 when every mutant is caught, 1 otherwise.",
+    )
+    mutants.add_argument("--quick", action="store_true", help="use the specs' reduced budgets")
+    mutants.add_argument("--only", nargs="+", metavar="NAME", help="audit only these mutants")
+    mutants.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
+    mutants.add_argument("--out", default=DEFAULT_MUTANTS_OUT, help=f"output folder (default ./{DEFAULT_MUTANTS_OUT})")
 
     listing = commands.add_parser("list", help="list built-in specs, mechanisms and checkers")
     listing.add_argument("what", nargs="?", choices=("specs", "mechanisms", "checkers"), help="only this kind")
@@ -197,6 +212,14 @@ def _command_reproduce(arguments: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _command_mutants(arguments: argparse.Namespace) -> int:
+    run = run_mutants(list_mutants(arguments.only), seed=arguments.seed, quick=arguments.quick)
+    json_path, markdown_path = write_mutant_tables(run, arguments.out)
+    print(run.to_text())
+    print(f"tables: {json_path}, {markdown_path}")
+    return EXIT_OK if run.all_caught else EXIT_FAILED
+
+
 def _command_list(arguments: argparse.Namespace) -> int:
     if arguments.what in (None, "specs"):
         print("specs:")
@@ -249,6 +272,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _command_calibrate(arguments)
         if arguments.command == "reproduce":
             return _command_reproduce(arguments)
+        if arguments.command == "mutants":
+            return _command_mutants(arguments)
         if arguments.command == "list":
             return _command_list(arguments)
         return _command_report(arguments)

@@ -19,7 +19,7 @@ from dpaudit.audit.claims import Claim, Obligation
 from dpaudit.audit.evidence import Evidence, Measurement
 from dpaudit.audit.registry import CheckContext, register_checker
 from dpaudit.audit.verdicts import Verdict, combine_verdicts
-from dpaudit.errors import InvalidArgument
+from dpaudit.errors import CheckerError, InvalidArgument
 from dpaudit.mechanisms.dirichlet import DirichletMechanism, check_open_simplex
 from dpaudit.mechanisms.registry import build_mechanism
 from dpaudit.mechanisms.synthesis import concentration_radius
@@ -39,6 +39,30 @@ def _dirichlet_of(claim: Claim) -> DirichletMechanism:
     if claim.mechanism.name != "dirichlet":
         raise InvalidArgument(f"claim {claim.id!r}: mechanism={claim.mechanism.name!r}: this checker needs 'dirichlet'")
     return build_mechanism(claim.mechanism.name, claim.mechanism.params)
+
+
+def _audited_parameters(context: CheckContext) -> tuple[float, float | None]:
+    """(k, η) of the mechanism under audit (the reference, or a mutant), read from its white-box view.
+
+    k is the total concentration Σ_i (k p)_i at p = (1/2, 1/2); the view must be k·p at a
+    second point too, else the mechanism is not a Dirichlet mechanism and the exact
+    profile does not apply.
+
+    Raises:
+        CheckerError: when the concentration is not proportional to the input.
+    """
+    mechanism = context.mechanism()
+    eta = getattr(mechanism, "eta", None)
+    low = 0.25 if eta is None else max(float(eta), 0.25)
+    points = (np.array([0.5, 0.5]), np.array([low, 1.0 - low]))
+    scales = [np.asarray(mechanism.concentration(point), dtype=np.float64) / point for point in points]
+    k = float(scales[0][0])
+    if not all(np.allclose(scale, k, rtol=1e-12, atol=0.0) for scale in scales):
+        raise CheckerError(
+            f"mechanism {type(mechanism).__name__}: its Dirichlet parameters are not k * p (got {scales}); "
+            "the exact profile applies only to Dir(k p)"
+        )
+    return k, eta
 
 
 def _approx_dp_of(claim: Claim) -> ApproxDP:
@@ -117,12 +141,12 @@ def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext)
         Gohari et al. 2020, Def. 1 and Sec. II-D; ACC 2020 statement (see the spec's source).
     """
     guarantee = _approx_dp_of(context.claim)
-    mechanism = _dirichlet_of(context.claim)
+    k, eta = _audited_parameters(context)
     b = float(context.relation.bound)
     n = int(obligation.params.get("n", 2))
     grid = int(obligation.params.get("grid", 200))
     digits = int(obligation.params.get("digits", 60))
-    worst = worst_pair_delta(guarantee.epsilon, mechanism.k, b, n=n, eta=mechanism.eta, grid=grid, digits=digits)
+    worst = worst_pair_delta(guarantee.epsilon, k, b, n=n, eta=eta, grid=grid, digits=digits)
     with mpmath.workdps(digits + 20):
         claimed = mpmath.mpf(guarantee.delta)
         verdict = _verdict(worst.delta.lower, worst.delta.upper, claimed)
@@ -130,7 +154,7 @@ def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext)
         interval = (worst.delta.lower, worst.delta.upper)
     if verdict is Verdict.VERIFIED and not worst.at_boundary:
         verdict = Verdict.INCONCLUSIVE
-    epsilon_estimate = _float64_epsilon_at(guarantee.delta, mechanism.k, b, n, mechanism.eta, min(grid, 60))
+    epsilon_estimate = _float64_epsilon_at(guarantee.delta, k, b, n, eta, min(grid, 60))
     p_i, p_j, q_i, q_j = (float(v) for v in worst.pair_inputs)
     counterexample = None
     if verdict is Verdict.VIOLATED:
@@ -143,11 +167,11 @@ def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext)
         verdict=verdict,
         summary=(
             f"worst exact delta({guarantee.epsilon:g}) = {mpmath.nstr(worst.delta.value, 6)} vs claimed "
-            f"{guarantee.delta:g} for k = {mechanism.k:g}; float64 estimate of the exact epsilon at the claimed "
+            f"{guarantee.delta:g} for k = {k:g}; float64 estimate of the exact epsilon at the claimed "
             f"delta: {epsilon_estimate:.6g}"
         ),
         domain=(
-            f"b-adjacent pairs of the {n}-simplex with components >= {mechanism.eta!r}, shift b/2 = {b / 2:g} "
+            f"b-adjacent pairs of the {n}-simplex with components >= {eta!r}, shift b/2 = {b / 2:g} "
             f"(worst by Karlin-Rubin), {worst.grid_points} pair positions; maximiser at the box edge: "
             f"{worst.at_boundary}"
         ),
@@ -174,7 +198,7 @@ def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext)
         details={
             "worst_pair": [p_i, p_j, q_i, q_j],
             "shift_monotone_on_grid": worst.shift_monotone,
-            "k": mechanism.k,
+            "k": k,
             "b": b,
         },
     )
@@ -210,18 +234,18 @@ def check_dirichlet_composition(obligation: Obligation, context: CheckContext) -
         Gohari et al. 2020, Sec. III-B (post-processing argument), Algorithm 1 step 1.
     """
     guarantee = _approx_dp_of(context.claim)
-    mechanism = _dirichlet_of(context.claim)
+    k, eta = _audited_parameters(context)
     params = obligation.params
     rows, reading = int(params["rows"]), str(params["reading"])
     n, grid, digits = int(params.get("n", 2)), int(params.get("grid", 100)), int(params.get("digits", 60))
     thresholds = int(params.get("thresholds", 300))
     b = float(context.relation.bound)
     if reading == "one_row":
-        worst = worst_pair_delta(guarantee.epsilon, mechanism.k, b, n=n, eta=mechanism.eta, grid=grid, digits=digits)
+        worst = worst_pair_delta(guarantee.epsilon, k, b, n=n, eta=eta, grid=grid, digits=digits)
         lower, upper, pair = worst.delta.lower, worst.delta.upper, worst.pair
         method = "single-row exact profile (the other rows carry no information)"
     else:
-        worst = worst_pair_delta(guarantee.epsilon / rows, mechanism.k, b, n=n, eta=mechanism.eta, grid=grid,
+        worst = worst_pair_delta(guarantee.epsilon / rows, k, b, n=n, eta=eta, grid=grid,
                                  digits=digits)
         pair = worst.pair
         lower, upper = composition_delta_bounds(guarantee.epsilon, pair, rows, thresholds=thresholds, digits=digits)
@@ -245,7 +269,7 @@ def check_dirichlet_composition(obligation: Obligation, context: CheckContext) -
             f"reading '{reading}' with {rows} rows: delta({guarantee.epsilon:g}) in "
             f"[{mpmath.nstr(lower, 6)}, {mpmath.nstr(upper, 6)}] vs claimed {guarantee.delta:g}"
         ),
-        domain=f"{rows} rows, b = {b:g}, eta = {mechanism.eta!r}, n = {n}, worst single-row pair",
+        domain=f"{rows} rows, b = {b:g}, eta = {eta!r}, n = {n}, worst single-row pair",
         method=method,
         measurements=(
             Measurement(

@@ -9,6 +9,7 @@ reduction of the supremum).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import mpmath
@@ -57,6 +58,18 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
     check_real("alpha_factor", params.get("alpha_factor", 1.0), low=0.0, low_open=True)
 
 
+def _audited_constants(context: CheckContext, name: str, epsilon: float, delta: float, dim: int) -> Any:
+    """(α, β) at one grid point as the mechanism under audit computes them.
+
+    For a ``smooth_gaussian`` claim the mechanism (reference or mutant) is rebuilt at the
+    grid point and its resolved constants are used; otherwise the named set's formulas.
+    """
+    if context.claim.mechanism.name != "smooth_gaussian":
+        return smooth_gaussian_constants(name, epsilon, delta, dim)
+    mechanism = replace(context.mechanism(), epsilon=epsilon, delta=delta, dim=dim, constants=name)
+    return mechanism.parameters
+
+
 def _point_text(epsilon: float, delta: float, dim: int) -> str:
     return f"epsilon={epsilon:g}, delta={delta:g}, d={dim}"
 
@@ -74,6 +87,9 @@ def check_lemma1_exact_profile(obligation: Obligation, context: CheckContext) ->
     counterexample), ``inconclusive`` otherwise; points outside the source's preconditions
     are skipped and listed. The obligation's verdict is violated if any point is, else the
     weakest point verdict.
+
+    The constants are those of the mechanism under audit (a mutant's when one is set) for
+    a ``smooth_gaussian`` claim, else the named set's formulas.
 
     Params:
         constants: ``main_text``, ``supplementary`` or ``tight`` (default: the claim mechanism's).
@@ -97,10 +113,10 @@ def check_lemma1_exact_profile(obligation: Obligation, context: CheckContext) ->
     for epsilon in _grid(params, "epsilons"):
         for delta in _grid(params, "deltas"):
             for dim in _grid(params, "dims", integer=True):
-                constants = smooth_gaussian_constants(name, epsilon, delta, dim)
-                if not constants.preconditions_met:
+                if not smooth_gaussian_constants(name, epsilon, delta, dim).preconditions_met:
                     skipped.append(_point_text(epsilon, delta, dim))
                     continue
+                constants = _audited_constants(context, name, epsilon, delta, dim)
                 alpha = constants.alpha * alpha_factor
                 worst = lemma1_worst_case(epsilon, alpha, constants.beta, dim, digits=digits)
                 claimed = mpmath.mpf(delta)

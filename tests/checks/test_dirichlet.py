@@ -162,3 +162,30 @@ def test_lemma2_as_stated_fails_on_the_20_simplex(tmp_path):
 )
 def test_builtin_specs_load(name):
     assert load_spec(SPECS / f"{name}.toml").obligations
+
+
+def _tight_dirichlet_claim():
+    return load_spec(SPECS / "mutants" / "gohari2020_dirichlet_tight.toml")
+
+
+def test_exact_profile_reads_k_from_the_mechanism_under_audit():
+    from dpaudit.audit.mutants import DirichletKTimesDimension
+
+    claim = _tight_dirichlet_claim()
+    reference = run_claim(claim, seed=0, quick=True).relations[0].obligations[0].evidence
+    mutant = run_claim(claim, seed=0, quick=True, mechanism_factory=DirichletKTimesDimension)
+    evidence = mutant.relations[0].obligations[0].evidence
+    assert reference.verdict is Verdict.VERIFIED and reference.details["k"] == 5.0
+    assert evidence.verdict is Verdict.VIOLATED and evidence.details["k"] == 10.0
+
+
+def test_exact_profile_refuses_a_mechanism_that_is_not_dir_k_p():
+    from dpaudit.mechanisms.dirichlet import DirichletMechanism
+
+    class Smoothed(DirichletMechanism):
+        def concentration(self, data):
+            return super().concentration(data) + 1.0
+
+    result = run_claim(_tight_dirichlet_claim(), seed=0, quick=True, mechanism_factory=Smoothed)
+    evidence = result.relations[0].obligations[0].evidence
+    assert evidence.verdict is Verdict.ERROR and "not k * p" in evidence.summary

@@ -101,3 +101,18 @@ def test_constants_default_to_the_claim_mechanism():
 def test_validator_rejects_bad_params(params):
     with pytest.raises((InvalidArgument, TypeError)):
         _run(params)
+
+
+def test_lemma1_profile_uses_the_constants_of_the_mechanism_under_audit():
+    from pathlib import Path
+
+    from dpaudit.audit.mutants import SmoothGaussianBetaWithoutDimension
+    from dpaudit.audit.runner import run_claim
+    from dpaudit.audit.spec import load_spec
+
+    claim = load_spec(Path(__file__).resolve().parents[2] / "specs" / "mutants" / "smooth_gaussian_tight.toml")
+    reference = run_claim(claim, seed=0).relations[0].obligations[0].evidence
+    mutant = run_claim(claim, seed=0, mechanism_factory=SmoothGaussianBetaWithoutDimension).relations[0]
+    assert reference.verdict is Verdict.VERIFIED
+    assert mutant.obligations[0].evidence.verdict is Verdict.VIOLATED
+    assert mutant.obligations[0].evidence.counterexample["beta"] > 0.0189
