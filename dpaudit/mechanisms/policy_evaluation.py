@@ -37,6 +37,7 @@ from dpaudit.errors import InvalidArgument, InvalidType
 from dpaudit.mechanisms import policy_evaluation_bounds as bounds
 from dpaudit.mechanisms.registry import register_mechanism
 from dpaudit.mechanisms.smooth_gaussian import SmoothGaussianConstants, smooth_gaussian_constants
+from dpaudit.privacy.relations import Relation
 from dpaudit.rl.features import aggregated_features, tabular_features
 from dpaudit.rl.first_visit import first_visit_return_matrix
 from dpaudit.rl.trajectory import Trajectory, TrajectoryBatch
@@ -496,6 +497,23 @@ class _SmoothSensitivityRelease:
         """Return θ_X + N(0, σ_X² I_d); with ``size``, ``size`` independent releases as rows."""
         theta, sigma = self.gaussian_view(data)
         return _gaussian_release(theta, sigma, rng, size)
+
+    def audit_pairs(self, relation: Relation) -> list[tuple[Any, Any, str]]:
+        """Worst-case neighbouring datasets for black-box audits, from a white-box search on a small chain.
+
+        Args:
+            relation: ``replace_one`` or ``add_remove_one``.
+
+        Returns:
+            ``(X, X', label)`` tuples (datasets as tuples of trajectories), the least private first:
+            see :func:`dpaudit.checks.worst_pairs.policy_evaluation_worst_pairs`.
+
+        Raises:
+            InvalidArgument: for another relation.
+        """
+        from dpaudit.checks.worst_pairs import policy_evaluation_worst_pairs
+
+        return [pair.as_tuple() for pair in policy_evaluation_worst_pairs(self, relation)]
 
 
 @register_mechanism(
