@@ -120,8 +120,10 @@ def _build_parser() -> argparse.ArgumentParser:
     mutants.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
     mutants.add_argument("--out", default=DEFAULT_MUTANTS_OUT, help=f"output folder (default ./{DEFAULT_MUTANTS_OUT})")
 
-    listing = commands.add_parser("list", help="list built-in specs, mechanisms and checkers")
-    listing.add_argument("what", nargs="?", choices=("specs", "mechanisms", "checkers"), help="only this kind")
+    listing = commands.add_parser("list", help="list built-in specs, mechanisms, checkers and mutants")
+    listing.add_argument(
+        "what", nargs="?", choices=("specs", "mechanisms", "checkers", "mutants"), help="only this kind"
+    )
 
     report = commands.add_parser("report", help="re-render an audit.json")
     report.add_argument("file", metavar="FILE.json")
@@ -234,6 +236,10 @@ def _command_list(arguments: argparse.Namespace) -> int:
         print("checkers:")
         for entry in list_checkers():
             print(f"  {entry.name:30s} {entry.description}")
+    if arguments.what in (None, "mutants"):
+        print("mutants:")
+        for mutant in list_mutants():
+            print(f"  {mutant.name:30s} [{mutant.family}] {mutant.bug}")
     return EXIT_OK
 
 
