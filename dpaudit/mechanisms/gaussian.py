@@ -9,6 +9,7 @@ import numpy as np
 
 from dpaudit._validation import check_finite_array, check_real
 from dpaudit.mechanisms.registry import register_mechanism
+from dpaudit.privacy.relations import Relation
 from dpaudit.rng import normalize_rng
 
 __all__ = ["GaussianMechanism"]
@@ -47,3 +48,14 @@ class GaussianMechanism:
     def gaussian_view(self, data: Any) -> tuple[np.ndarray, float]:
         """White-box view: the mean f(X) and the noise standard deviation σ."""
         return check_finite_array("data", data), self.sigma
+
+    def audit_pairs(self, relation: Relation) -> list[tuple[np.ndarray, np.ndarray, str]]:
+        """The worst-case neighbouring pair f(X) = 0, f(X') = Δ e1, for black-box and histogram audits.
+
+        The profile depends only on ‖f(X) − f(X')‖₂ and grows with it, so this one pair is the
+        worst case under any relation for which Δ is the stated sensitivity.
+
+        References:
+            Balle & Wang 2018, Theorem 8.
+        """
+        return [(np.zeros(1), np.full(1, self.sensitivity), f"f(X) = 0, f(X') = {self.sensitivity:g} ({relation.name})")]
