@@ -26,7 +26,11 @@ from dpaudit.audit.claims import Claim, Obligation
 from dpaudit.audit.evidence import Evidence, Measurement
 from dpaudit.audit.registry import CheckContext, register_checker
 from dpaudit.audit.verdicts import Verdict
-from dpaudit.checks.empirical_loss import GaussianLogDensityRatio, PrivacyLossHistogram, privacy_loss_histogram
+from dpaudit.checks.empirical_loss import (
+    GaussianLogDensityRatio,
+    PrivacyLossHistogram,
+    privacy_loss_histogram,
+)
 from dpaudit.checks.empirical_sampling import NeighbourPair, phase_seed
 from dpaudit.errors import CheckerError, InvalidArgument
 from dpaudit.privacy.guarantees import ApproxDP

@@ -29,7 +29,12 @@ from typing import Any
 import numpy as np
 
 from dpaudit._validation import check_integer, check_rational
-from dpaudit.checks.trajectory_universe import DatasetIndex, TrajectoryUniverse, chain_universe, neighbours
+from dpaudit.checks.trajectory_universe import (
+    DatasetIndex,
+    TrajectoryUniverse,
+    chain_universe,
+    neighbours,
+)
 from dpaudit.errors import InvalidArgument
 from dpaudit.privacy.profiles import GaussianPair, gaussian_pair_delta_float64
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
