@@ -248,9 +248,24 @@ def test_checker_rejects_bad_params(params, error):
         get_checker("empirical_epsilon_lower_bound").validate(params, _claim(obligation))
 
 
+def test_checker_uses_the_mechanisms_own_pairs():
+    assert _run({"samples": 20_000}).verdict is Verdict.CONSISTENT
+
+
 def test_checker_without_pairs_says_how_to_give_them():
+    class ReleaseOnly:
+        def __init__(self, sigma, sensitivity):
+            self.inner = GaussianMechanism(sigma, sensitivity)
+
+        def release(self, data, *, rng, size=None):
+            return self.inner.release(data, rng=rng, size=size)
+
+    obligation = Obligation("empirical", "s", "empirical_epsilon_lower_bound", {"samples": 1000})
+    seed = np.random.SeedSequence(4)
+    context = CheckContext(_claim(obligation), replace_one(), np.random.default_rng(seed), seed,
+                           mechanism_factory=ReleaseOnly)
     with pytest.raises(CheckerError, match="pairs"):
-        _run({"samples": 1000})
+        get_checker("empirical_epsilon_lower_bound").function(obligation, context)
 
 
 def test_checker_audits_a_mutant_through_the_context():
