@@ -1,14 +1,20 @@
 """Candidate kinds: the documented call signature of a user implementation per mechanism.
 
 A candidate implements one reference mechanism. dpaudit calls it in an isolated worker
-(:mod:`dpaudit.audit.candidates`) with plain, picklable arguments: the public parameters
-of the claim's mechanism and the dataset, plus a keyword-only ``rng``
+(:mod:`dpaudit.audit.candidates`) with plain, picklable arguments: the dataset as the
+first argument, every public parameter of the claim's mechanism (the spec's
+``[claim.mechanism] params``) as a keyword argument, and a keyword-only ``rng``
 (:class:`numpy.random.Generator`). It returns one release as an array.
 
-Signatures (one per kind; dataset conversions below):
+Signatures (one per kind):
 
 * ``gaussian(value, *, sigma, sensitivity, rng) -> ndarray`` — ``value`` is f(X), a list of floats.
-* ``dirichlet(p, *, k, rng) -> ndarray`` — ``p`` a probability vector (list of floats).
+* ``dirichlet(p, *, k, eta=None, rng) -> ndarray`` — ``p`` a probability vector (list of floats).
+* ``dp_lsw(dataset, *, n_states, features, gamma, r_max, epsilon, delta, weights=None, f_max=None,
+  constant_set="main_text", rng) -> ndarray`` — ``dataset`` a list of trajectories, each a list of
+  ``[state, action, reward]`` triples; ``features`` is ``"tabular"``, ``"aggregation:g"`` or a matrix.
+* ``dp_lsl(dataset, *, n_states, features, gamma, r_max, lam, epsilon, delta, rho=None, f_max=None,
+  constant_set="main_text", saturation="min", rng) -> ndarray`` — as ``dp_lsw``.
 """
 
 from __future__ import annotations
@@ -29,6 +35,19 @@ def _vector(data: Any) -> list[float]:
     return [float(v) for v in np.asarray(data, dtype=np.float64).ravel()]
 
 
+def _trajectories(data: Any) -> list[list[list[float]]]:
+    return [
+        [[int(s), int(a), float(r)] for s, a, r in zip(x.states, x.actions, x.rewards, strict=True)] for x in data
+    ]
+
+
+def _with_params(name: str, convert: Callable[[Any], Any]) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+    def arguments(params: dict[str, Any], data: Any) -> dict[str, Any]:
+        return {name: convert(data), **params}
+
+    return arguments
+
+
 @dataclass(frozen=True)
 class CandidateKind:
     """How to call a candidate implementing reference mechanism ``mechanism``.
@@ -46,14 +65,20 @@ class CandidateKind:
 
 CANDIDATE_KINDS: dict[str, CandidateKind] = {
     "gaussian": CandidateKind(
-        "gaussian",
-        "gaussian(value, *, sigma, sensitivity, rng) -> ndarray",
-        lambda params, data: {"value": _vector(data), "sigma": params["sigma"], "sensitivity": params["sensitivity"]},
+        "gaussian", "gaussian(value, *, sigma, sensitivity, rng) -> ndarray", _with_params("value", _vector)
     ),
-    "dirichlet": CandidateKind(
-        "dirichlet",
-        "dirichlet(p, *, k, rng) -> ndarray",
-        lambda params, data: {"p": _vector(data), "k": params["k"]},
+    "dirichlet": CandidateKind("dirichlet", "dirichlet(p, *, k, eta=None, rng) -> ndarray", _with_params("p", _vector)),
+    "dp_lsw": CandidateKind(
+        "dp_lsw",
+        "dp_lsw(dataset, *, n_states, features, gamma, r_max, epsilon, delta, weights=None, f_max=None, "
+        "constant_set='main_text', rng) -> ndarray",
+        _with_params("dataset", _trajectories),
+    ),
+    "dp_lsl": CandidateKind(
+        "dp_lsl",
+        "dp_lsl(dataset, *, n_states, features, gamma, r_max, lam, epsilon, delta, rho=None, f_max=None, "
+        "constant_set='main_text', saturation='min', rng) -> ndarray",
+        _with_params("dataset", _trajectories),
     ),
 }
 

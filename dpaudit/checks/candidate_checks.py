@@ -25,8 +25,21 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
     check_integer("samples", params.get("samples", 2000), low=20)
     check_real("confidence", params.get("confidence", 0.99), low=0.5, high=1.0, high_open=True)
     inputs = params.get("inputs")
-    if not isinstance(inputs, list) or not inputs:
-        raise InvalidArgument("inputs: expected a non-empty list of datasets to compare the outputs on")
+    if inputs is not None and (not isinstance(inputs, list) or not inputs):
+        raise InvalidArgument("inputs: expected a non-empty list of datasets (or leave it out to use the "
+                              "reference's audit_pairs)")
+
+
+def _inputs(params: dict[str, Any], reference: Any, context: CheckContext) -> list[Any]:
+    """The datasets to compare on: ``params.inputs``, else both sides of the reference's audit pairs."""
+    if params.get("inputs") is not None:
+        return [np.asarray(item, dtype=np.float64) for item in params["inputs"]]
+    proposer = getattr(reference, "audit_pairs", None)
+    if not callable(proposer):
+        raise CheckerError(
+            f"mechanism {context.claim.mechanism.name!r} proposes no datasets (no audit_pairs); give params.inputs"
+        )
+    return [data for pair in proposer(context.relation) for data in tuple(pair)[:2]]
 
 
 @register_checker(
@@ -49,9 +62,9 @@ def check_candidate_matches_reference(obligation: Obligation, context: CheckCont
     params = obligation.params
     samples = int(params.get("samples", 2000))
     confidence = float(params.get("confidence", 0.99))
-    inputs = [np.asarray(item, dtype=np.float64) for item in params["inputs"]]
     audited = context.mechanism()
     reference = build_mechanism(context.claim.mechanism.name, context.claim.mechanism.params)
+    inputs = _inputs(params, reference, context)
     tests = []
     for index, data in enumerate(inputs):
         observed = np.asarray(audited.release(data, rng=context.rng, size=samples), dtype=np.float64)
@@ -73,7 +86,7 @@ def check_candidate_matches_reference(obligation: Obligation, context: CheckCont
             f"smallest KS p-value {worst['p_value']:.3g} (input {worst['input']}, coordinate {worst['coordinate']}) "
             f"vs Bonferroni threshold {threshold:.3g} over {len(tests)} tests"
         ),
-        domain=f"{len(inputs)} input(s), every output coordinate",
+        domain=f"{len(inputs)} input dataset(s), every output coordinate",
         method=f"two-sample Kolmogorov-Smirnov, {samples} draws per side, Bonferroni at {confidence:.0%}",
         measurements=(
             Measurement(

@@ -56,3 +56,24 @@ def test_white_box_only_spec_is_refused():
     white_box_only = restricted.__class__(**{**claim.__dict__, "obligations": claim.obligations[:1]})
     with pytest.raises(SpecError, match="no obligation of this spec audits a candidate"):
         candidate_obligations(white_box_only, "x")
+
+
+def _audit_lsw(name):
+    spec = builtin_spec_dir() / "examples" / "dp_lsw_candidate.toml"
+    claim = load_spec(spec)
+    report = audit_candidate(
+        claim, spec, parse_candidate(f"sample_candidates:{name}", path=FIXTURES),
+        limits=CandidateLimits(timeout_seconds=120.0), seed=5, quick=True,
+    )
+    (relation,) = report.claims[0].relations
+    return {item.obligation.id: item.evidence for item in relation.obligations}
+
+
+def test_dp_lsw_candidate_matching_the_reference_passes():
+    evidence = _audit_lsw("reference_dp_lsw")
+    assert {e.verdict for e in evidence.values()} == {Verdict.CONSISTENT}
+
+
+def test_dp_lsw_candidate_with_half_the_noise_fails_the_output_law():
+    evidence = _audit_lsw("noisy_half_dp_lsw")
+    assert evidence["output-law-matches-reference"].verdict is Verdict.VIOLATED

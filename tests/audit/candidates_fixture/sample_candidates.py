@@ -1,5 +1,6 @@
 """Candidates used by the candidate-runner tests: good and misbehaving."""
 
+import functools
 import time
 
 import numpy as np
@@ -48,3 +49,30 @@ def hanging_gaussian(value, *, sigma, sensitivity, rng):
 
 def raising_gaussian(value, *, sigma, sensitivity, rng):
     raise ValueError("planted bug in the candidate gaussian")
+
+
+@functools.lru_cache(maxsize=64)
+def _dp_lsw_view(dataset_key, params_key):
+    from dpaudit.mechanisms.policy_evaluation import DPLSW
+    from dpaudit.rl import Trajectory
+
+    trajectories = tuple(
+        Trajectory(tuple(int(s) for s, _, _ in x), tuple(int(a) for _, a, _ in x), tuple(r for _, _, r in x))
+        for x in dataset_key
+    )
+    return DPLSW(**dict(params_key)).gaussian_view(trajectories)
+
+
+def _view(dataset, params):
+    dataset_key = tuple(tuple(tuple(step) for step in x) for x in dataset)
+    return _dp_lsw_view(dataset_key, tuple(sorted(params.items())))
+
+
+def reference_dp_lsw(dataset, *, rng, **params):
+    theta, sigma = _view(dataset, params)
+    return theta + sigma * rng.standard_normal(theta.shape)
+
+
+def noisy_half_dp_lsw(dataset, *, rng, **params):
+    theta, sigma = _view(dataset, params)
+    return theta + 0.5 * sigma * rng.standard_normal(theta.shape)
