@@ -19,6 +19,7 @@ from dpaudit.audit.claims import Claim, Obligation
 from dpaudit.audit.evidence import Evidence, Measurement
 from dpaudit.audit.registry import CheckContext, register_checker
 from dpaudit.audit.verdicts import Verdict, combine_verdicts
+from dpaudit.checks.claim_inputs import approx_dp_of
 from dpaudit.errors import CheckerError, InvalidArgument
 from dpaudit.mechanisms.dirichlet import DirichletMechanism, check_open_simplex
 from dpaudit.mechanisms.registry import build_mechanism
@@ -28,7 +29,7 @@ from dpaudit.privacy.dirichlet_profile import (
     concentration_tail_bounds,
     worst_pair_delta,
 )
-from dpaudit.privacy.guarantees import ApproxDP, Concentration
+from dpaudit.privacy.guarantees import Concentration
 
 __all__ = ["check_dirichlet_composition", "check_dirichlet_concentration", "check_dirichlet_exact_profile"]
 
@@ -65,14 +66,6 @@ def _audited_parameters(context: CheckContext) -> tuple[float, float | None]:
     return k, eta
 
 
-def _approx_dp_of(claim: Claim) -> ApproxDP:
-    if not isinstance(claim.guarantee, ApproxDP):
-        raise InvalidArgument(
-            f"claim {claim.id!r}: guarantee kind={claim.guarantee.kind!r}: this checker needs approx_dp"
-        )
-    return claim.guarantee
-
-
 def _require_simplex_relations(claim: Claim) -> None:
     for relation in claim.relations:
         if relation.kind != "simplex_adjacent":
@@ -89,7 +82,7 @@ def _check_keys(params: dict[str, Any], allowed: set[str]) -> None:
 
 
 def _validate_profile(params: dict[str, Any], claim: Claim) -> None:
-    _approx_dp_of(claim)
+    approx_dp_of(claim)
     _dirichlet_of(claim)
     _require_simplex_relations(claim)
     _check_keys(params, {"n", "grid", "digits"})
@@ -140,7 +133,7 @@ def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext)
     References:
         Gohari et al. 2020, Def. 1 and Sec. II-D; ACC 2020 statement (see the spec's source).
     """
-    guarantee = _approx_dp_of(context.claim)
+    guarantee = approx_dp_of(context.claim)
     k, eta = _audited_parameters(context)
     b = float(context.relation.bound)
     n = int(obligation.params.get("n", 2))
@@ -205,7 +198,7 @@ def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext)
 
 
 def _validate_composition(params: dict[str, Any], claim: Claim) -> None:
-    _approx_dp_of(claim)
+    approx_dp_of(claim)
     _dirichlet_of(claim)
     _require_simplex_relations(claim)
     _check_keys(params, {"rows", "reading", "n", "grid", "digits", "thresholds"})
@@ -233,7 +226,7 @@ def check_dirichlet_composition(obligation: Obligation, context: CheckContext) -
     References:
         Gohari et al. 2020, Sec. III-B (post-processing argument), Algorithm 1 step 1.
     """
-    guarantee = _approx_dp_of(context.claim)
+    guarantee = approx_dp_of(context.claim)
     k, eta = _audited_parameters(context)
     params = obligation.params
     rows, reading = int(params["rows"]), str(params["reading"])

@@ -29,11 +29,16 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit._validation import check_choice, check_finite_array, check_integer, check_real
+from dpaudit._validation import (
+    check_choice,
+    check_integer,
+    check_real,
+)
 from dpaudit.audit.claims import Claim, Obligation
 from dpaudit.audit.evidence import Evidence, Measurement
 from dpaudit.audit.registry import CheckContext, register_checker
 from dpaudit.audit.verdicts import Verdict
+from dpaudit.checks.claim_inputs import approx_dp_of, neighbour_pairs
 from dpaudit.checks.empirical_events import (
     CoordinateProjection,
     Projection,
@@ -61,8 +66,8 @@ from dpaudit.checks.statistics import (
     epsilon_lower_bound,
     epsilon_lower_bound_array,
 )
-from dpaudit.mechanisms.registry import build_mechanism
 from dpaudit.errors import CheckerError, InvalidArgument
+from dpaudit.mechanisms.registry import build_mechanism
 from dpaudit.privacy.guarantees import ApproxDP
 from dpaudit.rng import seed_sequence
 
@@ -587,38 +592,16 @@ def budget_from_params(params: dict[str, Any], *, default_samples: int, extra_ke
     return AuditBudget(**values)
 
 
-def _approx_dp_of(claim: Claim) -> ApproxDP:
-    if not isinstance(claim.guarantee, ApproxDP):
-        raise InvalidArgument(
-            f"claim {claim.id!r}: guarantee kind={claim.guarantee.kind!r}: this checker needs approx_dp"
-        )
-    return claim.guarantee
-
-
-def _pairs_from_params(params: dict[str, Any]) -> list[NeighbourPair]:
-    pairs = params.get("pairs")
-    if not isinstance(pairs, list) or not pairs:
-        raise InvalidArgument("pairs: expected a non-empty list of {first = [...], second = [...]} tables")
-    result = []
-    for i, pair in enumerate(pairs):
-        if not isinstance(pair, dict) or not {"first", "second"} <= set(pair) <= {"first", "second", "label"}:
-            raise InvalidArgument(f"pairs[{i}]={pair!r}: expected a table with first, second (and optional label)")
-        first = check_finite_array(f"pairs[{i}].first", pair["first"])
-        second = check_finite_array(f"pairs[{i}].second", pair["second"])
-        result.append(NeighbourPair(first, second, str(pair.get("label", f"pairs[{i}]"))))
-    return result
-
-
 def _validate_empirical(params: dict[str, Any], claim: Claim) -> None:
-    _approx_dp_of(claim)
+    approx_dp_of(claim)
     budget_from_params(params, default_samples=10**6, extra_keys=("pairs",))
     if "pairs" in params:
-        _pairs_from_params(params)
+        neighbour_pairs(params.get("pairs"))
 
 
 def _audited_pairs(mechanism: Any, params: dict[str, Any], context: CheckContext) -> list[NeighbourPair]:
     if "pairs" in params:
-        return _pairs_from_params(params)
+        return neighbour_pairs(params.get("pairs"))
     if context.candidate is not None:
         mechanism = build_mechanism(context.claim.mechanism.name, context.claim.mechanism.params)
     proposer = getattr(mechanism, "audit_pairs", None)
@@ -649,7 +632,7 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
     References:
         Dwork & Roth 2014, Def. 2.4; Jagielski, Ullman & Oprea 2020; Bichsel et al. 2021.
     """
-    guarantee = _approx_dp_of(context.claim)
+    guarantee = approx_dp_of(context.claim)
     params = obligation.params
     budget = budget_from_params(params, default_samples=10**6, extra_keys=("pairs",))
     mechanism = context.mechanism()

@@ -17,7 +17,13 @@ from dpaudit.audit.claims import Claim, Obligation
 from dpaudit.audit.evidence import Evidence, Measurement
 from dpaudit.audit.registry import CheckContext, register_checker
 from dpaudit.audit.verdicts import Verdict
-from dpaudit.checks.empirical import AuditBudget, bound_evidence, budget_from_params, certify_privacy_lower_bound
+from dpaudit.checks.claim_inputs import approx_dp_of
+from dpaudit.checks.empirical import (
+    AuditBudget,
+    bound_evidence,
+    budget_from_params,
+    certify_privacy_lower_bound,
+)
 from dpaudit.checks.empirical_sampling import NeighbourPair
 from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.registry import build_mechanism
@@ -25,14 +31,6 @@ from dpaudit.privacy.guarantees import ApproxDP
 from dpaudit.privacy.profiles import gaussian_delta, gaussian_epsilon
 
 __all__ = ["check_gaussian_exact_profile", "check_gaussian_threshold_monte_carlo"]
-
-
-def _approx_dp_of(claim: Claim) -> ApproxDP:
-    if not isinstance(claim.guarantee, ApproxDP):
-        raise InvalidArgument(
-            f"claim {claim.id!r}: guarantee kind={claim.guarantee.kind!r}: this checker needs approx_dp"
-        )
-    return claim.guarantee
 
 
 def _gaussian_of(source: Claim | CheckContext) -> Any:
@@ -46,7 +44,7 @@ def _gaussian_of(source: Claim | CheckContext) -> Any:
 
 
 def _validate_exact(params: dict[str, Any], claim: Claim) -> None:
-    _approx_dp_of(claim)
+    approx_dp_of(claim)
     _gaussian_of(claim)
     unknown = set(params) - {"digits"}
     if unknown:
@@ -68,7 +66,7 @@ def check_gaussian_exact_profile(obligation: Obligation, context: CheckContext) 
     References:
         Balle & Wang 2018, Theorem 8.
     """
-    guarantee = _approx_dp_of(context.claim)
+    guarantee = approx_dp_of(context.claim)
     mechanism = _gaussian_of(context)
     digits = int(obligation.params.get("digits", 60))
     exact = gaussian_delta(guarantee.epsilon, mechanism.sensitivity, mechanism.sigma, digits=digits)
@@ -153,7 +151,7 @@ def _monte_carlo_budget(params: dict[str, Any]) -> AuditBudget:
 
 
 def _validate_monte_carlo(params: dict[str, Any], claim: Claim) -> None:
-    _approx_dp_of(claim)
+    approx_dp_of(claim)
     _gaussian_of(claim)
     _monte_carlo_budget(params)
 
@@ -177,7 +175,7 @@ def check_gaussian_threshold_monte_carlo(obligation: Obligation, context: CheckC
     References:
         Balle & Wang 2018, Theorem 8 (the pair is worst case); Jagielski, Ullman & Oprea 2020.
     """
-    guarantee = _approx_dp_of(context.claim)
+    guarantee = approx_dp_of(context.claim)
     mechanism = _gaussian_of(context)
     sensitivity = _gaussian_of(context.claim).sensitivity
     budget = _monte_carlo_budget(obligation.params)

@@ -26,6 +26,7 @@ from dpaudit.audit.claims import Claim, Obligation
 from dpaudit.audit.evidence import Evidence, Measurement
 from dpaudit.audit.registry import CheckContext, register_checker
 from dpaudit.audit.verdicts import Verdict
+from dpaudit.checks.claim_inputs import approx_dp_of, neighbour_pairs
 from dpaudit.checks.empirical_loss import (
     GaussianLogDensityRatio,
     PrivacyLossHistogram,
@@ -33,7 +34,6 @@ from dpaudit.checks.empirical_loss import (
 )
 from dpaudit.checks.empirical_sampling import NeighbourPair, phase_seed
 from dpaudit.errors import CheckerError, InvalidArgument
-from dpaudit.privacy.guarantees import ApproxDP
 from dpaudit.rng import seed_sequence
 
 __all__ = [
@@ -136,27 +136,6 @@ def histogram_figure(histogram: PrivacyLossHistogram, *, title: str, epsilon: fl
     }
 
 
-def _approx_dp_of(claim: Claim) -> ApproxDP:
-    if not isinstance(claim.guarantee, ApproxDP):
-        raise InvalidArgument(
-            f"claim {claim.id!r}: guarantee kind={claim.guarantee.kind!r}: this checker needs approx_dp"
-        )
-    return claim.guarantee
-
-
-def _pairs_from_params(pairs: Any) -> list[NeighbourPair]:
-    if not isinstance(pairs, list) or not pairs:
-        raise InvalidArgument("pairs: expected a non-empty list of {first = [...], second = [...]} tables")
-    result = []
-    for i, pair in enumerate(pairs):
-        if not isinstance(pair, dict) or not {"first", "second"} <= set(pair) <= {"first", "second", "label"}:
-            raise InvalidArgument(f"pairs[{i}]={pair!r}: expected a table with first, second (and optional label)")
-        first = check_finite_array(f"pairs[{i}].first", pair["first"])
-        second = check_finite_array(f"pairs[{i}].second", pair["second"])
-        result.append(NeighbourPair(first, second, str(pair.get("label", f"pairs[{i}]"))))
-    return result
-
-
 @dataclass(frozen=True)
 class _Settings:
     samples: int
@@ -170,7 +149,7 @@ def _settings(params: dict[str, Any]) -> _Settings:
     if unknown:
         raise InvalidArgument(f"unknown params {sorted(unknown)}: expected some of {sorted(_PARAMS)}")
     if "pairs" in params:
-        _pairs_from_params(params["pairs"])
+        neighbour_pairs(params["pairs"])
     return _Settings(
         samples=check_integer("samples", params.get("samples", 10**6), low=100),
         confidence=check_real("confidence", params.get("confidence", 0.95), low=0.5, high=1.0, high_open=True),
@@ -180,13 +159,13 @@ def _settings(params: dict[str, Any]) -> _Settings:
 
 
 def _validate(params: dict[str, Any], claim: Claim) -> None:
-    _approx_dp_of(claim)
+    approx_dp_of(claim)
     _settings(params)
 
 
 def _pairs(mechanism: Any, params: dict[str, Any], context: CheckContext) -> list[NeighbourPair]:
     if "pairs" in params:
-        return _pairs_from_params(params["pairs"])
+        return neighbour_pairs(params["pairs"])
     proposer = getattr(mechanism, "audit_pairs", None)
     if not callable(proposer):
         raise CheckerError(
@@ -216,7 +195,7 @@ def check_privacy_loss_histogram(obligation: Obligation, context: CheckContext) 
         Balle & Wang 2018, Theorem 5 (δ(ε) = E[(1 − e^{ε − L})₊] under M(X));
         Maurer & Pontil 2009, Theorem 4 (empirical Bernstein bound).
     """
-    guarantee = _approx_dp_of(context.claim)
+    guarantee = approx_dp_of(context.claim)
     settings = _settings(obligation.params)
     mechanism = context.mechanism()
     pairs = _pairs(mechanism, obligation.params, context)
