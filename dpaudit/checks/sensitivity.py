@@ -821,7 +821,9 @@ def check_smooth_sensitivity_slack(obligation: Obligation, context: CheckContext
         f"{universe.description}; every dataset of 1..{m_max} trajectories ({index.total}), {relation} graph",
         "exact enumeration of LS and S* on the domain (float64 with a 1e-9 guard band); sigma_X from the implementation",
         (Measurement("min over X of sigma_X / (alpha S*_beta(X))", 1.0, float(ratio_beta.min()),
-                     float(ratio_beta.min()) - 1.0, "float64"),),
+                     float(ratio_beta.min()) - 1.0,
+                     "float64 point value of the slack (the verdict uses sigma_X >= alpha S*_(beta/2) with a 1e-9 "
+                     "relative guard band)"),),
         {"datasets": index.total},
         counterexample,
         {"slack_quantiles": [float(q) for q in np.quantile(ratio_beta, [0.0, 0.25, 0.5, 0.75, 1.0])]},

@@ -468,6 +468,15 @@ class _SmoothSensitivityRelease:
     """What DP-LSW and DP-LSL share: Lemma 1's constants, input checks, and the release
     θ_X + N(0, σ_X² I_d) from the subclass's ``intermediates_from_statistics``."""
 
+    def _check_public_bounds(self) -> None:
+        """Validate and normalise ε, δ, R_max and the optional F_max (shared by both algorithms)."""
+        epsilon, delta = _privacy_parameters(self.epsilon, self.delta)
+        object.__setattr__(self, "epsilon", epsilon)
+        object.__setattr__(self, "delta", delta)
+        object.__setattr__(self, "r_max", check_real("r_max", self.r_max, low=0.0, low_open=True))
+        if self.f_max is not None:
+            object.__setattr__(self, "f_max", check_real("f_max", self.f_max, low=0.0, low_open=True))
+
     @property
     def alpha(self) -> float:
         """α of the constant set (Lemma 1 condition (a))."""
@@ -560,16 +569,11 @@ class DPLSW(_SmoothSensitivityRelease):
     return_bound: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        epsilon, delta = _privacy_parameters(self.epsilon, self.delta)
-        object.__setattr__(self, "epsilon", epsilon)
-        object.__setattr__(self, "delta", delta)
-        object.__setattr__(self, "r_max", check_real("r_max", self.r_max, low=0.0, low_open=True))
-        if self.f_max is not None:
-            object.__setattr__(self, "f_max", check_real("f_max", self.f_max, low=0.0, low_open=True))
+        self._check_public_bounds()
         estimator = LSW(self.n_states, self.features, self.gamma, self.weights)
         object.__setattr__(self, "n_states", estimator.n_states)
         object.__setattr__(self, "gamma", estimator.gamma)
-        constants = _lemma1(self.constant_set, epsilon, delta, estimator.d)
+        constants = _lemma1(self.constant_set, self.epsilon, self.delta, estimator.d)
         singular_values = np.linalg.svd(np.sqrt(estimator.w)[:, None] * estimator.phi, compute_uv=False)
         object.__setattr__(self, "estimator", estimator)
         object.__setattr__(self, "constants", constants)
@@ -651,12 +655,7 @@ class DPLSL(_SmoothSensitivityRelease):
     return_bound: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        epsilon, delta = _privacy_parameters(self.epsilon, self.delta)
-        object.__setattr__(self, "epsilon", epsilon)
-        object.__setattr__(self, "delta", delta)
-        object.__setattr__(self, "r_max", check_real("r_max", self.r_max, low=0.0, low_open=True))
-        if self.f_max is not None:
-            object.__setattr__(self, "f_max", check_real("f_max", self.f_max, low=0.0, low_open=True))
+        self._check_public_bounds()
         check_choice("saturation", self.saturation, bounds.SATURATIONS)
         estimator = LSL(self.n_states, self.features, self.gamma, self.lam, self.rho)
         phi_norm = float(np.linalg.norm(estimator.phi, 2))
@@ -667,7 +666,7 @@ class DPLSL(_SmoothSensitivityRelease):
                 f"lam={estimator.lam!r}: DP-LSL requires lam > ||Phi||^2 ||rho||_inf = {threshold!r} "
                 "(Balle et al. 2016, Algorithm 2 input and Corollary 8)"
             )
-        constants = _lemma1(self.constant_set, epsilon, delta, estimator.d)
+        constants = _lemma1(self.constant_set, self.epsilon, self.delta, estimator.d)
         for name, value in (
             ("n_states", estimator.n_states),
             ("gamma", estimator.gamma),
