@@ -16,17 +16,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dpaudit import __version__
-from dpaudit.audit.candidate_audit import audit_candidate
-from dpaudit.audit.candidates import CandidateLimits, parse_candidate
-from dpaudit.audit.mutant_runs import run_mutants, write_mutant_tables
-from dpaudit.audit.mutants import list_mutants
-from dpaudit.audit.registry import list_checkers
+from dpaudit.audit.candidates.audit import audit_candidate
+from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
+from dpaudit.audit.mutants.library import list_mutants
+from dpaudit.audit.mutants.runs import run_mutants, write_mutant_tables
+from dpaudit.audit.plugins import list_checkers
 from dpaudit.audit.runner import AuditReport, run_audit, spec_display_path
 from dpaudit.audit.spec import builtin_specs, load_spec
-from dpaudit.audit.verdicts import FAIL_POLICIES
+from dpaudit.checks.empirical.executors import make_executor
 from dpaudit.errors import DpAuditError
-from dpaudit.checks.executors import make_executor
-from dpaudit.mechanisms.registry import list_mechanisms
+from dpaudit.kernel.verdicts import FAIL_POLICIES
+from dpaudit.mechanisms.catalogue import list_mechanisms
 from dpaudit.privacy.calibration import calibrate_smooth_gaussian
 from dpaudit.report.figures import collect_figures
 from dpaudit.report.folder import FIGURE_DIR, write_figures, write_report_folder

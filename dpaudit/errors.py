@@ -8,6 +8,7 @@ caller's input also derive from the matching built-in (``ValueError`` or
 from __future__ import annotations
 
 __all__ = [
+    "PluginError",
     "CandidateError",
     "CheckerError",
     "DpAuditError",
@@ -61,3 +62,7 @@ class NumericalError(DpAuditError):
 
 class CandidateError(DpAuditError):
     """A candidate implementation could not be loaded, crashed, timed out or returned bad output."""
+
+
+class PluginError(DpAuditError):
+    """A plugin's entry point fails to load or does not provide what its group expects."""

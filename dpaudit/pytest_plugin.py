@@ -19,7 +19,7 @@ import pytest
 
 from dpaudit.audit.runner import AuditReport, run_audit, run_claim
 from dpaudit.audit.spec import load_spec
-from dpaudit.audit.verdicts import FAIL_POLICIES
+from dpaudit.kernel.verdicts import FAIL_POLICIES
 
 DEFAULT_SEED = 20161
 

@@ -4,7 +4,13 @@ import numpy as np
 import pytest
 
 from dpaudit.errors import InvalidArgument, InvalidType
-from dpaudit.rng import SeedRecord, normalize_rng, seed_sequence, spawn_generators, spawn_seed_sequences
+from dpaudit.rng import (
+    SeedRecord,
+    normalize_rng,
+    seed_sequence,
+    spawn_generators,
+    spawn_seed_sequences,
+)
 
 
 def test_normalize_rng_passes_generators_through():

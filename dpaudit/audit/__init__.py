@@ -1,1 +1,1 @@
-"""dpaudit.audit."""
+"""The runner layer: spec loading, the audit runner, checker loading (plugins), candidates and mutants."""

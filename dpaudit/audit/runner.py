@@ -15,11 +15,12 @@ from typing import Any
 import numpy as np
 
 from dpaudit import __version__
-from dpaudit.audit.claims import Claim, Obligation
-from dpaudit.audit.evidence import Evidence
-from dpaudit.audit.registry import CheckContext, get_checker
-from dpaudit.audit.verdicts import Verdict, combine_verdicts, fails_policy
+from dpaudit.audit.plugins import get_checker
 from dpaudit.errors import DpAuditError
+from dpaudit.kernel.checkers import CheckContext
+from dpaudit.kernel.claims import Claim, Obligation
+from dpaudit.kernel.evidence import Evidence
+from dpaudit.kernel.verdicts import Verdict, combine_verdicts, fails_policy
 from dpaudit.privacy.relations import Relation
 from dpaudit.rng import SeedRecord
 

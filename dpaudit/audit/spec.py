@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dpaudit.audit.claims import Claim, KnownFinding, MechanismSpec, Obligation, Source
-from dpaudit.audit.registry import get_checker
+from dpaudit.audit.plugins import get_checker
 from dpaudit.errors import CheckerError, DpAuditError, SpecError
-from dpaudit.mechanisms.registry import build_mechanism
+from dpaudit.kernel.claims import Claim, KnownFinding, MechanismSpec, Obligation, Source
+from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 from dpaudit.privacy.guarantees import (
     ApproxDP,
     Concentration,
@@ -239,6 +239,13 @@ def _validate_obligation(reader: _Reader, claim: Claim, obligation: Obligation, 
         entry = get_checker(obligation.checker)
     except CheckerError as exc:
         raise reader.fail(f"obligations[{index}].checker", str(exc)) from None
+    missing = sorted(entry.requires_views - get_mechanism(claim.mechanism.name).views)
+    if missing:
+        raise reader.fail(
+            f"obligations[{index}].checker",
+            f"checker {entry.name!r} needs the white-box views {missing}, which mechanism "
+            f"{claim.mechanism.name!r} does not offer",
+        )
     if entry.validate is None:
         return
     for key, params in (("params", obligation.params), ("quick", obligation.for_run(quick=True).params)):

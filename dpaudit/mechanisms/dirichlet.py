@@ -20,11 +20,13 @@ from scipy.special import logsumexp
 
 from dpaudit._validation import check_integer, check_real
 from dpaudit.errors import NumericalError
-from dpaudit.mechanisms.registry import register_mechanism
+from dpaudit.mechanisms.inputs import PROBABILITY_VECTOR, simplex_adjacency
+from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, OutputSpec
 from dpaudit.privacy.dirichlet_profile import SIMPLEX_ATOL, check_open_simplex
+from dpaudit.privacy.relations import SIMPLEX_ADJACENT
 from dpaudit.rng import normalize_rng
 
-__all__ = ["SIMPLEX_ATOL", "DirichletMechanism", "check_open_simplex", "log_gamma_variates"]
+__all__ = ["MECHANISM", "SIMPLEX_ATOL", "DirichletMechanism", "check_open_simplex", "log_gamma_variates"]
 
 def log_gamma_variates(shape: np.ndarray, size: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     """Return log G for G ~ Gamma(shape, 1), elementwise, without underflow for small shapes.
@@ -48,7 +50,6 @@ def log_gamma_variates(shape: np.ndarray, size: tuple[int, ...], rng: np.random.
         return np.where(small, log_g + np.log(uniform) / shapes, log_g)
 
 
-@register_mechanism("dirichlet", description="Dirichlet mechanism Dir(k p) on the open simplex (Gohari et al.)")
 @dataclass(frozen=True)
 class DirichletMechanism:
     """Releases x ~ Dir(k·p) for an input p of the open simplex.
@@ -110,3 +111,17 @@ class DirichletMechanism:
                 f"(smallest log entry {float(log_x.min()):.4g}); use release_log for the exact log-coordinates"
             )
         return x
+
+
+MECHANISM = Mechanism(
+    name="dirichlet",
+    description="Dirichlet mechanism Dir(k p) on the open simplex (Gohari et al.)",
+    factory=DirichletMechanism,
+    input_domain=PROBABILITY_VECTOR,
+    relations=(SIMPLEX_ADJACENT,),
+    neighbourhood=simplex_adjacency(),
+    output=OutputSpec("a point of the open simplex of the input's length", lambda params, data: np.shape(data)),
+    views=frozenset({"concentration"}),
+    candidate=CandidateSignature("p", "dirichlet(p, *, k, eta=None, rng) -> ndarray"),
+    source="Gohari et al. 2020, Sec. II-D",
+)

@@ -8,14 +8,14 @@ from typing import Any
 import numpy as np
 
 from dpaudit._validation import check_finite_array, check_real
-from dpaudit.mechanisms.registry import register_mechanism
-from dpaudit.privacy.relations import Relation
+from dpaudit.mechanisms.inputs import REAL_VECTOR, norm_ball
+from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, OutputSpec
+from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
 from dpaudit.rng import normalize_rng
 
-__all__ = ["GaussianMechanism"]
+__all__ = ["MECHANISM", "GaussianMechanism"]
 
 
-@register_mechanism("gaussian", description="N(f(X), sigma^2 I) with a stated L2 sensitivity of f")
 @dataclass(frozen=True)
 class GaussianMechanism:
     """Adds N(0, σ² I) to a query value f(X) whose L2 sensitivity is Δ.
@@ -59,3 +59,17 @@ class GaussianMechanism:
             Balle & Wang 2018, Theorem 8.
         """
         return [(np.zeros(1), np.full(1, self.sensitivity), f"f(X) = 0, f(X') = {self.sensitivity:g} ({relation.name})")]
+
+
+MECHANISM = Mechanism(
+    name="gaussian",
+    description="N(f(X), sigma^2 I) with a stated L2 sensitivity of f",
+    factory=GaussianMechanism,
+    input_domain=REAL_VECTOR,
+    relations=(REPLACE_ONE, ADD_REMOVE_ONE),
+    neighbourhood=norm_ball(2),
+    output=OutputSpec("f(X) + noise: a vector of the input's length", lambda params, data: np.shape(data)),
+    views=frozenset({"gaussian_view", "audit_pairs"}),
+    candidate=CandidateSignature("value", "gaussian(value, *, sigma, sensitivity, rng) -> ndarray"),
+    source="Dwork & Roth 2014, Sec. 3.5.3",
+)

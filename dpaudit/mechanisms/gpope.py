@@ -11,6 +11,7 @@ References:
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,11 +19,22 @@ import numpy as np
 
 from dpaudit._validation import check_choice, check_integer, check_real
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.gtd2 import NORMALISATIONS, TransitionTable, primal_dual_gradients
-from dpaudit.mechanisms.registry import register_mechanism
+from dpaudit.mechanisms.gtd2 import (
+    NORMALISATIONS,
+    TransitionTable,
+    primal_dual_gradients,
+)
+from dpaudit.mechanisms.interface import (
+    CandidateSignature,
+    InputDomain,
+    Mechanism,
+    Neighbourhood,
+    OutputSpec,
+)
+from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
 from dpaudit.rng import normalize_rng
 
-__all__ = ["GPOPE", "GpopeRun", "StepSizes", "paper_noise_multiplier"]
+__all__ = ["GPOPE", "MECHANISM", "GpopeRun", "StepSizes", "paper_noise_multiplier"]
 
 STEP_SCHEDULES = ("constant", "theorem2", "theorem3")
 PAPER_CALIBRATIONS = ("paper_b32", "paper_b26")
@@ -95,7 +107,6 @@ class GpopeRun:
     clipped_fraction: float
 
 
-@register_mechanism("gpope", description="GPOPE (Xie et al. 2019, Alg. 1): clipped, noised primal-dual GTD2")
 @dataclass(frozen=True)
 class GPOPE:
     """Algorithm 1 of Xie et al. 2019 with public parameters.
@@ -209,3 +220,66 @@ class GPOPE:
             "steps": self.iterations,
             "clipped": self.clip,
         }
+
+
+_TABLE_ARRAYS = ("phi", "phi_next", "rewards", "rho", "offsets")
+
+
+def _plain_table(data: TransitionTable) -> dict[str, Any]:
+    plain: dict[str, Any] = {name: np.asarray(getattr(data, name)).tolist() for name in _TABLE_ARRAYS}
+    plain["gamma"] = float(data.gamma)
+    return plain
+
+
+def _table(data: Any) -> TransitionTable:
+    if isinstance(data, TransitionTable):
+        return data
+    if not isinstance(data, dict) or set(data) != {*_TABLE_ARRAYS, "gamma"}:
+        raise InvalidArgument(
+            f"input: expected a table with keys {sorted({*_TABLE_ARRAYS, 'gamma'})} (a GTD2 transition table)"
+        )
+    return TransitionTable(**data)
+
+
+def _trajectory_rows(table: TransitionTable) -> list[tuple[float, ...]]:
+    """Each trajectory's transitions flattened into one hashable row."""
+    rows = []
+    for start, stop in zip(table.offsets[:-1], table.offsets[1:], strict=True):
+        parts = (table.phi[start:stop], table.phi_next[start:stop], table.rewards[start:stop], table.rho[start:stop])
+        rows.append(tuple(float(v) for part in parts for v in np.ravel(part)))
+    return rows
+
+
+def _one_trajectory_apart(first: Any, second: Any, relation: Relation, params: Any) -> float:
+    a, b = _table(first), _table(second)
+    if a.gamma != b.gamma:
+        return float("inf")
+    left, right = Counter(_trajectory_rows(a)), Counter(_trajectory_rows(b))
+    only_left, only_right = sum((left - right).values()), sum((right - left).values())
+    if relation.kind == REPLACE_ONE:
+        return float(only_left) if a.n_trajectories == b.n_trajectories and only_left <= 1 else float("inf")
+    return 1.0 if sorted((only_left, only_right)) == [0, 1] else float("inf")
+
+
+MECHANISM = Mechanism(
+    name="gpope",
+    description="GPOPE (Xie et al. 2019, Alg. 1): clipped, noised primal-dual GTD2",
+    factory=GPOPE,
+    input_domain=InputDomain(
+        "transition_table",
+        "a GTD2 transition table {phi, phi_next, rewards, rho, offsets, gamma} (trajectory-major)",
+        _plain_table,
+        _table,
+    ),
+    relations=(REPLACE_ONE, ADD_REMOVE_ONE),
+    neighbourhood=Neighbourhood("the tables differ in one trajectory", _one_trajectory_apart, lambda p, r: 1.0),
+    output=OutputSpec("theta_{N+1}: a vector of the feature dimension", lambda params, data: (_table(data).n_features,)),
+    views=frozenset({"per_step_view"}),
+    candidate=CandidateSignature(
+        "table",
+        "gpope(table, *, clip_norm=1.0, noise_multiplier=1.0, iterations=1000, step_sizes=..., "
+        "normalisation='mean', clip=True, rng) -> ndarray",
+    ),
+    source="Xie et al. 2019, Algorithm 1",
+    release_adapter=lambda reference, data, rng, size: reference.release(_table(data), rng=rng, size=size),
+)

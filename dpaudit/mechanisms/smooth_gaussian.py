@@ -18,13 +18,26 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpaudit._validation import check_choice, check_finite_array, check_integer, check_real
+from dpaudit._validation import (
+    check_choice,
+    check_finite_array,
+    check_integer,
+    check_real,
+)
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.registry import register_mechanism
+from dpaudit.mechanisms.interface import (
+    CandidateSignature,
+    InputDomain,
+    Mechanism,
+    Neighbourhood,
+    OutputSpec,
+)
 from dpaudit.privacy.calibration import calibrate_smooth_gaussian
+from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE
 from dpaudit.rng import normalize_rng
 
 __all__ = [
+    "MECHANISM",
     "CONSTANT_SETS",
     "SmoothGaussianConstants",
     "SmoothGaussianMechanism",
@@ -205,10 +218,6 @@ def smallest_smooth_upper_bound(local_bounds: Any, beta: float) -> np.ndarray:
     return np.max(values * discounts, axis=-1)
 
 
-@register_mechanism(
-    "smooth_gaussian",
-    description="theta_X + N(0, (alpha S(X))^2 I) with a smooth sensitivity bound S (Balle et al. 2016, Lemma 1)",
-)
 @dataclass(frozen=True)
 class SmoothGaussianMechanism:
     """Gaussian output perturbation with σ_X = α · S(X) for a named constant set.
@@ -265,3 +274,50 @@ class SmoothGaussianMechanism:
         generator = normalize_rng(rng)
         shape = mean.shape if size is None else (check_integer("size", size, low=1), *mean.shape)
         return mean + sigma * generator.standard_normal(shape)
+
+
+def _plain_theta_and_bound(data: Any) -> dict[str, Any]:
+    return {"theta": [float(v) for v in np.asarray(data["theta"], dtype=np.float64).ravel()],
+            "smooth_bound": float(data["smooth_bound"])}
+
+
+def _theta_and_bound(data: Any) -> dict[str, Any]:
+    if not isinstance(data, dict) or set(data) != {"theta", "smooth_bound"}:
+        raise InvalidArgument(f"input={data!r}: expected a table with keys 'theta' (a vector) and 'smooth_bound'")
+    return {"theta": check_finite_array("theta", data["theta"], ndim=1),
+            "smooth_bound": check_real("smooth_bound", data["smooth_bound"], low=0.0, low_open=True)}
+
+
+def _lemma1_distance(first: Any, second: Any, relation: Any, params: Any) -> float:
+    """Lemma 1's conditions in units of their bounds: max(||θ - θ'|| / S(X), |ln S(X) - ln S(X')| / (β/2))."""
+    a, b = _theta_and_bound(first), _theta_and_bound(second)
+    if a["theta"].shape != b["theta"].shape:
+        return float("inf")
+    beta = SmoothGaussianMechanism(**params).parameters.beta
+    moved = float(np.linalg.norm(a["theta"] - b["theta"])) / a["smooth_bound"]
+    log_ratio = abs(math.log(a["smooth_bound"]) - math.log(b["smooth_bound"])) / (beta / 2)
+    return max(moved, log_ratio)
+
+
+MECHANISM = Mechanism(
+    name="smooth_gaussian",
+    description="theta_X + N(0, (alpha S(X))^2 I) with a smooth sensitivity bound S (Balle et al. 2016, Lemma 1)",
+    factory=SmoothGaussianMechanism,
+    input_domain=InputDomain(
+        "theta_and_bound", "a table {theta = [...], smooth_bound = S(X)}", _plain_theta_and_bound, _theta_and_bound
+    ),
+    relations=(REPLACE_ONE, ADD_REMOVE_ONE),
+    neighbourhood=Neighbourhood(
+        "||theta - theta'||_2 <= S(X) and |ln S(X) - ln S(X')| <= beta/2 (Lemma 1 (a), (b))",
+        _lemma1_distance,
+        lambda params, relation: 1.0,
+    ),
+    output=OutputSpec("theta + noise: a vector of length dim", lambda params, data: (int(params["dim"]),)),
+    candidate=CandidateSignature(
+        "data", "smooth_gaussian(data, *, epsilon, delta, dim, constants='main_text', rng) -> ndarray"
+    ),
+    source="Balle, Gomrokchi & Precup 2016, Lemma 1",
+    release_adapter=lambda reference, data, rng, size: reference.release(
+        data["theta"], data["smooth_bound"], rng=rng, size=size
+    ),
+)

@@ -31,14 +31,20 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit._validation import check_choice, check_finite_array, check_integer, check_real
+from dpaudit._validation import (
+    check_choice,
+    check_finite_array,
+    check_integer,
+    check_real,
+)
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.registry import register_mechanism
+from dpaudit.mechanisms.inputs import GRADIENT_RECORDS, one_record
+from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, OutputSpec
 from dpaudit.privacy.accounting.mixtures import GaussianMixture, OutputPair
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
 from dpaudit.rng import normalize_rng
 
-__all__ = ["SAMPLING_SCHEMES", "GpopeStep", "StepPairs"]
+__all__ = ["MECHANISM", "SAMPLING_SCHEMES", "GpopeStep", "StepPairs"]
 
 UNIFORM_ONE = "uniform_one"
 POISSON = "poisson"
@@ -78,10 +84,6 @@ class StepPairs:
         }
 
 
-@register_mechanism(
-    "gpope_step",
-    description="one GPOPE step: sample a record (uniform_one or poisson), clip to norm h, add h*N(0, sigma^2 I)",
-)
 @dataclass(frozen=True)
 class GpopeStep:
     """The per-step mechanism of GPOPE with its public parameters.
@@ -207,3 +209,22 @@ class GpopeStep:
                 "replace_one, poisson: the record's gradient h e1 replaced by 0",
             )
         return self.step_pairs(relation).pairs[0]
+
+
+MECHANISM = Mechanism(
+    name="gpope_step",
+    description="one GPOPE step: sample a record (uniform_one or poisson), clip to norm h, add h*N(0, sigma^2 I)",
+    factory=GpopeStep,
+    input_domain=GRADIENT_RECORDS,
+    relations=(REPLACE_ONE, ADD_REMOVE_ONE),
+    neighbourhood=one_record(),
+    output=OutputSpec(
+        "the noisy clipped gradient: a vector of length d", lambda params, data: (int(np.shape(data)[1]),)
+    ),
+    candidate=CandidateSignature(
+        "gradients",
+        "gpope_step(gradients, *, records, clip_norm, noise_multiplier, steps=1, sampling='uniform_one', rng) "
+        "-> ndarray",
+    ),
+    source="Xie et al. 2019, Algorithm 1 (one iteration)",
+)

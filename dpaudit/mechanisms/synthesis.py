@@ -32,7 +32,11 @@ from scipy.special import logsumexp
 
 from dpaudit._validation import check_choice, check_real
 from dpaudit.errors import InvalidArgument, NumericalError
-from dpaudit.mechanisms.dirichlet import SIMPLEX_ATOL, DirichletMechanism, log_gamma_variates
+from dpaudit.mechanisms.dirichlet import (
+    SIMPLEX_ATOL,
+    DirichletMechanism,
+    log_gamma_variates,
+)
 from dpaudit.rl.mdp import FiniteMDP
 from dpaudit.rl.planning import backward_induction, evaluate_policy, value_iteration
 from dpaudit.rl.policy import MarkovPolicy

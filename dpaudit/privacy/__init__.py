@@ -9,7 +9,13 @@ from dpaudit.privacy.guarantees import (
     SensitivityBound,
     SmoothUpperBound,
 )
-from dpaudit.privacy.relations import Relation, add_remove_one, parse_relation, replace_one, simplex_adjacent
+from dpaudit.privacy.relations import (
+    Relation,
+    add_remove_one,
+    parse_relation,
+    replace_one,
+    simplex_adjacent,
+)
 
 __all__ = [
     "ApproxDP",

@@ -3,7 +3,12 @@
 from dpaudit.report.figures import check_figure, collect_figures, render_svg
 from dpaudit.report.folder import ReportFiles, write_report_folder
 from dpaudit.report.html import render_html
-from dpaudit.report.json_report import dumps_report, load_report, strip_timing, write_report
+from dpaudit.report.json_report import (
+    dumps_report,
+    load_report,
+    strip_timing,
+    write_report,
+)
 from dpaudit.report.junit import render_junit
 from dpaudit.report.markdown import render_markdown
 

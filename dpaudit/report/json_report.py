@@ -16,8 +16,8 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpaudit.audit.evidence import json_number
 from dpaudit.errors import SpecError
+from dpaudit.kernel.evidence import json_number
 
 __all__ = ["TIMING_FIELDS", "dumps_report", "load_report", "strip_timing", "write_report"]
 

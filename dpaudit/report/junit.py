@@ -12,8 +12,8 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from dpaudit.audit.verdicts import FAIL_POLICIES
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.verdicts import FAIL_POLICIES
 from dpaudit.report.values import format_value, to_float
 
 __all__ = ["junit_outcome", "render_junit"]

@@ -41,8 +41,13 @@ from typing import Any
 import numpy as np
 
 from dpaudit._validation import check_integer
-from dpaudit.mechanisms.policy_evaluation import DPLSL, DPLSW, LSL, FirstVisitStatistics
-from dpaudit.mechanisms.policy_evaluation_utility import lsw_excess_risk_bound, lsw_psi_lower_bound
+from dpaudit.mechanisms.policy_evaluation.estimators import LSL
+from dpaudit.mechanisms.policy_evaluation.private import DPLSL, DPLSW
+from dpaudit.mechanisms.policy_evaluation.statistics import FirstVisitStatistics
+from dpaudit.mechanisms.policy_evaluation.utility import (
+    lsw_excess_risk_bound,
+    lsw_psi_lower_bound,
+)
 from dpaudit.report.figures import render_svg
 from dpaudit.rl.domains import Chain
 from dpaudit.rl.first_visit import first_visit_return_matrix

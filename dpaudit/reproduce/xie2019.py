@@ -44,14 +44,33 @@ import numpy as np
 from dpaudit._validation import check_integer
 from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.gpope import GPOPE, StepSizes, paper_noise_multiplier
-from dpaudit.mechanisms.gtd2 import DatasetMoments, TransitionTable, dataset_moments, mspbe, saddle_point
-from dpaudit.mechanisms.policy_evaluation import DPLSL, DPLSW
+from dpaudit.mechanisms.gtd2 import (
+    DatasetMoments,
+    TransitionTable,
+    dataset_moments,
+    mspbe,
+    saddle_point,
+)
+from dpaudit.mechanisms.policy_evaluation.private import DPLSL, DPLSW
 from dpaudit.report.figures import render_svg
-from dpaudit.reproduce.behaviour_policies import FixedActionDistribution, VelocityFollowingPolicy
-from dpaudit.reproduce.gpope_accounting import gpope_epsilon_add_remove, gpope_noise_multiplier_add_remove
+from dpaudit.reproduce.behaviour_policies import (
+    FixedActionDistribution,
+    VelocityFollowingPolicy,
+)
+from dpaudit.reproduce.gpope_accounting import (
+    gpope_epsilon_add_remove,
+    gpope_noise_multiplier_add_remove,
+)
 from dpaudit.reproduce.xie2019_summary import write_summary
-from dpaudit.rl import Chain, FourierBasis, HIVTreatment, MountainCar, UniformActionPolicy, sample_episodes
-from dpaudit.rl import sample_trajectories
+from dpaudit.rl import (
+    Chain,
+    FourierBasis,
+    HIVTreatment,
+    MountainCar,
+    UniformActionPolicy,
+    sample_episodes,
+    sample_trajectories,
+)
 
 __all__ = ["Xie2019Config", "iterations_for", "run"]
 

@@ -1,7 +1,19 @@
 """dpaudit.rl: finite MDPs, Markov policies, exact planning, trajectories, first-visit statistics, domains."""
 
-from dpaudit.rl.continuous import ContinuousEnvironment, Episode, UniformActionPolicy, sample_episode, sample_episodes
-from dpaudit.rl.domains import HIVParameters, HIVTreatment, MountainCar, investment_mdp, random_mdp
+from dpaudit.rl.continuous import (
+    ContinuousEnvironment,
+    Episode,
+    UniformActionPolicy,
+    sample_episode,
+    sample_episodes,
+)
+from dpaudit.rl.domains import (
+    HIVParameters,
+    HIVTreatment,
+    MountainCar,
+    investment_mdp,
+    random_mdp,
+)
 from dpaudit.rl.domains.chain import Chain
 from dpaudit.rl.features import FourierBasis, aggregated_features, tabular_features
 from dpaudit.rl.first_visit import (
@@ -30,7 +42,11 @@ from dpaudit.rl.planning import (
     value_iteration,
 )
 from dpaudit.rl.policy import MarkovPolicy
-from dpaudit.rl.sampling import DEFAULT_MAX_STEPS, sample_trajectories, sample_trajectory
+from dpaudit.rl.sampling import (
+    DEFAULT_MAX_STEPS,
+    sample_trajectories,
+    sample_trajectory,
+)
 from dpaudit.rl.trajectory import Dataset, Trajectory, TrajectoryBatch
 
 __all__ = [

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.audit.candidate_audit import audit_candidate, candidate_obligations
-from dpaudit.audit.candidates import CandidateLimits, parse_candidate
+from dpaudit.audit.candidates.audit import audit_candidate, candidate_obligations
+from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
-from dpaudit.audit.verdicts import Verdict
 from dpaudit.errors import SpecError
+from dpaudit.kernel.verdicts import Verdict
 
 FIXTURES = str(Path(__file__).parent / "candidates_fixture")
 SPEC = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"

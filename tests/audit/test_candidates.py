@@ -5,7 +5,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpaudit.audit.candidates import CandidateLimits, CandidateProcess, parse_candidate
+from dpaudit.audit.candidates.process import (
+    CandidateLimits,
+    CandidateProcess,
+    parse_candidate,
+)
 from dpaudit.errors import CandidateError, InvalidArgument
 
 FIXTURES = str(Path(__file__).parent / "candidates_fixture")

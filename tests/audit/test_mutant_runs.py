@@ -4,12 +4,12 @@ import json
 
 import pytest
 
-from dpaudit.audit.mutant_runs import mutant_spec_dir, run_mutants, write_mutant_tables
-from dpaudit.audit.mutants import MUTANTS, list_mutants
+from dpaudit.audit.mutants.library import MUTANTS, list_mutants
+from dpaudit.audit.mutants.runs import mutant_spec_dir, run_mutants, write_mutant_tables
 from dpaudit.audit.runner import run_claim
 from dpaudit.audit.spec import load_spec
-from dpaudit.audit.verdicts import Verdict
 from dpaudit.cli import main
+from dpaudit.kernel.verdicts import Verdict
 
 FAST = [mutant for mutant in MUTANTS if mutant.fast]
 

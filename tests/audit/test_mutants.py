@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpaudit.audit.mutants import (
+from dpaudit.audit.mutants.library import (
     FAMILIES,
     MUTANTS,
     DirichletKTimesDimension,
@@ -34,12 +34,16 @@ from dpaudit.audit.mutants import (
     get_mutant,
     list_mutants,
 )
-from dpaudit.audit.mutant_runs import mutant_spec_dir
+from dpaudit.audit.mutants.runs import mutant_spec_dir
 from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.dirichlet import DirichletMechanism
 from dpaudit.mechanisms.gaussian import GaussianMechanism
-from dpaudit.mechanisms.policy_evaluation import DPLSL, DPLSW, FirstVisitStatistics
-from dpaudit.mechanisms.smooth_gaussian import SmoothGaussianMechanism, main_text_constants
+from dpaudit.mechanisms.policy_evaluation.private import DPLSL, DPLSW
+from dpaudit.mechanisms.policy_evaluation.statistics import FirstVisitStatistics
+from dpaudit.mechanisms.smooth_gaussian import (
+    SmoothGaussianMechanism,
+    main_text_constants,
+)
 from dpaudit.mechanisms.subsampled_gaussian import GpopeStep
 from dpaudit.privacy.accounting.mixtures import GaussianMixture, OutputPair
 from dpaudit.privacy.accounting.pld import compose_pairs
@@ -62,7 +66,7 @@ def test_each_mutant_documents_its_bug_and_has_its_specs(mutant):
     assert mutant.bug and mutant.breaks
     for name in mutant.specs:
         assert (mutant_spec_dir() / name).is_file()
-    assert mutant.to_json()["factory"].startswith("dpaudit.audit.mutants.")
+    assert mutant.to_json()["factory"].startswith("dpaudit.audit.mutants.library.")
 
 
 def test_lookup_by_name_and_unknown_names():

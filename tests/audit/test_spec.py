@@ -54,7 +54,7 @@ def test_malformed_values(write_gaussian_spec, kwargs, key, fragment):
         ('kind = "approx_dp"', 'kind = "pure_dp"', "claim.guarantee.kind", "expected one of"),
         ("delta = 1e-5", "", "claim.guarantee.delta", "missing"),
         ('checker = "gaussian_exact_profile"', 'checker = "nope"', "obligations[0].checker", "unknown checker"),
-        ('name = "gaussian"', 'name = "laplace"', "claim.mechanism", "unknown mechanism"),
+        ('name = "gaussian"', 'name = "no_such_mechanism"', "claim.mechanism", "unknown mechanism"),
         ('[claim.source]\npaper = "Balle & Wang 2018"', "[claim.source]", "claim.source.paper", "missing"),
         ("schema = 1", "schema = 2", "schema", "expected schema = 1"),
         ('title = "Gaussian mechanism sigma=1, sensitivity=1"', "title = 5", "claim.title", "non-empty string"),

@@ -2,8 +2,8 @@
 
 import pytest
 
-from dpaudit.audit.verdicts import Verdict, combine_verdicts, fails_policy
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.verdicts import Verdict, combine_verdicts, fails_policy
 
 V = Verdict
 

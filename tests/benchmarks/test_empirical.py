@@ -8,8 +8,8 @@ import time
 import numpy as np
 import pytest
 
-from dpaudit.checks.empirical import AuditBudget, certify_privacy_lower_bound
-from dpaudit.checks.empirical_sampling import NeighbourPair
+from dpaudit.checks.empirical.audit import AuditBudget, certify_privacy_lower_bound
+from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.mechanisms.gaussian import GaussianMechanism
 
 pytestmark = pytest.mark.benchmark

@@ -19,11 +19,16 @@ from fractions import Fraction
 
 import pytest
 
-import dpaudit.mechanisms.policy_evaluation as pe
-from dpaudit.checks.pair_sweep import pair_blocks, sweep_pairs
-from dpaudit.checks.sensitivity import LslCorollary8, LswCorollary3, LswParameters, mechanism_problem
-from dpaudit.checks.sensitivity import _Setting  # noqa: PLC2701
-from dpaudit.checks.trajectory_universe import chain_universe
+from dpaudit.checks.sensitivity.balle2016 import (
+    LslCorollary8,
+    LswCorollary3,
+    LswParameters,
+    _Setting,  # noqa: PLC2701
+    mechanism_problem,
+)
+from dpaudit.checks.sensitivity.pair_sweep import pair_blocks, sweep_pairs
+from dpaudit.mechanisms.policy_evaluation.private import DPLSL, DPLSW
+from dpaudit.mechanisms.policy_evaluation.trajectory_universe import chain_universe
 
 pytestmark = pytest.mark.benchmark
 
@@ -50,9 +55,9 @@ def _exact_throughput(statement, universe, relation, m_max):
 @pytest.mark.parametrize(
     "label, make",
     [
-        ("LSW Corollary 3", lambda u: LswCorollary3(_Setting(u, mechanism_problem(pe.DPLSW(**LSW))))),
-        ("LSW parameters (eq. 13)", lambda u: LswParameters(_Setting(u, mechanism_problem(pe.DPLSW(**LSW))))),
-        ("LSL Corollary 8", lambda u: LslCorollary8(_Setting(u, mechanism_problem(pe.DPLSL(**LSW, lam=2.0))))),
+        ("LSW Corollary 3", lambda u: LswCorollary3(_Setting(u, mechanism_problem(DPLSW(**LSW))))),
+        ("LSW parameters (eq. 13)", lambda u: LswParameters(_Setting(u, mechanism_problem(DPLSW(**LSW))))),
+        ("LSL Corollary 8", lambda u: LslCorollary8(_Setting(u, mechanism_problem(DPLSL(**LSW, lam=2.0))))),
     ],
 )
 def test_prescreen_speedup(label, make) -> None:
@@ -71,7 +76,7 @@ def test_prescreen_speedup(label, make) -> None:
 def test_every_near_bound_pair_is_rechecked_exactly() -> None:
     """Scale Corollary 3's constant so the tightest pair sits 2e-12 inside the bound: every flagged pair is re-checked."""
     universe = chain_universe(5, "1/2", "1/2", 4)
-    problem = mechanism_problem(pe.DPLSW(**LSW))
+    problem = mechanism_problem(DPLSW(**LSW))
     honest = sweep_pairs(LswCorollary3(_Setting(universe, problem)), universe, "replace_one", 3)
     ratio = honest.tightest.measured / honest.tightest.bound
     scale = Fraction(math.sqrt(ratio)) * (1 + Fraction(1, 10**12))

@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpaudit.mechanisms.policy_evaluation import DPLSL, DPLSW, FirstVisitStatistics
+from dpaudit.mechanisms.policy_evaluation.private import DPLSL, DPLSW
+from dpaudit.mechanisms.policy_evaluation.statistics import FirstVisitStatistics
 from dpaudit.privacy.calibration import calibrate_smooth_gaussian
 from dpaudit.rl.domains import Chain
 from dpaudit.rl.first_visit import first_visit_return_matrix

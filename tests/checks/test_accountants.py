@@ -10,11 +10,16 @@ Findings about Xie et al. 2019 recorded here (the statements are kept as written
 import numpy as np
 import pytest
 
-from dpaudit.audit.claims import Claim, MechanismSpec, Obligation, Source
-from dpaudit.audit.registry import CheckContext, get_checker
-from dpaudit.audit.verdicts import Verdict
-from dpaudit.checks.accountants import check_approx_dp_pld, check_moment_bound_exact, check_moments_tail_bound
+from dpaudit.audit.plugins import get_checker
+from dpaudit.checks.accountants.claims import (
+    check_approx_dp_pld,
+    check_moment_bound_exact,
+    check_moments_tail_bound,
+)
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checkers import CheckContext
+from dpaudit.kernel.claims import Claim, MechanismSpec, Obligation, Source
+from dpaudit.kernel.verdicts import Verdict
 from dpaudit.privacy.guarantees import ApproxDP
 from dpaudit.privacy.relations import add_remove_one, replace_one
 

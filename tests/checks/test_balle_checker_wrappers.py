@@ -4,14 +4,14 @@ import dataclasses
 
 import pytest
 
-import dpaudit.mechanisms.policy_evaluation as pe
-from dpaudit.audit.claims import Obligation
 from dpaudit.audit.runner import run_claim
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
-from dpaudit.audit.verdicts import Verdict
+from dpaudit.kernel.claims import Obligation
+from dpaudit.kernel.verdicts import Verdict
+from dpaudit.mechanisms.policy_evaluation.private import DPLSW
 
 
-class ShrunkSigmaLSW(pe.DPLSW):
+class ShrunkSigmaLSW(DPLSW):
     """DP-LSW releasing with sigma_X / 1000: breaks Lemma 1 (a) everywhere on the chain."""
 
     def intermediates_from_statistics(self, statistics):

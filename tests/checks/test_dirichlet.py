@@ -6,8 +6,8 @@ import pytest
 
 from dpaudit.audit.runner import run_claim
 from dpaudit.audit.spec import load_spec
-from dpaudit.audit.verdicts import Verdict
 from dpaudit.errors import SpecError
+from dpaudit.kernel.verdicts import Verdict
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 
@@ -169,7 +169,7 @@ def _tight_dirichlet_claim():
 
 
 def test_exact_profile_reads_k_from_the_mechanism_under_audit():
-    from dpaudit.audit.mutants import DirichletKTimesDimension
+    from dpaudit.audit.mutants.library import DirichletKTimesDimension
 
     claim = _tight_dirichlet_claim()
     reference = run_claim(claim, seed=0, quick=True).relations[0].obligations[0].evidence

@@ -5,12 +5,24 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from dpaudit.audit.claims import Claim, MechanismSpec, Obligation, Source
-from dpaudit.audit.registry import CheckContext, get_checker
-from dpaudit.audit.verdicts import Verdict
-from dpaudit.checks.empirical import AuditBudget, bound_evidence, budget_from_params, certify_privacy_lower_bound
-from dpaudit.checks.empirical_sampling import NeighbourPair, ReleaseSampler, as_sampler, chunk_sizes, phase_seed
+from dpaudit.audit.plugins import get_checker
+from dpaudit.checks.empirical.audit import (
+    AuditBudget,
+    bound_evidence,
+    budget_from_params,
+    certify_privacy_lower_bound,
+)
+from dpaudit.checks.empirical.sampling import (
+    NeighbourPair,
+    ReleaseSampler,
+    as_sampler,
+    chunk_sizes,
+    phase_seed,
+)
 from dpaudit.errors import CheckerError, InvalidArgument, InvalidType
+from dpaudit.kernel.checkers import CheckContext
+from dpaudit.kernel.claims import Claim, MechanismSpec, Obligation, Source
+from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.gaussian import GaussianMechanism
 from dpaudit.privacy.guarantees import ApproxDP
 from dpaudit.privacy.relations import replace_one

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from dpaudit.checks.empirical import AuditBudget, certify_privacy_lower_bound
-from dpaudit.checks.empirical_sampling import NeighbourPair
-from dpaudit.checks.executors import make_executor
+from dpaudit.checks.empirical.audit import AuditBudget, certify_privacy_lower_bound
+from dpaudit.checks.empirical.executors import make_executor
+from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.mechanisms.gaussian import GaussianMechanism
 
 PAIR = NeighbourPair(np.zeros(2), np.array([0.6, 0.8]), "planar")

@@ -3,9 +3,13 @@
 import numpy as np
 import pytest
 
-from dpaudit.checks.empirical_events import ThresholdGrid
-from dpaudit.checks.empirical_loss import GaussianLogDensityRatio, PrivacyLossHistogram, privacy_loss_histogram
-from dpaudit.checks.empirical_sampling import NeighbourPair
+from dpaudit.checks.empirical.events import ThresholdGrid
+from dpaudit.checks.empirical.loss_histogram import (
+    GaussianLogDensityRatio,
+    PrivacyLossHistogram,
+    privacy_loss_histogram,
+)
+from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.gaussian import GaussianMechanism
 from dpaudit.privacy.profiles import gaussian_delta

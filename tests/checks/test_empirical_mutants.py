@@ -10,13 +10,22 @@ import mpmath
 import numpy as np
 import pytest
 
-from dpaudit.audit.verdicts import Verdict
-from dpaudit.checks.empirical import AuditBudget, bound_evidence, certify_privacy_lower_bound
-from dpaudit.checks.empirical_sampling import NeighbourPair
+from dpaudit.checks.empirical.audit import (
+    AuditBudget,
+    bound_evidence,
+    certify_privacy_lower_bound,
+)
+from dpaudit.checks.empirical.sampling import NeighbourPair
+from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.dirichlet import DirichletMechanism
 from dpaudit.mechanisms.gpope import GPOPE, StepSizes
 from dpaudit.mechanisms.gtd2 import TransitionTable
-from dpaudit.privacy.dirichlet_profile import BetaPair, beta_pair_delta, beta_pair_delta_float64, worst_pair_delta
+from dpaudit.privacy.dirichlet_profile import (
+    BetaPair,
+    beta_pair_delta,
+    beta_pair_delta_float64,
+    worst_pair_delta,
+)
 from dpaudit.privacy.guarantees import ApproxDP
 from dpaudit.privacy.profiles import gaussian_epsilon
 

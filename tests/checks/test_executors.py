@@ -6,7 +6,7 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 
 import pytest
 
-from dpaudit.checks.executors import SerialExecutor, make_executor, run_tasks
+from dpaudit.checks.empirical.executors import SerialExecutor, make_executor, run_tasks
 from dpaudit.errors import InvalidArgument, InvalidType
 
 

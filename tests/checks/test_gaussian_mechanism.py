@@ -5,7 +5,7 @@ import pytest
 
 from dpaudit.audit.runner import run_claim
 from dpaudit.audit.spec import load_spec
-from dpaudit.audit.verdicts import Verdict
+from dpaudit.kernel.verdicts import Verdict
 from tests.conftest import MONTE_CARLO_OBLIGATION
 
 

@@ -9,20 +9,20 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpaudit.audit.registry import get_checker
+from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.runner import run_claim
 from dpaudit.audit.spec import load_spec
-from dpaudit.audit.verdicts import Verdict
-from dpaudit.checks.empirical_loss import GaussianLogDensityRatio
-from dpaudit.checks.empirical_sampling import NeighbourPair
-from dpaudit.checks.privacy_loss_check import (
+from dpaudit.checks.empirical.loss_histogram import GaussianLogDensityRatio
+from dpaudit.checks.empirical.privacy_loss_check import (
     FIGURE_BINS,
     IsotropicGaussianLogDensityRatio,
     log_density_ratio,
 )
+from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.errors import CheckerError, InvalidArgument, InvalidType
+from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.gaussian import GaussianMechanism
-from dpaudit.mechanisms.policy_evaluation import DPLSW
+from dpaudit.mechanisms.policy_evaluation.private import DPLSW
 from dpaudit.privacy.guarantees import ApproxDP, RenyiDP
 from dpaudit.report.figures import check_figure
 

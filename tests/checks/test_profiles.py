@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpaudit.audit.claims import Claim, MechanismSpec, Obligation, Source
-from dpaudit.audit.registry import CheckContext, get_checker
-from dpaudit.audit.verdicts import Verdict
+from dpaudit.audit.plugins import get_checker
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checkers import CheckContext
+from dpaudit.kernel.claims import Claim, MechanismSpec, Obligation, Source
+from dpaudit.kernel.verdicts import Verdict
 from dpaudit.privacy.guarantees import ApproxDP
 from dpaudit.privacy.relations import replace_one
 
@@ -106,7 +107,7 @@ def test_validator_rejects_bad_params(params):
 def test_lemma1_profile_uses_the_constants_of_the_mechanism_under_audit():
     from pathlib import Path
 
-    from dpaudit.audit.mutants import SmoothGaussianBetaWithoutDimension
+    from dpaudit.audit.mutants.library import SmoothGaussianBetaWithoutDimension
     from dpaudit.audit.runner import run_claim
     from dpaudit.audit.spec import load_spec
 

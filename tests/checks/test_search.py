@@ -3,11 +3,15 @@
 import pytest
 from hypothesis import given, settings
 
-import dpaudit.mechanisms.policy_evaluation as pe
-from dpaudit.checks.search import chain_universes, neighbouring_pairs, search_sensitivity_violation
-from dpaudit.checks.sensitivity import lemma1_constants_exact
-from dpaudit.checks.trajectory_universe import chain_universe
+from dpaudit.checks.sensitivity.balle2016 import lemma1_constants_exact
+from dpaudit.checks.sensitivity.search import (
+    chain_universes,
+    neighbouring_pairs,
+    search_sensitivity_violation,
+)
 from dpaudit.errors import InvalidArgument
+from dpaudit.mechanisms.policy_evaluation.private import DPLSW
+from dpaudit.mechanisms.policy_evaluation.trajectory_universe import chain_universe
 from tests.checks.test_sensitivity import TIGHT_LSW, PlusOneDenominatorLSW
 
 ALPHA = float(lemma1_constants_exact("main_text", epsilon=20.0, delta=0.5, d=5)[0])
@@ -41,7 +45,7 @@ def test_search_is_reproducible(universe):
 
 
 def test_search_finds_nothing_on_the_reference(universe):
-    result = _search(pe.DPLSW(**TIGHT_LSW), universe, "replace_one")
+    result = _search(DPLSW(**TIGHT_LSW), universe, "replace_one")
     assert not result.found and result.examples == 300
 
 

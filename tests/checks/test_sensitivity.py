@@ -11,25 +11,26 @@ import mpmath
 import numpy as np
 import pytest
 
-import dpaudit.mechanisms.policy_evaluation as pe
-from dpaudit.audit.verdicts import Verdict
-from dpaudit.checks.pair_sweep import sweep_pairs
-from dpaudit.checks.sensitivity import (
+from dpaudit.checks.sensitivity.balle2016 import (
     LslCorollary8,
     LswCorollary3,
+    _Setting,  # noqa: PLC2701  (the statements' shared setting)
     exhaustive_audit,
     lemma1_constants_exact,
     mechanism_problem,
     statement_evidence,
 )
-from dpaudit.checks.sensitivity import _Setting  # noqa: PLC2701  (the statements' shared setting)
-from dpaudit.checks.trajectory_universe import (
+from dpaudit.checks.sensitivity.pair_sweep import sweep_pairs
+from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.verdicts import Verdict
+from dpaudit.mechanisms.policy_evaluation import bounds
+from dpaudit.mechanisms.policy_evaluation.private import DPLSL, DPLSW
+from dpaudit.mechanisms.policy_evaluation.statistics import FirstVisitStatistics
+from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
     chain_universe,
     exact_first_visit_statistics,
     exact_parameters,
 )
-from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms import policy_evaluation_bounds as bounds
 
 TIGHT_LSW = {"n_states": 5, "features": "tabular", "gamma": 0.9375, "r_max": 1.0, "f_max": 1.0,
              "epsilon": 20.0, "delta": 0.5}
@@ -40,7 +41,7 @@ SPEC_LSL = dict(SPEC_LSW, lam=2.0)
 
 
 @dataclasses.dataclass(frozen=True)
-class PlusOneDenominatorLSW(pe.DPLSW):
+class PlusOneDenominatorLSW(DPLSW):
     """Mutant: φ^w_X(k) = Σ_s w_s / (max{|X_s| − k, 0} + 1)² in place of max{|X_s| − k, 1}² (eq. (9))."""
 
     def intermediates_from_statistics(self, statistics):
@@ -55,7 +56,7 @@ class PlusOneDenominatorLSW(pe.DPLSW):
 
 
 @dataclasses.dataclass(frozen=True)
-class DoubledBetaLSW(pe.DPLSW):
+class DoubledBetaLSW(DPLSW):
     """Mutant: ψ^w_X = max_k e^{−2kβ} φ^w_X(k) (β doubled inside ψ, Algorithm 1)."""
 
     def intermediates_from_statistics(self, statistics):
@@ -66,7 +67,7 @@ class DoubledBetaLSW(pe.DPLSW):
 
 
 @dataclasses.dataclass(frozen=True)
-class DoubledBetaLSL(pe.DPLSL):
+class DoubledBetaLSL(DPLSL):
     """Mutant: ψ^λ_X = max_k e^{−2kβ} φ^λ_X(k) (β doubled inside ψ, Algorithm 2)."""
 
     def intermediates_from_statistics(self, statistics):
@@ -96,13 +97,13 @@ def _profile(universe, states, rewards=None):
 
 def _sigma(mechanism, universe, dataset):
     counts, average = exact_first_visit_statistics(universe, dataset)
-    statistics = pe.FirstVisitStatistics.from_arrays(np.array(counts), np.array([float(a) for a in average]), len(dataset))
+    statistics = FirstVisitStatistics.from_arrays(np.array(counts), np.array([float(a) for a in average]), len(dataset))
     return mechanism.intermediates_from_statistics(statistics).sigma
 
 
 def test_plus_one_mutant_breaks_condition_a_at_a_direct_pair(small_universe):
     mutant = PlusOneDenominatorLSW(**TIGHT_LSW)
-    reference = pe.DPLSW(**TIGHT_LSW)
+    reference = DPLSW(**TIGHT_LSW)
     stuck = _profile(small_universe, (0, 0, 0))
     direct = (stuck, _profile(small_universe, (1, 2, 3), (0, 0, 1)))
     stuck = (stuck,)
@@ -118,7 +119,7 @@ def test_plus_one_mutant_breaks_condition_a_at_a_direct_pair(small_universe):
 
 @pytest.mark.parametrize("relation", ["replace_one", "add_remove_one"])
 def test_reference_dp_lsw_passes_every_statement_on_the_tight_domain(small_universe, relation):
-    results, sigmas = exhaustive_audit(pe.DPLSW(**TIGHT_LSW), small_universe, relation, 2, rng=np.random.default_rng(1))
+    results, sigmas = exhaustive_audit(DPLSW(**TIGHT_LSW), small_universe, relation, 2, rng=np.random.default_rng(1))
     assert sigmas.mismatches == 0
     assert {name: r.holds for name, r in results.items()} == dict.fromkeys(results, True)
 
@@ -167,7 +168,7 @@ def test_doubled_beta_mutants_are_caught_with_a_large_excess(spec_universe, muta
 
 def test_doubled_beta_lsl_breaks_condition_b_at_a_direct_pair(spec_universe):
     mutant = DoubledBetaLSL(**SPEC_LSL)
-    reference = pe.DPLSL(**SPEC_LSL)
+    reference = DPLSL(**SPEC_LSL)
     results, _ = exhaustive_audit(mutant, spec_universe, "replace_one", 3, rng=np.random.default_rng(2), names=("condition_b",))
     left, right, _ = results["condition_b"].counterexample
     _, beta = lemma1_constants_exact("main_text", epsilon=1.0, delta=0.1, d=5)
@@ -182,7 +183,7 @@ def test_doubled_beta_lsl_breaks_condition_b_at_a_direct_pair(spec_universe):
 def test_reference_condition_b_exceeds_beta_only_by_float_rounding(spec_universe):
     """Finding: ψ attains |ln ψ(v) − ln ψ(v')| = β exactly, so float σ can overshoot β by an ulp."""
     results, _ = exhaustive_audit(
-        pe.DPLSW(**SPEC_LSW), spec_universe, "replace_one", 3, rng=np.random.default_rng(3), names=("condition_b",)
+        DPLSW(**SPEC_LSW), spec_universe, "replace_one", 3, rng=np.random.default_rng(3), names=("condition_b",)
     )
     result = results["condition_b"]
     if result.counterexample is not None:
@@ -193,14 +194,14 @@ def test_reference_condition_b_exceeds_beta_only_by_float_rounding(spec_universe
 def test_dp_lsl_condition_b_fails_under_add_remove(spec_universe):
     """Finding: ψ^λ depends on m through min{|X_s| + k, m}; adding a trajectory moves it by more than β."""
     results, _ = exhaustive_audit(
-        pe.DPLSL(**SPEC_LSL), spec_universe, "add_remove_one", 2, rng=np.random.default_rng(4), names=("condition_b",)
+        DPLSL(**SPEC_LSL), spec_universe, "add_remove_one", 2, rng=np.random.default_rng(4), names=("condition_b",)
     )
     _, _, comparison = results["condition_b"].counterexample
     assert comparison.measured > 2 * comparison.bound
 
 
 def test_planted_wrong_constant_in_corollary3_is_caught(spec_universe):
-    problem = mechanism_problem(pe.DPLSW(**SPEC_LSW))
+    problem = mechanism_problem(DPLSW(**SPEC_LSW))
     planted = dataclasses.replace(problem, r_max=Fraction(1, 8))
     result = sweep_pairs(LswCorollary3(_Setting(spec_universe, planted)), spec_universe, "replace_one", 2)
     assert result.holds is False
@@ -209,14 +210,14 @@ def test_planted_wrong_constant_in_corollary3_is_caught(spec_universe):
 
 
 def test_corollary8_rejects_lambda_below_the_threshold(spec_universe):
-    problem = dataclasses.replace(mechanism_problem(pe.DPLSL(**SPEC_LSL)), lam=Fraction(1, 2))
+    problem = dataclasses.replace(mechanism_problem(DPLSL(**SPEC_LSL)), lam=Fraction(1, 2))
     with pytest.raises(InvalidArgument):
         LslCorollary8(_Setting(spec_universe, problem)).constants  # noqa: B018
 
 
 @pytest.mark.parametrize("constant_set", ["main_text", "supplementary"])
 def test_lemma1_constants_match_the_implementation(constant_set):
-    mechanism = pe.DPLSW(**dict(SPEC_LSW, constant_set=constant_set))
+    mechanism = DPLSW(**dict(SPEC_LSW, constant_set=constant_set))
     alpha, beta = lemma1_constants_exact(constant_set, epsilon=1.0, delta=0.1, d=5)
     assert float(alpha) == pytest.approx(mechanism.alpha, rel=1e-14)
     assert float(beta) == pytest.approx(mechanism.beta, rel=1e-14)
@@ -229,10 +230,13 @@ def test_lemma1_constants_reject_unknown_sets(bad):
 
 
 def test_local_sensitivities_match_exact_enumeration(spec_universe):
-    from dpaudit.checks.sensitivity import local_sensitivities
-    from dpaudit.checks.trajectory_universe import DatasetIndex, exact_local_sensitivity
+    from dpaudit.checks.sensitivity.balle2016 import local_sensitivities
+    from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
+        DatasetIndex,
+        exact_local_sensitivity,
+    )
 
-    problem = mechanism_problem(pe.DPLSL(**SPEC_LSL))
+    problem = mechanism_problem(DPLSL(**SPEC_LSL))
     values = local_sensitivities(_Setting(spec_universe, problem), "add_remove_one", 2)
     index = DatasetIndex(len(spec_universe), 2)
     for dataset in [(0,), (3,), (1, 4), (2, 2)]:
@@ -242,12 +246,15 @@ def test_local_sensitivities_match_exact_enumeration(spec_universe):
 
 
 def test_smooth_sensitivity_is_smooth_and_above_local(spec_universe):
-    from dpaudit.checks.sensitivity import local_sensitivities, smooth_sensitivity
-    from dpaudit.checks.pair_sweep import pair_blocks
-    from dpaudit.checks.trajectory_universe import DatasetIndex
+    from dpaudit.checks.sensitivity.balle2016 import (
+        local_sensitivities,
+        smooth_sensitivity,
+    )
+    from dpaudit.checks.sensitivity.pair_sweep import pair_blocks
+    from dpaudit.mechanisms.policy_evaluation.trajectory_universe import DatasetIndex
 
     beta = 0.25
-    local = local_sensitivities(_Setting(spec_universe, mechanism_problem(pe.DPLSW(**SPEC_LSW))), "replace_one", 2)
+    local = local_sensitivities(_Setting(spec_universe, mechanism_problem(DPLSW(**SPEC_LSW))), "replace_one", 2)
     smooth = smooth_sensitivity(local, spec_universe, "replace_one", 2, beta)
     assert np.all(smooth >= np.sqrt(local))
     index = DatasetIndex(len(spec_universe), 2)

@@ -5,8 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from dpaudit.audit.verdicts import Verdict
-from dpaudit.checks.smoothness import (
+from dpaudit.checks.symbolic.smoothness import (
     check_lemma4_box,
     lemma5_symbolic,
     lemma9_symbolic,
@@ -15,6 +14,7 @@ from dpaudit.checks.smoothness import (
     phi_k_by_enumeration,
 )
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.verdicts import Verdict
 
 ONES = [Fraction(1)] * 2
 

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from dpaudit.checks.statistics import (
+from dpaudit.checks.empirical.statistics import (
     clopper_pearson_interval,
     clopper_pearson_lower,
     clopper_pearson_lower_array,

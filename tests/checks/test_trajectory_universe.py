@@ -5,7 +5,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dpaudit.checks.trajectory_universe import (
+from dpaudit.errors import InvalidArgument, NumericalError
+from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
     DatasetIndex,
     LSLProblem,
     LSWProblem,
@@ -16,7 +17,6 @@ from dpaudit.checks.trajectory_universe import (
     neighbours,
     solve_rational,
 )
-from dpaudit.errors import InvalidArgument, NumericalError
 
 IDENTITY = [[Fraction(int(i == j)) for j in range(5)] for i in range(5)]
 

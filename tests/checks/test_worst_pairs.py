@@ -11,10 +11,13 @@ import pytest
 
 from dpaudit.audit.runner import run_claim
 from dpaudit.audit.spec import load_spec
-from dpaudit.audit.verdicts import Verdict
-from dpaudit.checks.worst_pairs import WorstPairSearch, policy_evaluation_worst_pairs
 from dpaudit.errors import InvalidArgument, InvalidType
-from dpaudit.mechanisms.policy_evaluation import DPLSL, DPLSW
+from dpaudit.kernel.verdicts import Verdict
+from dpaudit.mechanisms.policy_evaluation.private import DPLSL, DPLSW
+from dpaudit.mechanisms.policy_evaluation.worst_pairs import (
+    WorstPairSearch,
+    policy_evaluation_worst_pairs,
+)
 from dpaudit.privacy.profiles import GaussianPair, gaussian_pair_delta
 from dpaudit.privacy.relations import add_remove_one, replace_one, simplex_adjacent
 

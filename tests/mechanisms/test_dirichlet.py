@@ -7,8 +7,12 @@ import pytest
 from scipy import stats
 
 from dpaudit.errors import InvalidArgument, InvalidType, NumericalError
-from dpaudit.mechanisms.dirichlet import DirichletMechanism, check_open_simplex, log_gamma_variates
-from dpaudit.mechanisms.registry import build_mechanism
+from dpaudit.mechanisms.catalogue import build_mechanism
+from dpaudit.mechanisms.dirichlet import (
+    DirichletMechanism,
+    check_open_simplex,
+    log_gamma_variates,
+)
 
 INVALID_INPUTS = [
     ([0.0, 1.0], "entry > 0"),

@@ -233,7 +233,12 @@ def test_from_episodes_importance_ratios_and_moments():
 
 def test_from_episodes_mountain_car_off_policy():
     from dpaudit.reproduce.behaviour_policies import VelocityFollowingPolicy
-    from dpaudit.rl import FourierBasis, MountainCar, UniformActionPolicy, sample_episodes
+    from dpaudit.rl import (
+        FourierBasis,
+        MountainCar,
+        UniformActionPolicy,
+        sample_episodes,
+    )
 
     env, behaviour = MountainCar(), VelocityFollowingPolicy(0.8)
     episodes = sample_episodes(env, behaviour, 3, rng=4, max_steps=50)

@@ -11,16 +11,13 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from dpaudit.errors import InvalidArgument, InvalidType
-from dpaudit.mechanisms.policy_evaluation import (
-    DPLSL,
-    DPLSW,
-    LSL,
-    LSW,
+from dpaudit.mechanisms.catalogue import build_mechanism
+from dpaudit.mechanisms.policy_evaluation.estimators import LSL, LSW, feature_matrix
+from dpaudit.mechanisms.policy_evaluation.private import DPLSL, DPLSW
+from dpaudit.mechanisms.policy_evaluation.statistics import (
     FirstVisitStatistics,
-    feature_matrix,
     first_visit_statistics,
 )
-from dpaudit.mechanisms.registry import build_mechanism
 from dpaudit.mechanisms.smooth_gaussian import smallest_smooth_upper_bound
 from dpaudit.rl.domains import Chain
 from dpaudit.rl.sampling import sample_trajectories

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms import policy_evaluation_bounds as bounds
+from dpaudit.mechanisms.policy_evaluation import bounds
 
 BETAS = st.floats(min_value=1e-4, max_value=2.0)
 

@@ -8,8 +8,11 @@ import numpy as np
 import pytest
 
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.policy_evaluation import DPLSW
-from dpaudit.mechanisms.policy_evaluation_utility import lsw_excess_risk_bound, lsw_psi_lower_bound
+from dpaudit.mechanisms.policy_evaluation.private import DPLSW
+from dpaudit.mechanisms.policy_evaluation.utility import (
+    lsw_excess_risk_bound,
+    lsw_psi_lower_bound,
+)
 from dpaudit.rl.domains import Chain
 from dpaudit.rl.sampling import sample_trajectories
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dpaudit.errors import InvalidArgument, InvalidType
-from dpaudit.mechanisms.registry import build_mechanism
+from dpaudit.mechanisms.catalogue import build_mechanism
 from dpaudit.mechanisms.smooth_gaussian import (
     CONSTANT_SETS,
     SmoothGaussianMechanism,

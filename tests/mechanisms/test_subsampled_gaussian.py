@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dpaudit.errors import InvalidArgument, InvalidType
-from dpaudit.mechanisms.registry import build_mechanism
+from dpaudit.mechanisms.catalogue import build_mechanism
 from dpaudit.mechanisms.subsampled_gaussian import GpopeStep
 from dpaudit.privacy.relations import add_remove_one, replace_one, simplex_adjacent
 

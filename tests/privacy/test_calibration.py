@@ -15,7 +15,11 @@ from dpaudit.privacy.calibration import (
     lemma1_worst_case,
     smallest_alpha,
 )
-from dpaudit.privacy.profiles import GaussianPair, gaussian_pair_delta, gaussian_pair_delta_quadrature
+from dpaudit.privacy.profiles import (
+    GaussianPair,
+    gaussian_pair_delta,
+    gaussian_pair_delta_quadrature,
+)
 
 
 def _paper(epsilon: float, delta: float, dim: int) -> tuple[float, float]:

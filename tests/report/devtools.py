@@ -10,6 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
+
 class DevToolsPipe:
     """A minimal Chrome DevTools Protocol client over ``--remote-debugging-pipe`` (fds 3 and 4)."""
 

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.audit.claims import Claim, MechanismSpec, Obligation, Source
-from dpaudit.audit.evidence import Evidence, Measurement
-from dpaudit.audit.runner import AuditReport, ClaimResult, ObligationResult, RelationResult
-from dpaudit.audit.verdicts import Verdict, combine_verdicts
+from dpaudit.audit.runner import (
+    AuditReport,
+    ClaimResult,
+    ObligationResult,
+    RelationResult,
+)
+from dpaudit.kernel.claims import Claim, MechanismSpec, Obligation, Source
+from dpaudit.kernel.evidence import Evidence, Measurement
+from dpaudit.kernel.verdicts import Verdict, combine_verdicts
 from dpaudit.privacy.guarantees import ApproxDP
 from dpaudit.privacy.relations import add_remove_one, replace_one
 from dpaudit.rng import SeedRecord

@@ -62,8 +62,9 @@ def test_names_are_escaped_and_control_characters_replaced(every_verdict_documen
 
 
 def test_known_finding_is_skipped_and_its_absence_fails():
-    from dpaudit.report.junit import render_junit
     import xml.etree.ElementTree as ET
+
+    from dpaudit.report.junit import render_junit
 
     def document(verdict):
         evidence = {"verdict": verdict, "summary": "s", "domain": "d", "method": "m", "measurements": [],

@@ -8,7 +8,6 @@ from dpaudit.report.markdown import render_markdown
 from dpaudit.report.view import KNOWN_VERDICTS
 
 
-
 def _links(tokens) -> list[str]:
     found = []
     for token in tokens:

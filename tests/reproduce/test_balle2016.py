@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dpaudit.errors import InvalidArgument, InvalidType
-from dpaudit.mechanisms.policy_evaluation import first_visit_statistics
+from dpaudit.mechanisms.policy_evaluation.statistics import first_visit_statistics
 from dpaudit.reproduce import balle2016
 from dpaudit.rl.domains import Chain
 from dpaudit.rl.sampling import sample_trajectories

@@ -8,8 +8,14 @@ import pytest
 
 from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.gpope import paper_noise_multiplier
-from dpaudit.reproduce.behaviour_policies import FixedActionDistribution, VelocityFollowingPolicy
-from dpaudit.reproduce.gpope_accounting import gpope_epsilon_add_remove, gpope_noise_multiplier_add_remove
+from dpaudit.reproduce.behaviour_policies import (
+    FixedActionDistribution,
+    VelocityFollowingPolicy,
+)
+from dpaudit.reproduce.gpope_accounting import (
+    gpope_epsilon_add_remove,
+    gpope_noise_multiplier_add_remove,
+)
 from dpaudit.reproduce.xie2019 import Xie2019Config, iterations_for, run
 
 EXPECTED_FILES = {

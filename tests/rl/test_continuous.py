@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 from dpaudit.errors import InvalidArgument
-from dpaudit.rl.continuous import ContinuousEnvironment, UniformActionPolicy, sample_episode, sample_episodes
+from dpaudit.rl.continuous import (
+    ContinuousEnvironment,
+    UniformActionPolicy,
+    sample_episode,
+    sample_episodes,
+)
 from dpaudit.rl.domains.hiv import HIVTreatment
 from dpaudit.rl.domains.mountain_car import MountainCar
 

@@ -2,7 +2,12 @@
 
 from dpaudit.rl.domains.chain import Chain
 from dpaudit.rl.domains.hiv import HIV_ACTIONS, HIV_START, HIVParameters, HIVTreatment
-from dpaudit.rl.domains.investment import INVESTMENT_ACTIONS, INVESTMENT_STATES, STARTUP_SUCCESS, investment_mdp
+from dpaudit.rl.domains.investment import (
+    INVESTMENT_ACTIONS,
+    INVESTMENT_STATES,
+    STARTUP_SUCCESS,
+    investment_mdp,
+)
 from dpaudit.rl.domains.mountain_car import MountainCar
 from dpaudit.rl.domains.random_mdp import random_mdp
 

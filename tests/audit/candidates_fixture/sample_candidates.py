@@ -53,7 +53,7 @@ def raising_gaussian(value, *, sigma, sensitivity, rng):
 
 @functools.lru_cache(maxsize=64)
 def _dp_lsw_view(dataset_key, params_key):
-    from dpaudit.mechanisms.policy_evaluation import DPLSW
+    from dpaudit.mechanisms.policy_evaluation.private import DPLSW
     from dpaudit.rl import Trajectory
 
     trajectories = tuple(

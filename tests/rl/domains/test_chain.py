@@ -9,7 +9,11 @@ import pytest
 
 from dpaudit.errors import InvalidArgument
 from dpaudit.rl.domains.chain import Chain
-from dpaudit.rl.first_visit import average_first_visit_returns, first_visit_estimate, first_visit_returns
+from dpaudit.rl.first_visit import (
+    average_first_visit_returns,
+    first_visit_estimate,
+    first_visit_returns,
+)
 from dpaudit.rl.planning import evaluate_policy
 from dpaudit.rl.sampling import sample_trajectories
 

@@ -1,0 +1,53 @@
+"""Auditing a candidate implementation against a spec: ``dpaudit check SPEC --candidate module:callable``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from dpaudit.audit.candidates.kinds import CandidateMechanism, candidate_kind_for
+from dpaudit.audit.candidates.process import CandidateLimits, CandidateRef
+from dpaudit.audit.plugins import get_checker
+from dpaudit.audit.runner import AuditReport, run_audit
+from dpaudit.errors import SpecError
+from dpaudit.kernel.claims import Claim
+
+__all__ = ["audit_candidate", "candidate_obligations"]
+
+
+def candidate_obligations(claim: Claim, path: str) -> Claim:
+    """The claim restricted to the obligations whose checkers audit candidates (black box).
+
+    Raises:
+        SpecError: if none of the claim's obligations can audit a candidate.
+    """
+    kept = tuple(o for o in claim.obligations if get_checker(o.checker).audits_candidates)
+    if not kept:
+        raise SpecError(
+            "no obligation of this spec audits a candidate (white-box checks need the reference); "
+            "see specs/examples/ for candidate specs",
+            path=path,
+            key="obligations",
+        )
+    return replace(claim, obligations=kept)
+
+
+def audit_candidate(
+    claim: Claim,
+    spec_path: str | Path,
+    candidate: CandidateRef,
+    *,
+    limits: CandidateLimits,
+    seed: int,
+    quick: bool,
+    command: str | None = None,
+) -> AuditReport:
+    """Run the black-box obligations of ``claim`` on ``candidate`` in an isolated worker.
+
+    A candidate that fails to load, crashes, hangs past the limit or returns bad output
+    makes the affected obligations ``error`` with the reason (see the report).
+    """
+    kind = candidate_kind_for(claim.mechanism.name)
+    restricted = candidate_obligations(claim, str(spec_path))
+    with CandidateMechanism(candidate, limits, kind, claim.mechanism.params) as mechanism:
+        return run_audit([(restricted, str(spec_path))], seed=seed, quick=quick, command=command, candidate=mechanism)

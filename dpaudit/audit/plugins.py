@@ -1,0 +1,80 @@
+"""Loading checkers: the built-in list and those plugins declare through entry points.
+
+The kernel's registry (:mod:`dpaudit.kernel.checkers`) never imports a checker. This module,
+in the runner layer above the checks, imports the built-in checker modules (each registers
+its checkers when imported) and every module a plugin names in the ``dpaudit.checkers``
+entry-point group::
+
+    [project.entry-points."dpaudit.checkers"]
+    my_checks = "my_package.checks"      # a module that calls register_checker on import
+
+Everything that looks a checker up goes through :func:`get_checker` / :func:`list_checkers`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import entry_points
+
+import dpaudit.checks.accountants.claims
+import dpaudit.checks.candidate.conformance
+import dpaudit.checks.empirical.audit
+import dpaudit.checks.empirical.privacy_loss_check
+import dpaudit.checks.profiles.dirichlet
+import dpaudit.checks.profiles.exact_profile
+import dpaudit.checks.profiles.gaussian_mechanism
+import dpaudit.checks.profiles.smooth_gaussian
+import dpaudit.checks.sensitivity.balle2016
+import dpaudit.checks.sensitivity.search
+import dpaudit.checks.symbolic.smoothness  # noqa: F401  (the imports above register the built-in checkers)
+from dpaudit.errors import CheckerError, PluginError
+from dpaudit.kernel import checkers as registry
+from dpaudit.kernel.checkers import CheckerEntry
+from dpaudit.mechanisms.interface import Mechanism
+
+__all__ = ["ENTRY_POINT_GROUP", "applicable_checkers", "get_checker", "list_checkers", "load_plugin_checkers"]
+
+ENTRY_POINT_GROUP = "dpaudit.checkers"
+
+_loaded: list[bool] = []
+
+
+def load_plugin_checkers() -> None:
+    """Import every module of the ``dpaudit.checkers`` entry points (once).
+
+    Raises:
+        PluginError: naming the entry point that fails to import.
+    """
+    if _loaded:
+        return
+    _loaded.append(True)
+    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda point: point.name):
+        try:
+            importlib.import_module(point.value.split(":")[0])
+        except CheckerError:
+            raise
+        except Exception as exc:  # a broken plugin is named, not a crash  # noqa: BLE001
+            raise PluginError(
+                f"entry point {point.name!r} ({point.value}) of {ENTRY_POINT_GROUP} failed to import: {exc}"
+            ) from exc
+
+
+def get_checker(name: str) -> CheckerEntry:
+    """The checker ``name``, built in or from a plugin.
+
+    Raises:
+        CheckerError: naming the known checkers when ``name`` is unknown.
+    """
+    load_plugin_checkers()
+    return registry.get_checker(name)
+
+
+def list_checkers() -> list[CheckerEntry]:
+    """Every checker, built in or from a plugin, sorted by name."""
+    load_plugin_checkers()
+    return registry.list_checkers()
+
+
+def applicable_checkers(mechanism: Mechanism) -> list[CheckerEntry]:
+    """The checkers whose required white-box views ``mechanism``'s reference offers."""
+    return [entry for entry in list_checkers() if entry.requires_views <= mechanism.views]

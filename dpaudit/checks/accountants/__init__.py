@@ -1,0 +1,1 @@
+"""Checks of accounting claims: moment bounds, end-to-end (epsilon, delta) with RDP and PLD, tail bounds."""

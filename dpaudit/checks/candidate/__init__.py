@@ -1,0 +1,1 @@
+"""Black-box checks that compare a candidate's outputs with the reference (conformance)."""

@@ -1,0 +1,1 @@
+"""Monte Carlo auditing: sampling, events, confidence bounds, executors and the empirical checkers."""

@@ -1,0 +1,216 @@
+"""Where Monte Carlo work runs: serial, thread or process pools, or a Dask cluster.
+
+Every executor is a :class:`concurrent.futures.Executor`. Checkers hand their chunks
+to :func:`run_tasks`, which returns the results in task order, so a result never
+depends on which executor ran it or how many workers it had. Dask is an optional
+extra (``pip install dpaudit[dask]``) and is imported only when asked for.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import (
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    as_completed,
+)
+from typing import IO, Any
+
+from dpaudit.errors import InvalidArgument, InvalidType
+
+__all__ = ["DaskExecutor", "SerialExecutor", "make_executor", "run_tasks"]
+
+_DASK_MISSING = (
+    "the Dask executor needs the optional 'dask' extra: pip install 'dpaudit[dask]' "
+    "(or pip install 'dask[distributed]')"
+)
+
+
+class SerialExecutor(Executor):
+    """Runs each submitted call at once in the calling thread (no pickling, no workers)."""
+
+    def __init__(self) -> None:
+        self._shut = False
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        """Run ``fn(*args, **kwargs)`` now and return a finished future."""
+        if self._shut:
+            raise RuntimeError("cannot submit to a SerialExecutor after shutdown")
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # noqa: BLE001  (the future carries the error to the caller)
+            future.set_exception(exc)
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Refuse further submissions."""
+        self._shut = True
+
+
+class DaskExecutor(Executor):
+    """A :class:`concurrent.futures.Executor` on a Dask ``distributed.Client``.
+
+    Args:
+        client: a connected ``distributed.Client``.
+        owns_client: close the client on :meth:`shutdown` (true when
+            :func:`make_executor` opened it from a ``dask://`` address).
+    """
+
+    def __init__(self, client: Any, *, owns_client: bool) -> None:
+        self.client = client
+        self._owns_client = owns_client
+        self._inner = client.get_executor(pure=False)
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        """Submit ``fn(*args, **kwargs)`` to the cluster."""
+        return self._inner.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Wait for (or cancel) outstanding work; close the client if this executor opened it."""
+        self._inner.shutdown(wait=wait and not cancel_futures)
+        if self._owns_client:
+            self.client.close()
+
+
+def _worker_count(spec: str, text: str | None) -> int | None:
+    if text is None or text == "":
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise InvalidArgument(f"executor={spec!r}: the worker count after ':' must be a positive integer")
+    return int(text)
+
+
+def _is_dask_client(value: Any) -> bool:
+    module = type(value).__module__ or ""
+    if not module.startswith("distributed"):
+        return False
+    try:
+        from distributed import Client
+    except ImportError:
+        return False
+    return isinstance(value, Client)
+
+
+def _dask_executor(spec: str, address: str) -> DaskExecutor:
+    if not address:
+        raise InvalidArgument(f"executor={spec!r}: expected dask://HOST:PORT")
+    try:
+        from distributed import Client
+    except ImportError as exc:
+        raise InvalidArgument(f"executor={spec!r}: {_DASK_MISSING}") from exc
+    target = address if "://" in address else f"tcp://{address}"
+    return DaskExecutor(Client(target), owns_client=True)
+
+
+def make_executor(spec: Any = "process") -> Executor:
+    """Return the executor that ``spec`` names.
+
+    Args:
+        spec: ``"serial"``; ``"thread"`` or ``"thread:N"``; ``"process"`` or
+            ``"process:N"`` (a local process pool, N workers, default one per CPU);
+            ``"dask://HOST:PORT"`` (a Dask scheduler; needs the ``dask`` extra);
+            an existing :class:`concurrent.futures.Executor` (returned as is); or a
+            ``distributed.Client`` (wrapped, left open on shutdown).
+
+    Returns:
+        An executor; the caller shuts it down (``with make_executor(...) as ex:``).
+
+    Raises:
+        InvalidArgument: for an unknown form, a bad worker count, or ``dask://`` without Dask.
+        InvalidType: for a value that is neither a string, an Executor nor a Client.
+    """
+    if isinstance(spec, Executor):
+        return spec
+    if _is_dask_client(spec):
+        return DaskExecutor(spec, owns_client=False)
+    if not isinstance(spec, str):
+        raise InvalidType(
+            f"executor={spec!r}: expected a string such as 'process:4', a concurrent.futures.Executor "
+            "or a distributed.Client"
+        )
+    text = spec.strip()
+    if text.startswith("dask://"):
+        return _dask_executor(spec, text[len("dask://") :])
+    kind, _, count = text.partition(":")
+    if kind == "serial":
+        if count:
+            raise InvalidArgument(f"executor={spec!r}: 'serial' takes no worker count")
+        return SerialExecutor()
+    if kind == "thread":
+        return ThreadPoolExecutor(max_workers=_worker_count(spec, count))
+    if kind == "process":
+        workers = _worker_count(spec, count) or os.cpu_count() or 1
+        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
+    raise InvalidArgument(
+        f"executor={spec!r}: expected 'serial', 'thread[:N]', 'process[:N]' or 'dask://HOST:PORT'"
+    )
+
+
+class _ProgressBar:
+    """A one-line progress bar on a terminal stream; silent elsewhere."""
+
+    def __init__(self, total: int, label: str, stream: IO[str] | None) -> None:
+        self.total = total
+        self.label = label
+        self.stream = stream
+        self.done = 0
+
+    def advance(self) -> None:
+        self.done += 1
+        if self.stream is None:
+            return
+        width = 30
+        filled = width * self.done // max(self.total, 1)
+        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}")
+        if self.done == self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def _progress_stream(progress: bool | None) -> IO[str] | None:
+    if progress is False:
+        return None
+    stream = sys.stderr
+    if progress is None and not (hasattr(stream, "isatty") and stream.isatty()):
+        return None
+    return stream
+
+
+def run_tasks(
+    function: Callable[[Any], Any],
+    tasks: Sequence[Any],
+    *,
+    executor: Executor | None = None,
+    progress: bool | None = None,
+    label: str = "sampling",
+) -> list[Any]:
+    """Apply ``function`` to every task and return the results in task order.
+
+    Args:
+        function: a picklable (module-level) function of one argument.
+        tasks: picklable arguments, one per call.
+        executor: where to run; ``None`` runs in the calling thread.
+        progress: draw a progress bar on stderr: ``None`` only when stderr is a
+            terminal, ``True`` always, ``False`` never.
+        label: the text in front of the bar.
+
+    Returns:
+        ``[function(task) for task in tasks]``, whatever the completion order.
+    """
+    bar = _ProgressBar(len(tasks), label, _progress_stream(progress))
+    if executor is None:
+        results = []
+        for task in tasks:
+            results.append(function(task))
+            bar.advance()
+        return results
+    futures = [executor.submit(function, task) for task in tasks]
+    for _ in as_completed(futures):
+        bar.advance()
+    return [future.result() for future in futures]

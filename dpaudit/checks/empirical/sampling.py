@@ -1,0 +1,243 @@
+"""The sampling engine: run a mechanism many times on one dataset, in seeded chunks.
+
+A *sampler* is a picklable callable ``sample(data, n, rng) -> array (n, ...)``. The
+``n`` draws of one side are cut into chunks of a fixed size; chunk j draws from its
+own child SeedSequence (root spawn key + (pair, phase, side, j)), and inside a chunk
+the draws come in batches of a fixed size that stays in cache. The chunk layout is
+fixed by ``n`` and the chunk size alone, so the numbers drawn — and every bound
+computed from them — are the same on any executor with any number of workers.
+Chunks return small summaries (histograms, event counts) rather than raw outputs,
+except in the pilot phase.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dpaudit._validation import check_finite_array, check_integer
+from dpaudit.checks.empirical.events import Projection, ThresholdEvent, ThresholdGrid
+from dpaudit.checks.empirical.executors import run_tasks
+from dpaudit.errors import CheckerError, InvalidArgument, InvalidType
+
+__all__ = [
+    "neighbour_pairs",
+    "NeighbourPair",
+    "ReleaseSampler",
+    "as_sampler",
+    "chunk_sizes",
+    "count_events",
+    "draw_outputs",
+    "histogram_scores",
+    "phase_seed",
+]
+
+PILOT, SELECTION, CERTIFICATION = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class ReleaseSampler:
+    """Turns a mechanism's ``release(data, *, rng, size=None)`` into a sampler.
+
+    Attributes:
+        mechanism: an object with ``release``; must be picklable for process executors.
+        batched: ``release`` accepts ``size=n`` and returns n rows at once; otherwise
+            it is called n times.
+    """
+
+    mechanism: Any
+    batched: bool = True
+
+    def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Return n independent releases on ``data`` as rows."""
+        if self.batched:
+            return np.asarray(self.mechanism.release(data, rng=rng, size=n))
+        return np.stack([np.asarray(self.mechanism.release(data, rng=rng)) for _ in range(n)])
+
+
+def as_sampler(source: Any) -> Callable[[Any, int, np.random.Generator], np.ndarray]:
+    """Return a sampler for a mechanism (anything with ``release``) or an existing sampler.
+
+    A mechanism whose ``release`` takes a ``size`` keyword is sampled in batches.
+
+    Raises:
+        InvalidType: for an object that is neither.
+    """
+    release = getattr(source, "release", None)
+    if callable(release):
+        try:
+            batched = "size" in inspect.signature(release).parameters
+        except (TypeError, ValueError):
+            batched = False
+        return ReleaseSampler(source, batched=batched)
+    if callable(source):
+        return source
+    raise InvalidType(
+        f"mechanism={source!r}: expected an object with release(data, *, rng, size=None) "
+        "or a callable sample(data, n, rng)"
+    )
+
+
+@dataclass(frozen=True)
+class NeighbourPair:
+    """Two neighbouring datasets (X, X') to sample the mechanism on, with a label for reports."""
+
+    first: Any
+    second: Any
+    label: str = "(X, X')"
+
+
+def chunk_sizes(total: int, chunk_size: int) -> tuple[int, ...]:
+    """Sizes of the chunks of ``total`` draws: full chunks, then the remainder."""
+    n = check_integer("total", total, low=0)
+    size = check_integer("chunk_size", chunk_size, low=1)
+    full, rest = divmod(n, size)
+    return (size,) * full + ((rest,) if rest else ())
+
+
+def phase_seed(root: np.random.SeedSequence, *path: int) -> np.random.SeedSequence:
+    """The child SeedSequence at ``path`` below ``root`` (independent of spawn counters)."""
+    return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, *path), pool_size=root.pool_size)
+
+
+def _as_rows(outputs: Any, n: int) -> np.ndarray:
+    try:
+        rows = np.asarray(outputs, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise CheckerError(f"the sampler returned outputs that are not real arrays: {exc}") from exc
+    if rows.ndim == 0 or rows.shape[0] != n:
+        raise CheckerError(f"the sampler was asked for {n} outputs and returned an array of shape {rows.shape}")
+    rows = rows.reshape(n, -1)
+    if not np.isfinite(rows).all():
+        raise CheckerError("the sampler returned non-finite outputs (nan or inf)")
+    return rows
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    sampler: Any
+    data: Any
+    count: int
+    seed: np.random.SeedSequence
+    batch_size: int
+    projections: tuple[Projection, ...] = ()
+    grids: tuple[ThresholdGrid, ...] = ()
+    events: tuple[ThresholdEvent, ...] = ()
+
+
+def _batches(chunk: _Chunk):
+    rng = np.random.default_rng(chunk.seed)
+    remaining = chunk.count
+    while remaining > 0:
+        size = min(chunk.batch_size, remaining)
+        remaining -= size
+        yield _as_rows(chunk.sampler(chunk.data, size, rng), size)
+
+
+def _raw_chunk(chunk: _Chunk) -> np.ndarray:
+    return np.concatenate(list(_batches(chunk)))
+
+
+def _histogram_chunk(chunk: _Chunk) -> list[np.ndarray]:
+    totals = [np.zeros(grid.size + 1, dtype=np.int64) for grid in chunk.grids]
+    for rows in _batches(chunk):
+        for total, projection, grid in zip(totals, chunk.projections, chunk.grids):
+            total += grid.histogram(projection.scores(rows))
+    return totals
+
+
+def _count_chunk(chunk: _Chunk) -> np.ndarray:
+    counts = np.zeros(len(chunk.events), dtype=np.int64)
+    projections = list(dict.fromkeys(event.projection for event in chunk.events))
+    for rows in _batches(chunk):
+        scores = {projection: projection.scores(rows) for projection in projections}
+        for i, event in enumerate(chunk.events):
+            counts[i] += int(np.count_nonzero(event.indicator(scores[event.projection])))
+    return counts
+
+
+def _chunks(
+    sampler: Any, data: Any, count: int, seed: np.random.SeedSequence, chunk_size: int, batch_size: int, **extra: Any
+) -> list[_Chunk]:
+    return [
+        _Chunk(sampler, data, size, phase_seed(seed, j), batch_size, **extra)
+        for j, size in enumerate(chunk_sizes(count, chunk_size))
+    ]
+
+
+def draw_outputs(
+    sampler: Any,
+    data: Any,
+    count: int,
+    *,
+    seed: np.random.SeedSequence,
+    chunk_size: int,
+    batch_size: int,
+    executor: Executor | None = None,
+    progress: bool | None = None,
+) -> np.ndarray:
+    """Draw ``count`` outputs on ``data`` and return them as rows (shape (count, d))."""
+    chunks = _chunks(sampler, data, count, seed, chunk_size, batch_size)
+    parts = run_tasks(_raw_chunk, chunks, executor=executor, progress=progress, label="pilot")
+    return np.concatenate(parts)
+
+
+def histogram_scores(
+    sampler: Any,
+    data: Any,
+    count: int,
+    projections: Sequence[Projection],
+    grids: Sequence[ThresholdGrid],
+    *,
+    seed: np.random.SeedSequence,
+    chunk_size: int,
+    batch_size: int,
+    executor: Executor | None = None,
+    progress: bool | None = None,
+) -> list[np.ndarray]:
+    """Draw ``count`` outputs on ``data`` and return, per projection, the histogram on its grid."""
+    extra = {"projections": tuple(projections), "grids": tuple(grids)}
+    chunks = _chunks(sampler, data, count, seed, chunk_size, batch_size, **extra)
+    parts = run_tasks(_histogram_chunk, chunks, executor=executor, progress=progress, label="selection")
+    return [np.sum([part[i] for part in parts], axis=0) for i in range(len(projections))]
+
+
+def count_events(
+    sampler: Any,
+    data: Any,
+    count: int,
+    events: Sequence[ThresholdEvent],
+    *,
+    seed: np.random.SeedSequence,
+    chunk_size: int,
+    batch_size: int,
+    executor: Executor | None = None,
+    progress: bool | None = None,
+) -> np.ndarray:
+    """Draw ``count`` outputs on ``data`` and return how many fall in each event (int64)."""
+    chunks = _chunks(sampler, data, count, seed, chunk_size, batch_size, events=tuple(events))
+    parts = run_tasks(_count_chunk, chunks, executor=executor, progress=progress, label="certification")
+    return np.sum(parts, axis=0)
+
+
+def neighbour_pairs(pairs: Any) -> list[NeighbourPair]:
+    """Neighbouring pairs from a spec's ``pairs = [{first = [...], second = [...], label = "..."}]``.
+
+    Raises:
+        InvalidArgument: naming the malformed entry.
+    """
+    if not isinstance(pairs, list) or not pairs:
+        raise InvalidArgument("pairs: expected a non-empty list of {first = [...], second = [...]} tables")
+    result = []
+    for i, pair in enumerate(pairs):
+        if not isinstance(pair, dict) or not {"first", "second"} <= set(pair) <= {"first", "second", "label"}:
+            raise InvalidArgument(f"pairs[{i}]={pair!r}: expected a table with first, second (and optional label)")
+        first = check_finite_array(f"pairs[{i}].first", pair["first"])
+        second = check_finite_array(f"pairs[{i}].second", pair["second"])
+        result.append(NeighbourPair(first, second, str(pair.get("label", f"pairs[{i}]"))))
+    return result

@@ -1,0 +1,1 @@
+"""Symbolic (sympy) checks of the papers' smoothness lemmas."""

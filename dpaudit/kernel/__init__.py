@@ -1,0 +1,1 @@
+"""The audit kernel: claims, obligations, verdicts, evidence, and the checker protocol and registry."""

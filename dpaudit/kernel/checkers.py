@@ -1,0 +1,135 @@
+"""The checker protocol and registry: checkers are registered by name and looked up from specs.
+
+The kernel never imports a checker: the checks layer registers its checkers when imported,
+and the runner (:mod:`dpaudit.audit.plugins`) imports the built-in ones and those that
+plugins declare, before it looks one up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from dpaudit.errors import CheckerError
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
+    from dpaudit.kernel.claims import Claim, Obligation
+    from dpaudit.kernel.evidence import Evidence
+    from dpaudit.privacy.relations import Relation
+
+__all__ = ["CheckContext", "CheckerEntry", "get_checker", "list_checkers", "register_checker"]
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """What a checker receives besides its obligation.
+
+    Attributes:
+        claim: the claim the obligation belongs to.
+        relation: the neighbouring relation this run audits the claim under.
+        rng: the generator for this obligation (spawned from the audit's seed).
+        seed: the SeedSequence behind ``rng``, for checkers that spawn parallel work.
+        quick: use the reduced budgets a spec states for ``--quick`` runs.
+        executor: where to run parallel work (``None``: run in process).
+        candidate: a loaded candidate implementation, when auditing one.
+        mechanism_factory: builds the mechanism under audit from the claim's public
+            parameters instead of the registered reference (used to audit mutants).
+    """
+
+    claim: Claim
+    relation: Relation
+    rng: np.random.Generator
+    seed: np.random.SeedSequence
+    quick: bool = False
+    executor: Executor | None = None
+    candidate: Any = None
+    mechanism_factory: Callable[..., Any] | None = None
+
+    def mechanism(self) -> Any:
+        """The mechanism under audit: the candidate when one is loaded, else the mutant or
+        override when one is set, else the registered reference.
+
+        Raises:
+            InvalidArgument: if the claim's parameters do not fit the mechanism.
+        """
+        from dpaudit.mechanisms.catalogue import build_mechanism
+
+        if self.candidate is not None:
+            return self.candidate
+        if self.mechanism_factory is not None:
+            return self.mechanism_factory(**self.claim.mechanism.params)
+        return build_mechanism(self.claim.mechanism.name, self.claim.mechanism.params)
+
+
+CheckerFunction = Callable[["Obligation", CheckContext], "Evidence"]
+ParamsValidator = Callable[[dict[str, Any], "Claim"], None]
+
+
+@dataclass(frozen=True)
+class CheckerEntry:
+    """A registered checker: its function, a one-line description, an optional validator
+    that the spec loader calls on the obligation's params (raising SpecError/InvalidArgument),
+    and whether it audits a candidate from its outputs alone (black box)."""
+
+    name: str
+    function: CheckerFunction
+    description: str
+    validate: ParamsValidator | None = None
+    audits_candidates: bool = False
+    requires_views: frozenset[str] = frozenset()
+
+
+_REGISTRY: dict[str, CheckerEntry] = {}
+
+
+def register_checker(
+    name: str,
+    *,
+    description: str,
+    validate: ParamsValidator | None = None,
+    audits_candidates: bool = False,
+    requires_views: tuple[str, ...] = (),
+) -> Callable[[CheckerFunction], CheckerFunction]:
+    """Register the decorated function as checker ``name``.
+
+    ``audits_candidates``: the checker needs only ``context.mechanism().release`` (black
+    box), so ``dpaudit check`` may run it on a candidate implementation.
+    ``requires_views``: the white-box views of the Mechanism interface the checker calls
+    on the reference; a spec naming it for a mechanism without them is refused.
+
+    Raises:
+        CheckerError: if the name is already taken.
+    """
+
+    def decorate(function: CheckerFunction) -> CheckerFunction:
+        if name in _REGISTRY:
+            raise CheckerError(f"checker {name!r} is registered twice")
+        _REGISTRY[name] = CheckerEntry(
+            name, function, description, validate, audits_candidates, frozenset(requires_views)
+        )
+        return function
+
+    return decorate
+
+
+def get_checker(name: str) -> CheckerEntry:
+    """Return the registered checker ``name``.
+
+    Raises:
+        CheckerError: naming the known checkers when ``name`` is unknown.
+    """
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY))
+        raise CheckerError(f"unknown checker {name!r}; known checkers: {known}") from None
+
+
+def list_checkers() -> list[CheckerEntry]:
+    """All registered checkers, sorted by name."""
+    return [_REGISTRY[name] for name in sorted(_REGISTRY)]

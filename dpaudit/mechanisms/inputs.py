@@ -1,0 +1,166 @@
+"""Input domains and neighbourhoods shared by the mechanisms (see :mod:`dpaudit.mechanisms.interface`).
+
+References:
+    Dwork & Roth 2014, Def. 2.4 (neighbouring datasets) and Sec. 3.3-3.5 (l1/l2 sensitivity);
+    Balle et al. 2016, Sec. 2 (datasets of trajectories); Gohari et al. 2020, Def. 2 (b-adjacency).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from dpaudit._validation import check_finite_array
+from dpaudit.errors import InvalidArgument
+from dpaudit.mechanisms.interface import InputDomain, Neighbourhood
+from dpaudit.privacy.relations import (
+    ADD_REMOVE_ONE,
+    REPLACE_ONE,
+    SIMPLEX_ADJACENT,
+    Relation,
+)
+from dpaudit.rl.trajectory import Trajectory
+
+__all__ = [
+    "GRADIENT_RECORDS",
+    "PROBABILITY_VECTOR",
+    "REAL_VECTOR",
+    "TRAJECTORIES",
+    "norm_ball",
+    "one_record",
+    "one_trajectory",
+    "simplex_adjacency",
+]
+
+
+def _plain_vector(data: Any) -> list[float]:
+    return [float(v) for v in np.asarray(data, dtype=np.float64).ravel()]
+
+
+def _vector(data: Any) -> np.ndarray:
+    return check_finite_array("input", data, ndim=1)
+
+
+def _plain_records(data: Any) -> list[list[float]]:
+    return [[float(v) for v in row] for row in np.asarray(data, dtype=np.float64)]
+
+
+def _records(data: Any) -> np.ndarray:
+    return check_finite_array("input", data, ndim=2)
+
+
+def _plain_trajectories(data: Any) -> list[list[list[float]]]:
+    return [
+        [[int(s), int(a), float(r)] for s, a, r in zip(x.states, x.actions, x.rewards, strict=True)] for x in data
+    ]
+
+
+def _trajectories(data: Any) -> tuple[Trajectory, ...]:
+    if isinstance(data, (str, bytes)) or not hasattr(data, "__iter__"):
+        raise InvalidArgument(f"input={data!r}: expected a list of trajectories, each a list of [state, action, reward]")
+    dataset = []
+    for index, trajectory in enumerate(data):
+        if isinstance(trajectory, Trajectory):
+            dataset.append(trajectory)
+            continue
+        try:
+            steps = [(int(s), int(a), float(r)) for s, a, r in trajectory]
+        except (TypeError, ValueError) as exc:
+            raise InvalidArgument(
+                f"input[{index}]={trajectory!r}: expected a list of [state, action, reward] triples"
+            ) from exc
+        if not steps:
+            raise InvalidArgument(f"input[{index}]: a trajectory has at least one step")
+        states, actions, rewards = zip(*steps, strict=True)
+        dataset.append(Trajectory(states, actions, rewards))
+    return tuple(dataset)
+
+
+REAL_VECTOR = InputDomain(
+    "real_vector", "f(X): a vector of finite reals (the query value)", _plain_vector, _vector
+)
+PROBABILITY_VECTOR = InputDomain(
+    "probability_vector", "a point p of the open probability simplex", _plain_vector, _vector
+)
+GRADIENT_RECORDS = InputDomain(
+    "gradient_records", "an (m, d) array: one per-record gradient per row", _plain_records, _records
+)
+TRAJECTORIES = InputDomain(
+    "trajectories",
+    "a dataset of trajectories, each a list of [state, action, reward] triples",
+    _plain_trajectories,
+    _trajectories,
+)
+
+
+def norm_ball(order: int, parameter: str = "sensitivity") -> Neighbourhood:
+    """Inputs are f(X), f(X') with ``||f(X) - f(X')||_order <= params[parameter]`` (any relation)."""
+
+    def distance(first: Any, second: Any, relation: Relation, params: Mapping[str, Any]) -> float:
+        a, b = _vector(first), _vector(second)
+        if a.shape != b.shape:
+            return float("inf")
+        return float(np.linalg.norm(a - b, ord=order))
+
+    def radius(params: Mapping[str, Any], relation: Relation) -> float:
+        return float(params[parameter])
+
+    return Neighbourhood(f"||f(X) - f(X')||_{order} <= {parameter}", distance, radius)
+
+
+def simplex_adjacency() -> Neighbourhood:
+    """Gohari et al. 2020, Def. 2: two points of the simplex differing in at most two coordinates,
+    with L1 distance at most the relation's bound b."""
+
+    def distance(first: Any, second: Any, relation: Relation, params: Mapping[str, Any]) -> float:
+        a, b = _vector(first), _vector(second)
+        if a.shape != b.shape or int(np.count_nonzero(a != b)) > 2:
+            return float("inf")
+        return float(np.abs(a - b).sum())
+
+    def radius(params: Mapping[str, Any], relation: Relation) -> float:
+        if relation.kind != SIMPLEX_ADJACENT or relation.bound is None:
+            return 0.0
+        return float(relation.bound)
+
+    return Neighbourhood("p, p' differ in at most two coordinates and ||p - p'||_1 <= b", distance, radius)
+
+
+def _multiset_steps(first: list[Any], second: list[Any], relation: Relation) -> float:
+    """How many records one step of ``relation`` changes between the two datasets (inf if more than one)."""
+    left, right = Counter(first), Counter(second)
+    only_left = sum((left - right).values())
+    only_right = sum((right - left).values())
+    if relation.kind == REPLACE_ONE:
+        return float(only_left) if len(first) == len(second) and only_left <= 1 else float("inf")
+    if relation.kind == ADD_REMOVE_ONE:
+        return 1.0 if sorted((only_left, only_right)) == [0, 1] else float("inf")
+    return float("inf")
+
+
+def one_trajectory() -> Neighbourhood:
+    """Datasets of trajectories that differ in one trajectory (replaced, or added/removed)."""
+
+    def key(trajectory: Trajectory) -> tuple[Any, ...]:
+        return (tuple(trajectory.states), tuple(trajectory.actions), tuple(float(r) for r in trajectory.rewards))
+
+    def distance(first: Any, second: Any, relation: Relation, params: Mapping[str, Any]) -> float:
+        return _multiset_steps(
+            [key(x) for x in _trajectories(first)], [key(x) for x in _trajectories(second)], relation
+        )
+
+    return Neighbourhood("the datasets differ in one trajectory", distance, lambda params, relation: 1.0)
+
+
+def one_record() -> Neighbourhood:
+    """Datasets of records (rows) that differ in one record (replaced, or added/removed)."""
+
+    def distance(first: Any, second: Any, relation: Relation, params: Mapping[str, Any]) -> float:
+        rows_first = [tuple(row) for row in _records(first).tolist()]
+        rows_second = [tuple(row) for row in _records(second).tolist()]
+        return _multiset_steps(rows_first, rows_second, relation)
+
+    return Neighbourhood("the datasets differ in one record (row)", distance, lambda params, relation: 1.0)

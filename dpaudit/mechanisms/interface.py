@@ -1,0 +1,196 @@
+"""The Mechanism interface: one object that says what a mechanism is.
+
+Every mechanism dpaudit knows, built in or from a plugin, is described by one
+:class:`Mechanism`: how to build its reference implementation from public parameters,
+its input domain (how inputs are converted to and from the plain values a candidate or a
+spec uses, and a default input), the neighbouring relations it is audited under with the
+distance that decides whether two inputs are neighbours, its output, a vectorised
+``sample(params, data, n, rng)``, the white-box views the reference offers, and the call
+signature of a candidate implementing it. Candidate kinds, input conversion, which
+checkers apply and report labels are derived from this object.
+
+A reference implementation is a frozen dataclass of public parameters with
+``release(data, *, rng, size=None)``; ``size`` asks for ``size`` independent releases
+stacked along a new first axis (vectorised sampling).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dpaudit.errors import InvalidArgument
+from dpaudit.privacy.relations import Relation
+
+__all__ = [
+    "GAUSSIAN_VIEW",
+    "KNOWN_VIEWS",
+    "CandidateSignature",
+    "InputDomain",
+    "Mechanism",
+    "Neighbourhood",
+    "OutputSpec",
+]
+
+#: White-box views a reference may offer (method names on the reference object).
+GAUSSIAN_VIEW = "gaussian_view"
+KNOWN_VIEWS = frozenset(
+    {
+        GAUSSIAN_VIEW,  # data -> (mean, sigma): the release is N(mean, sigma^2 I)
+        "laplace_view",  # data -> (centre, scale): the release is centre + Laplace(scale) per coordinate
+        "concentration",  # data -> Dirichlet parameters of the release
+        "audit_pairs",  # relation -> least private neighbouring pairs (X, X', label)
+        "statistics",  # data -> first-visit statistics (Balle et al. 2016)
+        "per_step_view",  # m -> the sampled-Gaussian structure of one GPOPE step
+        "privacy_profile",  # epsilon -> exact worst-case delta(epsilon) over neighbouring inputs
+    }
+)
+
+
+@dataclass(frozen=True)
+class InputDomain:
+    """The inputs of a mechanism.
+
+    Attributes:
+        name: a short name (``real_vector``, ``trajectories``, ...).
+        description: what one input is, in words (shown in docs and reports).
+        to_plain: reference input -> plain Python values (lists, numbers) as a candidate
+            receives them and a spec or a JSON file writes them.
+        from_plain: plain values -> reference input; raises InvalidArgument on a bad value.
+    """
+
+    name: str
+    description: str
+    to_plain: Callable[[Any], Any]
+    from_plain: Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class Neighbourhood:
+    """When two inputs are neighbours under a relation.
+
+    Attributes:
+        description: the rule in words, e.g. ``"||x - x'||_2 <= sensitivity"``.
+        distance: ``(first, second, relation, params) -> distance`` in the rule's unit (``inf``
+            when one step of the relation does not join them).
+        radius: ``(params, relation) -> the largest distance of neighbours``.
+    """
+
+    description: str
+    distance: Callable[[Any, Any, Relation, Mapping[str, Any]], float]
+    radius: Callable[[Mapping[str, Any], Relation], float]
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    """The output of one release: a finite real array.
+
+    Attributes:
+        description: the output in words, e.g. ``"theta, a vector of length d"``.
+        shape: ``(params, data) -> expected shape``, or ``None`` when the reference's shape is the rule.
+    """
+
+    description: str
+    shape: Callable[[Mapping[str, Any], Any], tuple[int, ...]] | None = None
+
+
+@dataclass(frozen=True)
+class CandidateSignature:
+    """How a candidate implementing the mechanism is called.
+
+    Attributes:
+        first_argument: the name of the input argument (``value``, ``dataset``, ...).
+        text: the documented signature, e.g. ``"gaussian(value, *, sigma, sensitivity, rng) -> ndarray"``.
+    """
+
+    first_argument: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """What a mechanism is: the one object candidate kinds, inputs, checks and reports derive from.
+
+    Attributes:
+        name: the name specs use (``[claim.mechanism] name``).
+        description: one line, for ``dpaudit list`` and reports.
+        factory: builds the reference implementation from the public parameters (keywords).
+        input_domain: its inputs.
+        relations: the relation kinds it is audited under (``replace_one``, ...).
+        neighbourhood: when two inputs are neighbours.
+        output: what one release is.
+        views: white-box views the reference offers (see :data:`KNOWN_VIEWS`).
+        candidate: the candidate signature, or ``None`` when candidates cannot implement it.
+        source: where the mechanism is defined (paper, section).
+        release_adapter: ``(reference, data, rng, size) -> releases`` for a reference whose
+            ``release`` does not take the input as one argument; ``None`` calls ``release(data, ...)``.
+    """
+
+    name: str
+    description: str
+    factory: Callable[..., Any]
+    input_domain: InputDomain
+    relations: tuple[str, ...]
+    neighbourhood: Neighbourhood
+    output: OutputSpec
+    views: frozenset[str] = field(default_factory=frozenset)
+    candidate: CandidateSignature | None = None
+    source: str = ""
+    release_adapter: Callable[[Any, Any, np.random.Generator, int | None], Any] | None = None
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.views) - KNOWN_VIEWS)
+        if unknown:
+            raise InvalidArgument(f"mechanism {self.name!r}: unknown views {unknown}; known: {sorted(KNOWN_VIEWS)}")
+
+    def build(self, params: Mapping[str, Any]) -> Any:
+        """The reference implementation for ``params``.
+
+        Raises:
+            InvalidArgument: for parameters the factory rejects.
+        """
+        try:
+            return self.factory(**dict(params))
+        except TypeError as exc:
+            raise InvalidArgument(f"mechanism {self.name!r}: bad parameters {sorted(params)}: {exc}") from exc
+
+    def release(self, reference: Any, data: Any, *, rng: np.random.Generator, size: int | None = None) -> Any:
+        """One release of ``reference`` on ``data`` (``size`` of them stacked along axis 0)."""
+        if self.release_adapter is not None:
+            return self.release_adapter(reference, data, rng, size)
+        return reference.release(data, rng=rng, size=size)
+
+    def sample(self, params: Mapping[str, Any], data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` independent releases of the reference on ``data``, stacked along axis 0."""
+        return np.asarray(self.release(self.build(params), data, rng=rng, size=n))
+
+    def offers(self, view: str) -> bool:
+        """Whether the reference offers white-box view ``view``."""
+        return view in self.views
+
+    def check_neighbours(self, first: Any, second: Any, relation: Relation, params: Mapping[str, Any]) -> float:
+        """The distance of two inputs, after checking they are neighbours under ``relation``.
+
+        Raises:
+            InvalidArgument: naming the relation, the distance and the radius when they are not.
+        """
+        if relation.kind not in self.relations:
+            raise InvalidArgument(
+                f"relation={relation.name!r}: mechanism {self.name!r} is audited under {list(self.relations)}"
+            )
+        distance = float(self.neighbourhood.distance(first, second, relation, params))
+        radius = float(self.neighbourhood.radius(params, relation))
+        if not distance <= radius:
+            raise InvalidArgument(
+                f"the inputs are not neighbours under {relation.name}: distance {distance:.6g} > {radius:.6g} "
+                f"({self.neighbourhood.description})"
+            )
+        return distance
+
+    def label(self, params: Mapping[str, Any]) -> str:
+        """A short label for reports, e.g. ``gaussian(sigma=1, sensitivity=1)``."""
+        shown = ", ".join(f"{key}={value!r}" for key, value in sorted(params.items()) if not isinstance(value, list))
+        return f"{self.name}({shown})"
