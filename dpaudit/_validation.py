@@ -156,7 +156,7 @@ def check_finite_array(
         raise InvalidArgument(f"{name}: expected a {ndim}-dimensional array, got shape {array.shape}")
     if shape is not None:
         if array.ndim != len(shape) or any(
-            want is not None and got != want for got, want in zip(array.shape, shape)
+            want is not None and got != want for got, want in zip(array.shape, shape, strict=False)
         ):
             wanted = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
             raise InvalidArgument(f"{name}: expected shape {wanted}, got {array.shape}")

@@ -154,12 +154,15 @@ def _summary_table(report: AuditReport) -> str:
     rows = summary_rows(report.to_json())
     headers = ("claim", "relation", "verdict", "source")
     widths = [max(len(headers[i]), *(len(row[i]) for row in rows)) if rows else len(headers[i]) for i in range(4)]
-    lines = ["  ".join(header.ljust(width) for header, width in zip(headers, widths))]
+    lines = ["  ".join(header.ljust(width) for header, width in zip(headers, widths, strict=False))]
     lines.append("  ".join("-" * width for width in widths))
-    lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) for row in rows]
+    lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) for row in rows]
     counts = ", ".join(f"{count} {name}" for name, count in report.verdict_counts().items() if count)
     known = sum(relation.only_known_findings for claim in report.claims for relation in claim.relations)
-    lines.append(f"\n{len(rows)} claim-relation verdicts: {counts}" + (f" ({known} violated only by known findings)" if known else ""))
+    lines.append(
+        f"\n{len(rows)} claim-relation verdicts: {counts}"
+        + (f" ({known} violated only by known findings)" if known else "")
+    )
     return "\n".join(lines)
 
 
@@ -286,7 +289,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DpAuditError as exc:
         log.error("%s", exc)
         return EXIT_USAGE
-    except Exception:  # noqa: BLE001  (exit code 3 with the traceback for bug reports)
+    except Exception:
         log.exception("internal error; please report it with the command line above")
         return EXIT_INTERNAL
 

@@ -8,13 +8,13 @@ caller's input also derive from the matching built-in (``ValueError`` or
 from __future__ import annotations
 
 __all__ = [
-    "PluginError",
     "CandidateError",
     "CheckerError",
     "DpAuditError",
     "InvalidArgument",
     "InvalidType",
     "NumericalError",
+    "PluginError",
     "SpecError",
 ]
 

@@ -55,7 +55,9 @@ class ClaimRelationItem(pytest.Item):
         claim = load_spec(self.spec)
         single = claim.__class__(**{**claim.__dict__, "relations": (claim.relations[self.relation_index],)})
         result = run_claim(
-            single, seed=config.getoption("dpaudit_seed"), quick=config.getoption("dpaudit_quick"),
+            single,
+            seed=config.getoption("dpaudit_seed"),
+            quick=config.getoption("dpaudit_quick"),
             spec_path=str(self.spec),
         )
         (relation,) = result.relations

@@ -73,7 +73,7 @@ def test_same_seed_same_json_apart_from_timing(write_gaussian_spec, tmp_path):
     assert json.dumps(strip_timing(texts[0]), sort_keys=True) == json.dumps(strip_timing(texts[1]), sort_keys=True)
     first_raw, second_raw = (raw.splitlines() for raw in raws)
     assert len(first_raw) == len(second_raw)
-    differing = [a for a, b in zip(first_raw, second_raw) if a != b]
+    differing = [a for a, b in zip(first_raw, second_raw, strict=False) if a != b]
     assert all("elapsed_seconds" in line or "started_at" in line for line in differing)
 
 
@@ -143,21 +143,41 @@ def test_check_command_audits_a_candidate(tmp_path, monkeypatch, capsys):
     spec = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"
     monkeypatch.chdir(Path(__file__).parent / "audit" / "candidates_fixture")
     out = tmp_path / "good"
-    assert main(["check", str(spec), "--candidate", "sample_candidates:good_gaussian", "--quick", "--out", str(out)]) == 0
+    assert (
+        main(["check", str(spec), "--candidate", "sample_candidates:good_gaussian", "--quick", "--out", str(out)]) == 0
+    )
     assert json.loads((out / "audit.json").read_text())["claims"][0]["verdict"] == "consistent"
     out = tmp_path / "bad"
-    assert main(["check", str(spec), "--candidate", "sample_candidates:halved_gaussian", "--quick", "--out", str(out)]) == 1
+    assert (
+        main(["check", str(spec), "--candidate", "sample_candidates:halved_gaussian", "--quick", "--out", str(out)])
+        == 1
+    )
     out = tmp_path / "hang"
-    code = main(["check", str(spec), "--candidate", "sample_candidates:hanging_gaussian", "--timeout", "1", "--quick",
-                 "--out", str(out)])
+    code = main(
+        [
+            "check",
+            str(spec),
+            "--candidate",
+            "sample_candidates:hanging_gaussian",
+            "--timeout",
+            "1",
+            "--quick",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 1
     assert json.loads((out / "audit.json").read_text())["claims"][0]["verdict"] == "error"
     assert main(["check", str(spec), "--candidate", "not-a-candidate", "--out", str(out)]) == 2
 
 
 def test_calibrate_prints_certified_alpha(capsys):
-    assert main(["calibrate", "smooth-gaussian", "--epsilon", "1", "--delta", "1e-5", "--dim", "1",
-                 "--pareto-points", "0"]) == 0
+    assert (
+        main(
+            ["calibrate", "smooth-gaussian", "--epsilon", "1", "--delta", "1e-5", "--dim", "1", "--pareto-points", "0"]
+        )
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     assert 4.0 < result["alpha"] < result["alpha_paper"]
     assert main(["calibrate", "smooth-gaussian", "--epsilon", "-1", "--delta", "1e-5", "--dim", "1"]) == 2

@@ -1,6 +1,5 @@
 """The pytest plugin gates a suite on dpaudit claims."""
 
-
 pytest_plugins = ["pytester"]
 
 

@@ -22,7 +22,9 @@ def test_same_seed_same_stream():
     assert normalize_rng(5).random() == normalize_rng(5).random()
 
 
-@pytest.mark.parametrize(("seed", "error"), [(-1, InvalidArgument), (1.5, InvalidType), (True, InvalidType), ("3", InvalidType)])
+@pytest.mark.parametrize(
+    ("seed", "error"), [(-1, InvalidArgument), (1.5, InvalidType), (True, InvalidType), ("3", InvalidType)]
+)
 def test_bad_seeds(seed, error):
     with pytest.raises(error):
         normalize_rng(seed)

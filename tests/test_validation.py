@@ -81,7 +81,9 @@ def test_check_integer_accepts(value):
     assert check_integer("n", value, low=0) == int(value)
 
 
-@pytest.mark.parametrize(("value", "error"), [(-1, InvalidArgument), (1.0, InvalidType), (True, InvalidType), ("3", InvalidType)])
+@pytest.mark.parametrize(
+    ("value", "error"), [(-1, InvalidArgument), (1.0, InvalidType), (True, InvalidType), ("3", InvalidType)]
+)
 def test_check_integer_rejects(value, error):
     with pytest.raises(error, match="n="):
         check_integer("n", value, low=0)

@@ -53,7 +53,7 @@ def load_plugin_checkers() -> None:
             importlib.import_module(point.value.split(":")[0])
         except CheckerError:
             raise
-        except Exception as exc:  # a broken plugin is named, not a crash  # noqa: BLE001
+        except Exception as exc:  # a broken plugin is named, not a crash
             raise PluginError(
                 f"entry point {point.name!r} ({point.value}) of {ENTRY_POINT_GROUP} failed to import: {exc}"
             ) from exc

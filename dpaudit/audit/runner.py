@@ -131,7 +131,10 @@ class AuditReport:
     def internal_errors(self) -> int:
         """How many obligations ended in an unexpected exception (a dpaudit bug)."""
         return sum(
-            item.internal_error for claim in self.claims for relation in claim.relations for item in relation.obligations
+            item.internal_error
+            for claim in self.claims
+            for relation in claim.relations
+            for item in relation.obligations
         )
 
     def verdict_counts(self) -> dict[str, int]:
@@ -204,7 +207,7 @@ def _run_obligation(
             method=run.checker,
             details={"error": f"{type(exc).__name__}: {exc}"},
         )
-    except Exception as exc:  # noqa: BLE001  (a checker bug must not lose the rest of the audit)
+    except Exception as exc:
         internal = True
         evidence = Evidence(
             verdict=Verdict.ERROR,

@@ -50,8 +50,9 @@ def builtin_specs() -> list[Path]:
     """The built-in spec files, sorted by name (examples for candidates excluded)."""
     folder = builtin_spec_dir()
     if not folder.is_dir():
-        raise SpecError("the built-in specs folder is missing; install dpaudit from a checkout (pip install -e .)",
-                        path=str(folder))
+        raise SpecError(
+            "the built-in specs folder is missing; install dpaudit from a checkout (pip install -e .)", path=str(folder)
+        )
     return sorted(folder.glob("*.toml"))
 
 
@@ -166,11 +167,15 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
     _check_finite_numbers(reader, data, "spec")
     claim = reader.table(data, "claim", "")
     reader.no_unknown(
-        claim, {"id", "title", "relations", "source", "mechanism", "guarantee", "parameters", "known_findings"}, "claim."
+        claim,
+        {"id", "title", "relations", "source", "mechanism", "guarantee", "parameters", "known_findings"},
+        "claim.",
     )
     relations_raw = claim.get("relations")
     if not isinstance(relations_raw, list) or not relations_raw:
-        raise reader.fail("claim.relations", f"got {relations_raw!r}; expected a non-empty list such as ['replace_one']")
+        raise reader.fail(
+            "claim.relations", f"got {relations_raw!r}; expected a non-empty list such as ['replace_one']"
+        )
     relations = []
     for index, text in enumerate(relations_raw):
         try:
@@ -229,7 +234,9 @@ def _known_findings(reader: _Reader, claim: dict[str, Any]) -> tuple[KnownFindin
             raise reader.fail(f"{prefix}relation", str(exc)) from None
         obligations = item.get("obligations")
         if not isinstance(obligations, list) or not obligations or not all(isinstance(o, str) for o in obligations):
-            raise reader.fail(f"{prefix}obligations", f"got {obligations!r}; expected a non-empty list of obligation ids")
+            raise reader.fail(
+                f"{prefix}obligations", f"got {obligations!r}; expected a non-empty list of obligation ids"
+            )
         findings.append(KnownFinding(relation, tuple(obligations), reader.string(item, "finding", prefix)))
     return tuple(findings)
 

@@ -47,8 +47,10 @@ def _plugin_mechanisms() -> list[Mechanism]:
     for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda point: point.name):
         try:
             mechanism = point.load()
-        except Exception as exc:  # a broken plugin is named, not a crash  # noqa: BLE001
-            raise PluginError(f"entry point {point.name!r} ({point.value}) of {ENTRY_POINT_GROUP} failed to load: {exc}")
+        except Exception as exc:  # a broken plugin is named, not a crash
+            raise PluginError(
+                f"entry point {point.name!r} ({point.value}) of {ENTRY_POINT_GROUP} failed to load: {exc}"
+            )
         if not isinstance(mechanism, Mechanism):
             raise PluginError(
                 f"entry point {point.name!r} ({point.value}) of {ENTRY_POINT_GROUP} is a "
@@ -77,7 +79,9 @@ def get_mechanism(name: str) -> Mechanism:
     """
     catalogue = _catalogue()
     if name not in catalogue:
-        raise InvalidArgument(f"mechanism={name!r}: unknown mechanism; known mechanisms: {', '.join(sorted(catalogue))}")
+        raise InvalidArgument(
+            f"mechanism={name!r}: unknown mechanism; known mechanisms: {', '.join(sorted(catalogue))}"
+        )
     return catalogue[name]
 
 

@@ -28,6 +28,7 @@ from dpaudit.rng import normalize_rng
 
 __all__ = ["MECHANISM", "SIMPLEX_ATOL", "DirichletMechanism", "check_open_simplex", "log_gamma_variates"]
 
+
 def log_gamma_variates(shape: np.ndarray, size: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     """Return log G for G ~ Gamma(shape, 1), elementwise, without underflow for small shapes.
 

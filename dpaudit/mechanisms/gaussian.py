@@ -58,7 +58,9 @@ class GaussianMechanism:
         References:
             Balle & Wang 2018, Theorem 8.
         """
-        return [(np.zeros(1), np.full(1, self.sensitivity), f"f(X) = 0, f(X') = {self.sensitivity:g} ({relation.name})")]
+        return [
+            (np.zeros(1), np.full(1, self.sensitivity), f"f(X) = 0, f(X') = {self.sensitivity:g} ({relation.name})")
+        ]
 
 
 MECHANISM = Mechanism(

@@ -74,7 +74,9 @@ class StepSizes:
         return self.eta / (self.lambda_min * np.arange(1, iterations + 1))
 
 
-def paper_noise_multiplier(epsilon: float, delta: float, m: int, iterations: int, *, version: str = "paper_b32") -> float:
+def paper_noise_multiplier(
+    epsilon: float, delta: float, m: int, iterations: int, *, version: str = "paper_b32"
+) -> float:
     """The noise multiplier σ the paper's proof of Theorem 1 gives for a target (ε, δ).
 
     The proof bounds the log moment and applies the tail bound δ = min_λ exp(α(λ) − λε):
@@ -129,9 +131,7 @@ class GPOPE:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "clip_norm", check_real("clip_norm", self.clip_norm, low=0.0, low_open=True))
-        object.__setattr__(
-            self, "noise_multiplier", check_real("noise_multiplier", self.noise_multiplier, low=0.0)
-        )
+        object.__setattr__(self, "noise_multiplier", check_real("noise_multiplier", self.noise_multiplier, low=0.0))
         object.__setattr__(self, "iterations", check_integer("iterations", self.iterations, low=1))
         if isinstance(self.step_sizes, dict):
             object.__setattr__(self, "step_sizes", StepSizes(**self.step_sizes))
@@ -273,7 +273,9 @@ MECHANISM = Mechanism(
     ),
     relations=(REPLACE_ONE, ADD_REMOVE_ONE),
     neighbourhood=Neighbourhood("the tables differ in one trajectory", _one_trajectory_apart, lambda p, r: 1.0),
-    output=OutputSpec("theta_{N+1}: a vector of the feature dimension", lambda params, data: (_table(data).n_features,)),
+    output=OutputSpec(
+        "theta_{N+1}: a vector of the feature dimension", lambda params, data: (_table(data).n_features,)
+    ),
     views=frozenset({"per_step_view"}),
     candidate=CandidateSignature(
         "table",

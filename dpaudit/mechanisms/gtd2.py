@@ -74,7 +74,13 @@ class TransitionTable:
         object.__setattr__(self, "rewards", check_finite_array("rewards", self.rewards, shape=(rows,)))
         object.__setattr__(self, "rho", check_finite_array("rho", self.rho, shape=(rows,), nonnegative=True))
         offsets = np.asarray(self.offsets, dtype=np.int64)
-        if offsets.ndim != 1 or offsets.size < 2 or offsets[0] != 0 or offsets[-1] != rows or (np.diff(offsets) < 1).any():
+        if (
+            offsets.ndim != 1
+            or offsets.size < 2
+            or offsets[0] != 0
+            or offsets[-1] != rows
+            or (np.diff(offsets) < 1).any()
+        ):
             raise InvalidArgument(
                 f"offsets: expected 0 = o_0 < o_1 < ... < o_m = {rows} (every trajectory non-empty), got {offsets[:8]}..."
             )
@@ -129,7 +135,7 @@ class TransitionTable:
             actions.extend(x.actions)
             rewards.extend(float(r) for r in x.rewards)
             following = -1 if x.next_state is None or x.next_state in terminal else x.next_state
-            successors.extend(list(x.states[1:]) + [following])
+            successors.extend([*list(x.states[1:]), following])
             offsets.append(offsets[-1] + len(x))
         state_array = np.asarray(states, dtype=np.int64)
         successor_array = np.asarray(successors, dtype=np.int64)
@@ -145,7 +151,6 @@ class TransitionTable:
             offsets=np.asarray(offsets),
             gamma=gamma,
         )
-
 
     @classmethod
     def from_episodes(

@@ -53,14 +53,14 @@ def _records(data: Any) -> np.ndarray:
 
 
 def _plain_trajectories(data: Any) -> list[list[list[float]]]:
-    return [
-        [[int(s), int(a), float(r)] for s, a, r in zip(x.states, x.actions, x.rewards, strict=True)] for x in data
-    ]
+    return [[[int(s), int(a), float(r)] for s, a, r in zip(x.states, x.actions, x.rewards, strict=True)] for x in data]
 
 
 def _trajectories(data: Any) -> tuple[Trajectory, ...]:
     if isinstance(data, (str, bytes)) or not hasattr(data, "__iter__"):
-        raise InvalidArgument(f"input={data!r}: expected a list of trajectories, each a list of [state, action, reward]")
+        raise InvalidArgument(
+            f"input={data!r}: expected a list of trajectories, each a list of [state, action, reward]"
+        )
     dataset = []
     for index, trajectory in enumerate(data):
         if isinstance(trajectory, Trajectory):
@@ -79,9 +79,7 @@ def _trajectories(data: Any) -> tuple[Trajectory, ...]:
     return tuple(dataset)
 
 
-REAL_VECTOR = InputDomain(
-    "real_vector", "f(X): a vector of finite reals (the query value)", _plain_vector, _vector
-)
+REAL_VECTOR = InputDomain("real_vector", "f(X): a vector of finite reals (the query value)", _plain_vector, _vector)
 PROBABILITY_VECTOR = InputDomain(
     "probability_vector", "a point p of the open probability simplex", _plain_vector, _vector
 )

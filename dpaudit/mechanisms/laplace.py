@@ -60,7 +60,9 @@ class LaplaceMechanism:
 
     def audit_pairs(self, relation: Relation) -> list[tuple[np.ndarray, np.ndarray, str]]:
         """The worst-case pair f(X) = 0, f(X') = Δ (one coordinate), under any relation."""
-        return [(np.zeros(1), np.full(1, self.sensitivity), f"f(X) = 0, f(X') = {self.sensitivity:g} ({relation.name})")]
+        return [
+            (np.zeros(1), np.full(1, self.sensitivity), f"f(X) = 0, f(X') = {self.sensitivity:g} ({relation.name})")
+        ]
 
     def privacy_profile(self, epsilon: Any, *, digits: int = 60) -> mpmath.mpf:
         """The exact worst-case δ(ε) over neighbouring inputs, at ``digits`` significant digits.

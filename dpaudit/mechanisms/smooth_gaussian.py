@@ -37,8 +37,8 @@ from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE
 from dpaudit.rng import normalize_rng
 
 __all__ = [
-    "MECHANISM",
     "CONSTANT_SETS",
+    "MECHANISM",
     "SmoothGaussianConstants",
     "SmoothGaussianMechanism",
     "main_text_constants",
@@ -277,15 +277,19 @@ class SmoothGaussianMechanism:
 
 
 def _plain_theta_and_bound(data: Any) -> dict[str, Any]:
-    return {"theta": [float(v) for v in np.asarray(data["theta"], dtype=np.float64).ravel()],
-            "smooth_bound": float(data["smooth_bound"])}
+    return {
+        "theta": [float(v) for v in np.asarray(data["theta"], dtype=np.float64).ravel()],
+        "smooth_bound": float(data["smooth_bound"]),
+    }
 
 
 def _theta_and_bound(data: Any) -> dict[str, Any]:
     if not isinstance(data, dict) or set(data) != {"theta", "smooth_bound"}:
         raise InvalidArgument(f"input={data!r}: expected a table with keys 'theta' (a vector) and 'smooth_bound'")
-    return {"theta": check_finite_array("theta", data["theta"], ndim=1),
-            "smooth_bound": check_real("smooth_bound", data["smooth_bound"], low=0.0, low_open=True)}
+    return {
+        "theta": check_finite_array("theta", data["theta"], ndim=1),
+        "smooth_bound": check_real("smooth_bound", data["smooth_bound"], low=0.0, low_open=True),
+    }
 
 
 def _lemma1_distance(first: Any, second: Any, relation: Any, params: Any) -> float:

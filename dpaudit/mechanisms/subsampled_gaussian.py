@@ -169,7 +169,9 @@ class GpopeStep:
             InvalidArgument: for a relation other than replace_one and add_remove_one.
         """
         if relation.kind not in (REPLACE_ONE, ADD_REMOVE_ONE):
-            raise InvalidArgument(f"relation={relation.name!r}: GPOPE's step is defined for replace_one and add_remove_one")
+            raise InvalidArgument(
+                f"relation={relation.name!r}: GPOPE's step is defined for replace_one and add_remove_one"
+            )
         q = self.sampling_probability
         h = self.clip_norm
         std = self.noise_std
@@ -186,7 +188,9 @@ class GpopeStep:
             return StepPairs((pair, pair.reversed()), True, 2 * h, q, note)
         mixed = GaussianMixture.two_point(q, h, 0.0, std)
         if relation.kind == ADD_REMOVE_ONE:
-            pair = OutputPair(mixed, null, "add_remove_one, poisson: the added record's clipped gradient is h e1 (eq. B.9)")
+            pair = OutputPair(
+                mixed, null, "add_remove_one, poisson: the added record's clipped gradient is h e1 (eq. B.9)"
+            )
             note = "exact worst case of the Poisson-subsampled Gaussian (Mironov, Talwar, Zhang 2019)"
             return StepPairs((pair, pair.reversed()), True, h, q, note)
         other = GaussianMixture.two_point(q, -h, 0.0, std)

@@ -282,24 +282,28 @@ class _InnerLP:
         zero = np.zeros((n, n))
         ones = np.ones((1, n))
         empty = np.zeros((1, n))
-        self.a_matrix = np.vstack([
-            np.hstack([ones, empty, empty]),
-            np.hstack([empty, ones, empty]),
-            np.hstack([empty, empty, ones]),
-        ])
+        self.a_matrix = np.vstack(
+            [
+                np.hstack([ones, empty, empty]),
+                np.hstack([empty, ones, empty]),
+                np.hstack([empty, empty, ones]),
+            ]
+        )
         self.x = cp.Variable(3 * n)
         self.cost = cp.Parameter(3 * n)
         self.mix = cp.Parameter(nonneg=True)
         self.h = cp.Parameter(5 * n)
-        self.g_matrix = np.vstack([
-            -np.hstack([eye, zero, zero]),
-            -np.hstack([zero, eye, zero]),
-            -np.hstack([zero, zero, eye]),
-            np.hstack([zero, eye, zero]),
-            -np.hstack([zero, eye, zero]),
-        ])
+        self.g_matrix = np.vstack(
+            [
+                -np.hstack([eye, zero, zero]),
+                -np.hstack([zero, eye, zero]),
+                -np.hstack([zero, zero, eye]),
+                np.hstack([zero, eye, zero]),
+                -np.hstack([zero, eye, zero]),
+            ]
+        )
         self.b_vector = np.array([1.0, 1.0, 1.0])
-        mixing = cp.hstack([self.mix * self.x[:n] + (1 - self.mix) * self.x[n:2 * n] - self.x[2 * n:]])
+        mixing = cp.hstack([self.mix * self.x[:n] + (1 - self.mix) * self.x[n : 2 * n] - self.x[2 * n :]])
         self.equalities = self.a_matrix @ self.x == self.b_vector
         self.mixing = mixing == 0
         self.inequalities = self.g_matrix @ self.x <= self.h
@@ -320,8 +324,11 @@ class _InnerLP:
         z = np.asarray(self.inequalities.dual_value)
         mix_matrix = np.hstack([beta * np.eye(n), (1 - beta) * np.eye(n), -np.eye(n)])
         slack = self.g_matrix @ x - h
-        primal = max(float(np.max(np.abs(self.a_matrix @ x - self.b_vector))),
-                     float(np.max(np.abs(mix_matrix @ x))), float(np.max(slack, initial=0.0)))
+        primal = max(
+            float(np.max(np.abs(self.a_matrix @ x - self.b_vector))),
+            float(np.max(np.abs(mix_matrix @ x))),
+            float(np.max(slack, initial=0.0)),
+        )
         stationarity = cost + self.a_matrix.T @ y + mix_matrix.T @ w + self.g_matrix.T @ z
         dual = max(float(np.max(-z, initial=0.0)), float(np.max(np.abs(stationarity))))
         return LPCertificate(
@@ -342,8 +349,14 @@ _TIGHT_OPTIONS: dict[str, dict[str, float]] = {
 
 
 def inner_problem_cvxpy(
-    values: np.ndarray, center: np.ndarray, alpha: float, beta: float, *, sense: str = "min",
-    solver: str = "CLARABEL", tolerance: float = 1e-7,
+    values: np.ndarray,
+    center: np.ndarray,
+    alpha: float,
+    beta: float,
+    *,
+    sense: str = "min",
+    solver: str = "CLARABEL",
+    tolerance: float = 1e-7,
 ) -> float:
     """Solve one inner problem as the LP (P) with cvxpy and return its value after re-checking it.
 

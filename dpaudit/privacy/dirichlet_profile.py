@@ -49,7 +49,6 @@ from dpaudit.privacy.profiles import PreciseValue
 __all__ = [
     "ACC2020_SOURCE",
     "SIMPLEX_ATOL",
-    "check_open_simplex",
     "BetaPair",
     "WorstPair",
     "acc2020_delta",
@@ -57,6 +56,7 @@ __all__ = [
     "beta_pair_delta",
     "beta_pair_delta_float64",
     "beta_pair_loss_tails",
+    "check_open_simplex",
     "composition_delta_bounds",
     "concentration_tail_bounds",
     "dirichlet_pair",
@@ -104,10 +104,9 @@ def check_open_simplex(name: str, value: Any, *, eta: float | None = None, atol:
         low = np.flatnonzero(vector < eta)
         if low.size:
             index = int(low[0])
-            raise InvalidArgument(
-                f"{name}[{index}]={float(vector[index])!r}: below the public lower bound eta={eta!r}"
-            )
+            raise InvalidArgument(f"{name}[{index}]={float(vector[index])!r}: below the public lower bound eta={eta!r}")
     return vector
+
 
 ACC2020_SOURCE = (
     "Gohari, Wu, Hale, Topcu, 'The Dirichlet Mechanism for Differential Privacy on the Unit Simplex', "
@@ -251,8 +250,10 @@ def _float64_tails(epsilon: float, pair: BetaPair) -> tuple[float, float]:
     slope = pair.a_p - pair.a_q
     threshold = special.expit((epsilon - constant) / slope)
     if slope > 0:
-        return (float(special.betaincc(pair.a_p, pair.b_p, threshold)),
-                float(special.betaincc(pair.a_q, pair.b_q, threshold)))
+        return (
+            float(special.betaincc(pair.a_p, pair.b_p, threshold)),
+            float(special.betaincc(pair.a_q, pair.b_q, threshold)),
+        )
     return float(special.betainc(pair.a_p, pair.b_p, threshold)), float(special.betainc(pair.a_q, pair.b_q, threshold))
 
 
@@ -288,13 +289,19 @@ def dirichlet_pair_delta_quadrature(epsilon: float, p: np.ndarray, q: np.ndarray
         return max(f_p - scale * f_q, 0.0)
 
     if n == 2:
-        value, _ = integrate.quad(lambda x: excess(np.array([x, 1.0 - x])), 0.0, 1.0, limit=400,
-                                  epsabs=1e-12, epsrel=1e-10)
+        value, _ = integrate.quad(
+            lambda x: excess(np.array([x, 1.0 - x])), 0.0, 1.0, limit=400, epsabs=1e-12, epsrel=1e-10
+        )
         return float(value)
     if n == 3:
         value, _ = integrate.dblquad(
-            lambda y, x: excess(np.array([x, y, 1.0 - x - y])), 0.0, 1.0, 0.0, lambda x: 1.0 - x,
-            epsabs=1e-11, epsrel=1e-9,
+            lambda y, x: excess(np.array([x, y, 1.0 - x - y])),
+            0.0,
+            1.0,
+            0.0,
+            lambda x: 1.0 - x,
+            epsabs=1e-11,
+            epsrel=1e-9,
         )
         return float(value)
     raise InvalidArgument(f"p: n={n}; quadrature is implemented on the 2- and 3-simplex only")
@@ -432,8 +439,9 @@ def acc2020_epsilon(
         return +(ratio + K * B / 2 * mpmath.log((1 - (n - 1) * G) / G))
 
 
-def acc2020_delta(k: float, eta: float, gamma: float, *, n: int = 2, grid: int = 400,
-                  digits: int = DEFAULT_DIGITS) -> mpmath.mpf:
+def acc2020_delta(
+    k: float, eta: float, gamma: float, *, n: int = 2, grid: int = 400, digits: int = DEFAULT_DIGITS
+) -> mpmath.mpf:
     """δ = 1 − min_{p ∈ Δ_η(n)} P[M(p) ∈ Δ_γ(n)] of the ACC 2020 statement, for n = 2 (exact).
 
     On Δ(2), P[M(p) ∈ Δ_γ(2)] = P[γ <= X <= 1 − γ] with X ~ Beta(k p_1, k p_2); the

@@ -278,7 +278,9 @@ def _noncentral_chi2_upper(dof: int, noncentrality: mpmath.mpf, x: mpmath.mpf) -
             bounds.append(weight * half / (j + 1) / (1 - half / (j + 2)))
         if bounds and min(bounds) <= total * unit:
             return total, min(bounds) + skipped
-    raise NumericalError(f"noncentral chi-square series did not converge in {MAX_SERIES_TERMS} terms (lambda={noncentrality})")
+    raise NumericalError(
+        f"noncentral chi-square series did not converge in {MAX_SERIES_TERMS} terms (lambda={noncentrality})"
+    )
 
 
 def _noncentral_chi2_lower(dof: int, noncentrality: mpmath.mpf, x: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import itertools
 import math
 import re
 import textwrap
@@ -133,7 +134,7 @@ def _check_series(where: str, series: Any, kind: str) -> None:
         raise InvalidArgument(f"{where}: len(x)={n_x}, len(y)={n_y}; expected {what}")
     if kind == "histogram":
         edges = [to_float(value) for value in series["x"]]
-        if any(not math.isfinite(e) for e in edges) or any(b <= a for a, b in zip(edges, edges[1:])):
+        if any(not math.isfinite(e) for e in edges) or any(b <= a for a, b in itertools.pairwise(edges)):
             raise InvalidArgument(f"{where}.x: expected finite, strictly increasing bin edges")
     for key in ("lower", "upper"):
         if key in series and _require_numbers(f"{where}.{key}", series[key], allow_missing=True) != n_y:
@@ -292,7 +293,9 @@ def _draw_comparison(axes: Any, figure: dict[str, Any]) -> str:
     axes.set_yticks(range(len(rows)), labels)
     axes.set_ylim(-0.7, len(rows) - 0.3)
     finite = [r for r in ratios if math.isfinite(r)]
-    if figure.get("x_scale") == "log" or (finite and min(finite) > 0 and max(finite + [1.0]) / min(finite + [1.0]) > 50):
+    if figure.get("x_scale") == "log" or (
+        finite and min(finite) > 0 and max([*finite, 1.0]) / min([*finite, 1.0]) > 50
+    ):
         axes.set_xscale("log")
     dropped = len(figure["rows"]) - len(rows)
     return f" ({dropped} further rows not drawn)" if dropped else ""
@@ -318,8 +321,8 @@ def _draw_series(axes: Any, figure: dict[str, Any]) -> None:
         else:
             if lower is not None and upper is not None:
                 errors = [
-                    [max(v - lo, 0.0) if math.isfinite(v - lo) else 0.0 for v, lo in zip(y, lower)],
-                    [max(hi - v, 0.0) if math.isfinite(hi - v) else 0.0 for v, hi in zip(y, upper)],
+                    [max(v - lo, 0.0) if math.isfinite(v - lo) else 0.0 for v, lo in zip(y, lower, strict=False)],
+                    [max(hi - v, 0.0) if math.isfinite(hi - v) else 0.0 for v, hi in zip(y, upper, strict=False)],
                 ]
                 axes.errorbar(x, y, yerr=errors, fmt="o", markersize=3, capsize=2, label=label)
             else:

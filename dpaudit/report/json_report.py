@@ -50,8 +50,10 @@ def _sanitize(value: Any) -> Any:
 
 def dumps_report(document: dict[str, Any]) -> str:
     """Serialise a report document canonically (non-finite floats become strings)."""
-    return json.dumps(_sanitize(document), sort_keys=True, indent=2, ensure_ascii=False, default=_default,
-                      allow_nan=False) + "\n"
+    return (
+        json.dumps(_sanitize(document), sort_keys=True, indent=2, ensure_ascii=False, default=_default, allow_nan=False)
+        + "\n"
+    )
 
 
 def write_report(document: dict[str, Any], path: str | Path) -> Path:

@@ -63,7 +63,10 @@ def _figure_lines(figures: list[PlacedFigure], figure_dir: str | None) -> list[s
     lines = []
     for figure in figures:
         if figure.svg is None:
-            lines += [f"*figure “{escape_markdown(figure.title)}” could not be drawn: {escape_markdown(figure.problem)}*", ""]
+            lines += [
+                f"*figure “{escape_markdown(figure.title)}” could not be drawn: {escape_markdown(figure.problem)}*",
+                "",
+            ]
         elif figure_dir is not None:
             caption = escape_markdown(figure.title + (f" — {figure.caption}" if figure.caption else ""))
             lines += [f"![{escape_markdown(figure.title)}]({figure_dir}/{figure.file_name})", "", caption, ""]
@@ -80,7 +83,7 @@ def _measurement_lines(measurements: list[dict[str, str]]) -> list[str]:
     for m in measurements:
         cells = [m["quantity"], m["claimed"], m["measured"], m["interval"] or "—", m["margin"], m["direction"]]
         lines.append("| " + " | ".join(escape_markdown(cell) for cell in cells) + " |")
-    return lines + [""]
+    return [*lines, ""]
 
 
 def _counterexample_lines(counterexample: dict[str, Any] | None) -> list[str]:
@@ -126,7 +129,7 @@ def _obligation_lines(obligation: dict[str, Any], figure_dir: str | None) -> lis
     lines += _measurement_lines(obligation["measurements"])
     lines += _counterexample_lines(obligation["counterexample"])
     if obligation["traceback"]:
-        lines += ["Traceback (internal error):", ""] + _fence(obligation["traceback"]) + [""]
+        lines += ["Traceback (internal error):", "", *_fence(obligation["traceback"]), ""]
     lines += _figure_lines(obligation["figures"], figure_dir)
     return lines
 
@@ -151,7 +154,9 @@ def _claim_lines(claim: dict[str, Any], figure_dir: str | None) -> list[str]:
         lines.append(f"- spec: {_code(claim['spec_path'])}")
     lines += ["", "### Obligation tree", "", f"- {_mark(claim['verdict'])} {escape_markdown(claim['id'])}"]
     for relation in claim["relations"]:
-        lines.append(f"  - {_mark(relation['verdict'])} under [{escape_markdown(relation['name'])}](#{relation['anchor']})")
+        lines.append(
+            f"  - {_mark(relation['verdict'])} under [{escape_markdown(relation['name'])}](#{relation['anchor']})"
+        )
         for obligation in relation["obligations"]:
             budget = f"; budget: {_pairs(obligation['budget'])}" if obligation["budget"] else ""
             lines.append(
@@ -235,4 +240,3 @@ def render_markdown(
         "",
     ]
     return "\n".join(lines)
-

@@ -50,7 +50,9 @@ def _pretty(value: Any) -> str:
     if isinstance(value, str):
         return value
     compact = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-    return compact if len(compact) <= 100 else json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False, default=str)
+    return (
+        compact if len(compact) <= 100 else json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False, default=str)
+    )
 
 
 def _pairs(mapping: Any) -> list[tuple[str, str]]:
@@ -90,8 +92,15 @@ def _counterexample(value: Any) -> dict[str, Any] | None:
 
 def _measurement(item: Any) -> dict[str, str]:
     if not isinstance(item, dict):
-        return {"quantity": format_value(item), "claimed": "", "measured": "", "interval": "", "margin": "",
-                "margin_class": "", "direction": ""}
+        return {
+            "quantity": format_value(item),
+            "claimed": "",
+            "measured": "",
+            "interval": "",
+            "margin": "",
+            "margin_class": "",
+            "direction": "",
+        }
     margin = to_float(item.get("margin"))
     interval = item.get("interval")
     return {
@@ -185,7 +194,11 @@ def report_view(document: dict[str, Any], figures: list[PlacedFigure]) -> dict[s
                     "verdict": verdict,
                     "verdict_class": verdict_class(verdict),
                     "known_findings": sorted(
-                        {str(item.get("known_finding")) for item in relation.get("obligations", []) if item.get("known_finding")}
+                        {
+                            str(item.get("known_finding"))
+                            for item in relation.get("obligations", [])
+                            if item.get("known_finding")
+                        }
                     ),
                     "only_known_findings": bool(relation.get("only_known_findings")),
                     "obligations": obligations,

@@ -29,6 +29,7 @@ References:
 from __future__ import annotations
 
 import csv
+import itertools
 import math
 import os
 import time
@@ -84,7 +85,19 @@ class Balle2016Config:
     runs: int = 20
     batch_sizes: tuple[int, ...] = (10, 30, 100, 300, 1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000)
     regularisation_grid: tuple[float, ...] = (
-        1.5, 5.0, 15.0, 50.0, 150.0, 500.0, 1.5e3, 5e3, 1.5e4, 5e4, 1.5e5, 5e5, 1.5e6
+        1.5,
+        5.0,
+        15.0,
+        50.0,
+        150.0,
+        500.0,
+        1.5e3,
+        5e3,
+        1.5e4,
+        5e4,
+        1.5e5,
+        5e5,
+        1.5e6,
     )
     regularisation_batch_sizes: tuple[int, int] = (10_000, 100_000)
     aggregation_groups: tuple[int, ...] = (1, 2, 4)
@@ -140,7 +153,10 @@ def _prefix_statistics(config: Balle2016Config, seed: np.random.SeedSequence) ->
             if sizes and position + stop == sizes[0]:
                 m = sizes.pop(0)
                 result[m] = FirstVisitStatistics.from_arrays(
-                    counts.copy(), totals / np.maximum(counts, 1), m, squared_returns=squares.copy(),
+                    counts.copy(),
+                    totals / np.maximum(counts, 1),
+                    m,
+                    squared_returns=squares.copy(),
                     max_return=largest_return,
                 )
             start = stop
@@ -179,7 +195,7 @@ def _private_rows(
 ) -> list[np.ndarray]:
     """Record σ and RMSE of θ + σ z for both return bounds (σ is linear in the bound); return both θ̂."""
     released = []
-    for bound, factor in zip(_BOUNDS, (1.0, scale_r)):
+    for bound, factor in zip(_BOUNDS, (1.0, scale_r), strict=False):
         theta_hat = theta + sigma * factor * noise
         recorder.add((*key, bound, "sigma"), sigma * factor)
         recorder.add((*key, bound, "rmse"), _rmse(phi, theta_hat, truth))
@@ -272,7 +288,7 @@ def run_experiment(config: Balle2016Config, *, seed: int) -> dict[str, Any]:
                 )
                 base = lsw_mechanism.estimator.objective(record.theta, stats.average_returns)
                 frobenius_squared = float(np.sum(lsw_mechanism.estimator.w[:, None] * phi**2))
-                for bound, theta_hat, factor in zip(_BOUNDS, released, (1.0, scale_r)):
+                for bound, theta_hat, factor in zip(_BOUNDS, released, (1.0, scale_r), strict=False):
                     key = ("batch", "DP-LSW", g, m, 0.0, bound)
                     excess = lsw_mechanism.estimator.objective(theta_hat, stats.average_returns) - base
                     recorder.add((*key, "excess_risk"), excess)
@@ -298,9 +314,10 @@ def run_experiment(config: Balle2016Config, *, seed: int) -> dict[str, Any]:
                 )
                 estimator: LSL = lsl_mechanism.estimator
                 base = estimator.objective(record.theta, stats)
-                for bound, theta_hat in zip(_BOUNDS, released):
+                for bound, theta_hat in zip(_BOUNDS, released, strict=False):
                     recorder.add(
-                        ("batch", "DP-LSL", g, m, lam, bound, "excess_risk"), estimator.objective(theta_hat, stats) - base
+                        ("batch", "DP-LSL", g, m, lam, bound, "excess_risk"),
+                        estimator.objective(theta_hat, stats) - base,
                     )
     rows = []
     for key in recorder.values:
@@ -394,7 +411,9 @@ def _figures(rows: list[dict], config: Balle2016Config) -> dict[str, dict[str, A
         for name in ("LSW", "LSL", "DP-LSW", "DP-LSL")
     ]
     excess = [
-        _series(_select(rows, metric="excess_risk", algorithm=name, aggregation=g, return_bound="f_max"), f"{name}, d={d}")
+        _series(
+            _select(rows, metric="excess_risk", algorithm=name, aggregation=g, return_bound="f_max"), f"{name}, d={d}"
+        )
         for name in ("DP-LSW", "DP-LSL")
         for g in config.aggregation_groups
         for d in [math.ceil(config.n_states / g)]
@@ -541,7 +560,7 @@ def _claims(
                 _value(rows, algorithm=name, aggregation=g, m=m, return_bound="f_max", metric="excess_risk")
                 for g in groups
             ]
-            ordered += all(b < a for a, b in zip(risks, risks[1:]))
+            ordered += all(b < a for a, b in itertools.pairwise(risks))
         ordered_counts[name] = ordered
     verdict = _per_algorithm_verdict({name: count >= len(sizes) / 2 for name, count in ordered_counts.items()})
     d_values = ", ".join(str(math.ceil(config.n_states / g)) for g in groups)

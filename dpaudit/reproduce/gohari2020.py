@@ -56,8 +56,21 @@ BETA = 0.1
 RUNS = 50
 K_GRID = (1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 40.0)
 K_GRID_QUICK = (1.0, 5.0, 20.0, 40.0)
-FIELDS = ("example", "k", "run", "optimistic", "pessimistic", "private", "true", "nonprivate", "cost",
-          "bracketed", "rows_in_box", "rows", "seconds")
+FIELDS = (
+    "example",
+    "k",
+    "run",
+    "optimistic",
+    "pessimistic",
+    "private",
+    "true",
+    "nonprivate",
+    "cost",
+    "bracketed",
+    "rows_in_box",
+    "rows",
+    "seconds",
+)
 
 
 @dataclass(frozen=True)
@@ -74,8 +87,10 @@ def _examples(seed: np.random.SeedSequence) -> list[_Example]:
         privatize_transitions(investment.transitions, 1.0, rng=0)
         note = "inside the domain"
     except InvalidArgument as error:
-        note = f"outside the Dirichlet mechanism's domain: `{error}`; ran the documented variant " \
-               "(structural_zeros='keep': each row privatised on its support, point-mass rows unchanged)"
+        note = (
+            f"outside the Dirichlet mechanism's domain: `{error}`; ran the documented variant "
+            "(structural_zeros='keep': each row privatised on its support, point-mass rows unchanged)"
+        )
     random = random_mdp(rng=seed)
     return [
         _Example("Example 1 (investment)", investment, "keep", note),
@@ -147,8 +162,13 @@ def _cvxpy_comparison(example: _Example, k: float, seed: np.random.SeedSequence)
     lp = cost_of_privacy(mdp, result.policy, result.privatized.transitions, k, BETA, inner="cvxpy")
     lp_seconds = time.perf_counter() - start
     difference = max(float(np.max(np.abs(exact.lower - lp.lower))), float(np.max(np.abs(exact.upper - lp.upper))))
-    return {"k": k, "exact_seconds": exact_seconds, "cvxpy_seconds": lp_seconds,
-            "speedup": lp_seconds / exact_seconds, "max_difference": difference}
+    return {
+        "k": k,
+        "exact_seconds": exact_seconds,
+        "cvxpy_seconds": lp_seconds,
+        "speedup": lp_seconds / exact_seconds,
+        "max_difference": difference,
+    }
 
 
 def _figures(out_dir: Path, summaries: dict[str, list[dict[str, Any]]]) -> list[Path]:
@@ -158,15 +178,25 @@ def _figures(out_dir: Path, summaries: dict[str, list[dict[str, Any]]]) -> list[
     import matplotlib.pyplot as plt
 
     paths = []
-    labels = {"optimistic": "optimistic v̄_0(s0)", "pessimistic": "pessimistic v̲_0(s0)",
-              "private": "private V̄_0^π̄(s0)", "true": "π̄ on true P, V_0^π̄(s0)",
-              "nonprivate": "non-private V*_0(s0)"}
+    labels = {
+        "optimistic": "optimistic v̄_0(s0)",
+        "pessimistic": "pessimistic v̲_0(s0)",
+        "private": "private V̄_0^π̄(s0)",
+        "true": "π̄ on true P, V_0^π̄(s0)",
+        "nonprivate": "non-private V*_0(s0)",
+    }
     for index, (name, table) in enumerate(summaries.items()):
         figure, axes = plt.subplots(figsize=(5.5, 4))
         ks = [entry["k"] for entry in table]
         for key, label in labels.items():
-            axes.errorbar(ks, [e[f"{key}_mean"] for e in table], yerr=[e[f"{key}_sd"] for e in table],
-                          label=label, marker="o", capsize=3)
+            axes.errorbar(
+                ks,
+                [e[f"{key}_mean"] for e in table],
+                yerr=[e[f"{key}_sd"] for e in table],
+                label=label,
+                marker="o",
+                capsize=3,
+            )
         axes.set_xlabel("k")
         axes.set_ylabel("value at s0")
         axes.set_title(f"Fig. 1{'ab'[index]}: {name}")
@@ -178,8 +208,14 @@ def _figures(out_dir: Path, summaries: dict[str, list[dict[str, Any]]]) -> list[
         paths.append(path)
     figure, axes = plt.subplots(figsize=(5.5, 4))
     for name, table in summaries.items():
-        axes.errorbar([e["k"] for e in table], [e["cost_mean"] for e in table], yerr=[e["cost_sd"] for e in table],
-                      label=name, marker="o", capsize=3)
+        axes.errorbar(
+            [e["k"] for e in table],
+            [e["cost_mean"] for e in table],
+            yerr=[e["cost_sd"] for e in table],
+            label=name,
+            marker="o",
+            capsize=3,
+        )
     axes.set_xlabel("k")
     axes.set_ylabel("cost of privacy v̄_0(s0) − v̲_0(s0)")
     axes.set_title("Fig. 1c: cost of privacy")
@@ -192,8 +228,14 @@ def _figures(out_dir: Path, summaries: dict[str, list[dict[str, Any]]]) -> list[
     return paths
 
 
-def _markdown(examples: list[_Example], summaries: dict[str, list[dict[str, Any]]], comparisons: list[dict[str, float]],
-              figures: list[Path], quick: bool, seed: int) -> str:
+def _markdown(
+    examples: list[_Example],
+    summaries: dict[str, list[dict[str, Any]]],
+    comparisons: list[dict[str, float]],
+    figures: list[Path],
+    quick: bool,
+    seed: int,
+) -> str:
     lines = [
         "# Gohari, Hale & Topcu 2020 — Examples 1 and 2 (Fig. 1)",
         "",
@@ -216,11 +258,17 @@ def _markdown(examples: list[_Example], summaries: dict[str, list[dict[str, Any]
     ]
     for example in examples:
         table = summaries[example.name]
-        lines += [f"## {example.name}", "", f"Domain: {example.domain_note}.", "",
-                  "| k | alpha | optimistic | pessimistic | private | true | non-private | cost of privacy | "
-                  "bracketed (95% CI) | implied >= | row coverage (95% CI) | s per k (bounds) |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            f"## {example.name}",
+            "",
+            f"Domain: {example.domain_note}.",
+            "",
+            "| k | alpha | optimistic | pessimistic | private | true | non-private | cost of privacy | "
+            "bracketed (95% CI) | implied >= | row coverage (95% CI) | s per k (bounds) |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
         for e in table:
+
             def cell(key: str, e: dict = e) -> str:
                 return f"{e[key + '_mean']:.4f} ± {e[key + '_sd']:.4f}"
 
@@ -234,21 +282,32 @@ def _markdown(examples: list[_Example], summaries: dict[str, list[dict[str, Any]
             )
         shortfall = [e for e in table if e["bracket_interval"][1] < e["implied_fraction"]]
         coverage_short = [e for e in table if e["row_coverage_interval"][1] < 1.0 - BETA]
-        lines += ["",
-                  "Bracketing below the implied fraction (upper CI end < implied) at k = "
-                  + (", ".join(f"{e['k']:g}" for e in shortfall) or "none") + ".",
-                  "Row coverage below Lemma 2's 1 - beta (upper CI end < 1 - beta) at k = "
-                  + (", ".join(f"{e['k']:g}" for e in coverage_short) or "none") + ".", ""]
-    lines += ["## Time per k of the cost-of-privacy computation (Example 2)", "",
-              f"The paper reports {PAPER_SECONDS_PER_K} s per k (3.5 GHz desktop, LP per inner problem). The column "
-              "'s per k (bounds)' above is the total time of the bounds over the runs of one k with the exact greedy "
-              "inner solution. One run per k below, exact inner solution vs cvxpy (CLARABEL) on the LP (P) for every "
-              "inner problem (each LP re-checked by its dual before use):", "",
-              "| k | exact s | cvxpy s | speed-up | max abs difference | paper s / exact s |",
-              "|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "Bracketing below the implied fraction (upper CI end < implied) at k = "
+            + (", ".join(f"{e['k']:g}" for e in shortfall) or "none")
+            + ".",
+            "Row coverage below Lemma 2's 1 - beta (upper CI end < 1 - beta) at k = "
+            + (", ".join(f"{e['k']:g}" for e in coverage_short) or "none")
+            + ".",
+            "",
+        ]
+    lines += [
+        "## Time per k of the cost-of-privacy computation (Example 2)",
+        "",
+        f"The paper reports {PAPER_SECONDS_PER_K} s per k (3.5 GHz desktop, LP per inner problem). The column "
+        "'s per k (bounds)' above is the total time of the bounds over the runs of one k with the exact greedy "
+        "inner solution. One run per k below, exact inner solution vs cvxpy (CLARABEL) on the LP (P) for every "
+        "inner problem (each LP re-checked by its dual before use):",
+        "",
+        "| k | exact s | cvxpy s | speed-up | max abs difference | paper s / exact s |",
+        "|---|---|---|---|---|---|",
+    ]
     for c in comparisons:
-        lines.append(f"| {c['k']:g} | {c['exact_seconds']:.4f} | {c['cvxpy_seconds']:.3f} | {c['speedup']:.0f}x | "
-                     f"{c['max_difference']:.2e} | {PAPER_SECONDS_PER_K / c['exact_seconds']:.0f}x |")
+        lines.append(
+            f"| {c['k']:g} | {c['exact_seconds']:.4f} | {c['cvxpy_seconds']:.3f} | {c['speedup']:.0f}x | "
+            f"{c['max_difference']:.2e} | {PAPER_SECONDS_PER_K / c['exact_seconds']:.0f}x |"
+        )
     lines += ["", "## Figures", ""] + [f"![{path.stem}]({path.name})" for path in figures] + [""]
     return "\n".join(lines)
 
@@ -276,17 +335,19 @@ def run(out_dir: Path, *, quick: bool, seed: int) -> Path:
     records: list[dict[str, Any]] = []
     summaries: dict[str, list[dict[str, Any]]] = {}
     example_seeds = spawn_seed_sequences(run_seed, len(examples))
-    for example, example_seed in zip(examples, example_seeds):
+    for example, example_seed in zip(examples, example_seeds, strict=False):
         own = []
-        for k, k_seed in zip(ks, spawn_seed_sequences(example_seed, len(ks))):
+        for k, k_seed in zip(ks, spawn_seed_sequences(example_seed, len(ks)), strict=False):
             for index, one_seed in enumerate(spawn_seed_sequences(k_seed, RUNS)):
                 record = {"example": example.name, "run": index, **_one_run(example, k, one_seed)}
                 own.append(record)
         records += own
         summaries[example.name] = _summarise(own)
     comparison_ks = (ks[len(ks) // 2],) if quick else ks
-    comparisons = [_cvxpy_comparison(examples[1], k, s)
-                   for k, s in zip(comparison_ks, spawn_seed_sequences(lp_seed, len(comparison_ks)))]
+    comparisons = [
+        _cvxpy_comparison(examples[1], k, s)
+        for k, s in zip(comparison_ks, spawn_seed_sequences(lp_seed, len(comparison_ks)), strict=False)
+    ]
     with open(out_dir / "gohari2020_runs.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=FIELDS)
         writer.writeheader()
@@ -294,15 +355,43 @@ def run(out_dir: Path, *, quick: bool, seed: int) -> Path:
             writer.writerow({key: record[key] for key in FIELDS})
     with open(out_dir / "gohari2020_summary.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["example", "k", "alpha", "optimistic", "pessimistic", "private", "true", "nonprivate",
-                         "cost", "bracketed", "runs", "implied_fraction", "row_coverage"])
+        writer.writerow(
+            [
+                "example",
+                "k",
+                "alpha",
+                "optimistic",
+                "pessimistic",
+                "private",
+                "true",
+                "nonprivate",
+                "cost",
+                "bracketed",
+                "runs",
+                "implied_fraction",
+                "row_coverage",
+            ]
+        )
         for name, table in summaries.items():
             for e in table:
-                writer.writerow([name, e["k"], e["alpha"], e["optimistic_mean"], e["pessimistic_mean"],
-                                 e["private_mean"], e["true_mean"], e["nonprivate_mean"], e["cost_mean"],
-                                 e["bracketed"], e["runs"], e["implied_fraction"], e["row_coverage"]])
+                writer.writerow(
+                    [
+                        name,
+                        e["k"],
+                        e["alpha"],
+                        e["optimistic_mean"],
+                        e["pessimistic_mean"],
+                        e["private_mean"],
+                        e["true_mean"],
+                        e["nonprivate_mean"],
+                        e["cost_mean"],
+                        e["bracketed"],
+                        e["runs"],
+                        e["implied_fraction"],
+                        e["row_coverage"],
+                    ]
+                )
     figures = _figures(out_dir, summaries)
     summary = out_dir / "gohari2020_summary.md"
     summary.write_text(_markdown(examples, summaries, comparisons, figures, quick, seed), encoding="utf-8")
     return summary
-

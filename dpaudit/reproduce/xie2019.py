@@ -125,9 +125,20 @@ class Xie2019Config:
     record_points: int = 15
 
     def __post_init__(self) -> None:
-        for name in ("chain_evaluation", "trials", "mc_order", "mc_episodes", "mc_evaluation_episodes",
-                     "mc_max_steps", "mc_iterations", "hiv_episodes", "hiv_evaluation_episodes", "hiv_horizon",
-                     "hiv_iterations", "record_points"):
+        for name in (
+            "chain_evaluation",
+            "trials",
+            "mc_order",
+            "mc_episodes",
+            "mc_evaluation_episodes",
+            "mc_max_steps",
+            "mc_iterations",
+            "hiv_episodes",
+            "hiv_evaluation_episodes",
+            "hiv_horizon",
+            "hiv_iterations",
+            "record_points",
+        ):
             check_integer(name, getattr(self, name), low=1)
         if not self.chain_sizes or min(self.chain_sizes) < 2:
             raise InvalidArgument(f"chain_sizes={self.chain_sizes!r}: expected sizes m >= 2")
@@ -244,26 +255,48 @@ def _csv_value(value: Any) -> Any:
 
 def _spread(values: Sequence[float]) -> dict[str, float]:
     array = np.asarray(values, dtype=np.float64)
-    return {"mean": float(array.mean()), "std": float(array.std()), "min": float(array.min()),
-            "max": float(array.max()), "trials": int(array.size)}
+    return {
+        "mean": float(array.mean()),
+        "std": float(array.std()),
+        "min": float(array.min()),
+        "max": float(array.max()),
+        "trials": int(array.size),
+    }
 
 
 def _gpope_mspbe(
-    table: TransitionTable, evaluation: DatasetMoments, *, clip_norm: float, sigma: float, iterations: int,
-    step: float, seeds: Sequence[np.random.SeedSequence], private: bool = True,
+    table: TransitionTable,
+    evaluation: DatasetMoments,
+    *,
+    clip_norm: float,
+    sigma: float,
+    iterations: int,
+    step: float,
+    seeds: Sequence[np.random.SeedSequence],
+    private: bool = True,
 ) -> list[float]:
-    mechanism = GPOPE(clip_norm=clip_norm, noise_multiplier=sigma if private else 0.0, iterations=iterations,
-                      step_sizes=StepSizes("constant", eta=step), clip=private)
+    mechanism = GPOPE(
+        clip_norm=clip_norm,
+        noise_multiplier=sigma if private else 0.0,
+        iterations=iterations,
+        step_sizes=StepSizes("constant", eta=step),
+        clip=private,
+    )
     return [mspbe(mechanism.run(table, rng=np.random.default_rng(s)).theta, evaluation) for s in seeds]
 
 
 def _tune_step(
-    public: TransitionTable, evaluation: DatasetMoments, grid: Sequence[float], seed: np.random.SeedSequence,
+    public: TransitionTable,
+    evaluation: DatasetMoments,
+    grid: Sequence[float],
+    seed: np.random.SeedSequence,
     **gpope: Any,
 ) -> float:
     """The step size of ``grid`` with the smallest MSPBE of one run on the public sample."""
     seeds = seed.spawn(len(grid))
-    scores = [_gpope_mspbe(public, evaluation, step=step, seeds=[s], **gpope)[0] for step, s in zip(grid, seeds)]
+    scores = [
+        _gpope_mspbe(public, evaluation, step=step, seeds=[s], **gpope)[0] for step, s in zip(grid, seeds, strict=False)
+    ]
     return float(grid[int(np.nanargmin(scores))])
 
 
@@ -283,12 +316,15 @@ def _chain_evaluation_moments(chain: Chain, count: int, seed: np.random.SeedSequ
     chunk moments weighted by the chunk sizes.
     """
     sizes = [min(EVALUATION_CHUNK, count - start) for start in range(0, count, EVALUATION_CHUNK)]
-    parts = [dataset_moments(_chain_table(chain, size, child)[1]) for size, child in zip(sizes, seed.spawn(len(sizes)))]
+    parts = [
+        dataset_moments(_chain_table(chain, size, child)[1])
+        for size, child in zip(sizes, seed.spawn(len(sizes)), strict=False)
+    ]
     weights = np.asarray(sizes, dtype=np.float64) / count
     return DatasetMoments(
-        A=sum(w * part.A for w, part in zip(weights, parts)),
-        b=sum(w * part.b for w, part in zip(weights, parts)),
-        C=sum(w * part.C for w, part in zip(weights, parts)),
+        A=sum(w * part.A for w, part in zip(weights, parts, strict=False)),
+        b=sum(w * part.b for w, part in zip(weights, parts, strict=False)),
+        C=sum(w * part.C for w, part in zip(weights, parts, strict=False)),
     )
 
 
@@ -299,21 +335,50 @@ def _chain_experiments(config: Xie2019Config, seed: np.random.SeedSequence) -> d
     eval_seed, sizes_seed, sensitivity_seed = seed.spawn(3)
     evaluation = _chain_evaluation_moments(chain, config.chain_evaluation, eval_seed)
     zero = mspbe(np.zeros(chain.n_states), evaluation)
-    fig_a = _Table(("method", "m", "iterations", "noise_multiplier", "step_size", "mean_mspbe", "std_mspbe",
-                    "min_mspbe", "max_mspbe", "trials"))
-    sigmas = _Table(("domain", "m", "epsilon", "delta", "iterations", "paper_sigma_b32", "dpaudit_sigma_add_remove",
-                     "epsilon_dpaudit_at_paper_sigma"))
+    fig_a = _Table(
+        (
+            "method",
+            "m",
+            "iterations",
+            "noise_multiplier",
+            "step_size",
+            "mean_mspbe",
+            "std_mspbe",
+            "min_mspbe",
+            "max_mspbe",
+            "trials",
+        )
+    )
+    sigmas = _Table(
+        (
+            "domain",
+            "m",
+            "epsilon",
+            "delta",
+            "iterations",
+            "paper_sigma_b32",
+            "dpaudit_sigma_add_remove",
+            "epsilon_dpaudit_at_paper_sigma",
+        )
+    )
     tuned: dict[int, float] = {}
-    for m, m_seed in zip(config.chain_sizes, sizes_seed.spawn(len(config.chain_sizes))):
+    for m, m_seed in zip(config.chain_sizes, sizes_seed.spawn(len(config.chain_sizes)), strict=False):
         private_seed, public_seed, tune_seed, run_seed, release_seed = m_seed.spawn(5)
         dataset, private = _chain_table(chain, m, private_seed)
         _, public = _chain_table(chain, m, public_seed)
         n_iter = iterations_for(m, CHAIN_EPSILON, DELTA, config.iteration_range)
         paper_sigma = paper_noise_multiplier(CHAIN_EPSILON, DELTA, m, n_iter)
         verified_sigma = gpope_noise_multiplier_add_remove(CHAIN_EPSILON, DELTA, m, n_iter)
-        sigmas.add(domain="chain", m=m, epsilon=CHAIN_EPSILON, delta=DELTA, iterations=n_iter,
-                   paper_sigma_b32=paper_sigma, dpaudit_sigma_add_remove=verified_sigma,
-                   epsilon_dpaudit_at_paper_sigma=gpope_epsilon_add_remove(paper_sigma, DELTA, m, n_iter))
+        sigmas.add(
+            domain="chain",
+            m=m,
+            epsilon=CHAIN_EPSILON,
+            delta=DELTA,
+            iterations=n_iter,
+            paper_sigma_b32=paper_sigma,
+            dpaudit_sigma_add_remove=verified_sigma,
+            epsilon_dpaudit_at_paper_sigma=gpope_epsilon_add_remove(paper_sigma, DELTA, m, n_iter),
+        )
         common = {"clip_norm": config.chain_clip_norm, "iterations": n_iter}
         best = _tune_step(public, evaluation, config.step_grid, tune_seed, sigma=paper_sigma, **common)
         tuned[m] = best
@@ -325,30 +390,61 @@ def _chain_experiments(config: Xie2019Config, seed: np.random.SeedSequence) -> d
             ("GPOPE (dpaudit sigma, tuned step)", verified_sigma, best, True),
             ("GTD2 (non-private, tuned step)", 0.0, best, False),
         ):
-            values = _gpope_mspbe(private, evaluation, sigma=sigma, step=step, seeds=next(runs).spawn(config.trials),
-                                  private=private_run, **common)
-            fig_a.add(method=method, m=m, iterations=n_iter, noise_multiplier=sigma, step_size=step,
-                      **_prefixed(_spread(values)))
+            values = _gpope_mspbe(
+                private,
+                evaluation,
+                sigma=sigma,
+                step=step,
+                seeds=next(runs).spawn(config.trials),
+                private=private_run,
+                **common,
+            )
+            fig_a.add(
+                method=method,
+                m=m,
+                iterations=n_iter,
+                noise_multiplier=sigma,
+                step_size=step,
+                **_prefixed(_spread(values)),
+            )
         lstd = mspbe(saddle_point(dataset_moments(private)).theta, evaluation)
         fig_a.add(method="LSTD (non-private)", m=m, **_prefixed(_spread([lstd])))
         lsw_seed, lsl_seed = release_seed.spawn(2)
         for method, mechanism, release_rng in (
             ("DP-LSW", DPLSW(chain.n_states, "tabular", gamma, 1.0, CHAIN_EPSILON, DELTA), lsw_seed),
-            ("DP-LSL (lambda = sqrt(m))", DPLSL(chain.n_states, "tabular", gamma, 1.0, math.sqrt(m), CHAIN_EPSILON,
-                                                DELTA), lsl_seed),
+            (
+                "DP-LSL (lambda = sqrt(m))",
+                DPLSL(chain.n_states, "tabular", gamma, 1.0, math.sqrt(m), CHAIN_EPSILON, DELTA),
+                lsl_seed,
+            ),
         ):
             theta, sigma = mechanism.gaussian_view(dataset)
             releases = theta + sigma * np.random.default_rng(release_rng).standard_normal((config.trials, theta.size))
-            fig_a.add(method=method, m=m, noise_multiplier=sigma,
-                      **_prefixed(_spread([mspbe(row, evaluation) for row in releases])))
+            fig_a.add(
+                method=method,
+                m=m,
+                noise_multiplier=sigma,
+                **_prefixed(_spread([mspbe(row, evaluation) for row in releases])),
+            )
     fig_b = _step_size_experiment(config, chain, evaluation, sensitivity_seed)
-    return {"fig_a": fig_a, "fig_b": fig_b, "sigmas": sigmas, "zero": zero, "tuned": tuned,
-            "evaluation": config.chain_evaluation}
+    return {
+        "fig_a": fig_a,
+        "fig_b": fig_b,
+        "sigmas": sigmas,
+        "zero": zero,
+        "tuned": tuned,
+        "evaluation": config.chain_evaluation,
+    }
 
 
 def _prefixed(spread: dict[str, float]) -> dict[str, Any]:
-    return {"mean_mspbe": spread["mean"], "std_mspbe": spread["std"], "min_mspbe": spread["min"],
-            "max_mspbe": spread["max"], "trials": spread["trials"]}
+    return {
+        "mean_mspbe": spread["mean"],
+        "std_mspbe": spread["std"],
+        "min_mspbe": spread["min"],
+        "max_mspbe": spread["max"],
+        "trials": spread["trials"],
+    }
 
 
 def _step_size_experiment(
@@ -360,18 +456,44 @@ def _step_size_experiment(
     _, private = _chain_table(chain, m, data_seed)
     n_iter = iterations_for(m, CHAIN_EPSILON, DELTA, config.iteration_range)
     sigma = paper_noise_multiplier(CHAIN_EPSILON, DELTA, m, n_iter)
-    table = _Table(("method", "m", "iterations", "noise_multiplier", "step_size", "mean_mspbe", "std_mspbe",
-                    "min_mspbe", "max_mspbe", "trials"))
-    for step, step_seed in zip(config.step_grid, run_seed.spawn(len(config.step_grid))):
+    table = _Table(
+        (
+            "method",
+            "m",
+            "iterations",
+            "noise_multiplier",
+            "step_size",
+            "mean_mspbe",
+            "std_mspbe",
+            "min_mspbe",
+            "max_mspbe",
+            "trials",
+        )
+    )
+    for step, step_seed in zip(config.step_grid, run_seed.spawn(len(config.step_grid)), strict=False):
         private_seed, public_seed = step_seed.spawn(2)
         for method, noise, private_run, seeds in (
             ("GPOPE (paper sigma)", sigma, True, private_seed.spawn(config.trials)),
             ("GTD2 (non-private)", 0.0, False, public_seed.spawn(1)),
         ):
-            values = _gpope_mspbe(private, evaluation, clip_norm=config.chain_clip_norm, sigma=noise,
-                                  iterations=n_iter, step=step, seeds=seeds, private=private_run)
-            table.add(method=method, m=m, iterations=n_iter, noise_multiplier=noise, step_size=step,
-                      **_prefixed(_spread(values)))
+            values = _gpope_mspbe(
+                private,
+                evaluation,
+                clip_norm=config.chain_clip_norm,
+                sigma=noise,
+                iterations=n_iter,
+                step=step,
+                seeds=seeds,
+                private=private_run,
+            )
+            table.add(
+                method=method,
+                m=m,
+                iterations=n_iter,
+                noise_multiplier=noise,
+                step_size=step,
+                **_prefixed(_spread(values)),
+            )
     return table
 
 
@@ -394,10 +516,16 @@ class _OffPolicyDomain:
 
 
 def _episode_table(domain: _OffPolicyDomain, count: int, seed: np.random.SeedSequence) -> TransitionTable:
-    episodes = sample_episodes(domain.environment, domain.behaviour, count, rng=np.random.default_rng(seed),
-                               max_steps=domain.max_steps)
-    return TransitionTable.from_episodes(episodes, domain.basis, domain.gamma, target=domain.target.probabilities,
-                                         behaviour=domain.behaviour.probabilities)
+    episodes = sample_episodes(
+        domain.environment, domain.behaviour, count, rng=np.random.default_rng(seed), max_steps=domain.max_steps
+    )
+    return TransitionTable.from_episodes(
+        episodes,
+        domain.basis,
+        domain.gamma,
+        target=domain.target.probabilities,
+        behaviour=domain.behaviour.probabilities,
+    )
 
 
 def _off_policy_experiment(
@@ -417,63 +545,124 @@ def _off_policy_experiment(
 
     def score(value: float) -> float:
         return value / scale
+
     private = _episode_table(domain, domain.episodes, private_seed)
     public = _episode_table(domain, domain.episodes, public_seed)
     n = private.n_features
     every = max(1, domain.iterations // config.record_points)
-    curves = _Table(("domain", "method", "epsilon", "noise_multiplier", "step_size", "iteration", "mean", "min",
-                     "max", "trials"))
-    finals = _Table(("domain", "method", "epsilon", "noise_multiplier", "step_size", "iterations", "mean", "min",
-                     "max", "trials"))
-    sigmas = _Table(("domain", "m", "epsilon", "delta", "iterations", "paper_sigma_b32", "dpaudit_sigma_add_remove",
-                     "epsilon_dpaudit_at_paper_sigma"))
+    curves = _Table(
+        ("domain", "method", "epsilon", "noise_multiplier", "step_size", "iteration", "mean", "min", "max", "trials")
+    )
+    finals = _Table(
+        ("domain", "method", "epsilon", "noise_multiplier", "step_size", "iterations", "mean", "min", "max", "trials")
+    )
+    sigmas = _Table(
+        (
+            "domain",
+            "m",
+            "epsilon",
+            "delta",
+            "iterations",
+            "paper_sigma_b32",
+            "dpaudit_sigma_add_remove",
+            "epsilon_dpaudit_at_paper_sigma",
+        )
+    )
     settings: list[tuple[str, float | None, float, bool]] = []
     for epsilon in config.continuous_epsilons:
         paper = paper_noise_multiplier(epsilon, DELTA, private.n_trajectories, domain.iterations)
         verified = gpope_noise_multiplier_add_remove(epsilon, DELTA, private.n_trajectories, domain.iterations)
-        sigmas.add(domain=domain.name, m=private.n_trajectories, epsilon=epsilon, delta=DELTA,
-                   iterations=domain.iterations, paper_sigma_b32=paper, dpaudit_sigma_add_remove=verified,
-                   epsilon_dpaudit_at_paper_sigma=gpope_epsilon_add_remove(
-                       paper, DELTA, private.n_trajectories, domain.iterations))
+        sigmas.add(
+            domain=domain.name,
+            m=private.n_trajectories,
+            epsilon=epsilon,
+            delta=DELTA,
+            iterations=domain.iterations,
+            paper_sigma_b32=paper,
+            dpaudit_sigma_add_remove=verified,
+            epsilon_dpaudit_at_paper_sigma=gpope_epsilon_add_remove(
+                paper, DELTA, private.n_trajectories, domain.iterations
+            ),
+        )
         settings.append(("GPOPE (paper sigma)", epsilon, paper, True))
         settings.append(("GPOPE (dpaudit sigma)", epsilon, verified, True))
     settings.append(("GTD2 (non-private)", None, 0.0, False))
-    for (method, epsilon, sigma, private_run), setting_seed in zip(settings, runs_seed.spawn(len(settings))):
+    for (method, epsilon, sigma, private_run), setting_seed in zip(
+        settings, runs_seed.spawn(len(settings)), strict=False
+    ):
         tune_seed, trial_seed = setting_seed.spawn(2)
-        common = {"clip_norm": domain.clip_norm, "iterations": domain.iterations, "sigma": sigma,
-                  "private": private_run}
+        common = {
+            "clip_norm": domain.clip_norm,
+            "iterations": domain.iterations,
+            "sigma": sigma,
+            "private": private_run,
+        }
         step = _tune_step(public, evaluation, domain.step_grid, tune_seed, **common)
-        mechanism = GPOPE(clip_norm=domain.clip_norm, noise_multiplier=sigma, iterations=domain.iterations,
-                          step_sizes=StepSizes("constant", eta=step), clip=private_run)
-        trajectories = [mechanism.run(private, rng=np.random.default_rng(s), record_every=every)
-                        for s in trial_seed.spawn(config.trials)]
+        mechanism = GPOPE(
+            clip_norm=domain.clip_norm,
+            noise_multiplier=sigma,
+            iterations=domain.iterations,
+            step_sizes=StepSizes("constant", eta=step),
+            clip=private_run,
+        )
+        trajectories = [
+            mechanism.run(private, rng=np.random.default_rng(s), record_every=every)
+            for s in trial_seed.spawn(config.trials)
+        ]
         scores = np.array([[score(mspbe(theta, evaluation)) for theta in run.recorded_theta] for run in trajectories])
         label = "none" if epsilon is None else epsilon
         if method != "GPOPE (dpaudit sigma)":
             for column, iteration in enumerate(trajectories[0].recorded_steps):
-                curves.add(domain=domain.name, method=method, epsilon=label, noise_multiplier=sigma, step_size=step,
-                           iteration=int(iteration), trials=config.trials,
-                           **{k: v for k, v in _spread(scores[:, column]).items() if k != "trials"})
+                curves.add(
+                    domain=domain.name,
+                    method=method,
+                    epsilon=label,
+                    noise_multiplier=sigma,
+                    step_size=step,
+                    iteration=int(iteration),
+                    trials=config.trials,
+                    **{k: v for k, v in _spread(scores[:, column]).items() if k != "trials"},
+                )
         final = _spread(scores[:, -1])
-        finals.add(domain=domain.name, method=method, epsilon=label, noise_multiplier=sigma, step_size=step,
-                   iterations=domain.iterations, **final)
+        finals.add(
+            domain=domain.name,
+            method=method,
+            epsilon=label,
+            noise_multiplier=sigma,
+            step_size=step,
+            iterations=domain.iterations,
+            **final,
+        )
     for method, theta in (("zero vector", np.zeros(n)), ("LSTD (non-private, per-decision rho)", None)):
         if theta is None:
             theta = saddle_point(dataset_moments(private)).theta
         finals.add(domain=domain.name, method=method, epsilon="none", **_spread([score(mspbe(theta, evaluation))]))
-    return {"curves": curves, "finals": finals, "sigmas": sigmas, "m": private.n_trajectories,
-            "transitions": int(private.offsets[-1]), "evaluation_transitions": int(evaluation_table.offsets[-1]),
-            "features": n, "average_reward": average_reward}
+    return {
+        "curves": curves,
+        "finals": finals,
+        "sigmas": sigmas,
+        "m": private.n_trajectories,
+        "transitions": int(private.offsets[-1]),
+        "evaluation_transitions": int(evaluation_table.offsets[-1]),
+        "features": n,
+        "average_reward": average_reward,
+    }
 
 
 def _mountain_car(config: Xie2019Config, seed: np.random.SeedSequence) -> dict[str, Any]:
     environment = MountainCar()
     domain = _OffPolicyDomain(
-        name="mountain_car", environment=environment, behaviour=VelocityFollowingPolicy(0.8),
+        name="mountain_car",
+        environment=environment,
+        behaviour=VelocityFollowingPolicy(0.8),
         target=UniformActionPolicy(3),
         basis=FourierBasis(config.mc_order, environment.observation_low, environment.observation_high),
-        gamma=config.mc_gamma, episodes=config.mc_episodes, evaluation_episodes=config.mc_evaluation_episodes,
-        max_steps=config.mc_max_steps, iterations=config.mc_iterations, clip_norm=config.mc_clip_norm,
+        gamma=config.mc_gamma,
+        episodes=config.mc_episodes,
+        evaluation_episodes=config.mc_evaluation_episodes,
+        max_steps=config.mc_max_steps,
+        iterations=config.mc_iterations,
+        clip_norm=config.mc_clip_norm,
         step_grid=config.mc_step_grid,
     )
     return _off_policy_experiment(config, domain, seed)
@@ -486,25 +675,43 @@ HIV_TARGET = (0.1, 0.1, 0.1, 0.7)
 def _hiv(config: Xie2019Config, seed: np.random.SeedSequence) -> dict[str, Any]:
     environment = HIVTreatment()
     domain = _OffPolicyDomain(
-        name="hiv", environment=environment, behaviour=FixedActionDistribution([0.25] * 4),
+        name="hiv",
+        environment=environment,
+        behaviour=FixedActionDistribution([0.25] * 4),
         target=FixedActionDistribution(HIV_TARGET),
         basis=FourierBasis(1, environment.observation_low, environment.observation_high),
-        gamma=config.hiv_gamma, episodes=config.hiv_episodes, evaluation_episodes=config.hiv_evaluation_episodes,
-        max_steps=config.hiv_horizon, iterations=config.hiv_iterations, clip_norm=config.hiv_clip_norm,
+        gamma=config.hiv_gamma,
+        episodes=config.hiv_episodes,
+        evaluation_episodes=config.hiv_evaluation_episodes,
+        max_steps=config.hiv_horizon,
+        iterations=config.hiv_iterations,
+        clip_norm=config.hiv_clip_norm,
         step_grid=config.hiv_step_grid,
     )
     return _off_policy_experiment(config, domain, seed, relative=True)
 
 
-def _series(table: _Table, method: str, x_key: str, *, where: Callable[[dict], bool] = lambda row: True,
-            y_key: str = "mean_mspbe", low_key: str = "min_mspbe", high_key: str = "max_mspbe",
-            label: str | None = None) -> dict[str, Any] | None:
+def _series(
+    table: _Table,
+    method: str,
+    x_key: str,
+    *,
+    where: Callable[[dict], bool] = lambda row: True,
+    y_key: str = "mean_mspbe",
+    low_key: str = "min_mspbe",
+    high_key: str = "max_mspbe",
+    label: str | None = None,
+) -> dict[str, Any] | None:
     rows = [row for row in table.rows if row["method"] == method and where(row)]
     if not rows:
         return None
-    return {"label": label or method, "x": [float(row[x_key]) for row in rows],
-            "y": [float(row[y_key]) for row in rows], "lower": [float(row[low_key]) for row in rows],
-            "upper": [float(row[high_key]) for row in rows]}
+    return {
+        "label": label or method,
+        "x": [float(row[x_key]) for row in rows],
+        "y": [float(row[y_key]) for row in rows],
+        "lower": [float(row[low_key]) for row in rows],
+        "upper": [float(row[high_key]) for row in rows],
+    }
 
 
 def _write_svg(path: Path, figure: dict[str, Any]) -> None:
@@ -515,19 +722,34 @@ def _write_svg(path: Path, figure: dict[str, Any]) -> None:
 def _chain_figures(out: Path, chain: dict[str, Any]) -> None:
     fig_a, fig_b = chain["fig_a"], chain["fig_b"]
     methods = dict.fromkeys(row["method"] for row in fig_a.rows)
-    _write_svg(out / "fig1a_chain_mspbe_vs_m.svg", {
-        "kind": "line", "title": "Chain (N=40, p=0.5, gamma=0.99, eps=0.1, delta=1e-5): MSPBE vs m",
-        "x_label": "m (trajectories)", "y_label": "MSPBE (independent evaluation sample)",
-        "x_scale": "log", "y_scale": "log",
-        "series": [_series(fig_a, method, "m") for method in methods],
-        "reference_lines": [{"axis": "y", "value": chain["zero"], "label": "MSPBE of theta = 0"}],
-    })
-    _write_svg(out / "fig1b_chain_mspbe_vs_step_size.svg", {
-        "kind": "line", "title": f"Chain: MSPBE vs constant step size (m = {fig_b.rows[0]['m']})",
-        "x_label": "step size", "y_label": "MSPBE", "x_scale": "log", "y_scale": "log",
-        "series": [_series(fig_b, method, "step_size") for method in dict.fromkeys(r["method"] for r in fig_b.rows)],
-        "reference_lines": [{"axis": "y", "value": chain["zero"], "label": "MSPBE of theta = 0"}],
-    })
+    _write_svg(
+        out / "fig1a_chain_mspbe_vs_m.svg",
+        {
+            "kind": "line",
+            "title": "Chain (N=40, p=0.5, gamma=0.99, eps=0.1, delta=1e-5): MSPBE vs m",
+            "x_label": "m (trajectories)",
+            "y_label": "MSPBE (independent evaluation sample)",
+            "x_scale": "log",
+            "y_scale": "log",
+            "series": [_series(fig_a, method, "m") for method in methods],
+            "reference_lines": [{"axis": "y", "value": chain["zero"], "label": "MSPBE of theta = 0"}],
+        },
+    )
+    _write_svg(
+        out / "fig1b_chain_mspbe_vs_step_size.svg",
+        {
+            "kind": "line",
+            "title": f"Chain: MSPBE vs constant step size (m = {fig_b.rows[0]['m']})",
+            "x_label": "step size",
+            "y_label": "MSPBE",
+            "x_scale": "log",
+            "y_scale": "log",
+            "series": [
+                _series(fig_b, method, "step_size") for method in dict.fromkeys(r["method"] for r in fig_b.rows)
+            ],
+            "reference_lines": [{"axis": "y", "value": chain["zero"], "label": "MSPBE of theta = 0"}],
+        },
+    )
 
 
 def _curve_figure(out: Path, name: str, title: str, y_label: str, result: dict[str, Any]) -> None:
@@ -536,12 +758,35 @@ def _curve_figure(out: Path, name: str, title: str, y_label: str, result: dict[s
     series = []
     for method, epsilon in keys:
         label = method if epsilon == "none" else f"{method}, eps={epsilon:g}"
-        series.append(_series(curves, method, "iteration", where=lambda row, e=epsilon: row["epsilon"] == e,
-                              y_key="mean", low_key="min", high_key="max", label=label))
-    lines = [{"axis": "y", "value": row["mean"], "label": row["method"]}
-             for row in finals.rows if row["method"].startswith(("zero", "LSTD")) and row["mean"] > 0]
-    _write_svg(out / name, {"kind": "line", "title": title, "x_label": "iteration", "y_label": y_label,
-                            "y_scale": "log", "series": series, "reference_lines": lines})
+        series.append(
+            _series(
+                curves,
+                method,
+                "iteration",
+                where=lambda row, e=epsilon: row["epsilon"] == e,
+                y_key="mean",
+                low_key="min",
+                high_key="max",
+                label=label,
+            )
+        )
+    lines = [
+        {"axis": "y", "value": row["mean"], "label": row["method"]}
+        for row in finals.rows
+        if row["method"].startswith(("zero", "LSTD")) and row["mean"] > 0
+    ]
+    _write_svg(
+        out / name,
+        {
+            "kind": "line",
+            "title": title,
+            "x_label": "iteration",
+            "y_label": y_label,
+            "y_scale": "log",
+            "series": series,
+            "reference_lines": lines,
+        },
+    )
 
 
 def run(out_dir: Path, *, quick: bool, seed: int, config: Xie2019Config | None = None) -> Path:
@@ -582,14 +827,30 @@ def run(out_dir: Path, *, quick: bool, seed: int, config: Xie2019Config | None =
     hiv["curves"].write(out / "hiv_relative_mspbe_vs_iteration.csv")
     hiv["finals"].write(out / "hiv_final.csv")
     _chain_figures(out, chain)
-    _curve_figure(out, "fig2b_mountain_car_mspbe_vs_iteration.svg",
-                  f"Off-policy Mountain Car (Fourier order {settings.mc_order}, m = {car['m']}): MSPBE vs iteration",
-                  "MSPBE", car)
-    _curve_figure(out, "hiv_relative_mspbe_vs_iteration.svg",
-                  f"Off-policy HIV (Fourier order 1, m = {hiv['m']}, horizon {settings.hiv_horizon}): relative MSPBE",
-                  "MSPBE / (average reward)^2", hiv)
+    _curve_figure(
+        out,
+        "fig2b_mountain_car_mspbe_vs_iteration.svg",
+        f"Off-policy Mountain Car (Fourier order {settings.mc_order}, m = {car['m']}): MSPBE vs iteration",
+        "MSPBE",
+        car,
+    )
+    _curve_figure(
+        out,
+        "hiv_relative_mspbe_vs_iteration.svg",
+        f"Off-policy HIV (Fourier order 1, m = {hiv['m']}, horizon {settings.hiv_horizon}): relative MSPBE",
+        "MSPBE / (average reward)^2",
+        hiv,
+    )
     return write_summary(
-        out / "summary.md", settings=settings, quick=quick, seed=seed, chain=chain, car=car, hiv=hiv,
-        timings=timings, elapsed=time.perf_counter() - started, load=(load_before, os.getloadavg()),
+        out / "summary.md",
+        settings=settings,
+        quick=quick,
+        seed=seed,
+        chain=chain,
+        car=car,
+        hiv=hiv,
+        timings=timings,
+        elapsed=time.perf_counter() - started,
+        load=(load_before, os.getloadavg()),
         config_fields=asdict(settings),
     )

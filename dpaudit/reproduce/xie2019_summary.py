@@ -9,6 +9,7 @@ References:
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,10 @@ def _order_of_magnitude(chain: dict[str, Any]) -> tuple[str, str, list[str]]:
     ratios, lines = [], []
     for row in _rows(fig_a, "GPOPE (paper sigma, tuned step)"):
         m = row["m"]
-        prior = min(_rows(fig_a, "DP-LSW", m=m)[0]["mean_mspbe"], _rows(fig_a, "DP-LSL (lambda = sqrt(m))", m=m)[0]["mean_mspbe"])
+        prior = min(
+            _rows(fig_a, "DP-LSW", m=m)[0]["mean_mspbe"],
+            _rows(fig_a, "DP-LSL (lambda = sqrt(m))", m=m)[0]["mean_mspbe"],
+        )
         ratios.append(prior / row["mean_mspbe"])
         lines.append(f"m={m}: GPOPE {_g(row['mean_mspbe'])}, best of DP-LSW/DP-LSL {_g(prior)}, ratio {_g(ratios[-1])}")
     verdict = "reproduced" if min(ratios) >= 10 else ("partly reproduced" if max(ratios) >= 10 else "not reproduced")
@@ -44,8 +48,10 @@ def _robust_steps(chain: dict[str, Any]) -> tuple[str, str, list[str]]:
     for factor in ("0.1x", "10x"):
         for row in _rows(fig_a, f"GPOPE (paper sigma, {factor} step)"):
             m = row["m"]
-            prior = min(_rows(fig_a, "DP-LSW", m=m)[0]["mean_mspbe"],
-                        _rows(fig_a, "DP-LSL (lambda = sqrt(m))", m=m)[0]["mean_mspbe"])
+            prior = min(
+                _rows(fig_a, "DP-LSW", m=m)[0]["mean_mspbe"],
+                _rows(fig_a, "DP-LSL (lambda = sqrt(m))", m=m)[0]["mean_mspbe"],
+            )
             total += 1
             wins += row["mean_mspbe"] < prior
             lines.append(f"{factor} step, m={m}: GPOPE {_g(row['mean_mspbe'])} vs best prior {_g(prior)}")
@@ -60,10 +66,12 @@ def _stable_steps(chain: dict[str, Any]) -> tuple[str, str, list[str]]:
     best = float(np.nanmin(means))
     good = steps[means <= 2.0 * best]
     decades = math.log10(good.max() / good.min()) if good.size else 0.0
-    lines = [f"step {_g(s)}: MSPBE {_g(v)}" for s, v in zip(steps, means)]
+    lines = [f"step {_g(s)}: MSPBE {_g(v)}" for s, v in zip(steps, means, strict=False)]
     verdict = "reproduced" if decades >= 2.0 else ("partly reproduced" if decades >= 1.0 else "not reproduced")
-    detail = (f"MSPBE within 2x of the best ({_g(best)}) over {decades:.2g} decades of step size "
-              f"[{_g(good.min())}, {_g(good.max())}]; worst {_g(float(np.nanmax(means)))} (rule: >= 2 decades)")
+    detail = (
+        f"MSPBE within 2x of the best ({_g(best)}) over {decades:.2g} decades of step size "
+        f"[{_g(good.min())}, {_g(good.max())}]; worst {_g(float(np.nanmax(means)))} (rule: >= 2 decades)"
+    )
     return verdict, detail, lines
 
 
@@ -71,7 +79,7 @@ def _beats_zero(chain: dict[str, Any]) -> tuple[str, str, list[str]]:
     zero = chain["zero"]
     rows = _rows(chain["fig_a"], "GPOPE (paper sigma, tuned step)")
     ratios = [zero / row["mean_mspbe"] for row in rows]
-    lines = [f"m={row['m']}: MSPBE(0) / GPOPE = {_g(r)}" for row, r in zip(rows, ratios)]
+    lines = [f"m={row['m']}: MSPBE(0) / GPOPE = {_g(r)}" for row, r in zip(rows, ratios, strict=False)]
     verdict = "reproduced" if min(ratios) >= 10 else ("partly reproduced" if max(ratios) >= 10 else "not reproduced")
     return verdict, f"MSPBE(theta=0) = {_g(zero)}; improvement factor {_g(min(ratios))} to {_g(max(ratios))}", lines
 
@@ -85,8 +93,10 @@ def _off_policy(result: dict[str, Any], name: str) -> tuple[str, str, list[str]]
     improved = 0
     for row in paper:
         improved += row["mean"] < 0.5 * zero
-        lines.append(f"eps={row['epsilon']:g}: GPOPE (paper sigma) final {_g(row['mean'])} "
-                     f"[{_g(row['min'])}, {_g(row['max'])}], step {_g(row['step_size'])}")
+        lines.append(
+            f"eps={row['epsilon']:g}: GPOPE (paper sigma) final {_g(row['mean'])} "
+            f"[{_g(row['min'])}, {_g(row['max'])}], step {_g(row['step_size'])}"
+        )
     for row in _rows(finals, "GPOPE (dpaudit sigma)") + _rows(finals, "GTD2 (non-private)"):
         lines.append(f"{row['method']}, eps={row['epsilon']}: final {_g(row['mean'])}")
     verdict = "reproduced" if improved == len(paper) else ("partly reproduced" if improved else "not reproduced")
@@ -96,7 +106,7 @@ def _off_policy(result: dict[str, Any], name: str) -> tuple[str, str, list[str]]
 def _monotone_in_epsilon(result: dict[str, Any]) -> tuple[str, str, list[str]]:
     rows = sorted(_rows(result["finals"], "GPOPE (paper sigma)"), key=lambda row: row["epsilon"])
     means = [row["mean"] for row in rows]
-    ordered = all(b <= a for a, b in zip(means, means[1:]))
+    ordered = all(b <= a for a, b in itertools.pairwise(means))
     detail = ", ".join(f"eps={row['epsilon']:g}: {_g(row['mean'])}" for row in rows)
     return ("reproduced" if ordered else "not reproduced"), detail, []
 
@@ -108,26 +118,58 @@ def _table(headers: list[str], rows: list[list[Any]]) -> list[str]:
 
 
 def write_summary(
-    path: Path, *, settings: Any, quick: bool, seed: int, chain: dict[str, Any], car: dict[str, Any],
-    hiv: dict[str, Any], timings: dict[str, float], elapsed: float, load: tuple[tuple[float, ...], tuple[float, ...]],
+    path: Path,
+    *,
+    settings: Any,
+    quick: bool,
+    seed: int,
+    chain: dict[str, Any],
+    car: dict[str, Any],
+    hiv: dict[str, Any],
+    timings: dict[str, float],
+    elapsed: float,
+    load: tuple[tuple[float, ...], tuple[float, ...]],
     config_fields: dict[str, Any],
 ) -> Path:
     """Write ``summary.md`` and return its path."""
     claims = [
-        ("Chain, Fig. 1(a): \"Our proposed method outperforms output perturbation V1 and output perturbation V2 "
-         "in terms of accuracy by an order of magnitude\"", *_order_of_magnitude(chain), "ratio >= 10 at every m"),
-        ("Chain, Fig. 1(a): \"Even using these imprecise optimal step sizes [0.1x, 10x], our proposed approach "
-         "usually achieves better accuracy than prior methods\"", *_robust_steps(chain), "GPOPE better in every case"),
-        ("Chain, Fig. 1(b): \"accuracy is stable for a very wide range of step sizes\"", *_stable_steps(chain),
-         "within 2x of the best over >= 2 decades"),
-        ("Not a claim of the paper: GPOPE's MSPBE is far (10x) below that of the trivial estimate theta = 0",
-         *_beats_zero(chain), "factor >= 10 at every m"),
-        ("Mountain Car, Fig. 2(b): off-policy GPOPE reduces the MSPBE for several privacy settings",
-         *_off_policy(car, "Mountain Car"), "final MSPBE < 0.5 MSPBE(theta=0) for every eps"),
-        ("Mountain Car, Fig. 2(b): more privacy (smaller eps) costs accuracy", *_monotone_in_epsilon(car),
-         "final MSPBE non-increasing in eps"),
-        ("HIV, Fig. 4: GPOPE evaluates the policy off-policy on the HIV simulator (relative MSPBE)",
-         *_off_policy(hiv, "HIV"), "final relative MSPBE < 0.5 that of theta=0 for every eps"),
+        (
+            'Chain, Fig. 1(a): "Our proposed method outperforms output perturbation V1 and output perturbation V2 '
+            'in terms of accuracy by an order of magnitude"',
+            *_order_of_magnitude(chain),
+            "ratio >= 10 at every m",
+        ),
+        (
+            'Chain, Fig. 1(a): "Even using these imprecise optimal step sizes [0.1x, 10x], our proposed approach '
+            'usually achieves better accuracy than prior methods"',
+            *_robust_steps(chain),
+            "GPOPE better in every case",
+        ),
+        (
+            'Chain, Fig. 1(b): "accuracy is stable for a very wide range of step sizes"',
+            *_stable_steps(chain),
+            "within 2x of the best over >= 2 decades",
+        ),
+        (
+            "Not a claim of the paper: GPOPE's MSPBE is far (10x) below that of the trivial estimate theta = 0",
+            *_beats_zero(chain),
+            "factor >= 10 at every m",
+        ),
+        (
+            "Mountain Car, Fig. 2(b): off-policy GPOPE reduces the MSPBE for several privacy settings",
+            *_off_policy(car, "Mountain Car"),
+            "final MSPBE < 0.5 MSPBE(theta=0) for every eps",
+        ),
+        (
+            "Mountain Car, Fig. 2(b): more privacy (smaller eps) costs accuracy",
+            *_monotone_in_epsilon(car),
+            "final MSPBE non-increasing in eps",
+        ),
+        (
+            "HIV, Fig. 4: GPOPE evaluates the policy off-policy on the HIV simulator (relative MSPBE)",
+            *_off_policy(hiv, "HIV"),
+            "final relative MSPBE < 0.5 that of theta=0 for every eps",
+        ),
     ]
     out = [
         "# Xie, Thomas, Miklau 2019: reproduction of Sec. 7",
@@ -172,13 +214,24 @@ def write_summary(
         "bound: it shows what we cannot certify, not a violation).",
         "",
     ]
-    sigma_rows = [[row["domain"], row["m"], _g(row["epsilon"]), row["iterations"], _g(row["paper_sigma_b32"]),
-                   _g(row["dpaudit_sigma_add_remove"]), _g(row["epsilon_dpaudit_at_paper_sigma"])]
-                  for row in chain["sigmas"].rows]
+    sigma_rows = [
+        [
+            row["domain"],
+            row["m"],
+            _g(row["epsilon"]),
+            row["iterations"],
+            _g(row["paper_sigma_b32"]),
+            _g(row["dpaudit_sigma_add_remove"]),
+            _g(row["epsilon_dpaudit_at_paper_sigma"]),
+        ]
+        for row in chain["sigmas"].rows
+    ]
     out += _table(["domain", "m", "eps", "N", "paper sigma", "dpaudit sigma", "eps at paper sigma"], sigma_rows)
     out += ["", "## Claims of Sec. 7", ""]
-    out += _table(["claim", "verdict", "our numbers", "rule"],
-                  [[claim, f"**{verdict}**", detail, rule] for claim, verdict, detail, _, rule in claims])
+    out += _table(
+        ["claim", "verdict", "our numbers", "rule"],
+        [[claim, f"**{verdict}**", detail, rule] for claim, verdict, detail, _, rule in claims],
+    )
     out += ["", "### Details", ""]
     for claim, _, _, lines, _ in claims:
         if lines:

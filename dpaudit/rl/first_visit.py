@@ -248,7 +248,7 @@ def average_first_visit_returns(data: Data, gamma: Any, n_states: int) -> tuple[
             for s in set(x.states):
                 totals[s] += returns[s]
                 counts[s] += 1
-        return tuple(total / count if count else Fraction(0) for total, count in zip(totals, counts))
+        return tuple(total / count if count else Fraction(0) for total, count in zip(totals, counts, strict=False))
     returns, visited = first_visit_return_matrix(data, gamma, n_states)
     counts = visited.sum(axis=0)
     return returns.sum(axis=0) / np.maximum(counts, 1)
@@ -298,7 +298,7 @@ def exact_visit_frequencies(data: Data, n_states: int, *, weights: Any = None) -
         if not 0 <= exact <= 1:
             raise InvalidArgument(f"weights[{position}]={w!r}: expected regression weights in [0, 1]")
         rho.append(exact)
-    return tuple(r * int(c) / m for r, c in zip(rho, signature))
+    return tuple(r * int(c) / m for r, c in zip(rho, signature, strict=False))
 
 
 @dataclass(frozen=True, eq=False)

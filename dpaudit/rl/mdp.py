@@ -128,10 +128,7 @@ class FiniteMDP:
             initial = check_stochastic_rows("initial", self.initial, ndim=1)
             if initial.shape != (n_states,):
                 raise InvalidArgument(f"initial: expected shape ({n_states},), got {initial.shape}")
-        if ndim == 3:
-            expected = np.einsum("sat,sat->sa", transitions, rewards)
-        else:
-            expected = rewards
+        expected = np.einsum("sat,sat->sa", transitions, rewards) if ndim == 3 else rewards
         object.__setattr__(self, "transitions", transitions)
         object.__setattr__(self, "rewards", rewards)
         object.__setattr__(self, "gamma", gamma)
@@ -189,4 +186,3 @@ def _optional_equal(a: np.ndarray | None, b: np.ndarray | None) -> bool:
     if a is None or b is None:
         return a is b
     return bool(np.array_equal(a, b))
-

@@ -102,9 +102,7 @@ def _require_infinite(mdp: FiniteMDP) -> None:
     if not isinstance(mdp, FiniteMDP):
         raise InvalidArgument(f"mdp={mdp!r}: expected a FiniteMDP")
     if mdp.horizon is not None:
-        raise InvalidArgument(
-            f"mdp: has horizon={mdp.horizon}; use backward_induction for finite-horizon MDPs"
-        )
+        raise InvalidArgument(f"mdp: has horizon={mdp.horizon}; use backward_induction for finite-horizon MDPs")
 
 
 def _recheck(mdp: FiniteMDP, policy: MarkovPolicy, values: np.ndarray) -> None:

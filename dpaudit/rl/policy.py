@@ -118,9 +118,7 @@ class MarkovPolicy:
                     "use a stationary policy"
                 )
             if self.horizon < mdp.horizon:
-                raise InvalidArgument(
-                    f"policy: has {self.horizon} stages, fewer than the MDP's horizon={mdp.horizon}"
-                )
+                raise InvalidArgument(f"policy: has {self.horizon} stages, fewer than the MDP's horizon={mdp.horizon}")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, MarkovPolicy):

@@ -155,7 +155,7 @@ def sample_trajectories(
         picks = _draw(transition_cdf[pair], generator.random(active.size))
         following = transition_support[pair * width + picks]
         rewards = flat_rewards[pair * mdp.n_states + following] if three_d_rewards else flat_rewards[pair]
-        for part, values in zip(parts, (active, current, actions, rewards)):
+        for part, values in zip(parts, (active, current, actions, rewards), strict=False):
             part.append(values)
         offsets.append(offsets[-1] + active.size)
         stop = absorbing[current]

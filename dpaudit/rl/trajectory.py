@@ -217,9 +217,7 @@ class TrajectoryBatch:
         if states.size and int(states.max()) >= n_states:
             position = int(np.argmax(states >= n_states))
             raise InvalidArgument(f"states: contains state {int(states[position])}, expected 0..{n_states - 1}")
-        next_states = np.array(
-            [x.next_state if x.next_state is not None else -1 for x in items], dtype=np.int64
-        )
+        next_states = np.array([x.next_state if x.next_state is not None else -1 for x in items], dtype=np.int64)
         return cls(
             n_states=n_states,
             trajectory_index=np.concatenate(index_parts).astype(np.int64),

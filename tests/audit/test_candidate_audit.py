@@ -17,8 +17,12 @@ SPEC = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"
 def _audit(name, timeout=60.0):
     claim = load_spec(SPEC)
     report = audit_candidate(
-        claim, SPEC, parse_candidate(f"sample_candidates:{name}", path=FIXTURES),
-        limits=CandidateLimits(timeout_seconds=timeout), seed=5, quick=True,
+        claim,
+        SPEC,
+        parse_candidate(f"sample_candidates:{name}", path=FIXTURES),
+        limits=CandidateLimits(timeout_seconds=timeout),
+        seed=5,
+        quick=True,
     )
     (result,) = report.claims
     (relation,) = result.relations
@@ -62,8 +66,12 @@ def _audit_lsw(name):
     spec = builtin_spec_dir() / "examples" / "dp_lsw_candidate.toml"
     claim = load_spec(spec)
     report = audit_candidate(
-        claim, spec, parse_candidate(f"sample_candidates:{name}", path=FIXTURES),
-        limits=CandidateLimits(timeout_seconds=120.0), seed=5, quick=True,
+        claim,
+        spec,
+        parse_candidate(f"sample_candidates:{name}", path=FIXTURES),
+        limits=CandidateLimits(timeout_seconds=120.0),
+        seed=5,
+        quick=True,
     )
     (relation,) = report.claims[0].relations
     return {item.obligation.id: item.evidence for item in relation.obligations}

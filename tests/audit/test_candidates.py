@@ -50,9 +50,8 @@ def test_raising_candidate_reports_its_traceback():
 
 @pytest.mark.parametrize(("name", "fragment"), [("returns_nan", "non-finite"), ("wrong_shapes", "different shapes")])
 def test_bad_outputs(name, fragment):
-    with CandidateProcess(_ref(name)) as candidate:
-        with pytest.raises(CandidateError, match=fragment):
-            candidate.sample(ARGS, 20, np.random.SeedSequence(1))
+    with CandidateProcess(_ref(name)) as candidate, pytest.raises(CandidateError, match=fragment):
+        candidate.sample(ARGS, 20, np.random.SeedSequence(1))
 
 
 def test_memory_limit():
@@ -63,9 +62,8 @@ def test_memory_limit():
 
 @pytest.mark.parametrize(("name", "fragment"), [("absent", "AttributeError"), ("NOT_CALLABLE", "not a callable")])
 def test_load_failures(name, fragment):
-    with pytest.raises(CandidateError, match=fragment):
-        with CandidateProcess(_ref(name)):
-            pass
+    with pytest.raises(CandidateError, match=fragment), CandidateProcess(_ref(name)):
+        pass
 
 
 def test_missing_module():

@@ -48,7 +48,11 @@ def test_references_raise_no_false_alarm_on_the_quick_suites(seed):
         for relation in result.relations:
             for item in relation.obligations:
                 assert item.evidence.verdict not in (Verdict.VIOLATED, Verdict.ERROR), (
-                    path.name, relation.relation.name, item.obligation.id, item.evidence.summary)
+                    path.name,
+                    relation.relation.name,
+                    item.obligation.id,
+                    item.evidence.summary,
+                )
 
 
 @pytest.mark.slow

@@ -84,8 +84,15 @@ def test_lookup_by_name_and_unknown_names():
     ],
 )
 def test_mutant_records_are_validated(kwargs, match):
-    fields = dict(name="x", family="gaussian", reference="gaussian", factory=GaussianMechanism,
-                  specs=("gaussian_sigma4.toml",), bug="b", breaks="c")
+    fields = dict(
+        name="x",
+        family="gaussian",
+        reference="gaussian",
+        factory=GaussianMechanism,
+        specs=("gaussian_sigma4.toml",),
+        bug="b",
+        breaks="c",
+    )
     with pytest.raises(InvalidArgument, match=match):
         Mutant(**{**fields, **kwargs})
 
@@ -99,7 +106,9 @@ def test_gaussian_sigma_as_variance_breaks_the_claim():
     reference, mutant = GaussianMechanism(4.0, 4.0), GaussianSigmaAsVariance(4.0, 4.0)
     draws = mutant.release(np.zeros(1), rng=np.random.default_rng(0), size=200_000)
     assert float(np.std(draws)) == pytest.approx(2.0, rel=0.01)  # sqrt(sigma), not sigma
-    assert float(np.std(reference.release(np.zeros(1), rng=np.random.default_rng(0), size=200_000))) == pytest.approx(4.0, rel=0.01)
+    assert float(np.std(reference.release(np.zeros(1), rng=np.random.default_rng(0), size=200_000))) == pytest.approx(
+        4.0, rel=0.01
+    )
     assert gaussian_delta(CLAIM_EPSILON, 4.0, 4.0).upper <= mpmath.mpf(CLAIM_DELTA)
     assert gaussian_delta(CLAIM_EPSILON, 4.0, 2.0).lower > 100 * mpmath.mpf(CLAIM_DELTA)
 
@@ -212,7 +221,9 @@ def test_unmodified_variant_draws_exactly_like_the_reference(sampling):
         _GpopeStepVariant(**params).release(FIRST[:2], rng=0)
 
 
-@pytest.mark.parametrize("factory, norm", [(GpopeStepMissingClip, 50 * math.sqrt(2)), (GpopeStepLinfClip, 2 * math.sqrt(2))])
+@pytest.mark.parametrize(
+    "factory, norm", [(GpopeStepMissingClip, 50 * math.sqrt(2)), (GpopeStepLinfClip, 2 * math.sqrt(2))]
+)
 def test_clipping_slips_break_the_per_step_sensitivity(factory, norm):
     # Lemma 1 needs ||clipped gradient||_2 <= h, so that neighbours' gradients differ by <= 2h
     clipped = factory(**STEP).clip_gradients(FIRST)

@@ -83,13 +83,18 @@ def test_syntax_error_and_missing_file(tmp_path):
 def test_known_findings_must_name_a_claim_relation(write_gaussian_spec):
     path = write_gaussian_spec()
     for finding, fragment in [
-        ('relation = "add_remove_one"\nobligations = ["exact-profile"]\nfinding = "x"', "not among the claim's relations"),
+        (
+            'relation = "add_remove_one"\nobligations = ["exact-profile"]\nfinding = "x"',
+            "not among the claim's relations",
+        ),
         ('relation = "replace_one"\nobligations = ["nope"]\nfinding = "x"', "not obligations of the claim"),
         ('relation = "replace_one"\nobligations = []\nfinding = "x"', "non-empty list of obligation ids"),
         ('relation = "replace_one"\nobligations = ["exact-profile"]', "claim.known_findings[0].finding"),
     ]:
-        text = write_gaussian_spec().read_text().replace(
-            "[claim.source]", f"[[claim.known_findings]]\n{finding}\n\n[claim.source]"
+        text = (
+            write_gaussian_spec()
+            .read_text()
+            .replace("[claim.source]", f"[[claim.known_findings]]\n{finding}\n\n[claim.source]")
         )
         path.write_text(text)
         with pytest.raises(SpecError, match=re.escape(fragment)):

@@ -30,8 +30,10 @@ def test_exact_inner_solution_is_faster_and_equal(k):
     lp = cost_of_privacy(mdp, result.policy, result.privatized.transitions, k, BETA, inner="cvxpy")
     lp_seconds = time.perf_counter() - start
     difference = max(np.max(np.abs(exact.lower - lp.lower)), np.max(np.abs(exact.upper - lp.upper)))
-    print(f"\nk={k:g}: exact {exact_seconds * 1e3:.2f} ms, cvxpy {lp_seconds:.2f} s "
-          f"({2 * mdp.horizon * mdp.n_states * mdp.n_actions} LPs), speed-up {lp_seconds / exact_seconds:.0f}x, "
-          f"max difference {difference:.1e}; paper {PAPER_SECONDS_PER_K} s per k")
+    print(
+        f"\nk={k:g}: exact {exact_seconds * 1e3:.2f} ms, cvxpy {lp_seconds:.2f} s "
+        f"({2 * mdp.horizon * mdp.n_states * mdp.n_actions} LPs), speed-up {lp_seconds / exact_seconds:.0f}x, "
+        f"max difference {difference:.1e}; paper {PAPER_SECONDS_PER_K} s per k"
+    )
     assert lp_seconds / exact_seconds >= 10
     assert difference <= 1e-8

@@ -23,7 +23,7 @@ from dpaudit.checks.sensitivity.balle2016 import (
     LslCorollary8,
     LswCorollary3,
     LswParameters,
-    _Setting,  # noqa: PLC2701
+    _Setting,
     mechanism_problem,
 )
 from dpaudit.checks.sensitivity.pair_sweep import pair_blocks, sweep_pairs
@@ -67,8 +67,10 @@ def test_prescreen_speedup(label, make) -> None:
     start = time.perf_counter()
     result = sweep_pairs(statement, universe, "replace_one", 3)
     screen = result.pairs / (time.perf_counter() - start)
-    print(f"\n{label}: exact {exact:,.0f} pairs/s, float pre-screen {screen:,.0f} pairs/s "
-          f"({result.pairs:,} pairs), ratio {screen / exact:,.0f}x")
+    print(
+        f"\n{label}: exact {exact:,.0f} pairs/s, float pre-screen {screen:,.0f} pairs/s "
+        f"({result.pairs:,} pairs), ratio {screen / exact:,.0f}x"
+    )
     assert result.holds is True
     assert screen >= 50 * exact
 
@@ -82,8 +84,10 @@ def test_every_near_bound_pair_is_rechecked_exactly() -> None:
     scale = Fraction(math.sqrt(ratio)) * (1 + Fraction(1, 10**12))
     squeezed = _Setting(universe, dataclasses.replace(problem, r_max=problem.r_max * scale))
     result = sweep_pairs(LswCorollary3(squeezed), universe, "replace_one", 3)
-    print(f"\nsqueezed Corollary 3: {result.pairs:,} pairs, {result.flagged} flagged, {result.exact_checks} exact checks, "
-          f"tightest exact margin {float(result.tightest.margin):.3g}")
+    print(
+        f"\nsqueezed Corollary 3: {result.pairs:,} pairs, {result.flagged} flagged, {result.exact_checks} exact checks, "
+        f"tightest exact margin {float(result.tightest.margin):.3g}"
+    )
     assert result.flagged >= 1
     assert result.holds is True
     assert result.exact_checks == result.flagged + 1

@@ -57,8 +57,15 @@ def _prefix_statistics(seed: np.random.SeedSequence) -> dict[int, FirstVisitStat
 
 
 def _mechanisms(features: str, m: int) -> dict[str, tuple[object, object]]:
-    common = {"n_states": N_STATES, "features": features, "gamma": GAMMA, "r_max": 1.0, "epsilon": EPSILON,
-              "delta": DELTA, "f_max": 1.0}
+    common = {
+        "n_states": N_STATES,
+        "features": features,
+        "gamma": GAMMA,
+        "r_max": 1.0,
+        "epsilon": EPSILON,
+        "delta": DELTA,
+        "f_max": 1.0,
+    }
     mechanisms = {}
     for name in CONSTANT_SETS:
         lsw = DPLSW(weights=1.0 / N_STATES, constant_set=name, **common)
@@ -105,7 +112,9 @@ def test_tight_constants_against_the_paper():
                         rmse[name] = float(np.sqrt(np.mean((estimate - truth) ** 2)))
                         records.setdefault((algorithm, label, m, name, "sigma"), []).append(record.sigma)
                         records.setdefault((algorithm, label, m, name, "rmse"), []).append(rmse[name])
-                    records.setdefault((algorithm, label, m, "ratio", "rmse"), []).append(rmse["tight"] / rmse["main_text"])
+                    records.setdefault((algorithm, label, m, "ratio", "rmse"), []).append(
+                        rmse["tight"] / rmse["main_text"]
+                    )
     lines = _table(records, calibration, time.perf_counter() - started)
     print("\n".join(lines))
     REPORT.parent.mkdir(parents=True, exist_ok=True)
@@ -115,7 +124,9 @@ def test_tight_constants_against_the_paper():
             assert np.mean(values) <= 1.0 + 1e-12
 
 
-def _table(records: dict[tuple, list[float]], calibration: dict[int, tuple[float, float, float]], seconds: float) -> list[str]:
+def _table(
+    records: dict[tuple, list[float]], calibration: dict[int, tuple[float, float, float]], seconds: float
+) -> list[str]:
     lines = [
         "# DP-LSW and DP-LSL: the paper's Lemma 1 constants vs the tight ones",
         "",
@@ -157,4 +168,3 @@ def _table(records: dict[tuple, list[float]], calibration: dict[int, tuple[float
                 )
     lines += ["", f"Experiment time (after calibration): {seconds:.1f} s."]
     return lines
-

@@ -28,7 +28,9 @@ LEMMA = dict(claimed="xie2019_lemma1", records=[1000, 100000], noise_multipliers
 
 def run(checker, params, relation):
     obligation = Obligation("o", "statement", checker.__name__, params)
-    claim = Claim("c", "t", MechanismSpec("gpope_step", {}), ApproxDP(0.1, 1e-5), (relation,), Source("p", "l"), (obligation,))
+    claim = Claim(
+        "c", "t", MechanismSpec("gpope_step", {}), ApproxDP(0.1, 1e-5), (relation,), Source("p", "l"), (obligation,)
+    )
     context = CheckContext(claim, relation, np.random.default_rng(0), np.random.SeedSequence(0))
     return checker(obligation, context)
 
@@ -40,7 +42,9 @@ def test_checkers_are_registered():
 
 @pytest.mark.parametrize("relation", [replace_one(), add_remove_one()])
 def test_finding_lemma1_fails_for_algorithm1(relation):
-    evidence = run(check_moment_bound_exact, {**LEMMA, "sampling": "uniform_one", "lambda_range": "theorem1_proof"}, relation)
+    evidence = run(
+        check_moment_bound_exact, {**LEMMA, "sampling": "uniform_one", "lambda_range": "theorem1_proof"}, relation
+    )
     assert evidence.verdict is Verdict.VIOLATED
     example = evidence.counterexample
     assert example["per_step_pair"]["first"]["means"] == [0.0, 2.0]
@@ -88,8 +92,15 @@ def test_points_outside_the_theorem_domain_are_skipped():
     assert evidence.verdict is Verdict.INCONCLUSIVE and evidence.budget["skipped_outside_domain"] == 1
 
 
-TAIL = dict(sampling="poisson", records=[100], noise_multipliers=[0.8], steps=[1000], epsilons=[1.0, 2.0],
-            lambdas=[1, 2, 3, 4, 6, 8, 16, 32], interval=1e-3)
+TAIL = dict(
+    sampling="poisson",
+    records=[100],
+    noise_multipliers=[0.8],
+    steps=[1000],
+    epsilons=[1.0, 2.0],
+    lambdas=[1, 2, 3, 4, 6, 8, 16, 32],
+    interval=1e-3,
+)
 
 
 def test_abadi_tail_bound_holds():

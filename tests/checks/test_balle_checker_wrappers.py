@@ -42,8 +42,12 @@ def test_smooth_sensitivity_slack_violated_when_sigma_shrinks(slack_obligation):
     assert all(e.counterexample["sigma_X"] < e.counterexample["alpha_S_star"] for e in evidence)
 
 
-SEARCH = Obligation("condition-a-search", "Lemma 1 (a) by search", "balle_condition_a_search",
-                    {"horizon": 3, "m_max": 2, "max_examples": 200})
+SEARCH = Obligation(
+    "condition-a-search",
+    "Lemma 1 (a) by search",
+    "balle_condition_a_search",
+    {"horizon": 3, "m_max": 2, "max_examples": 200},
+)
 
 
 def test_condition_a_search_finds_the_shrunk_sigma():

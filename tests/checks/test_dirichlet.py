@@ -37,11 +37,21 @@ params = {params}
 ACC_EPSILON, ACC_DELTA = 13.0042, 0.015273
 
 
-def _evidence(tmp_path, *, k=20.0, epsilon=ACC_EPSILON, delta=ACC_DELTA, relation="simplex_adjacent(0.2)",
-              checker="dirichlet_exact_profile", params="{ n = 2, grid = 40 }"):
+def _evidence(
+    tmp_path,
+    *,
+    k=20.0,
+    epsilon=ACC_EPSILON,
+    delta=ACC_DELTA,
+    relation="simplex_adjacent(0.2)",
+    checker="dirichlet_exact_profile",
+    params="{ n = 2, grid = 40 }",
+):
     path = tmp_path / "spec.toml"
-    path.write_text(TEMPLATE.format(k=k, epsilon=epsilon, delta=delta, relation=relation, checker=checker,
-                                    params=params), encoding="utf-8")
+    path.write_text(
+        TEMPLATE.format(k=k, epsilon=epsilon, delta=delta, relation=relation, checker=checker, params=params),
+        encoding="utf-8",
+    )
     result = run_claim(load_spec(path), seed=5)
     (relation_result,) = result.relations
     (item,) = relation_result.obligations
@@ -68,21 +78,29 @@ def test_epsilon_quartered_is_violated_but_halved_is_not(tmp_path):
 
 
 def test_one_row_reading_is_verified(tmp_path):
-    evidence = _evidence(tmp_path, checker="dirichlet_composition_profile",
-                         params='{ rows = 4, reading = "one_row", n = 2, grid = 30 }')
+    evidence = _evidence(
+        tmp_path, checker="dirichlet_composition_profile", params='{ rows = 4, reading = "one_row", n = 2, grid = 30 }'
+    )
     assert evidence.verdict is Verdict.VERIFIED
 
 
 def test_all_rows_reading_is_violated_with_sixteen_rows(tmp_path):
-    evidence = _evidence(tmp_path, checker="dirichlet_composition_profile",
-                         params='{ rows = 16, reading = "all_rows", n = 2, grid = 30, thresholds = 100 }')
+    evidence = _evidence(
+        tmp_path,
+        checker="dirichlet_composition_profile",
+        params='{ rows = 16, reading = "all_rows", n = 2, grid = 30, thresholds = 100 }',
+    )
     assert evidence.verdict is Verdict.VIOLATED
     assert evidence.measurements[0].interval[0] > ACC_DELTA
 
 
 def test_all_rows_reading_with_a_large_claimed_delta_is_verified(tmp_path):
-    evidence = _evidence(tmp_path, delta=0.5, checker="dirichlet_composition_profile",
-                         params='{ rows = 4, reading = "all_rows", n = 2, grid = 30, thresholds = 100 }')
+    evidence = _evidence(
+        tmp_path,
+        delta=0.5,
+        checker="dirichlet_composition_profile",
+        params='{ rows = 4, reading = "all_rows", n = 2, grid = 30, thresholds = 100 }',
+    )
     assert evidence.verdict is Verdict.VERIFIED
 
 
@@ -138,9 +156,7 @@ def test_lemma2_holds_exactly_on_the_2_simplex(tmp_path):
 
 
 def test_lemma2_with_the_radius_halved_is_violated_exactly(tmp_path):
-    evidence = _concentration(
-        tmp_path, "{ inputs = [[0.5, 0.5]], ks = [10.0], betas = [0.05], radius_scale = 0.5 }"
-    )
+    evidence = _concentration(tmp_path, "{ inputs = [[0.5, 0.5]], ks = [10.0], betas = [0.05], radius_scale = 0.5 }")
     assert evidence.verdict is Verdict.VIOLATED
     assert evidence.budget["monte_carlo_points"] == 0
 
@@ -157,8 +173,12 @@ def test_lemma2_as_stated_fails_on_the_20_simplex(tmp_path):
 
 @pytest.mark.parametrize(
     "name",
-    ["gohari2020_dirichlet_mechanism", "gohari2020_algorithm1_one_row", "gohari2020_algorithm1_all_rows",
-     "gohari2020_lemma2_concentration"],
+    [
+        "gohari2020_dirichlet_mechanism",
+        "gohari2020_algorithm1_one_row",
+        "gohari2020_algorithm1_all_rows",
+        "gohari2020_lemma2_concentration",
+    ],
 )
 def test_builtin_specs_load(name):
     assert load_spec(SPECS / f"{name}.toml").obligations

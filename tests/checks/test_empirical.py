@@ -200,9 +200,7 @@ def test_invalid_engine_arguments():
     with pytest.raises(InvalidArgument, match="pairs"):
         _bound(mechanism, [], 1000)
     with pytest.raises(InvalidArgument, match="delta"):
-        certify_privacy_lower_bound(
-            mechanism, [UNIT_PAIR], delta=1.0, budget=AuditBudget(1000), seed=0
-        )
+        certify_privacy_lower_bound(mechanism, [UNIT_PAIR], delta=1.0, budget=AuditBudget(1000), seed=0)
 
 
 def _claim(obligation, sigma=1.0):
@@ -274,8 +272,9 @@ def test_checker_without_pairs_says_how_to_give_them():
 
     obligation = Obligation("empirical", "s", "empirical_epsilon_lower_bound", {"samples": 1000})
     seed = np.random.SeedSequence(4)
-    context = CheckContext(_claim(obligation), replace_one(), np.random.default_rng(seed), seed,
-                           mechanism_factory=ReleaseOnly)
+    context = CheckContext(
+        _claim(obligation), replace_one(), np.random.default_rng(seed), seed, mechanism_factory=ReleaseOnly
+    )
     with pytest.raises(CheckerError, match="pairs"):
         get_checker("empirical_epsilon_lower_bound").function(obligation, context)
 

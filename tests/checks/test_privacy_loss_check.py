@@ -56,7 +56,9 @@ def test_spec_claim_is_consistent_with_a_figure():
 
 
 # sigma = 1, Delta = 1: the exact delta(1) is 0.1269 (Balle & Wang 2018, Theorem 8).
-@pytest.mark.parametrize(("planted", "verdict"), [(0.01, Verdict.VIOLATED), (0.12, Verdict.VIOLATED), (0.13, Verdict.CONSISTENT)])
+@pytest.mark.parametrize(
+    ("planted", "verdict"), [(0.01, Verdict.VIOLATED), (0.12, Verdict.VIOLATED), (0.13, Verdict.CONSISTENT)]
+)
 def test_planted_wrong_delta_is_violated_and_the_true_one_is_not(planted, verdict):
     evidence = _evidence(_histogram_claim(ApproxDP(1.0, planted)))
     assert evidence.verdict is verdict
@@ -114,12 +116,18 @@ class HalvedSigmaDPLSW(DPLSW):
 @pytest.mark.parametrize(("factory", "verdict"), [(None, Verdict.CONSISTENT), (HalvedSigmaDPLSW, Verdict.VIOLATED)])
 def test_dp_lsw_with_unequal_variances(factory, verdict):
     claim = load_spec(SPECS / "balle2016_dp_lsw_empirical.toml")
-    obligation = replace(claim.obligations[0], checker="privacy_loss_histogram", params={"samples": 20_000,
-                         "pilot_samples": 1_000}, quick_params={})
+    obligation = replace(
+        claim.obligations[0],
+        checker="privacy_loss_histogram",
+        params={"samples": 20_000, "pilot_samples": 1_000},
+        quick_params={},
+    )
     params = {**claim.mechanism.params, "constant_set": "tight"}
     claim = replace(claim, mechanism=replace(claim.mechanism, params=params), obligations=(obligation,))
-    assert isinstance(log_density_ratio(DPLSW(**params), NeighbourPair(*DPLSW(**params).audit_pairs(claim.relations[0])[0])),
-                      IsotropicGaussianLogDensityRatio)
+    assert isinstance(
+        log_density_ratio(DPLSW(**params), NeighbourPair(*DPLSW(**params).audit_pairs(claim.relations[0])[0])),
+        IsotropicGaussianLogDensityRatio,
+    )
     assert _evidence(claim, factory=factory).verdict is verdict
 
 

@@ -57,7 +57,9 @@ def test_alpha_one_tenth_is_violated_with_a_configuration():
     witness = evidence.counterexample
     assert witness["epsilon"] == 1.0 and witness["delta"] == 1e-5 and witness["dim"] == 1
     assert witness["sigma_X_prime"] < witness["sigma_X"]
-    assert witness["mean_distance"] == pytest.approx(min(witness["sigma_X"], witness["sigma_X_prime"]) / witness["alpha"])
+    assert witness["mean_distance"] == pytest.approx(
+        min(witness["sigma_X"], witness["sigma_X_prime"]) / witness["alpha"]
+    )
     assert float(witness["exact_delta"]) == pytest.approx(2.1638090457e-3, rel=1e-9)
 
 

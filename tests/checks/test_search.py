@@ -26,7 +26,11 @@ def _search(mechanism, universe, relation, seed=0, examples=300):
     return search_sensitivity_violation(
         lambda data: mechanism.gaussian_view(data)[0],
         lambda data: mechanism.gaussian_view(data)[1] / ALPHA,
-        universe=universe, relation=relation, m_max=3, max_examples=examples, seed=seed,
+        universe=universe,
+        relation=relation,
+        m_max=3,
+        max_examples=examples,
+        seed=seed,
     )
 
 
@@ -50,12 +54,15 @@ def test_search_finds_nothing_on_the_reference(universe):
 
 
 @settings(max_examples=25, deadline=None)
-@given(chain_universes(max_states=3, max_horizon=3).flatmap(
-    lambda u: neighbouring_pairs(len(u), 3, "add_remove_one").map(lambda pair: (u, pair))))
+@given(
+    chain_universes(max_states=3, max_horizon=3).flatmap(
+        lambda u: neighbouring_pairs(len(u), 3, "add_remove_one").map(lambda pair: (u, pair))
+    )
+)
 def test_add_remove_pairs_differ_by_one_trajectory(example):
     _, (left, right) = example
     assert abs(len(left) - len(right)) == 1
-    assert 1 <= min(len(left), len(right)) and max(len(left), len(right)) <= 3
+    assert min(len(left), len(right)) >= 1 and max(len(left), len(right)) <= 3
 
 
 def test_neighbouring_pairs_rejects_unknown_relations():

@@ -14,7 +14,7 @@ import pytest
 from dpaudit.checks.sensitivity.balle2016 import (
     LslCorollary8,
     LswCorollary3,
-    _Setting,  # noqa: PLC2701  (the statements' shared setting)
+    _Setting,
     exhaustive_audit,
     lemma1_constants_exact,
     mechanism_problem,
@@ -32,8 +32,15 @@ from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
     exact_parameters,
 )
 
-TIGHT_LSW = {"n_states": 5, "features": "tabular", "gamma": 0.9375, "r_max": 1.0, "f_max": 1.0,
-             "epsilon": 20.0, "delta": 0.5}
+TIGHT_LSW = {
+    "n_states": 5,
+    "features": "tabular",
+    "gamma": 0.9375,
+    "r_max": 1.0,
+    "f_max": 1.0,
+    "epsilon": 20.0,
+    "delta": 0.5,
+}
 """A DP-LSW where condition (a) is tight enough for a wrong φ to matter (F_max = 1, large β)."""
 
 SPEC_LSW = {"n_states": 5, "features": "tabular", "gamma": 0.5, "r_max": 1.0, "epsilon": 1.0, "delta": 0.1}
@@ -110,7 +117,11 @@ def test_plus_one_mutant_breaks_condition_a_at_a_direct_pair(small_universe):
     problem = mechanism_problem(mutant)
     distance2 = sum(
         (a - b) ** 2
-        for a, b in zip(exact_parameters(problem, small_universe, direct), exact_parameters(problem, small_universe, stuck))
+        for a, b in zip(
+            exact_parameters(problem, small_universe, direct),
+            exact_parameters(problem, small_universe, stuck),
+            strict=False,
+        )
     )
     alpha, _ = lemma1_constants_exact("main_text", epsilon=20.0, delta=0.5, d=5)
     assert mpmath.mpf(_sigma(mutant, small_universe, direct)) ** 2 < alpha**2 * float(distance2)
@@ -127,7 +138,11 @@ def test_reference_dp_lsw_passes_every_statement_on_the_tight_domain(small_unive
 @pytest.mark.parametrize("relation", ["replace_one", "add_remove_one"])
 def test_plus_one_mutant_is_caught_with_a_minimal_pair(small_universe, relation):
     results, _ = exhaustive_audit(
-        PlusOneDenominatorLSW(**TIGHT_LSW), small_universe, relation, 2, rng=np.random.default_rng(1),
+        PlusOneDenominatorLSW(**TIGHT_LSW),
+        small_universe,
+        relation,
+        2,
+        rng=np.random.default_rng(1),
         names=("condition_a",),
     )
     result = results["condition_a"]
@@ -136,7 +151,11 @@ def test_plus_one_mutant_is_caught_with_a_minimal_pair(small_universe, relation)
     assert comparison.margin < 0
     assert max(len(left), len(right)) == 2
     smaller, _ = exhaustive_audit(
-        PlusOneDenominatorLSW(**TIGHT_LSW), small_universe, relation, 1, rng=np.random.default_rng(1),
+        PlusOneDenominatorLSW(**TIGHT_LSW),
+        small_universe,
+        relation,
+        1,
+        rng=np.random.default_rng(1),
         names=("condition_a",),
     )
     assert smaller["condition_a"].holds is True
@@ -149,7 +168,9 @@ def test_doubled_beta_lsw_breaks_condition_b_at_a_direct_pair(spec_universe):
     mutant = DoubledBetaLSW(**SPEC_LSW)
     full = _profile(spec_universe, (2, 3, 4), (0, 1, 0))
     smaller, larger = (full,), (full, full)
-    ratio = abs(2 * mpmath.log(_sigma(mutant, spec_universe, larger)) - 2 * mpmath.log(_sigma(mutant, spec_universe, smaller)))
+    ratio = abs(
+        2 * mpmath.log(_sigma(mutant, spec_universe, larger)) - 2 * mpmath.log(_sigma(mutant, spec_universe, smaller))
+    )
     _, beta = lemma1_constants_exact("main_text", epsilon=1.0, delta=0.1, d=5)
     assert ratio > 1.5 * beta
 
@@ -169,10 +190,14 @@ def test_doubled_beta_mutants_are_caught_with_a_large_excess(spec_universe, muta
 def test_doubled_beta_lsl_breaks_condition_b_at_a_direct_pair(spec_universe):
     mutant = DoubledBetaLSL(**SPEC_LSL)
     reference = DPLSL(**SPEC_LSL)
-    results, _ = exhaustive_audit(mutant, spec_universe, "replace_one", 3, rng=np.random.default_rng(2), names=("condition_b",))
+    results, _ = exhaustive_audit(
+        mutant, spec_universe, "replace_one", 3, rng=np.random.default_rng(2), names=("condition_b",)
+    )
     left, right, _ = results["condition_b"].counterexample
     _, beta = lemma1_constants_exact("main_text", epsilon=1.0, delta=0.1, d=5)
-    mutant_ratio = abs(2 * mpmath.log(_sigma(mutant, spec_universe, left)) - 2 * mpmath.log(_sigma(mutant, spec_universe, right)))
+    mutant_ratio = abs(
+        2 * mpmath.log(_sigma(mutant, spec_universe, left)) - 2 * mpmath.log(_sigma(mutant, spec_universe, right))
+    )
     reference_ratio = abs(
         2 * mpmath.log(_sigma(reference, spec_universe, left)) - 2 * mpmath.log(_sigma(reference, spec_universe, right))
     )
@@ -212,7 +237,7 @@ def test_planted_wrong_constant_in_corollary3_is_caught(spec_universe):
 def test_corollary8_rejects_lambda_below_the_threshold(spec_universe):
     problem = dataclasses.replace(mechanism_problem(DPLSL(**SPEC_LSL)), lam=Fraction(1, 2))
     with pytest.raises(InvalidArgument):
-        LslCorollary8(_Setting(spec_universe, problem)).constants  # noqa: B018
+        LslCorollary8(_Setting(spec_universe, problem)).constants
 
 
 @pytest.mark.parametrize("constant_set", ["main_text", "supplementary"])

@@ -67,7 +67,9 @@ def test_lemma9_rejects_unknown_readings(bad):
 
 
 def test_lemma4_verified_for_psi_w_on_a_box():
-    result = check_lemma4_box(lambda v, k: lsw_phi_k_closed_form(v, ONES, k), Fraction(1, 32), n_states=2, v_max=5, k_max=6)
+    result = check_lemma4_box(
+        lambda v, k: lsw_phi_k_closed_form(v, ONES, k), Fraction(1, 32), n_states=2, v_max=5, k_max=6
+    )
     assert result.verdict is Verdict.VERIFIED
     assert result.cases == 16**2
 
@@ -82,7 +84,11 @@ def test_lemma4_verified_for_psi_lambda_min_reading():
 def test_lemma4_catches_a_planted_non_smooth_bound():
     """A planted φ_k that ignores k (ψ = φ) is not β-smooth: a concrete pair is returned."""
     result = check_lemma4_box(
-        lambda v, k: sum((Fraction(1, (a + 1) ** 2) for a in v), Fraction(0)), Fraction(1, 32), n_states=2, v_max=3, k_max=4
+        lambda v, k: sum((Fraction(1, (a + 1) ** 2) for a in v), Fraction(0)),
+        Fraction(1, 32),
+        n_states=2,
+        v_max=3,
+        k_max=4,
     )
     assert result.verdict is Verdict.VIOLATED
     assert result.counterexample["v"] == [0, 0]

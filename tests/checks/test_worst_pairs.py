@@ -156,8 +156,17 @@ def test_correct_dp_lsw_never_violated_in_twenty_runs(tight):
     small = replace(
         claim,
         obligations=tuple(
-            replace(o, params={**o.params, "samples": 10_000, "pilot_samples": 1_000, "classifier_samples": 1_000,
-                               "thresholds": 128}, quick_params={})
+            replace(
+                o,
+                params={
+                    **o.params,
+                    "samples": 10_000,
+                    "pilot_samples": 1_000,
+                    "classifier_samples": 1_000,
+                    "thresholds": 128,
+                },
+                quick_params={},
+            )
             for o in claim.obligations
         ),
     )

@@ -31,8 +31,9 @@ def test_saddle_point_solves_first_order_condition():
     point = saddle_point(moments)
     n = table.n_features
     q = np.block([[np.zeros((n, n)), -moments.A.T], [moments.A, moments.C]])
-    np.testing.assert_allclose(q @ np.concatenate([point.theta, point.w]), np.concatenate([np.zeros(n), moments.b]),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        q @ np.concatenate([point.theta, point.w]), np.concatenate([np.zeros(n), moments.b]), atol=1e-12
+    )
     assert mspbe(point.theta, moments) < 1e-20
 
 
@@ -54,8 +55,14 @@ def test_finding_per_trajectory_normalisation_biases_the_target():
     for normalisation in ("mean", "paper"):
         keep = table.lengths >= 2 if normalisation == "paper" else np.ones(table.n_trajectories, bool)
         rows = np.concatenate([np.arange(table.offsets[i], table.offsets[i + 1]) for i in np.flatnonzero(keep)])
-        subset = TransitionTable(table.phi[rows], table.phi_next[rows], table.rewards[rows], table.rho[rows],
-                                 np.concatenate([[0], np.cumsum(table.lengths[keep])]), table.gamma)
+        subset = TransitionTable(
+            table.phi[rows],
+            table.phi_next[rows],
+            table.rewards[rows],
+            table.rho[rows],
+            np.concatenate([[0], np.cumsum(table.lengths[keep])]),
+            table.gamma,
+        )
         theta = saddle_point(dataset_moments(subset, normalisation=normalisation)).theta
         assert (theta[:-1] - exact[:-1]).min() > 0.02
     delta_phi = table.phi - table.gamma * table.phi_next
@@ -77,8 +84,9 @@ def test_stochastic_gtd2_approaches_theta_star():
     star = saddle_point(moments).theta
     errors = []
     for iterations in (100, 100000):
-        run = GPOPE(noise_multiplier=0.0, iterations=iterations, step_sizes=StepSizes("constant", eta=0.05),
-                    clip=False).run(table, rng=2)
+        run = GPOPE(
+            noise_multiplier=0.0, iterations=iterations, step_sizes=StepSizes("constant", eta=0.05), clip=False
+        ).run(table, rng=2)
         errors.append(np.linalg.norm(run.theta - star) / np.linalg.norm(star))
     assert errors[1] < 0.02 < errors[0]
 
@@ -89,8 +97,9 @@ def test_stochastic_gtd2_with_iterate_averaging_reaches_theta_star():
     _, table = _chain_table()
     star = saddle_point(dataset_moments(table)).theta
     iterations = 200_000
-    run = GPOPE(noise_multiplier=0.0, iterations=iterations, step_sizes=StepSizes("constant", eta=0.05),
-                clip=False).run(table, rng=2, record_every=1)
+    run = GPOPE(
+        noise_multiplier=0.0, iterations=iterations, step_sizes=StepSizes("constant", eta=0.05), clip=False
+    ).run(table, rng=2, record_every=1)
     average = run.recorded_theta[iterations // 2 :].mean(axis=0)
     assert np.linalg.norm(average - star) / np.linalg.norm(star) <= 1e-3
 
@@ -222,12 +231,13 @@ def test_from_episodes_importance_ratios_and_moments():
 
     target, behaviour = FixedActionDistribution([0.5, 0.5]), FixedActionDistribution([0.8, 0.2])
     episode = _episode([[0.0], [0.5], [1.0], [1.5]], [0, 1, 1], [1.0, 2.0, 3.0], False)
-    table = TransitionTable.from_episodes((episode,), _square_basis, 0.5, target=target.probabilities,
-                                          behaviour=behaviour.probabilities)
+    table = TransitionTable.from_episodes(
+        (episode,), _square_basis, 0.5, target=target.probabilities, behaviour=behaviour.probabilities
+    )
     np.testing.assert_allclose(table.rho, [0.625, 2.5, 2.5])
     moments = dataset_moments(table)
     phi, nxt = _square_basis([[0.0], [0.5], [1.0]]), _square_basis([[0.5], [1.0], [1.5]])
-    direct = sum(r * np.outer(p, p - 0.5 * q) for r, p, q in zip(table.rho, phi, nxt)) / 3
+    direct = sum(r * np.outer(p, p - 0.5 * q) for r, p, q in zip(table.rho, phi, nxt, strict=False)) / 3
     np.testing.assert_allclose(moments.A, direct, atol=1e-14)
 
 
@@ -243,8 +253,9 @@ def test_from_episodes_mountain_car_off_policy():
     env, behaviour = MountainCar(), VelocityFollowingPolicy(0.8)
     episodes = sample_episodes(env, behaviour, 3, rng=4, max_steps=50)
     basis = FourierBasis(2, env.observation_low, env.observation_high)
-    table = TransitionTable.from_episodes(episodes, basis, 0.99, target=UniformActionPolicy(3).probabilities,
-                                          behaviour=behaviour.probabilities)
+    table = TransitionTable.from_episodes(
+        episodes, basis, 0.99, target=UniformActionPolicy(3).probabilities, behaviour=behaviour.probabilities
+    )
     assert table.n_features == 9 and table.n_trajectories == 3
     assert set(np.round(table.rho, 12)) <= {round(1 / 3 / 0.8, 12), round(1 / 3 / 0.1, 12)}
 
@@ -256,16 +267,31 @@ def test_from_episodes_mountain_car_off_policy():
         ((_episode([[0.0]], np.zeros(0, int), [], False),), {}, "no step"),
         (("not an episode",), {}, "expected an Episode"),
         ((_episode([[0.0], [1.0]], [1], [0.0], False),), {"target": lambda o: [0.5, 0.5]}, "give both"),
-        ((_episode([[0.0], [1.0]], [0], [0.0], False),),
-         {"target": lambda o: [0.5, 0.5], "behaviour": lambda o: [1.0, 0.0]}, r"pi_b\(a=1\|o\) = 0 while"),
-        ((_episode([[0.0], [1.0]], [1], [0.0], False),),
-         {"target": lambda o: [1.0, 0.0], "behaviour": lambda o: [1.0, 0.0]}, "yet the data took action 1"),
-        ((_episode([[0.0], [1.0]], [0], [0.0], False),),
-         {"target": lambda o: [0.5, 0.6], "behaviour": lambda o: [0.5, 0.5]}, "sums to"),
-        ((_episode([[0.0], [1.0]], [0], [0.0], False),),
-         {"target": lambda o: [float("nan"), 1.0], "behaviour": lambda o: [0.5, 0.5]}, "target probabilities"),
-        ((_episode([[0.0], [1.0]], [2], [0.0], False),),
-         {"target": lambda o: [0.5, 0.5], "behaviour": lambda o: [0.5, 0.5]}, "covering every action"),
+        (
+            (_episode([[0.0], [1.0]], [0], [0.0], False),),
+            {"target": lambda o: [0.5, 0.5], "behaviour": lambda o: [1.0, 0.0]},
+            r"pi_b\(a=1\|o\) = 0 while",
+        ),
+        (
+            (_episode([[0.0], [1.0]], [1], [0.0], False),),
+            {"target": lambda o: [1.0, 0.0], "behaviour": lambda o: [1.0, 0.0]},
+            "yet the data took action 1",
+        ),
+        (
+            (_episode([[0.0], [1.0]], [0], [0.0], False),),
+            {"target": lambda o: [0.5, 0.6], "behaviour": lambda o: [0.5, 0.5]},
+            "sums to",
+        ),
+        (
+            (_episode([[0.0], [1.0]], [0], [0.0], False),),
+            {"target": lambda o: [float("nan"), 1.0], "behaviour": lambda o: [0.5, 0.5]},
+            "target probabilities",
+        ),
+        (
+            (_episode([[0.0], [1.0]], [2], [0.0], False),),
+            {"target": lambda o: [0.5, 0.5], "behaviour": lambda o: [0.5, 0.5]},
+            "covering every action",
+        ),
     ],
 )
 def test_from_episodes_rejects_bad_input(episodes, kwargs, fragment):
@@ -282,12 +308,20 @@ def test_from_episodes_rejects_a_basis_of_the_wrong_shape():
 @pytest.mark.parametrize(
     ("name", "value", "valid"),
     [
-        ("clip_norm", 0.0, False), ("clip_norm", -0.0, False), ("clip_norm", float("nan"), False),
-        ("clip_norm", float("inf"), False), ("clip_norm", -1e-300, False), ("clip_norm", 5e-324, True),
+        ("clip_norm", 0.0, False),
+        ("clip_norm", -0.0, False),
+        ("clip_norm", float("nan"), False),
+        ("clip_norm", float("inf"), False),
+        ("clip_norm", -1e-300, False),
+        ("clip_norm", 5e-324, True),
         ("clip_norm", 1 - 2**-53, True),
-        ("noise_multiplier", -1e-300, False), ("noise_multiplier", float("nan"), False),
-        ("noise_multiplier", float("inf"), False), ("noise_multiplier", 0.0, True), ("noise_multiplier", -0.0, True),
-        ("noise_multiplier", 5e-324, True), ("noise_multiplier", 1 - 2**-53, True),
+        ("noise_multiplier", -1e-300, False),
+        ("noise_multiplier", float("nan"), False),
+        ("noise_multiplier", float("inf"), False),
+        ("noise_multiplier", 0.0, True),
+        ("noise_multiplier", -0.0, True),
+        ("noise_multiplier", 5e-324, True),
+        ("noise_multiplier", 1 - 2**-53, True),
     ],
 )
 def test_clip_norm_and_noise_multiplier_table(name, value, valid):

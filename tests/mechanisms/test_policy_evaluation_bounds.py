@@ -24,7 +24,7 @@ def signature_and_neighbour(draw: st.DrawFn, max_states: int = 6, max_m: int = 3
     n = draw(st.integers(min_value=1, max_value=max_states))
     v = draw(st.lists(st.integers(min_value=0, max_value=m), min_size=n, max_size=n))
     steps = draw(st.lists(st.integers(min_value=-1, max_value=1), min_size=n, max_size=n))
-    neighbour = [min(max(a + b, 0), m) for a, b in zip(v, steps)]
+    neighbour = [min(max(a + b, 0), m) for a, b in zip(v, steps, strict=False)]
     return v, neighbour, m
 
 

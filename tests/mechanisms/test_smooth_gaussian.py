@@ -108,9 +108,11 @@ def test_smallest_smooth_upper_bound_matches_definition():
 def test_smooth_bound_is_beta_smooth_on_signature_neighbours():
     # phi(v) = 1/max(v,1)^2 on integer signatures; phi_k(v) = phi(max(v - k, 0)); |v - v'| <= 1.
     beta = 0.3
+
     def psi(v: int) -> float:
         ks = np.arange(v + 1)
         return float(smallest_smooth_upper_bound(1.0 / np.maximum(v - ks, 1) ** 2, beta))
+
     for v in range(0, 30):
         assert psi(v) >= 1.0 / max(v, 1) ** 2
         assert abs(math.log(psi(v)) - math.log(psi(v + 1))) <= beta + 1e-12

@@ -22,8 +22,9 @@ def _random_mdp(seed, n_states=6, n_actions=3, horizon=4, gamma=0.9):
     initial = np.eye(n_states)[0]
     if horizon is None:
         return FiniteMDP(transitions, rewards, gamma, initial=initial)
-    return FiniteMDP(transitions, rewards, gamma, initial=initial, horizon=horizon,
-                     terminal_values=rng.random(n_states))
+    return FiniteMDP(
+        transitions, rewards, gamma, initial=initial, horizon=horizon, terminal_values=rng.random(n_states)
+    )
 
 
 @pytest.mark.parametrize("sense", ["min", "max"])
@@ -37,7 +38,7 @@ def test_exact_inner_solution_equals_the_rechecked_lp(sense):
         exact, points = inner_problem_exact(values, centers, alpha, beta, sense=sense)
         assert np.allclose(points.sum(axis=1), 1.0) and np.all(points >= 0)
         assert np.allclose(points @ values, exact)
-        for row, value in zip(centers, exact):
+        for row, value in zip(centers, exact, strict=False):
             assert inner_problem_cvxpy(values, row, alpha, beta, sense=sense) == pytest.approx(value, abs=1e-8)
 
 

@@ -27,7 +27,9 @@ def _paper(epsilon: float, delta: float, dim: int) -> tuple[float, float]:
     return 5 * math.sqrt(2 * log_term) / epsilon, epsilon / (4 * dim + 4 * log_term)
 
 
-@pytest.mark.parametrize(("epsilon", "delta", "dim", "factor"), [(1.0, 1e-5, 1, 1.0), (1.0, 1e-5, 1, 0.1), (0.5, 1e-3, 3, 0.3)])
+@pytest.mark.parametrize(
+    ("epsilon", "delta", "dim", "factor"), [(1.0, 1e-5, 1, 1.0), (1.0, 1e-5, 1, 0.1), (0.5, 1e-3, 3, 0.3)]
+)
 def test_profile_grows_with_the_shift(epsilon, delta, dim, factor):
     alpha, beta = _paper(epsilon, delta, dim)
     for log_ratio in (-beta, beta / 2):
@@ -39,7 +41,9 @@ def test_profile_grows_with_the_shift(epsilon, delta, dim, factor):
         assert values == sorted(values)
 
 
-@pytest.mark.parametrize(("epsilon", "delta", "dim", "factor"), [(1.0, 1e-5, 1, 1.0), (1.0, 1e-5, 1, 0.1), (2.0, 1e-2, 10, 0.5)])
+@pytest.mark.parametrize(
+    ("epsilon", "delta", "dim", "factor"), [(1.0, 1e-5, 1, 1.0), (1.0, 1e-5, 1, 0.1), (2.0, 1e-2, 10, 0.5)]
+)
 def test_worst_ratio_is_the_extreme_one_on_a_dense_grid(epsilon, delta, dim, factor):
     alpha, beta = _paper(epsilon, delta, dim)
     dense = [i / 8 for i in range(-8, 9) if abs(i) != 1]

@@ -149,7 +149,7 @@ def test_pair_accepts_edge_shifts(value):
     assert GaussianPair(value, 1.0, 1.0, 1).shift == value
 
 
-@pytest.mark.parametrize("epsilon", NASTY_NEGATIVE + [float("inf")])
+@pytest.mark.parametrize("epsilon", [*NASTY_NEGATIVE, float("inf")])
 @pytest.mark.parametrize("function", [gaussian_pair_delta, gaussian_pair_delta_quadrature, gaussian_pair_delta_float64])
 def test_profiles_reject_bad_epsilon(function, epsilon):
     with pytest.raises(InvalidArgument):

@@ -35,8 +35,17 @@ def test_parse_relation(text, relation):
 
 
 @pytest.mark.parametrize(
-    "text", ["swap", "simplex_adjacent", "simplex_adjacent(0)", "simplex_adjacent(-0.0)", "simplex_adjacent(2.5)",
-             "simplex_adjacent(nan)", "simplex_adjacent(x)", 3]
+    "text",
+    [
+        "swap",
+        "simplex_adjacent",
+        "simplex_adjacent(0)",
+        "simplex_adjacent(-0.0)",
+        "simplex_adjacent(2.5)",
+        "simplex_adjacent(nan)",
+        "simplex_adjacent(x)",
+        3,
+    ],
 )
 def test_parse_relation_rejects(text):
     with pytest.raises((InvalidArgument, InvalidType)):
@@ -56,7 +65,16 @@ def test_approx_dp_accepts(epsilon, delta):
 
 @pytest.mark.parametrize(
     ("epsilon", "delta"),
-    [(-1.0, 1e-5), (math.nan, 1e-5), (math.inf, 1e-5), (1.0, 1.0), (1.0, 1.5), (1.0, -5e-324), (1.0, math.nan), (True, 0.1)],
+    [
+        (-1.0, 1e-5),
+        (math.nan, 1e-5),
+        (math.inf, 1e-5),
+        (1.0, 1.0),
+        (1.0, 1.5),
+        (1.0, -5e-324),
+        (1.0, math.nan),
+        (True, 0.1),
+    ],
 )
 def test_approx_dp_rejects(epsilon, delta):
     with pytest.raises((InvalidArgument, InvalidType)):

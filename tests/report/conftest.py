@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
@@ -60,13 +61,26 @@ def chromium():
         os.dup2(writer, 4)
 
     flags = [
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-extensions", "--remote-debugging-pipe", f"--user-data-dir={profile}", "about:blank",
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-extensions",
+        "--remote-debugging-pipe",
+        f"--user-data-dir={profile}",
+        "about:blank",
     ]
     process = subprocess.Popen(
-        [CHROMIUM, *flags], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        pass_fds=(3, 4), preexec_fn=wire_fds,
+        [CHROMIUM, *flags],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        pass_fds=(3, 4),
+        preexec_fn=wire_fds,
     )
     os.close(to_browser_read)
     os.close(from_browser_write)
@@ -74,10 +88,8 @@ def chromium():
     try:
         yield pipe
     finally:
-        try:
+        with contextlib.suppress(RuntimeError, TimeoutError, OSError):
             pipe.send("Browser.close", timeout=5)
-        except (RuntimeError, TimeoutError, OSError):
-            pass
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:

@@ -32,8 +32,13 @@ def _figures() -> list[dict]:
             "y_label": "delta",
             "y_scale": "log",
             "series": [
-                {"label": "exact", "x": grid.tolist(), "y": exact.tolist(),
-                 "lower": (0.9 * exact).tolist(), "upper": (1.1 * exact).tolist()},
+                {
+                    "label": "exact",
+                    "x": grid.tolist(),
+                    "y": exact.tolist(),
+                    "lower": (0.9 * exact).tolist(),
+                    "upper": (1.1 * exact).tolist(),
+                },
                 {"label": "claimed " + HOSTILE_IMG, "x": [0.0, 6.0], "y": [1e-2, 1e-2], "role": "bound"},
             ],
             "reference_lines": [{"axis": "x", "value": "4.38", "label": "claimed epsilon"}],
@@ -52,8 +57,13 @@ def _figures() -> list[dict]:
             "x_label": "dataset",
             "y_label": "sensitivity",
             "series": [
-                {"label": "exact local sensitivity", "x": [1, 2, 3, 4], "y": ["1/3", "1/2", 0.75, "nan"],
-                 "lower": [0.3, 0.45, 0.7, None], "upper": [0.36, 0.55, 0.8, None]},
+                {
+                    "label": "exact local sensitivity",
+                    "x": [1, 2, 3, 4],
+                    "y": ["1/3", "1/2", 0.75, "nan"],
+                    "lower": [0.3, 0.45, 0.7, None],
+                    "upper": [0.36, 0.55, 0.8, None],
+                },
                 {"label": "claimed bound", "x": [1, 4], "y": [1, 1], "role": "bound"},
             ],
         },
@@ -98,8 +108,12 @@ def _evidence(verdict: Verdict, name: str) -> Evidence:
 def every_verdict_report() -> AuditReport:
     """A report whose obligations take every verdict, with hostile strings and every figure kind."""
     obligations = tuple(
-        Obligation(id=f"{verdict.value}-obligation {HOSTILE_SCRIPT}", statement=f"statement {HOSTILE_IMG}",
-                   checker="synthetic", params={"n": 3})
+        Obligation(
+            id=f"{verdict.value}-obligation {HOSTILE_SCRIPT}",
+            statement=f"statement {HOSTILE_IMG}",
+            checker="synthetic",
+            params={"n": 3},
+        )
         for verdict in Verdict
     )
     claim = Claim(
@@ -114,22 +128,37 @@ def every_verdict_report() -> AuditReport:
     relations = []
     for relation in claim.relations:
         results = tuple(
-            ObligationResult(obligation, _evidence(verdict, verdict.value),
-                             SeedRecord.of(np.random.SeedSequence(7)), verdict is Verdict.ERROR)
-            for obligation, verdict in zip(obligations, Verdict)
+            ObligationResult(
+                obligation,
+                _evidence(verdict, verdict.value),
+                SeedRecord.of(np.random.SeedSequence(7)),
+                verdict is Verdict.ERROR,
+            )
+            for obligation, verdict in zip(obligations, Verdict, strict=False)
         )
         relations.append(RelationResult(relation, combine_verdicts(r.evidence.verdict for r in results), results))
     claims = [ClaimResult(claim, "specs/hostile.toml", tuple(relations))]
     for verdict in Verdict:
         obligation = Obligation(id="only", statement="one obligation", checker="synthetic")
         single = Claim(
-            id=f"claim-{verdict.value}", title=f"a {verdict.value} claim", mechanism=MechanismSpec("gaussian", {}),
-            guarantee=ApproxDP(1.0, 1e-6), relations=(replace_one(),), source=Source("paper", "Lemma 1"),
+            id=f"claim-{verdict.value}",
+            title=f"a {verdict.value} claim",
+            mechanism=MechanismSpec("gaussian", {}),
+            guarantee=ApproxDP(1.0, 1e-6),
+            relations=(replace_one(),),
+            source=Source("paper", "Lemma 1"),
             obligations=(obligation,),
         )
-        result = ObligationResult(obligation, _evidence(verdict, verdict.value), SeedRecord.of(np.random.SeedSequence(1)))
+        result = ObligationResult(
+            obligation, _evidence(verdict, verdict.value), SeedRecord.of(np.random.SeedSequence(1))
+        )
         claims.append(ClaimResult(single, None, (RelationResult(replace_one(), verdict, (result,)),)))
     return AuditReport(
-        claims=tuple(claims), seed=7, quick=True, command="dpaudit audit " + HOSTILE_SCRIPT,
-        started_at=1.7e9, elapsed_seconds=1.5, environment={"python": "3.11", "numpy": np.__version__},
+        claims=tuple(claims),
+        seed=7,
+        quick=True,
+        command="dpaudit audit " + HOSTILE_SCRIPT,
+        started_at=1.7e9,
+        elapsed_seconds=1.5,
+        environment={"python": "3.11", "numpy": np.__version__},
     )

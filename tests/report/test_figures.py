@@ -22,8 +22,15 @@ LINE = {
     "title": "delta(epsilon) " + HOSTILE_SCRIPT + " $x$",
     "x_label": "epsilon",
     "y_label": "delta",
-    "series": [{"label": "exact " + HOSTILE_IMG, "x": [0, 1, 2], "y": [0.5, "1/4", "0.125"],
-                "lower": [0.4, 0.2, None], "upper": [0.6, 0.3, None]}],
+    "series": [
+        {
+            "label": "exact " + HOSTILE_IMG,
+            "x": [0, 1, 2],
+            "y": [0.5, "1/4", "0.125"],
+            "lower": [0.4, 0.2, None],
+            "upper": [0.6, 0.3, None],
+        }
+    ],
     "reference_lines": [{"axis": "y", "value": 0.1, "label": "claimed"}],
 }
 NASTY = [0.0, -0.0, 5e-324, 1 - 2**-53, "nan", "inf", "-inf", 1e308]
@@ -31,8 +38,16 @@ NASTY = [0.0, -0.0, 5e-324, 1 - 2**-53, "nan", "inf", "-inf", 1e308]
 VALID = [
     LINE,
     {"kind": "scatter", "title": "t", "series": [{"label": "s", "x": NASTY, "y": NASTY}]},
-    {"kind": "scatter", "title": "t", "x_scale": "log", "y_scale": "log",
-     "series": [{"label": "s", "x": [1, 10], "y": [1, 100]}, {"label": "b", "x": [1, 10], "y": [2, 2], "role": "bound"}]},
+    {
+        "kind": "scatter",
+        "title": "t",
+        "x_scale": "log",
+        "y_scale": "log",
+        "series": [
+            {"label": "s", "x": [1, 10], "y": [1, 100]},
+            {"label": "b", "x": [1, 10], "y": [2, 2], "role": "bound"},
+        ],
+    },
     {"kind": "histogram", "title": "t", "series": [{"label": "h", "x": [0, 1, 2.5], "y": [3, 0]}]},
     {"kind": "comparison", "title": "t", "rows": [{"label": "r", "claimed": 1, "measured": 0.5, "safe": "below"}]},
     {"kind": "line", "title": "", "series": [{"label": "", "x": [0.0], "y": [-0.0]}]},
@@ -44,30 +59,58 @@ INVALID = [
     ("no title", {"kind": "line", "series": [{"label": "", "x": [1], "y": [1]}]}, InvalidArgument),
     ("title not text", {"kind": "line", "title": 3, "series": [{"label": "", "x": [1], "y": [1]}]}, InvalidType),
     ("no series", {"kind": "line", "title": "t", "series": []}, InvalidType),
-    ("lengths differ", {"kind": "line", "title": "t", "series": [{"label": "", "x": [1, 2], "y": [1]}]}, InvalidArgument),
+    (
+        "lengths differ",
+        {"kind": "line", "title": "t", "series": [{"label": "", "x": [1, 2], "y": [1]}]},
+        InvalidArgument,
+    ),
     ("empty y", {"kind": "line", "title": "t", "series": [{"label": "", "x": [], "y": []}]}, InvalidArgument),
     ("text in y", {"kind": "line", "title": "t", "series": [{"label": "", "x": [1], "y": ["one"]}]}, InvalidType),
     ("bool in y", {"kind": "line", "title": "t", "series": [{"label": "", "x": [1], "y": [True]}]}, InvalidType),
-    ("histogram edges", {"kind": "histogram", "title": "t", "series": [{"label": "", "x": [0, 1], "y": [1, 2]}]},
-     InvalidArgument),
-    ("edges not increasing", {"kind": "histogram", "title": "t",
-                              "series": [{"label": "", "x": [0, 0, 1], "y": [1, 2]}]}, InvalidArgument),
-    ("nan edge", {"kind": "histogram", "title": "t", "series": [{"label": "", "x": [0, "nan"], "y": [1]}]},
-     InvalidArgument),
-    ("bad role", {"kind": "line", "title": "t", "series": [{"label": "", "x": [1], "y": [1], "role": "x"}]},
-     InvalidArgument),
+    (
+        "histogram edges",
+        {"kind": "histogram", "title": "t", "series": [{"label": "", "x": [0, 1], "y": [1, 2]}]},
+        InvalidArgument,
+    ),
+    (
+        "edges not increasing",
+        {"kind": "histogram", "title": "t", "series": [{"label": "", "x": [0, 0, 1], "y": [1, 2]}]},
+        InvalidArgument,
+    ),
+    (
+        "nan edge",
+        {"kind": "histogram", "title": "t", "series": [{"label": "", "x": [0, "nan"], "y": [1]}]},
+        InvalidArgument,
+    ),
+    (
+        "bad role",
+        {"kind": "line", "title": "t", "series": [{"label": "", "x": [1], "y": [1], "role": "x"}]},
+        InvalidArgument,
+    ),
     ("bad scale", {**LINE, "x_scale": "symlog"}, InvalidArgument),
     ("unknown key", {**LINE, "colour": "red"}, InvalidArgument),
-    ("lower length", {"kind": "line", "title": "t", "series": [{"label": "", "x": [1], "y": [1], "lower": []}]},
-     InvalidArgument),
-    ("too many points", {"kind": "line", "title": "t",
-                         "series": [{"label": "", "x": [0] * (MAX_POINTS + 1), "y": [0] * (MAX_POINTS + 1)}]},
-     InvalidArgument),
+    (
+        "lower length",
+        {"kind": "line", "title": "t", "series": [{"label": "", "x": [1], "y": [1], "lower": []}]},
+        InvalidArgument,
+    ),
+    (
+        "too many points",
+        {
+            "kind": "line",
+            "title": "t",
+            "series": [{"label": "", "x": [0] * (MAX_POINTS + 1), "y": [0] * (MAX_POINTS + 1)}],
+        },
+        InvalidArgument,
+    ),
     ("reference line", {**LINE, "reference_lines": [{"axis": "z", "value": 1}]}, InvalidArgument),
     ("comparison rows", {"kind": "comparison", "title": "t", "rows": []}, InvalidType),
     ("comparison measured", {"kind": "comparison", "title": "t", "rows": [{"label": "", "claimed": 1}]}, InvalidType),
-    ("comparison side", {"kind": "comparison", "title": "t",
-                         "rows": [{"label": "", "claimed": 1, "measured": 1, "safe": "left"}]}, InvalidArgument),
+    (
+        "comparison side",
+        {"kind": "comparison", "title": "t", "rows": [{"label": "", "claimed": 1, "measured": 1, "safe": "left"}]},
+        InvalidArgument,
+    ),
 ]
 
 
@@ -105,12 +148,35 @@ def test_user_text_is_escaped_and_the_svg_is_inert():
 
 @pytest.mark.parametrize(
     ("claimed", "measured", "margin", "side"),
-    [(1e-5, 9.9e-6, 1e-7, "below"), (4.38, 2.8, 1.58, "below"), (0.5, 0.7, 0.2, "above"), (0.5, 0.4, -0.1, "above"),
-     (1.0, 1.0, 0.0, "below"), (1.0, 0.5, None, "below")],
+    [
+        (1e-5, 9.9e-6, 1e-7, "below"),
+        (4.38, 2.8, 1.58, "below"),
+        (0.5, 0.7, 0.2, "above"),
+        (0.5, 0.4, -0.1, "above"),
+        (1.0, 1.0, 0.0, "below"),
+        (1.0, 0.5, None, "below"),
+    ],
 )
 def test_comparison_reads_the_safe_side_from_the_margin(claimed, measured, margin, side):
-    relation = {"obligations": [{"obligation": {"id": "o"}, "evidence": {"verdict": "verified", "measurements": [
-        {"quantity": "q", "claimed": claimed, "measured": measured, "margin": margin, "direction": "exact"}]}}]}
+    relation = {
+        "obligations": [
+            {
+                "obligation": {"id": "o"},
+                "evidence": {
+                    "verdict": "verified",
+                    "measurements": [
+                        {
+                            "quantity": "q",
+                            "claimed": claimed,
+                            "measured": measured,
+                            "margin": margin,
+                            "direction": "exact",
+                        }
+                    ],
+                },
+            }
+        ]
+    }
     figure = comparison_figure("t", relation)
     assert figure["rows"][0]["safe"] == side
     check_figure(figure)

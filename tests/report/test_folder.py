@@ -34,7 +34,7 @@ def test_audit_writes_every_format_and_escapes_a_hostile_spec_name(write_gaussia
     page = (out / "audit.html").read_text(encoding="utf-8")
     assert hostile not in page and "<img" not in page and "<script" not in page
     rendered = MarkdownIt("commonmark").enable("table").render((out / "audit.md").read_text(encoding="utf-8"))
-    assert "<img src=\"figures/" in rendered and "<script" not in rendered and "<img src=x" not in rendered
+    assert '<img src="figures/' in rendered and "<script" not in rendered and "<img src=x" not in rendered
     root = ET.fromstring((out / "junit.xml").read_text(encoding="utf-8"))
     assert {case.get("classname") for case in root.iter("testcase")} == {f"{hostile}.replace_one"}
 
@@ -44,10 +44,27 @@ def test_report_command_renders_every_format_from_an_old_file(tmp_path, capsys):
         "schema_version": 1,
         "tool": {"name": "dpaudit", "version": "0.0.1"},
         "seed": 3,
-        "claims": [{"claim": {"id": "old-claim", "source": {"paper": "P", "location": "L"}},
-                    "relations": [{"relation": "replace_one", "verdict": "inconclusive", "obligations": [
-                        {"obligation": {"id": "o"}, "evidence": {"verdict": "inconclusive", "summary": "budget spent",
-                         "measurements": [{"quantity": "q", "claimed": 1.0, "measured": 0.5}]}}]}]}],
+        "claims": [
+            {
+                "claim": {"id": "old-claim", "source": {"paper": "P", "location": "L"}},
+                "relations": [
+                    {
+                        "relation": "replace_one",
+                        "verdict": "inconclusive",
+                        "obligations": [
+                            {
+                                "obligation": {"id": "o"},
+                                "evidence": {
+                                    "verdict": "inconclusive",
+                                    "summary": "budget spent",
+                                    "measurements": [{"quantity": "q", "claimed": 1.0, "measured": 0.5}],
+                                },
+                            }
+                        ],
+                    }
+                ],
+            }
+        ],
     }
     path = tmp_path / "old.json"
     path.write_text(json.dumps(old), encoding="utf-8")

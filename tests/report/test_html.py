@@ -61,8 +61,18 @@ def test_self_contained_with_every_verdict_and_figure(every_verdict_document, ev
 def test_old_minimal_document_renders():
     document = {
         "tool": {"name": "dpaudit"},
-        "claims": [{"claim": {"id": "old"}, "relations": [{"relation": "replace_one", "verdict": "verified",
-                    "obligations": [{"obligation": {"id": "o"}, "evidence": {"verdict": "verified"}}]}]}],
+        "claims": [
+            {
+                "claim": {"id": "old"},
+                "relations": [
+                    {
+                        "relation": "replace_one",
+                        "verdict": "verified",
+                        "obligations": [{"obligation": {"id": "o"}, "evidence": {"verdict": "verified"}}],
+                    }
+                ],
+            }
+        ],
     }
     page = render_html(document)
     assert "old" in page and 'class="badge v-verified"' in page

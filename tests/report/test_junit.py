@@ -67,13 +67,36 @@ def test_known_finding_is_skipped_and_its_absence_fails():
     from dpaudit.report.junit import render_junit
 
     def document(verdict):
-        evidence = {"verdict": verdict, "summary": "s", "domain": "d", "method": "m", "measurements": [],
-                    "budget": {}, "counterexample": None, "details": {}, "elapsed_seconds": 0.1}
-        return {"tool": {"name": "dpaudit", "version": "x"}, "seed": 1, "claims": [{
-            "claim": {"id": "c"}, "verdict": verdict,
-            "relations": [{"relation": "replace_one", "verdict": verdict,
-                           "obligations": [{"obligation": {"id": "o"}, "evidence": evidence,
-                                            "known_finding": "paper bug"}]}]}]}
+        evidence = {
+            "verdict": verdict,
+            "summary": "s",
+            "domain": "d",
+            "method": "m",
+            "measurements": [],
+            "budget": {},
+            "counterexample": None,
+            "details": {},
+            "elapsed_seconds": 0.1,
+        }
+        return {
+            "tool": {"name": "dpaudit", "version": "x"},
+            "seed": 1,
+            "claims": [
+                {
+                    "claim": {"id": "c"},
+                    "verdict": verdict,
+                    "relations": [
+                        {
+                            "relation": "replace_one",
+                            "verdict": verdict,
+                            "obligations": [
+                                {"obligation": {"id": "o"}, "evidence": evidence, "known_finding": "paper bug"}
+                            ],
+                        }
+                    ],
+                }
+            ],
+        }
 
     expected = ET.fromstring(render_junit(document("violated")))
     assert (expected.get("tests"), expected.get("failures"), expected.get("skipped")) == ("1", "0", "1")

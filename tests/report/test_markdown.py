@@ -47,8 +47,17 @@ def test_hostile_strings_are_literal(every_verdict_document):
 def test_same_content_as_the_html(every_verdict_folder):
     files = every_verdict_folder
     text = files.markdown.read_text(encoding="utf-8")
-    for fragment in ("Obligation tree", "Counterexample", "distinguishing event", "Provenance", "interval",
-                     "direction / precision", "covers:", "budget:", "Traceback"):
+    for fragment in (
+        "Obligation tree",
+        "Counterexample",
+        "distinguishing event",
+        "Provenance",
+        "interval",
+        "direction / precision",
+        "covers:",
+        "budget:",
+        "Traceback",
+    ):
         assert fragment in text
     assert "could not be drawn" in text
     assert files.html.read_text(encoding="utf-8").count("<svg") == len(files.figures)

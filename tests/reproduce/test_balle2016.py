@@ -52,7 +52,12 @@ def test_experiment_rows_cover_every_panel() -> None:
     assert panels == {"convergence", "regularisation", "batch"}
     metrics = {row["metric"] for row in rows}
     assert metrics == {
-        "rmse", "sigma", "excess_risk", "expected_excess_risk", "theorem11_bound", "excess_risk_lower_bound"
+        "rmse",
+        "sigma",
+        "excess_risk",
+        "expected_excess_risk",
+        "theorem11_bound",
+        "excess_risk_lower_bound",
     }
     assert all(row["runs"] == TINY.runs for row in rows)
     lsl = [row for row in rows if row["algorithm"] == "DP-LSL" and row["panel"] == "batch"]

@@ -18,8 +18,13 @@ def small_run(tmp_path_factory):
 def test_run_writes_summary_figures_and_tables(small_run):
     folder = small_run.parent
     assert small_run.name == "gohari2020_summary.md"
-    for name in ("gohari2020_fig1a.svg", "gohari2020_fig1b.svg", "gohari2020_fig1c.svg",
-                 "gohari2020_runs.csv", "gohari2020_summary.csv"):
+    for name in (
+        "gohari2020_fig1a.svg",
+        "gohari2020_fig1b.svg",
+        "gohari2020_fig1c.svg",
+        "gohari2020_runs.csv",
+        "gohari2020_summary.csv",
+    ):
         assert (folder / name).stat().st_size > 0
     text = small_run.read_text(encoding="utf-8")
     assert "outside the Dirichlet mechanism's domain" in text and "structural_zeros='keep'" in text
@@ -38,8 +43,17 @@ def test_bounds_bracket_the_private_value_in_every_run(small_run):
 def test_same_seed_same_tables(tmp_path, monkeypatch):
     monkeypatch.setattr(gohari2020, "RUNS", 2)
     monkeypatch.setattr(gohari2020, "K_GRID_QUICK", (2.0,))
-    monkeypatch.setattr(gohari2020, "_cvxpy_comparison", lambda example, k, seed: {
-        "k": k, "exact_seconds": 1.0, "cvxpy_seconds": 1.0, "speedup": 1.0, "max_difference": 0.0})
+    monkeypatch.setattr(
+        gohari2020,
+        "_cvxpy_comparison",
+        lambda example, k, seed: {
+            "k": k,
+            "exact_seconds": 1.0,
+            "cvxpy_seconds": 1.0,
+            "speedup": 1.0,
+            "max_difference": 0.0,
+        },
+    )
     first = gohari2020.run(tmp_path / "a", quick=True, seed=1).parent / "gohari2020_summary.csv"
     second = gohari2020.run(tmp_path / "b", quick=True, seed=1).parent / "gohari2020_summary.csv"
     columns = slice(0, 9)

@@ -46,15 +46,26 @@ def test_tiny_run_writes_every_file(tiny_runs):
     summary = tiny_runs[0]
     assert {path.name for path in summary.parent.iterdir()} == EXPECTED_FILES
     text = summary.read_text()
-    for fragment in ("## Claims of Sec. 7", "order of magnitude", "very wide range of step sizes", "relative MSPBE",
-                     "| chain | 50 |", "load average"):
+    for fragment in (
+        "## Claims of Sec. 7",
+        "order of magnitude",
+        "very wide range of step sizes",
+        "relative MSPBE",
+        "| chain | 50 |",
+        "load average",
+    ):
         assert fragment in text
     for svg in summary.parent.glob("*.svg"):
         assert svg.read_text().startswith("<svg")
     with (summary.parent / "fig1a_chain_mspbe_vs_m.csv").open() as handle:
         methods = {row["method"] for row in csv.DictReader(handle)}
-    assert {"DP-LSW", "DP-LSL (lambda = sqrt(m))", "LSTD (non-private)", "GPOPE (paper sigma, tuned step)",
-            "GPOPE (dpaudit sigma, tuned step)"} <= methods
+    assert {
+        "DP-LSW",
+        "DP-LSL (lambda = sqrt(m))",
+        "LSTD (non-private)",
+        "GPOPE (paper sigma, tuned step)",
+        "GPOPE (dpaudit sigma, tuned step)",
+    } <= methods
 
 
 def test_same_seed_same_tables_and_figures(tiny_runs):
@@ -84,9 +95,13 @@ def test_iterations_for_puts_the_paper_sigma_at_its_floor():
 
 @pytest.mark.parametrize(
     ("changes", "fragment"),
-    [({"chain_sizes": (1, 10)}, "chain_sizes"), ({"chain_sizes": ()}, "chain_sizes"),
-     ({"iteration_range": (10, 5)}, "iteration_range"), ({"trials": 0}, "trials=0"),
-     ({"sensitivity_m": 1}, "sensitivity_m")],
+    [
+        ({"chain_sizes": (1, 10)}, "chain_sizes"),
+        ({"chain_sizes": ()}, "chain_sizes"),
+        ({"iteration_range": (10, 5)}, "iteration_range"),
+        ({"trials": 0}, "trials=0"),
+        ({"sensitivity_m": 1}, "sensitivity_m"),
+    ],
 )
 def test_bad_configuration(changes, fragment):
     from dataclasses import asdict
@@ -112,9 +127,15 @@ def test_accountant_is_conservative_against_the_unsampled_gaussian_bound():
 
 @pytest.mark.parametrize(
     ("arguments", "fragment"),
-    [((0.0, 1e-5, 10, 5), "noise_multiplier"), ((-1.0, 1e-5, 10, 5), "noise_multiplier"),
-     ((float("nan"), 1e-5, 10, 5), "noise_multiplier"), ((1.0, 0.0, 10, 5), "delta"), ((1.0, 1.0, 10, 5), "delta"),
-     ((1.0, 1e-5, 1, 5), "m=1"), ((1.0, 1e-5, 10, 0), "iterations=0")],
+    [
+        ((0.0, 1e-5, 10, 5), "noise_multiplier"),
+        ((-1.0, 1e-5, 10, 5), "noise_multiplier"),
+        ((float("nan"), 1e-5, 10, 5), "noise_multiplier"),
+        ((1.0, 0.0, 10, 5), "delta"),
+        ((1.0, 1.0, 10, 5), "delta"),
+        ((1.0, 1e-5, 1, 5), "m=1"),
+        ((1.0, 1e-5, 10, 0), "iterations=0"),
+    ],
 )
 def test_accountant_rejects_bad_arguments(arguments, fragment):
     with pytest.raises(InvalidArgument, match=fragment):
@@ -148,13 +169,16 @@ def test_chunked_evaluation_moments_equal_the_moments_of_the_whole_sample(monkey
     monkeypatch.setattr(xie2019, "EVALUATION_CHUNK", 7)
     chunked = xie2019._chain_evaluation_moments(chain, 17, np.random.SeedSequence(1))
     children = np.random.SeedSequence(1).spawn(3)
-    tables = [xie2019._chain_table(chain, size, child)[1] for size, child in zip((7, 7, 3), children)]
+    tables = [xie2019._chain_table(chain, size, child)[1] for size, child in zip((7, 7, 3), children, strict=False)]
     from dpaudit.mechanisms.gtd2 import TransitionTable
 
     whole = TransitionTable(
-        np.vstack([t.phi for t in tables]), np.vstack([t.phi_next for t in tables]),
-        np.concatenate([t.rewards for t in tables]), np.concatenate([t.rho for t in tables]),
-        np.concatenate([[0], np.cumsum(np.concatenate([t.lengths for t in tables]))]), tables[0].gamma,
+        np.vstack([t.phi for t in tables]),
+        np.vstack([t.phi_next for t in tables]),
+        np.concatenate([t.rewards for t in tables]),
+        np.concatenate([t.rho for t in tables]),
+        np.concatenate([[0], np.cumsum(np.concatenate([t.lengths for t in tables]))]),
+        tables[0].gamma,
     )
     expected = dataset_moments(whole)
     for name in ("A", "b", "C"):

@@ -30,7 +30,7 @@ def test_sample_episodes_reproducible_and_capped() -> None:
     policy = UniformActionPolicy(3)
     first = sample_episodes(env, policy, 3, rng=11, max_steps=50)
     second = sample_episodes(env, policy, 3, rng=11, max_steps=50)
-    for a, b in zip(first, second):
+    for a, b in zip(first, second, strict=False):
         assert np.array_equal(a.observations, b.observations) and np.array_equal(a.actions, b.actions)
     for episode in first:
         assert len(episode) == 50 and episode.observations.shape == (51, 2) and not episode.terminated

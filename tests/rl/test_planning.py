@@ -30,14 +30,14 @@ def _random_mdp(seed: int, n_states: int = 5, n_actions: int = 3, gamma: float =
 
 def _fraction_inverse_solve(matrix: list[list[Fraction]], vector: list[Fraction]) -> list[Fraction]:
     n = len(vector)
-    rows = [row[:] + [vector[i]] for i, row in enumerate(matrix)]
+    rows = [[*row[:], vector[i]] for i, row in enumerate(matrix)]
     for col in range(n):
         pivot = next(r for r in range(col, n) if rows[r][col] != 0)
         rows[col], rows[pivot] = rows[pivot], rows[col]
         for r in range(n):
             if r != col and rows[r][col] != 0:
                 factor = rows[r][col] / rows[col][col]
-                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col])]
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col], strict=False)]
     return [rows[i][n] / rows[i][i] for i in range(n)]
 
 

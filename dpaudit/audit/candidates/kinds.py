@@ -91,5 +91,7 @@ class CandidateMechanism:
         if self._process is None or not self._process.running:
             self._process = CandidateProcess(self.ref, self.limits)
             self._process.start()
-        outputs = self._process.sample(candidate_arguments(self.kind, self.params, data), 1 if size is None else size, seed)
+        outputs = self._process.sample(
+            candidate_arguments(self.kind, self.params, data), 1 if size is None else size, seed
+        )
         return outputs[0] if size is None else outputs

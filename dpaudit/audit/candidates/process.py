@@ -9,6 +9,7 @@ with the reason (and the candidate's traceback when it raised) — never a hung 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import multiprocessing
 import os
@@ -91,7 +92,7 @@ def _serve(connection: Connection, ref: CandidateRef, memory_mib: int) -> None:
     try:
         _limit_memory(memory_mib)
         function = _load(ref)
-    except BaseException:  # noqa: BLE001  (report any load failure to the parent)
+    except BaseException:
         connection.send(("error", f"could not load candidate {ref}:\n{traceback.format_exc()}"))
         return
     connection.send(("ready", None))
@@ -107,7 +108,7 @@ def _serve(connection: Connection, ref: CandidateRef, memory_mib: int) -> None:
             rng = np.random.default_rng(seed)
             outputs = [np.asarray(function(**kwargs, rng=rng), dtype=np.float64) for _ in range(count)]
             connection.send(("ok", outputs))
-        except BaseException:  # noqa: BLE001  (the candidate's own exception is the finding)
+        except BaseException:
             connection.send(("error", f"candidate {ref} raised:\n{traceback.format_exc()}"))
 
 
@@ -156,10 +157,8 @@ class CandidateProcess:
     def stop(self) -> None:
         """Stop the worker (politely, then by force)."""
         if self._connection is not None:
-            try:
+            with contextlib.suppress(BrokenPipeError, OSError):
                 self._connection.send(None)
-            except (BrokenPipeError, OSError):
-                pass
             self._connection.close()
             self._connection = None
         if self._process is not None:

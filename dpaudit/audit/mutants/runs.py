@@ -141,9 +141,9 @@ class MutantRun:
         headers = ("mutant", "family", "caught", "by obligation", "seconds")
         rows = self.rows()
         widths = [max(len(headers[i]), *(len(row[i]) for row in rows)) if rows else len(headers[i]) for i in range(5)]
-        lines = ["  ".join(header.ljust(width) for header, width in zip(headers, widths))]
+        lines = ["  ".join(header.ljust(width) for header, width in zip(headers, widths, strict=False))]
         lines.append("  ".join("-" * width for width in widths))
-        lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) for row in rows]
+        lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) for row in rows]
         return "\n".join([*lines, "", self.summary()])
 
     def to_markdown(self) -> str:
@@ -159,7 +159,8 @@ class MutantRun:
         lines += [f"| {' | '.join(_escape(cell) for cell in row)} |" for row in self.rows()]
         lines += ["", "| mutant | bug | breaks |", "|---|---|---|"]
         lines += [
-            f"| {_escape(d.mutant.name)} | {_escape(d.mutant.bug)} | {_escape(d.mutant.breaks)} |" for d in self.detections
+            f"| {_escape(d.mutant.name)} | {_escape(d.mutant.bug)} | {_escape(d.mutant.breaks)} |"
+            for d in self.detections
         ]
         return "\n".join(lines) + "\n"
 
@@ -239,7 +240,9 @@ def run_mutants(
             ]
         detections.append(Detection(mutant, tuple(caught_by), seconds, verdicts, tuple(errors)))
     reference_violations = {
-        references[name].claim.id: [f"{relation} / {obligation}" for relation, obligation in _violations(references[name])]
+        references[name].claim.id: [
+            f"{relation} / {obligation}" for relation, obligation in _violations(references[name])
+        ]
         for name in references
     }
     return MutantRun(

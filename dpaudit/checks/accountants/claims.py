@@ -81,7 +81,14 @@ def step_moment(
         return exact
     if step.sampling == UNIFORM_ONE and not (exceeds is not None and exact.lower > exceeds):
         upper = moment_from_rdp(wor_gaussian_rdp_upper(math.ceil(order), q, effective, digits=digits), lam)
-        return AccountedValue(exact.value, exact.lower, max(upper.upper, exact.upper), "interval", f"{exact.method}; {upper.method}", digits)
+        return AccountedValue(
+            exact.value,
+            exact.lower,
+            max(upper.upper, exact.upper),
+            "interval",
+            f"{exact.method}; {upper.method}",
+            digits,
+        )
     return AccountedValue(exact.value, exact.lower, mpmath.inf, "lower bound", exact.method, digits)
 
 
@@ -99,8 +106,14 @@ class _Tally:
         measurement = Measurement(quantity, claimed, value.value, margin, value.direction, (value.lower, value.upper))
         if mpmath.mpf(value.lower) > mpmath.mpf(claimed):
             self.violations.append(
-                {**witness(), "quantity": quantity, "claimed": _text(claimed), "measured_lower": _text(value.lower),
-                 "measured_upper": _text(value.upper), "excess": _text(mpmath.mpf(value.lower) - mpmath.mpf(claimed))}
+                {
+                    **witness(),
+                    "quantity": quantity,
+                    "claimed": _text(claimed),
+                    "measured_lower": _text(value.lower),
+                    "measured_upper": _text(value.upper),
+                    "excess": _text(mpmath.mpf(value.lower) - mpmath.mpf(claimed)),
+                }
             )
             rank = mpmath.mpf(claimed) - mpmath.mpf(value.lower)
         elif mpmath.mpf(value.upper) <= mpmath.mpf(claimed):
@@ -111,7 +124,9 @@ class _Tally:
             rank = margin
         self.measurements.append((rank, measurement))
 
-    def evidence(self, *, what: str, domain: str, method: str, budget: dict[str, Any], details: dict[str, Any]) -> Evidence:
+    def evidence(
+        self, *, what: str, domain: str, method: str, budget: dict[str, Any], details: dict[str, Any]
+    ) -> Evidence:
         kept = [m for _, m in sorted(self.measurements, key=lambda item: item[0])[:_MAX_MEASUREMENTS]]
         total = self.verified + self.undecided + len(self.violations)
         budget = {**budget, "points": total, "violations": len(self.violations), "undecided": self.undecided}
@@ -208,9 +223,14 @@ def check_moment_bound_exact(obligation: Obligation, context: CheckContext) -> E
                 value = step_moment(step, context.relation, lam, digits=digits, exceeds=claimed)
 
                 def witness(step=step, lam=lam):
-                    return {"records": step.records, "noise_multiplier": step.noise_multiplier, "lambda": lam,
-                            "relation": context.relation.name, "sampling": step.sampling,
-                            "per_step_pair": step.step_witness_pair(context.relation).to_json()}
+                    return {
+                        "records": step.records,
+                        "noise_multiplier": step.noise_multiplier,
+                        "lambda": lam,
+                        "relation": context.relation.name,
+                        "sampling": step.sampling,
+                        "per_step_pair": step.step_witness_pair(context.relation).to_json(),
+                    }
 
                 tally.add(f"alpha({lam:g}) at m={m}, sigma={sigma:g}", claimed, value, witness)
     domain = (
@@ -226,8 +246,19 @@ def check_moment_bound_exact(obligation: Obligation, context: CheckContext) -> E
     )
 
 
-_PLD_KEYS = ("epsilon", "delta", "c2", "c1", "sampling", "records", "steps", "steps_per_records_squared",
-             "noise_multipliers", "interval", "delta_scale")
+_PLD_KEYS = (
+    "epsilon",
+    "delta",
+    "c2",
+    "c1",
+    "sampling",
+    "records",
+    "steps",
+    "steps_per_records_squared",
+    "noise_multipliers",
+    "interval",
+    "delta_scale",
+)
 
 
 def _validate_pld(params: dict[str, Any], claim: Any = None) -> None:
@@ -300,8 +331,14 @@ def check_approx_dp_pld(obligation: Obligation, context: CheckContext) -> Eviden
                 value = compose_pairs(view.pairs, steps, interval=interval).delta(eps)
 
                 def witness(step=step, view=view):
-                    return {"records": step.records, "steps": step.steps, "noise_multiplier": step.noise_multiplier,
-                            "relation": context.relation.name, "sampling": step.sampling, "per_step": view.to_json()}
+                    return {
+                        "records": step.records,
+                        "steps": step.steps,
+                        "noise_multiplier": step.noise_multiplier,
+                        "relation": context.relation.name,
+                        "sampling": step.sampling,
+                        "per_step": view.to_json(),
+                    }
 
                 tally.add(f"delta({eps:g}) at m={m}, N={steps}, sigma={sigma:.6g}", delta, value, witness)
     return tally.evidence(
@@ -313,7 +350,17 @@ def check_approx_dp_pld(obligation: Obligation, context: CheckContext) -> Eviden
     )
 
 
-_TAIL_KEYS = ("sampling", "records", "noise_multipliers", "steps", "epsilons", "lambdas", "moment_scale", "interval", "digits")
+_TAIL_KEYS = (
+    "sampling",
+    "records",
+    "noise_multipliers",
+    "steps",
+    "epsilons",
+    "lambdas",
+    "moment_scale",
+    "interval",
+    "digits",
+)
 
 
 def _validate_tail(params: dict[str, Any], claim: Any = None) -> None:
@@ -362,8 +409,14 @@ def check_moments_tail_bound(obligation: Obligation, context: CheckContext) -> E
                 step = GpopeStep(records=m, clip_norm=1.0, noise_multiplier=sigma, steps=steps, sampling=sampling)
                 moments = [step_moment(step, context.relation, lam, digits=digits) for lam in lambdas]
                 factor = scale * steps
-                upper = [AccountedValue(v.upper * factor, 0, v.upper * factor, "upper bound", v.method, digits) for v in moments]
-                lower = [AccountedValue(v.lower * factor, 0, v.lower * factor, "upper bound", v.method, digits) for v in moments]
+                upper = [
+                    AccountedValue(v.upper * factor, 0, v.upper * factor, "upper bound", v.method, digits)
+                    for v in moments
+                ]
+                lower = [
+                    AccountedValue(v.lower * factor, 0, v.lower * factor, "upper bound", v.method, digits)
+                    for v in moments
+                ]
                 view = step.step_pairs(context.relation)
                 composed = compose_pairs(view.pairs, steps, interval=interval)
                 for eps in params["epsilons"]:
@@ -377,8 +430,14 @@ def check_moments_tail_bound(obligation: Obligation, context: CheckContext) -> E
                         claimed = claim_low
 
                     def witness(step=step, view=view):
-                        return {"records": step.records, "steps": step.steps, "noise_multiplier": step.noise_multiplier,
-                                "relation": context.relation.name, "sampling": step.sampling, "per_step": view.to_json()}
+                        return {
+                            "records": step.records,
+                            "steps": step.steps,
+                            "noise_multiplier": step.noise_multiplier,
+                            "relation": context.relation.name,
+                            "sampling": step.sampling,
+                            "per_step": view.to_json(),
+                        }
 
                     tally.add(quantity, claimed, measured, witness)
     return tally.evidence(

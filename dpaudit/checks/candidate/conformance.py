@@ -26,8 +26,9 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
     check_real("confidence", params.get("confidence", 0.99), low=0.5, high=1.0, high_open=True)
     inputs = params.get("inputs")
     if inputs is not None and (not isinstance(inputs, list) or not inputs):
-        raise InvalidArgument("inputs: expected a non-empty list of datasets (or leave it out to use the "
-                              "reference's audit_pairs)")
+        raise InvalidArgument(
+            "inputs: expected a non-empty list of datasets (or leave it out to use the reference's audit_pairs)"
+        )
 
 
 def _inputs(params: dict[str, Any], reference: Any, context: CheckContext) -> list[Any]:
@@ -74,9 +75,17 @@ def check_candidate_matches_reference(obligation: Obligation, context: CheckCont
                 f"input {index}: the audited outputs have shape {observed.shape[1:]}, the reference's {expected.shape[1:]}"
             )
         for coordinate in range(observed.reshape(samples, -1).shape[1]):
-            result = stats.ks_2samp(observed.reshape(samples, -1)[:, coordinate], expected.reshape(samples, -1)[:, coordinate])
-            tests.append({"input": index, "coordinate": coordinate, "statistic": float(result.statistic),
-                          "p_value": float(result.pvalue)})
+            result = stats.ks_2samp(
+                observed.reshape(samples, -1)[:, coordinate], expected.reshape(samples, -1)[:, coordinate]
+            )
+            tests.append(
+                {
+                    "input": index,
+                    "coordinate": coordinate,
+                    "statistic": float(result.statistic),
+                    "p_value": float(result.pvalue),
+                }
+            )
     threshold = (1.0 - confidence) / len(tests)
     worst = min(tests, key=lambda item: item["p_value"])
     verdict = Verdict.VIOLATED if worst["p_value"] < threshold else Verdict.CONSISTENT

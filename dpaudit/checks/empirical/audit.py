@@ -21,6 +21,7 @@ certified bound holds with probability at least the stated confidence. A claim i
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Sequence
 from concurrent.futures import Executor
@@ -35,7 +36,6 @@ from dpaudit._validation import (
     check_real,
 )
 from dpaudit.checks.claim_inputs import approx_dp_of
-from dpaudit.checks.empirical.sampling import neighbour_pairs
 from dpaudit.checks.empirical.events import (
     CoordinateProjection,
     Projection,
@@ -53,6 +53,7 @@ from dpaudit.checks.empirical.sampling import (
     count_events,
     draw_outputs,
     histogram_scores,
+    neighbour_pairs,
     phase_seed,
 )
 from dpaudit.checks.empirical.statistics import (
@@ -257,10 +258,8 @@ def _projections(first: np.ndarray, second: np.ndarray, budget: AuditBudget) -> 
     fit_first = first[: budget.classifier_samples]
     fit_second = second[: budget.classifier_samples]
     if "halfspace" in budget.events and dimension > 1:
-        try:
+        with contextlib.suppress(InvalidArgument):
             projections.append(mean_difference_projection(first, second))
-        except InvalidArgument:
-            pass
         projections.append(fit_logistic_projection(fit_first, fit_second, quadratic=False))
     if "classifier" in budget.events:
         projections.append(fit_logistic_projection(fit_first, fit_second, quadratic=True))
@@ -309,7 +308,7 @@ def _pilot_screen_score(
     delta: float,
 ) -> float:
     best = -math.inf
-    for projection, grid in zip(projections, grids):
+    for projection, grid in zip(projections, grids, strict=False):
         histograms = (grid.histogram(projection.scores(first)), grid.histogram(projection.scores(second)))
         candidates, _ = _score_candidates(
             0, projection, grid, histograms, delta=delta, epsilon=None, alpha=_SCREENING_ALPHA
@@ -410,7 +409,7 @@ def certify_privacy_lower_bound(
             )
             for side, data in enumerate((pairs[i].first, pairs[i].second))
         ]
-        for j, (projection, grid) in enumerate(zip(projections, grids)):
+        for j, (projection, grid) in enumerate(zip(projections, grids, strict=False)):
             best, count = _score_candidates(
                 i,
                 projection,
@@ -542,8 +541,7 @@ def bound_evidence(bound: EmpiricalBound, guarantee: ApproxDP, *, domain: str, m
             f"{confidence}) is below the claimed {guarantee.epsilon:g}; gap {gap:.4g}"
         )
     summary += (
-        f"; {bound.budget.samples} samples per side, {bound.events_tried} events tried, "
-        f"{len(bound.events)} certified"
+        f"; {bound.budget.samples} samples per side, {bound.events_tried} events tried, {len(bound.events)} certified"
     )
     return Evidence(
         verdict=Verdict.VIOLATED if violated else Verdict.CONSISTENT,

@@ -44,7 +44,7 @@ class SerialExecutor(Executor):
         future: Future = Future()
         try:
             future.set_result(fn(*args, **kwargs))
-        except BaseException as exc:  # noqa: BLE001  (the future carries the error to the caller)
+        except BaseException as exc:
             future.set_exception(exc)
         return future
 
@@ -147,9 +147,7 @@ def make_executor(spec: Any = "process") -> Executor:
     if kind == "process":
         workers = _worker_count(spec, count) or os.cpu_count() or 1
         return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
-    raise InvalidArgument(
-        f"executor={spec!r}: expected 'serial', 'thread[:N]', 'process[:N]' or 'dask://HOST:PORT'"
-    )
+    raise InvalidArgument(f"executor={spec!r}: expected 'serial', 'thread[:N]', 'process[:N]' or 'dask://HOST:PORT'")
 
 
 class _ProgressBar:

@@ -23,13 +23,12 @@ import numpy as np
 
 from dpaudit._validation import check_finite_array, check_integer, check_real
 from dpaudit.checks.claim_inputs import approx_dp_of
-from dpaudit.checks.empirical.sampling import neighbour_pairs
 from dpaudit.checks.empirical.loss_histogram import (
     GaussianLogDensityRatio,
     PrivacyLossHistogram,
     privacy_loss_histogram,
 )
-from dpaudit.checks.empirical.sampling import NeighbourPair, phase_seed
+from dpaudit.checks.empirical.sampling import NeighbourPair, neighbour_pairs, phase_seed
 from dpaudit.errors import CheckerError, InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
@@ -83,7 +82,9 @@ class IsotropicGaussianLogDensityRatio:
         return log_ratio + far - near
 
 
-def log_density_ratio(mechanism: Any, pair: NeighbourPair) -> GaussianLogDensityRatio | IsotropicGaussianLogDensityRatio:
+def log_density_ratio(
+    mechanism: Any, pair: NeighbourPair
+) -> GaussianLogDensityRatio | IsotropicGaussianLogDensityRatio:
     """The white-box privacy loss of ``pair`` from the mechanism's ``gaussian_view``.
 
     Returns:
@@ -273,8 +274,12 @@ def check_privacy_loss_histogram(obligation: Obligation, context: CheckContext) 
         f"bound by empirical Bernstein on losses rounded down to {settings.bins}-cell grid edges, union bound "
         f"over {len(results)} bounds",
         measurements=measurements,
-        budget={"samples_per_order": settings.samples, "confidence": settings.confidence, "bins": settings.bins,
-                "bounds": len(results)},
+        budget={
+            "samples_per_order": settings.samples,
+            "confidence": settings.confidence,
+            "bins": settings.bins,
+            "bounds": len(results),
+        },
         counterexample=counterexample,
         details={
             "bounds": [{"pair": name, "delta_lower_bound": value} for value, _, name in results],

@@ -26,7 +26,6 @@ from dpaudit.checks.empirical.executors import run_tasks
 from dpaudit.errors import CheckerError, InvalidArgument, InvalidType
 
 __all__ = [
-    "neighbour_pairs",
     "NeighbourPair",
     "ReleaseSampler",
     "as_sampler",
@@ -34,6 +33,7 @@ __all__ = [
     "count_events",
     "draw_outputs",
     "histogram_scores",
+    "neighbour_pairs",
     "phase_seed",
 ]
 
@@ -146,7 +146,7 @@ def _raw_chunk(chunk: _Chunk) -> np.ndarray:
 def _histogram_chunk(chunk: _Chunk) -> list[np.ndarray]:
     totals = [np.zeros(grid.size + 1, dtype=np.int64) for grid in chunk.grids]
     for rows in _batches(chunk):
-        for total, projection, grid in zip(totals, chunk.projections, chunk.grids):
+        for total, projection, grid in zip(totals, chunk.projections, chunk.grids, strict=False):
             total += grid.histogram(projection.scores(rows))
     return totals
 

@@ -93,6 +93,7 @@ def _validate_profile(params: dict[str, Any], claim: Claim) -> None:
 
 def _float64_epsilon_at(delta: float, k: float, b: float, n: int, eta: float | None, grid: int) -> float:
     """A float64 estimate of the smallest ε with worst-pair δ(ε) <= delta (bisection; informational)."""
+
     def worst(epsilon: float) -> float:
         return float(worst_pair_delta(epsilon, k, b, n=n, eta=eta, grid=grid, digits=50).delta.value)
 
@@ -238,8 +239,7 @@ def check_dirichlet_composition(obligation: Obligation, context: CheckContext) -
         lower, upper, pair = worst.delta.lower, worst.delta.upper, worst.pair
         method = "single-row exact profile (the other rows carry no information)"
     else:
-        worst = worst_pair_delta(guarantee.epsilon / rows, k, b, n=n, eta=eta, grid=grid,
-                                 digits=digits)
+        worst = worst_pair_delta(guarantee.epsilon / rows, k, b, n=n, eta=eta, grid=grid, digits=digits)
         pair = worst.pair
         lower, upper = composition_delta_bounds(guarantee.epsilon, pair, rows, thresholds=thresholds, digits=digits)
         method = "product-event lower bound and basic-composition upper bound, mpmath"
@@ -251,9 +251,10 @@ def check_dirichlet_composition(obligation: Obligation, context: CheckContext) -
     if verdict is Verdict.VIOLATED:
         counterexample = {
             "neighbours": f"{rows if reading == 'all_rows' else 1} row(s) moved by the b-adjacent pair "
-                          f"(k p_i, k p_j) = ({pair.a_p:g}, {pair.b_p:g}) -> ({pair.a_q:g}, {pair.b_q:g})",
-            "event": "every changed row's privacy loss exceeds a threshold t" if reading == "all_rows"
-                     else "the row's privacy loss exceeds epsilon",
+            f"(k p_i, k p_j) = ({pair.a_p:g}, {pair.b_p:g}) -> ({pair.a_q:g}, {pair.b_q:g})",
+            "event": "every changed row's privacy loss exceeds a threshold t"
+            if reading == "all_rows"
+            else "the row's privacy loss exceeds epsilon",
             "delta_lower_bound": mpmath.nstr(lower, 12),
         }
     return Evidence(
@@ -332,15 +333,22 @@ def check_dirichlet_concentration(obligation: Obligation, context: CheckContext)
         radius = scale * concentration_radius(k, beta)
         lower, upper = concentration_tail_bounds(p, k, radius)
         exact_results.append((lower, upper, radius))
-    undecided = [i for i, (lower, upper, _) in enumerate(exact_results)
-                 if not (upper <= points[i][2] or lower > points[i][2])]
+    undecided = [
+        i for i, (lower, upper, _) in enumerate(exact_results) if not (upper <= points[i][2] or lower > points[i][2])
+    ]
     alpha = (1.0 - confidence) / max(len(undecided), 1)
     rows = []
     verdicts = []
     worst_index, worst_excess = 0, -math.inf
-    for index, ((p, k, beta), (lower, upper, radius)) in enumerate(zip(points, exact_results)):
-        row: dict[str, Any] = {"p": p.tolist(), "k": k, "beta": beta, "radius": radius,
-                               "exact_lower": float(lower), "exact_upper": float(upper)}
+    for index, ((p, k, beta), (lower, upper, radius)) in enumerate(zip(points, exact_results, strict=False)):
+        row: dict[str, Any] = {
+            "p": p.tolist(),
+            "k": k,
+            "beta": beta,
+            "radius": radius,
+            "exact_lower": float(lower),
+            "exact_upper": float(upper),
+        }
         if upper <= beta:
             verdict = Verdict.VERIFIED
             certified_lower = float(lower)
@@ -376,7 +384,7 @@ def check_dirichlet_concentration(obligation: Obligation, context: CheckContext)
             f"beta={worst['beta']}"
         ),
         domain=f"{len(inputs)} inputs x {len(ks)} values of k x {len(betas)} values of beta "
-               f"(radius scaled by {scale:g})",
+        f"(radius scaled by {scale:g})",
         method=(
             "exact Beta-marginal bounds in mpmath (n = 2 exact; union / largest marginal for n >= 3), else Monte "
             f"Carlo with two-sided Clopper-Pearson at {confidence:.0%} (Bonferroni over {len(undecided)} points)"
@@ -393,8 +401,12 @@ def check_dirichlet_concentration(obligation: Obligation, context: CheckContext)
                 ),
             ),
         ),
-        budget={"grid_points": len(points), "monte_carlo_points": len(undecided), "samples_per_point": samples,
-                "confidence": confidence},
+        budget={
+            "grid_points": len(points),
+            "monte_carlo_points": len(undecided),
+            "samples_per_point": samples,
+            "confidence": confidence,
+        },
         counterexample=counterexample,
         details={"points": rows},
     )

@@ -36,7 +36,8 @@ def _grid(params: dict[str, Any], name: str, *, integer: bool = False) -> tuple[
         return tuple(check_integer(f"{name}[{i}]", v, low=1) for i, v in enumerate(values))
     if name == "deltas":
         return tuple(
-            check_real(f"{name}[{i}]", v, low=0.0, high=1.0, low_open=True, high_open=True) for i, v in enumerate(values)
+            check_real(f"{name}[{i}]", v, low=0.0, high=1.0, low_open=True, high_open=True)
+            for i, v in enumerate(values)
         )
     return tuple(check_real(f"{name}[{i}]", v, low=0.0, low_open=True) for i, v in enumerate(values))
 
@@ -160,10 +161,7 @@ def check_lemma1_exact_profile(obligation: Obligation, context: CheckContext) ->
                     }
     if not verdicts:
         raise InvalidArgument(f"constants={name!r}: every grid point is outside the lemma's preconditions")
-    if Verdict.VIOLATED in verdicts:
-        verdict = Verdict.VIOLATED
-    else:
-        verdict = min(verdicts, key=lambda v: v.strength)
+    verdict = Verdict.VIOLATED if Verdict.VIOLATED in verdicts else min(verdicts, key=lambda v: v.strength)
     counts = {v.value: verdicts.count(v) for v in set(verdicts)}
     mutant = "" if alpha_factor == 1.0 else f" with alpha multiplied by {alpha_factor:g} (planted mutant)"
     summary = (

@@ -70,17 +70,17 @@ __all__ = [
     "LswCorollary3",
     "LswLemma2",
     "LswParameters",
-    "SignatureDistance",
     "SigmaEvaluation",
+    "SignatureDistance",
     "check_exhaustive_sensitivity",
-    "exhaustive_audit",
     "check_smooth_sensitivity_slack",
+    "exhaustive_audit",
     "lemma1_constants_exact",
     "local_sensitivities",
-    "smooth_sensitivity",
     "mechanism_problem",
     "mechanism_statements",
     "sigma_table",
+    "smooth_sensitivity",
     "statement_evidence",
 ]
 
@@ -138,7 +138,7 @@ def _decide(measured: Any, bound: Any) -> Comparison:
 
 
 def _squared_distance(a: Any, b: Any) -> Fraction:
-    return sum(((x - y) ** 2 for x, y in zip(a, b)), Fraction(0))
+    return sum(((x - y) ** 2 for x, y in zip(a, b, strict=False)), Fraction(0))
 
 
 @dataclass(frozen=True, eq=False)
@@ -215,7 +215,7 @@ class SignatureDistance:
     def exact(self, left: tuple[int, ...], right: tuple[int, ...]) -> Comparison:
         a, _ = self.setting.exact_statistics(left)
         b, _ = self.setting.exact_statistics(right)
-        return Comparison.of(Fraction(max(abs(x - y) for x, y in zip(a, b))), Fraction(1))
+        return Comparison.of(Fraction(max(abs(x - y) for x, y in zip(a, b, strict=False))), Fraction(1))
 
 
 @dataclass(frozen=True, eq=False)
@@ -236,8 +236,8 @@ class LswCorollary3:
         w = self.setting.problem.weights
         counts, f_left = self.setting.exact_statistics(left)
         _, f_right = self.setting.exact_statistics(right)
-        measured = sum((ws * (a - b) ** 2 for ws, a, b in zip(w, f_left, f_right)), Fraction(0))
-        phi = sum((ws / Fraction(max(c, 1) ** 2) for ws, c in zip(w, counts)), Fraction(0))
+        measured = sum((ws * (a - b) ** 2 for ws, a, b in zip(w, f_left, f_right, strict=False)), Fraction(0))
+        phi = sum((ws / Fraction(max(c, 1) ** 2) for ws, c in zip(w, counts, strict=False)), Fraction(0))
         return Comparison.of(measured, self.setting.return_bound**2 * phi)
 
 
@@ -284,7 +284,7 @@ class LswLemma2:
         core_counts = self.setting.exact_statistics(core)[0] if core else (0,) * len(w)
         _, f_left = self.setting.exact_statistics(left)
         _, f_right = self.setting.exact_statistics(right)
-        measured = sum((ws * (a - b) ** 2 for ws, a, b in zip(w, f_left, f_right)), Fraction(0))
+        measured = sum((ws * (a - b) ** 2 for ws, a, b in zip(w, f_left, f_right, strict=False)), Fraction(0))
         profiles = self.setting.universe.profiles
         union = profiles[x].visits | profiles[x_prime].visits
         total = sum((w[s] / Fraction((core_counts[s] + 1) ** 2) for s in union), Fraction(0))
@@ -323,7 +323,7 @@ class LswParameters:
         w = self.setting.problem.weights
         counts, _ = self.setting.exact_statistics(left)
         measured = _squared_distance(self.setting.exact_theta(left), self.setting.exact_theta(right))
-        phi = sum((ws / Fraction(max(c, 1) ** 2) for ws, c in zip(w, counts)), Fraction(0))
+        phi = sum((ws / Fraction(max(c, 1) ** 2) for ws, c in zip(w, counts, strict=False)), Fraction(0))
         return _decide(measured, self.constant * phi)
 
 
@@ -376,7 +376,7 @@ class LslCorollary8:
         counts, _ = self.setting.exact_statistics(left)
         measured = _squared_distance(self.setting.exact_theta(left), self.setting.exact_theta(right))
         with mpmath.workdps(DIGITS):
-            visits = sum((_mp(r) * c for r, c in zip(self.setting.problem.rho, counts)), mpmath.mpf(0))
+            visits = sum((_mp(r) * c for r, c in zip(self.setting.problem.rho, counts, strict=False)), mpmath.mpf(0))
             bound = scale2 * (c_lambda * mpmath.sqrt(visits) + rho_norm) ** 2
         return _decide(measured, bound)
 
@@ -462,7 +462,9 @@ class ConditionA:
         return self.sigmas[self.index.global_index(rows)]
 
     def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
-        measured = float(self.alpha) ** 2 * _pairwise_squared(self.setting.theta(block.left), self.setting.theta(block.right))
+        measured = float(self.alpha) ** 2 * _pairwise_squared(
+            self.setting.theta(block.left), self.setting.theta(block.right)
+        )
         sigma = self._sigma(block.left.rows)
         return measured, np.broadcast_to((sigma * sigma)[:, :, None], measured.shape)
 
@@ -551,8 +553,13 @@ def statement_evidence(
         "float64 vectorised pre-screen with a 1e-9 relative guard band; every flagged or near-bound pair "
         "re-decided in exact rationals (mpmath at 60 digits, 1e-45 relative error, for irrational constants)"
     )
-    budget = {"datasets": result.datasets, "pairs": result.pairs, "flagged": result.flagged,
-              "exact_checks": result.exact_checks, "undecided": result.undecided}
+    budget = {
+        "datasets": result.datasets,
+        "pairs": result.pairs,
+        "flagged": result.flagged,
+        "exact_checks": result.exact_checks,
+        "undecided": result.undecided,
+    }
     measurements = []
     if result.tightest is not None:
         tight = result.tightest
@@ -591,8 +598,11 @@ def statement_evidence(
             f"{statement_text} holds on all {result.pairs} ordered pairs over {result.datasets} datasets; "
             f"smallest relative margin {result.min_relative_margin:.3g}"
         )
-    details = {"tightest_pair": None if result.tightest_pair is None else
-               {"X": list(result.tightest_pair[0]), "X_prime": list(result.tightest_pair[1])}}
+    details = {
+        "tightest_pair": None
+        if result.tightest_pair is None
+        else {"X": list(result.tightest_pair[0]), "X_prime": list(result.tightest_pair[1])}
+    }
     return Evidence(verdict, summary, domain, method, tuple(measurements), budget, counterexample, details)
 
 
@@ -620,7 +630,9 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
 _SWEEP_CACHE: dict[tuple[Any, ...], tuple[dict[str, SweepResult], SigmaEvaluation | None]] = {}
 
 
-def _sigma_evaluation(mechanism: Any, universe: TrajectoryUniverse, m_max: int, rng: np.random.Generator) -> SigmaEvaluation:
+def _sigma_evaluation(
+    mechanism: Any, universe: TrajectoryUniverse, m_max: int, rng: np.random.Generator
+) -> SigmaEvaluation:
     from dpaudit.mechanisms.policy_evaluation.statistics import FirstVisitStatistics
 
     def sigma_of(signature: np.ndarray, average: np.ndarray, m: int) -> float:
@@ -702,8 +714,7 @@ def check_exhaustive_sensitivity(obligation: Obligation, context: CheckContext) 
     if name == "lemma2" and relation != REPLACE_ONE:
         return Evidence(
             Verdict.INCONCLUSIVE,
-            "Lemma 2 is stated for replace-one pairs X = (X°, x), X' = (X°, x') only; not applicable to "
-            f"{relation}",
+            f"Lemma 2 is stated for replace-one pairs X = (X°, x), X' = (X°, x') only; not applicable to {relation}",
             f"{universe.description}; no pairs (statement not defined under {relation})",
             "not run",
             budget={"datasets": 0, "pairs": 0},
@@ -718,16 +729,28 @@ def check_exhaustive_sensitivity(obligation: Obligation, context: CheckContext) 
     parameters = f"mechanism {context.claim.mechanism.name} {context.claim.mechanism.params}"
     evidence = statement_evidence(results[name], universe, obligation.statement, parameters=parameters)
     if name in ("condition_a", "condition_b") and sigmas is not None:
-        budget = dict(evidence.budget, sigma_classes=sigmas.signatures, sigma_spot_checks=sigmas.spot_checks,
-                      sigma_spot_mismatches=sigmas.mismatches)
+        budget = dict(
+            evidence.budget,
+            sigma_classes=sigmas.signatures,
+            sigma_spot_checks=sigmas.spot_checks,
+            sigma_spot_mismatches=sigmas.mismatches,
+        )
         verdict = evidence.verdict
         summary = evidence.summary
         if sigmas.mismatches and verdict is Verdict.VERIFIED:
             verdict = Verdict.INCONCLUSIVE
             summary += f"; but sigma_X is not a function of (<X>, m): {sigmas.mismatches} spot checks differ"
-        evidence = Evidence(verdict, summary, evidence.domain, evidence.method + "; sigma_X from the implementation "
-                            "once per (<X>, m) class, spot-checked on random datasets", evidence.measurements, budget,
-                            evidence.counterexample, evidence.details)
+        evidence = Evidence(
+            verdict,
+            summary,
+            evidence.domain,
+            evidence.method + "; sigma_X from the implementation "
+            "once per (<X>, m) class, spot-checked on random datasets",
+            evidence.measurements,
+            budget,
+            evidence.counterexample,
+            evidence.details,
+        )
     return evidence
 
 
@@ -746,7 +769,9 @@ def local_sensitivities(setting: _Setting, relation: str, m_max: int) -> np.ndar
     return values
 
 
-def smooth_sensitivity(local: np.ndarray, universe: TrajectoryUniverse, relation: str, m_max: int, beta: float) -> np.ndarray:
+def smooth_sensitivity(
+    local: np.ndarray, universe: TrajectoryUniverse, relation: str, m_max: int, beta: float
+) -> np.ndarray:
     """S*(X) = max_k e^{−kβ} max_{d(X,Y) <= k} LS(Y) on the domain's neighbour graph (LS given squared).
 
     References:
@@ -821,16 +846,30 @@ def check_smooth_sensitivity_slack(obligation: Obligation, context: CheckContext
         f"sigma_X >= alpha S*_(beta/2)(X) at all {index.total} datasets: {verdict is Verdict.VERIFIED}; slack "
         f"sigma_X / (alpha S*_beta(X)) min {ratio_beta.min():.4g}, median {np.median(ratio_beta):.4g}, max {ratio_beta.max():.4g}"
     )
-    counterexample = None if verdict is not Verdict.VIOLATED else {
-        "X": _dataset_text(universe, worst_rows), "sigma_X": float(sigmas[worst]), "alpha_S_star": float(necessary[worst])}
+    counterexample = (
+        None
+        if verdict is not Verdict.VIOLATED
+        else {
+            "X": _dataset_text(universe, worst_rows),
+            "sigma_X": float(sigmas[worst]),
+            "alpha_S_star": float(necessary[worst]),
+        }
+    )
     return Evidence(
-        verdict, summary,
+        verdict,
+        summary,
         f"{universe.description}; every dataset of 1..{m_max} trajectories ({index.total}), {relation} graph",
         "exact enumeration of LS and S* on the domain (float64 with a 1e-9 guard band); sigma_X from the implementation",
-        (Measurement("min over X of sigma_X / (alpha S*_beta(X))", 1.0, float(ratio_beta.min()),
-                     float(ratio_beta.min()) - 1.0,
-                     "float64 point value of the slack (the verdict uses sigma_X >= alpha S*_(beta/2) with a 1e-9 "
-                     "relative guard band)"),),
+        (
+            Measurement(
+                "min over X of sigma_X / (alpha S*_beta(X))",
+                1.0,
+                float(ratio_beta.min()),
+                float(ratio_beta.min()) - 1.0,
+                "float64 point value of the slack (the verdict uses sigma_X >= alpha S*_(beta/2) with a 1e-9 "
+                "relative guard band)",
+            ),
+        ),
         {"datasets": index.total},
         counterexample,
         {"slack_quantiles": [float(q) for q in np.quantile(ratio_beta, [0.0, 0.25, 0.5, 0.75, 1.0])]},

@@ -45,8 +45,8 @@ __all__ = [
     "PairBlock",
     "PairStatement",
     "SweepResult",
-    "pair_blocks",
     "exact_margin_text",
+    "pair_blocks",
     "sweep_pairs",
     "sweep_statements",
 ]
@@ -120,9 +120,7 @@ def _insert(cores: np.ndarray, n_profiles: int) -> np.ndarray:
     return np.sort(grown, axis=2)
 
 
-def pair_blocks(
-    universe: TrajectoryUniverse, relation: str, m_max: int, *, chunk: int = 96
-) -> Iterator[PairBlock]:
+def pair_blocks(universe: TrajectoryUniverse, relation: str, m_max: int, *, chunk: int = 96) -> Iterator[PairBlock]:
     """Yield every ordered neighbouring pair of datasets of sizes 1..m_max, in blocks, smallest sizes first.
 
     Raises:
@@ -137,8 +135,9 @@ def pair_blocks(
                 core = cores[start : start + chunk]
                 grown = DatasetBlock.of(universe, _insert(core, n))
                 mask = np.broadcast_to(~np.eye(n, dtype=bool), (core.shape[0], n, n))
-                yield PairBlock(grown, grown, mask, relation, DatasetBlock.of(universe, core[:, None, :])
-                                if core.shape[1] else None)
+                yield PairBlock(
+                    grown, grown, mask, relation, DatasetBlock.of(universe, core[:, None, :]) if core.shape[1] else None
+                )
     elif relation == ADD_REMOVE_ONE:
         for m in range(1, m_max):
             smaller = index.datasets(m)

@@ -36,8 +36,8 @@ from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE
 
 __all__ = [
     "SearchResult",
-    "check_condition_a_search",
     "chain_universes",
+    "check_condition_a_search",
     "datasets",
     "neighbouring_pairs",
     "search_sensitivity_violation",
@@ -83,29 +83,38 @@ def datasets(n_profiles: int, m_max: int) -> st.SearchStrategy[tuple[int, ...]]:
     return st.lists(st.integers(0, n_profiles - 1), min_size=1, max_size=m_max).map(lambda xs: tuple(sorted(xs)))
 
 
-def neighbouring_pairs(n_profiles: int, m_max: int, relation: str) -> st.SearchStrategy[tuple[tuple[int, ...], tuple[int, ...]]]:
+def neighbouring_pairs(
+    n_profiles: int, m_max: int, relation: str
+) -> st.SearchStrategy[tuple[tuple[int, ...], tuple[int, ...]]]:
     """Pairs (X, X') of neighbours under ``relation`` with both sizes in 1..m_max.
 
     Raises:
         InvalidArgument: for a relation other than replace_one / add_remove_one.
     """
     if relation == REPLACE_ONE:
+
         def replace(data: tuple[int, ...], position: int, added: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
             rest = list(data)
             rest.pop(position % len(data))
-            return data, tuple(sorted(rest + [added]))
+            return data, tuple(sorted([*rest, added]))
 
-        return st.builds(replace, datasets(n_profiles, m_max), st.integers(0, m_max - 1), st.integers(0, n_profiles - 1))
+        return st.builds(
+            replace, datasets(n_profiles, m_max), st.integers(0, m_max - 1), st.integers(0, n_profiles - 1)
+        )
     if relation == ADD_REMOVE_ONE:
-        def edit(data: tuple[int, ...], add: bool, position: int, added: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-            if add and len(data) < m_max or len(data) == 1:
-                return data, tuple(sorted(data + (added,)))
+
+        def edit(
+            data: tuple[int, ...], add: bool, position: int, added: int
+        ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+            if (add and len(data) < m_max) or len(data) == 1:
+                return data, tuple(sorted((*data, added)))
             rest = list(data)
             rest.pop(position % len(data))
             return data, tuple(rest)
 
-        return st.builds(edit, datasets(n_profiles, m_max), st.booleans(), st.integers(0, m_max - 1),
-                         st.integers(0, n_profiles - 1))
+        return st.builds(
+            edit, datasets(n_profiles, m_max), st.booleans(), st.integers(0, m_max - 1), st.integers(0, n_profiles - 1)
+        )
     raise InvalidArgument(f"relation={relation!r}: expected {REPLACE_ONE!r} or {ADD_REMOVE_ONE!r}")
 
 
@@ -150,12 +159,11 @@ def search_sensitivity_violation(
         distance, limit = excess(pair)
         return distance > limit * (1 + tolerance)
 
-    options = settings(
-        max_examples=max_examples, database=None, deadline=None, suppress_health_check=list(HealthCheck)
-    )
+    options = settings(max_examples=max_examples, database=None, deadline=None, suppress_health_check=list(HealthCheck))
     try:
-        pair = find(neighbouring_pairs(len(universe), m_max, relation), violates, settings=options,
-                    random=random.Random(seed))
+        pair = find(
+            neighbouring_pairs(len(universe), m_max, relation), violates, settings=options, random=random.Random(seed)
+        )
     except NoSuchExample:
         return SearchResult(False, max_examples)
     distance, limit = excess(pair)
@@ -192,26 +200,48 @@ def check_condition_a_search(obligation: Obligation, context: CheckContext) -> E
     horizon, m_max = int(params.get("horizon", 6)), int(params.get("m_max", 6))
     examples = int(params.get("max_examples", 500))
     universe = chain_universe(mechanism.n_states, params.get("p", "1/2"), Fraction(mechanism.gamma), horizon)
-    alpha, _ = lemma1_constants_exact(mechanism.constant_set, epsilon=mechanism.epsilon, delta=mechanism.delta,
-                                      d=mechanism.estimator.d)
+    alpha, _ = lemma1_constants_exact(
+        mechanism.constant_set, epsilon=mechanism.epsilon, delta=mechanism.delta, d=mechanism.estimator.d
+    )
     result = search_sensitivity_violation(
         lambda data: mechanism.gaussian_view(data)[0],
         lambda data: mechanism.gaussian_view(data)[1] / float(alpha),
-        universe=universe, relation=context.relation.kind, m_max=m_max, max_examples=examples,
+        universe=universe,
+        relation=context.relation.kind,
+        m_max=m_max,
+        max_examples=examples,
         seed=int(context.seed.generate_state(1)[0]),
     )
     domain = f"{universe.description}; up to {examples} random pairs of datasets of 1..{m_max} trajectories"
     if not result.found:
-        return Evidence(Verdict.INCONCLUSIVE, f"no violation of Lemma 1 (a) in {examples} examples (a search proves nothing)",
-                        domain, "Hypothesis search with shrinking", budget={"examples": examples})
-    counterexample = {"X": list(result.dataset), "X_prime": list(result.neighbour),
-                      "alpha_distance": result.measured * float(alpha), "sigma_X": result.bound * float(alpha)}
+        return Evidence(
+            Verdict.INCONCLUSIVE,
+            f"no violation of Lemma 1 (a) in {examples} examples (a search proves nothing)",
+            domain,
+            "Hypothesis search with shrinking",
+            budget={"examples": examples},
+        )
+    counterexample = {
+        "X": list(result.dataset),
+        "X_prime": list(result.neighbour),
+        "alpha_distance": result.measured * float(alpha),
+        "sigma_X": result.bound * float(alpha),
+    }
     return Evidence(
         Verdict.VIOLATED,
         f"Lemma 1 (a) fails at |X| = {len(result.dataset)}, |X'| = {len(result.neighbour)}: "
         f"alpha ||theta_X - theta_X'|| = {result.measured * float(alpha):.6g} > sigma_X = {result.bound * float(alpha):.6g}",
-        domain, "Hypothesis search with shrinking (implementation floats, relative tolerance 1e-9)",
-        (Measurement("||theta_X - theta_X'||_2 vs sigma_X / alpha", result.bound, result.measured,
-                     result.bound - result.measured, "float64 from the implementation"),),
-        {"examples": examples}, counterexample,
+        domain,
+        "Hypothesis search with shrinking (implementation floats, relative tolerance 1e-9)",
+        (
+            Measurement(
+                "||theta_X - theta_X'||_2 vs sigma_X / alpha",
+                result.bound,
+                result.measured,
+                result.bound - result.measured,
+                "float64 from the implementation",
+            ),
+        ),
+        {"examples": examples},
+        counterexample,
     )

@@ -158,7 +158,12 @@ def lemma9_symbolic(reading: str) -> SymbolicResult:
     phi_k = (1 * sp.sqrt(2) + 1) ** 2
     claimed = (1 * sp.sqrt(1) * sp.sqrt(1) + 1) ** 2
     counterexample = {
-        "S": 1, "rho": [1], "m": 1, "v": [1], "k": 1, "c_lambda": 1,
+        "S": 1,
+        "rho": [1],
+        "m": 1,
+        "v": [1],
+        "k": 1,
+        "c_lambda": 1,
         "phi_k_by_definition": str(sp.nsimplify(sp.expand(phi_k))),
         "claimed_value": str(claimed),
         "difference": str(sp.N(phi_k - claimed, 20)),
@@ -174,13 +179,13 @@ def _mpf(value: Any) -> mpmath.mpf:
 
 def lsw_phi_k_closed_form(v: Sequence[int], weights: Sequence[Fraction], k: int) -> Fraction:
     """Σ_s w_s / max{v_s − k, 1}² (Balle et al. 2016, Lemma 5), exact."""
-    return sum((Fraction(w) / max(vs - k, 1) ** 2 for vs, w in zip(v, weights)), Fraction(0))
+    return sum((Fraction(w) / max(vs - k, 1) ** 2 for vs, w in zip(v, weights, strict=False)), Fraction(0))
 
 
 def lsl_phi_k_closed_form(v: Sequence[int], rho: Sequence[Fraction], m: int, k: int, reading: str) -> Fraction:
     """The inner sum Σ_s ρ_s sat{v_s + k, m} of Lemma 9 (φ^λ_k is increasing in it), exact."""
     saturate = max if reading == "max" else min
-    return sum((Fraction(r) * saturate(vs + k, m) for vs, r in zip(v, rho)), Fraction(0))
+    return sum((Fraction(r) * saturate(vs + k, m) for vs, r in zip(v, rho, strict=False)), Fraction(0))
 
 
 def phi_k_by_enumeration(phi: Callable[[tuple[int, ...]], Fraction], v: Sequence[int], k: int) -> Fraction:
@@ -226,7 +231,7 @@ def check_lemma4_box(
         b = _mpf(beta)
         for v in box:
             for step in itertools.product((-1, 0, 1), repeat=n_states):
-                other = tuple(a + s for a, s in zip(v, step))
+                other = tuple(a + s for a, s in zip(v, step, strict=False))
                 if min(other) < 0 or max(other) > v_max:
                     continue
                 cases += 1
@@ -240,8 +245,12 @@ def check_lemma4_box(
                         "psi(v) <= e^beta psi(v') for ||v - v'||_inf <= 1",
                         "Balle et al. 2016, Lemma 4 (eq. (16))",
                         ("rational certificate phi_k(v) <= phi_{k+1}(v') failed; mpmath comparison at 60 digits",),
-                        {"v": list(v), "v_prime": list(other), "ln_ratio": mpmath.nstr(mpmath.log(psi_v / psi_o), 12),
-                         "beta": mpmath.nstr(b, 12)},
+                        {
+                            "v": list(v),
+                            "v_prime": list(other),
+                            "ln_ratio": mpmath.nstr(mpmath.log(psi_v / psi_o), 12),
+                            "beta": mpmath.nstr(b, 12),
+                        },
                         box=f"{{0..{v_max}}}^{n_states}",
                         cases=cases,
                     )
@@ -261,13 +270,25 @@ def _evidence(result: SymbolicResult) -> Evidence:
         if result.box is None
         else f"every pair v, v' in the integer box {result.box} with ||v - v'||_inf <= 1 ({result.cases} pairs)"
     )
-    method = "sympy reduction to a tautology" if result.box is None else "exhaustive, exact rationals (mpmath 60 digits on fallback)"
+    method = (
+        "sympy reduction to a tautology"
+        if result.box is None
+        else "exhaustive, exact rationals (mpmath 60 digits on fallback)"
+    )
     summary = f"{result.location}: {result.verdict.value}"
     if result.counterexample is not None:
         summary += f"; counterexample {result.counterexample}"
     budget = {"pairs": result.cases} if result.box is not None else {}
-    return Evidence(result.verdict, summary, domain, method, (Measurement("steps", None, len(result.steps)),),
-                    budget, result.counterexample, {"steps": list(result.steps), "statement": result.statement})
+    return Evidence(
+        result.verdict,
+        summary,
+        domain,
+        method,
+        (Measurement("steps", None, len(result.steps)),),
+        budget,
+        result.counterexample,
+        {"steps": list(result.steps), "statement": result.statement},
+    )
 
 
 def _validate_symbolic(params: dict[str, Any], claim: Claim) -> None:
@@ -329,14 +350,22 @@ def check_lemma4_smoothness(obligation: Obligation, context: CheckContext) -> Ev
     beta = check_rational("beta", params.get("beta", "1/32"), low=0.0, low_open=True)
     ones = [Fraction(1)] * n_states
     if params["function"] == "phi_w":
-        result = check_lemma4_box(lambda v, k: lsw_phi_k_closed_form(v, ones, k), beta,
-                                  n_states=n_states, v_max=v_max, k_max=v_max + 1)
+        result = check_lemma4_box(
+            lambda v, k: lsw_phi_k_closed_form(v, ones, k), beta, n_states=n_states, v_max=v_max, k_max=v_max + 1
+        )
     else:
         m, reading = int(params.get("m", 5)), params.get("reading", "min")
+
         def phi_lambda(v: tuple[int, ...], k: int) -> Any:
             inner = lsl_phi_k_closed_form(v, ones, m, k, reading)
             return (mpmath.sqrt(mpmath.mpf(inner.numerator) / inner.denominator) + mpmath.sqrt(n_states)) ** 2
 
-        result = check_lemma4_box(lambda v, k: lsl_phi_k_closed_form(v, ones, m, k, reading), beta,
-                                  n_states=n_states, v_max=v_max, k_max=m + v_max, value=phi_lambda)
+        result = check_lemma4_box(
+            lambda v, k: lsl_phi_k_closed_form(v, ones, m, k, reading),
+            beta,
+            n_states=n_states,
+            v_max=v_max,
+            k_max=m + v_max,
+            value=phi_lambda,
+        )
     return _evidence(result)

@@ -126,7 +126,7 @@ def lsw_phi(signature: Sequence[int], weights: Sequence[Any], k: int) -> Any:
     if len(signature) != len(weights):
         raise InvalidArgument(f"weights: expected {len(signature)} entries, got {len(weights)}")
     total: Any = 0
-    for v, w in zip(signature, weights):
+    for v, w in zip(signature, weights, strict=False):
         total = total + w / max(int(v) - k, 1) ** 2
     return total
 
@@ -196,7 +196,7 @@ def lsl_phi(
         raise InvalidArgument(f"rho: expected {len(signature)} entries, got {len(rho)}")
     visits: Any = 0
     squares: Any = 0
-    for v, r in zip(signature, rho):
+    for v, r in zip(signature, rho, strict=False):
         visits = visits + r * saturate(int(v) + k, m)
         squares = squares + r * r
     return (c_lambda * sqrt(visits) + sqrt(squares)) ** 2
@@ -246,9 +246,7 @@ def lsl_sigma(
     """
     gap = lam - phi_norm**2 * rho_inf
     if not gap > 0:
-        raise InvalidArgument(
-            f"lam={lam}: Algorithm 2 requires lam > ||Phi||^2 ||rho||_inf = {phi_norm**2 * rho_inf}"
-        )
+        raise InvalidArgument(f"lam={lam}: Algorithm 2 requires lam > ||Phi||^2 ||rho||_inf = {phi_norm**2 * rho_inf}")
     return 2 * alpha * bound * phi_norm / gap * sqrt(psi)
 
 

@@ -194,9 +194,7 @@ class LSL:
         object.__setattr__(self, "gamma", check_real("gamma", self.gamma, low=0.0, high=1.0, high_open=True))
         object.__setattr__(self, "lam", check_real("lam", self.lam, low=0.0, low_open=True))
         object.__setattr__(self, "phi", feature_matrix(self.features, n_states))
-        object.__setattr__(
-            self, "weights", _state_weights("rho", self.rho, n_states, positive=False, at_most_one=True)
-        )
+        object.__setattr__(self, "weights", _state_weights("rho", self.rho, n_states, positive=False, at_most_one=True))
 
     @property
     def d(self) -> int:
@@ -227,5 +225,3 @@ class LSL:
         counts = statistics.signature
         per_state = statistics.squared_returns - 2 * values * counts * statistics.average_returns + counts * values**2
         return float(np.sum(self.weights * per_state) / statistics.m + self.lam / (2 * statistics.m) * theta @ theta)
-
-

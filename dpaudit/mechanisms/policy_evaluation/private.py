@@ -308,7 +308,6 @@ class DPLSW(_SmoothSensitivityRelease):
         )
 
 
-
 @dataclass(frozen=True)
 class DPLSL(_SmoothSensitivityRelease):
     """DP-LSL: θ_X^λ + N(0, σ_X² I) with σ_X from a β-smooth bound of eq. (12) (Algorithm 2).
@@ -414,7 +413,6 @@ class DPLSL(_SmoothSensitivityRelease):
             sensitivity_bound=scale * math.sqrt(phi_zero),
             saturation=self.saturation,
         )
-
 
 
 def _theta_shape(params: Any, data: Any) -> tuple[int, ...]:

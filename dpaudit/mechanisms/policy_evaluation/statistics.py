@@ -118,5 +118,3 @@ def first_visit_statistics(
     average = returns.sum(axis=0) / np.maximum(counts, 1)
     squares = (returns**2).sum(axis=0)
     return FirstVisitStatistics(counts, average, squares, batch.n_trajectories, float(returns.max(initial=0.0)))
-
-

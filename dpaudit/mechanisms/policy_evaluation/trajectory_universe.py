@@ -221,14 +221,14 @@ def neighbours(dataset: Sequence[int], relation: str, n_profiles: int, m_max: in
             rest.remove(removed)
             for added in range(n_profiles):
                 if added != removed:
-                    candidate = tuple(sorted(rest + [added]))
+                    candidate = tuple(sorted([*rest, added]))
                     if candidate not in seen:
                         seen.add(candidate)
                         yield candidate
     elif relation == ADD_REMOVE_ONE:
         if len(items) < m_max:
             for added in range(n_profiles):
-                yield tuple(sorted(items + (added,)))
+                yield tuple(sorted((*items, added)))
         if len(items) > 1:
             for removed in distinct:
                 rest = list(items)
@@ -337,7 +337,10 @@ class LSLProblem:
 def _gram(features: tuple[tuple[Fraction, ...], ...], diagonal: Sequence[Fraction]) -> tuple[tuple[Fraction, ...], ...]:
     d = len(features[0])
     return tuple(
-        tuple(sum((features[s][i] * diagonal[s] * features[s][j] for s in range(len(features))), Fraction(0)) for j in range(d))
+        tuple(
+            sum((features[s][i] * diagonal[s] * features[s][j] for s in range(len(features))), Fraction(0))
+            for j in range(d)
+        )
         for i in range(d)
     )
 
@@ -359,7 +362,7 @@ def solve_rational(matrix: Sequence[Sequence[Fraction]], rhs: Sequence[Fraction]
         for r in range(col + 1, n):
             factor = rows[r][col] / head[col]
             if factor:
-                rows[r] = [a - factor * b for a, b in zip(rows[r], head)]
+                rows[r] = [a - factor * b for a, b in zip(rows[r], head, strict=False)]
     solution = [Fraction(0)] * n
     for i in range(n - 1, -1, -1):
         total = rows[i][n] - sum((rows[i][j] * solution[j] for j in range(i + 1, n)), Fraction(0))
@@ -384,13 +387,13 @@ def exact_first_visit_statistics(
         for s in profile.visits:
             counts[s] += 1
             sums[s] += profile.returns[s]
-    return tuple(counts), tuple(total / c if c else Fraction(0) for total, c in zip(sums, counts))
+    return tuple(counts), tuple(total / c if c else Fraction(0) for total, c in zip(sums, counts, strict=False))
 
 
 def exact_lsw_parameters(problem: LSWProblem, average_returns: Sequence[Fraction]) -> tuple[Fraction, ...]:
     """θ^w_X = (Φᵀ Γ Φ)⁻¹ Φᵀ Γ F_X in exact arithmetic (Balle et al. 2016, eq. (8))."""
     operator = problem.solution_operator
-    return tuple(sum((a * f for a, f in zip(row, average_returns)), Fraction(0)) for row in operator)
+    return tuple(sum((a * f for a, f in zip(row, average_returns, strict=False)), Fraction(0)) for row in operator)
 
 
 def exact_lsl_parameters(
@@ -400,12 +403,14 @@ def exact_lsl_parameters(
 
     Γ_X = diag(ρ_s |X_s| / m), so Φᵀ Γ_X F_X = Σ_s φ_s ρ_s |X_s| F_X(s) / m.
     """
-    frequencies = [rho * c / m for rho, c in zip(problem.rho, signature)]
+    frequencies = [rho * c / m for rho, c in zip(problem.rho, signature, strict=False)]
     matrix = [list(row) for row in _gram(problem.features, frequencies)]
     for i in range(problem.dimension):
         matrix[i][i] += problem.lam / (2 * m)
     rhs = tuple(
-        sum((problem.features[s][j] * frequencies[s] * average_returns[s] for s in range(len(frequencies))), Fraction(0))
+        sum(
+            (problem.features[s][j] * frequencies[s] * average_returns[s] for s in range(len(frequencies))), Fraction(0)
+        )
         for j in range(problem.dimension)
     )
     return solve_rational(matrix, rhs)
@@ -446,7 +451,7 @@ def exact_local_sensitivity(
     best, arg, count = Fraction(0), None, 0
     for other in neighbours(dataset, relation, len(universe), m_max):
         theta = exact_parameters(problem, universe, other)
-        value = sum(((a - b) ** 2 for a, b in zip(base, theta)), Fraction(0))
+        value = sum(((a - b) ** 2 for a, b in zip(base, theta, strict=False)), Fraction(0))
         count += 1
         if arg is None or value > best:
             best, arg = value, other

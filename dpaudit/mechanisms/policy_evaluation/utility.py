@@ -36,7 +36,14 @@ __all__ = ["lsw_excess_risk_bound", "lsw_psi_lower_bound"]
 
 
 def lsw_excess_risk_bound(
-    weights: Any, visit_probabilities: Any, m: int, beta: float, alpha: float, bound: float, pinv_norm: float, frobenius: float
+    weights: Any,
+    visit_probabilities: Any,
+    m: int,
+    beta: float,
+    alpha: float,
+    bound: float,
+    pinv_norm: float,
+    frobenius: float,
 ) -> float:
     """Return Theorem 11's upper bound on DP-LSW's expected excess empirical risk, as stated.
 

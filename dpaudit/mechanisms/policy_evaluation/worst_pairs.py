@@ -145,7 +145,7 @@ def _white_box_table(
         rows = index.datasets(m)
         counts = universe.visits_array[rows].sum(axis=1)
         averages = returns[rows].sum(axis=1) / np.maximum(counts, 1)
-        for row, count, average in zip(rows, counts, averages):
+        for row, count, average in zip(rows, counts, averages, strict=False):
             record = mechanism.intermediates_from_statistics(FirstVisitStatistics.from_arrays(count, average, m))
             thetas.append(record.theta)
             sigmas.append(record.sigma)
@@ -183,7 +183,9 @@ def policy_evaluation_worst_pairs(
     """
     search = WorstPairSearch() if search is None else search
     if relation.kind not in (REPLACE_ONE, ADD_REMOVE_ONE):
-        raise InvalidArgument(f"relation={relation.name!r}: DP-LSW/DP-LSL pairs exist for replace_one and add_remove_one")
+        raise InvalidArgument(
+            f"relation={relation.name!r}: DP-LSW/DP-LSL pairs exist for replace_one and add_remove_one"
+        )
     universe, index = _domain(mechanism, search)
     scale = _reward_scale(mechanism)
     thetas, sigmas, datasets = _white_box_table(mechanism, universe, index, scale)

@@ -40,7 +40,7 @@ def _pairs(orders: Sequence[float], values: Sequence[AccountedValue], low: float
     for i, value in enumerate(values):
         if not isinstance(value, AccountedValue):
             raise InvalidArgument(f"values[{i}]={value!r}: expected an AccountedValue")
-    return list(zip(checked, values))
+    return list(zip(checked, values, strict=False))
 
 
 def _best(candidates: list[tuple[mpmath.mpf, float]], method: str) -> AccountedValue:

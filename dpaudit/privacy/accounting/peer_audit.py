@@ -136,6 +136,8 @@ def audit_peer_rdp(
                     direction = AGREES
                 relative = float((mpmath.mpf(theirs) - exact.value) / exact.value) if exact.value else 0.0
                 results.append(
-                    PeerComparison(peer, a, float(q), float(sigma), count, exact.value, exact.error, theirs, relative, direction)
+                    PeerComparison(
+                        peer, a, float(q), float(sigma), count, exact.value, exact.error, theirs, relative, direction
+                    )
                 )
     return results

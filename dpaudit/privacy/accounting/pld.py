@@ -173,7 +173,7 @@ def _chernoff_window(pmf: np.ndarray, times: int, tail: float) -> tuple[int, int
 
 def _orient(pair: OutputPair, tail: float) -> tuple[OutputPair, np.ndarray, np.ndarray]:
     """Reflect the pair if its privacy loss decreases; check monotonicity on a fine grid."""
-    lows, highs = zip(pair.first.support_bounds(tail), pair.second.support_bounds(tail))
+    lows, highs = zip(pair.first.support_bounds(tail), pair.second.support_bounds(tail), strict=False)
     x = np.linspace(min(lows), max(highs), _GRID_POINTS)
     loss = pair.privacy_loss(x)
     if loss[-1] < loss[0]:
@@ -198,7 +198,9 @@ def _inverse_loss(pair: OutputPair, x: np.ndarray, loss: np.ndarray, targets: np
     return guess
 
 
-def discretise_pair(pair: OutputPair, *, interval: float = 1e-4, tail: float = 1e-18) -> tuple[DiscretePld, DiscretePld]:
+def discretise_pair(
+    pair: OutputPair, *, interval: float = 1e-4, tail: float = 1e-18
+) -> tuple[DiscretePld, DiscretePld]:
     """The pessimistic and optimistic discrete PLDs of one ordered pair (P, Q).
 
     Args:

@@ -153,7 +153,9 @@ def _fractional_tail_bound(alpha, k_first, q, sigma, z0) -> mpmath.mpf:
     return base * (near + far) + base * far
 
 
-def poisson_gaussian_log_moment(alpha: float, q: float, sigma: float, *, digits: int = DEFAULT_DIGITS) -> AccountedValue:
+def poisson_gaussian_log_moment(
+    alpha: float, q: float, sigma: float, *, digits: int = DEFAULT_DIGITS
+) -> AccountedValue:
     """log A_α = log E_{N(0,σ²)}[((1-q) + q e^{(2z-1)/(2σ²)})^α]: (α-1) times the RDP of one step.
 
     Args:
@@ -202,7 +204,9 @@ def poisson_gaussian_rdp(alpha: float, q: float, sigma: float, *, digits: int = 
     log_moment = poisson_gaussian_log_moment(alpha, q, sigma, digits=digits)
     with mpmath.workdps(log_moment.digits):
         scale = 1 / (mpmath.mpf(alpha) - 1)
-        return AccountedValue.exact(log_moment.value * scale, log_moment.error * scale, method=log_moment.method, digits=log_moment.digits)
+        return AccountedValue.exact(
+            log_moment.value * scale, log_moment.error * scale, method=log_moment.method, digits=log_moment.digits
+        )
 
 
 def _forward_difference(order: int, sigma: mpmath.mpf) -> mpmath.mpf:

@@ -64,7 +64,9 @@ def xie2019_theorem1_lambda_range(records: int, noise_multiplier: float) -> floa
     return sigma**2 * float(mpmath.log(mpmath.mpf(m) / sigma))
 
 
-def xie2019_theorem1_precondition(epsilon: float, steps: int, records: int, noise_multiplier: float, c1: float | None) -> bool:
+def xie2019_theorem1_precondition(
+    epsilon: float, steps: int, records: int, noise_multiplier: float, c1: float | None
+) -> bool:
     """Whether (ε, N, m, σ) lies in Theorem 1's domain.
 
     With ``c1`` given: ε < c1 N / m² (the statement). With ``c1=None``: the proof's own

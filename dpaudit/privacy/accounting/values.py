@@ -15,7 +15,7 @@ import mpmath
 
 from dpaudit.errors import InvalidArgument
 
-__all__ = ["AccountedValue", "EXACT", "INTERVAL", "LOWER_BOUND", "UPPER_BOUND"]
+__all__ = ["EXACT", "INTERVAL", "LOWER_BOUND", "UPPER_BOUND", "AccountedValue"]
 
 EXACT = "exact"
 UPPER_BOUND = "upper bound"

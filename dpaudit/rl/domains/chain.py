@@ -110,18 +110,18 @@ class Chain:
     ) -> Iterator[tuple[Trajectory, Fraction]]:
         state = states[-1]
         if state == self.goal:
-            yield self._trajectory(states, rewards + (0,), self.goal, False), probability
+            yield self._trajectory(states, (*rewards, 0), self.goal, False), probability
             return
         if len(states) == cap:
             for following, weight in ((state, self.p), (state + 1, 1 - self.p)):
                 if weight:
                     reward = int(following == self.goal)
-                    yield self._trajectory(states, rewards + (reward,), following, True), probability * weight
+                    yield self._trajectory(states, (*rewards, reward), following, True), probability * weight
             return
         if self.p:
-            yield from self._extend(states + (state,), rewards + (0,), probability * self.p, cap)
+            yield from self._extend((*states, state), (*rewards, 0), probability * self.p, cap)
         yield from self._extend(
-            states + (state + 1,), rewards + (int(state + 1 == self.goal),), probability * (1 - self.p), cap
+            (*states, state + 1), (*rewards, int(state + 1 == self.goal)), probability * (1 - self.p), cap
         )
 
     @staticmethod

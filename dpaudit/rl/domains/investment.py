@@ -49,5 +49,6 @@ def investment_mdp(*, horizon: int = 1, gamma: Any = 1.0) -> FiniteMDP:
     transitions[0, :, 2] = 1.0 - success
     transitions[1, :, 1] = 1.0
     transitions[2, :, 2] = 1.0
-    return FiniteMDP(transitions, np.zeros((3, 4)), gamma, initial=[1.0, 0.0, 0.0], horizon=horizon,
-                     terminal_values=[0.0, 1.0, 0.0])
+    return FiniteMDP(
+        transitions, np.zeros((3, 4)), gamma, initial=[1.0, 0.0, 0.0], horizon=horizon, terminal_values=[0.0, 1.0, 0.0]
+    )

@@ -22,9 +22,7 @@ from dpaudit.rng import normalize_rng
 __all__ = ["random_mdp"]
 
 
-def random_mdp(
-    n_states: int = 20, n_actions: int = 5, horizon: int = 10, *, gamma: Any = 1.0, rng: Any
-) -> FiniteMDP:
+def random_mdp(n_states: int = 20, n_actions: int = 5, horizon: int = 10, *, gamma: Any = 1.0, rng: Any) -> FiniteMDP:
     """Return a random finite-horizon MDP (laws in the module docstring).
 
     Args:

@@ -58,7 +58,9 @@ def test_interval_contains_or_lies_below_dp_accounting_pessimistic_value():
 
 def test_decreasing_loss_is_reflected():
     forward = compose_pairs([GAUSS], 1, interval=1e-3).delta(0.5)
-    backward = compose_pairs([OutputPair(GAUSS.first.reflected(), GAUSS.second.reflected())], 1, interval=1e-3).delta(0.5)
+    backward = compose_pairs([OutputPair(GAUSS.first.reflected(), GAUSS.second.reflected())], 1, interval=1e-3).delta(
+        0.5
+    )
     assert math.isclose(forward.upper, backward.upper, rel_tol=1e-9)
 
 

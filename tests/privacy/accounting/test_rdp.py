@@ -66,7 +66,10 @@ def test_without_replacement_bound_is_above_the_witness_pair(theorem, alpha, q, 
 
 
 def test_theorem27_is_no_looser_than_theorem9():
-    assert wor_gaussian_rdp_upper(12, 0.01, 0.7, theorem=27).value <= wor_gaussian_rdp_upper(12, 0.01, 0.7, theorem=9).value
+    assert (
+        wor_gaussian_rdp_upper(12, 0.01, 0.7, theorem=27).value
+        <= wor_gaussian_rdp_upper(12, 0.01, 0.7, theorem=9).value
+    )
 
 
 def test_moment_is_lambda_times_rdp_at_lambda_plus_one():
