@@ -233,8 +233,8 @@ def _command_list(arguments: argparse.Namespace) -> int:
             print(f"  {path.name:45s} {claim.id}: {claim.title}")
     if arguments.what in (None, "mechanisms"):
         print("mechanisms:")
-        for entry in list_mechanisms():
-            print(f"  {entry.name:30s} {entry.description}")
+        for mechanism in list_mechanisms():
+            print(f"  {mechanism.name:30s} {mechanism.description}")
     if arguments.what in (None, "checkers"):
         print("checkers:")
         for entry in list_checkers():

@@ -87,6 +87,13 @@ class _Reader:
             raise self.fail(full, f"expected a non-empty string, got {type(value).__name__} {value!r}")
         return value
 
+    def text(self, data: dict[str, Any], key: str, prefix: str) -> str:
+        """A required non-empty string."""
+        value = self.string(data, key, prefix)
+        if value is None:
+            raise self.fail(f"{prefix}{key}", "missing; expected a non-empty string")
+        return value
+
     def no_unknown(self, data: dict[str, Any], allowed: set[str], prefix: str) -> None:
         unknown = sorted(set(data) - allowed)
         if unknown:
@@ -108,8 +115,8 @@ def _source(reader: _Reader, data: dict[str, Any], prefix: str) -> Source:
     reader.no_unknown(data, {"paper", "location", "page", "note"}, prefix)
     page = data.get("page")
     return Source(
-        paper=reader.string(data, "paper", prefix),
-        location=reader.string(data, "location", prefix),
+        paper=reader.text(data, "paper", prefix),
+        location=reader.text(data, "location", prefix),
         page=None if page is None else str(page),
         note=reader.string(data, "note", prefix, required=False),
     )
@@ -117,7 +124,7 @@ def _source(reader: _Reader, data: dict[str, Any], prefix: str) -> Source:
 
 def _guarantee(reader: _Reader, data: dict[str, Any]) -> Guarantee:
     prefix = "claim.guarantee."
-    kind = reader.string(data, "kind", prefix)
+    kind = reader.text(data, "kind", prefix)
     if kind not in _GUARANTEES:
         raise reader.fail(f"{prefix}kind", f"unknown kind {kind!r}; expected one of {sorted(_GUARANTEES)}")
     factory, required, optional = _GUARANTEES[kind]
@@ -144,9 +151,9 @@ def _obligation(reader: _Reader, data: Any, index: int) -> Obligation:
     reader.no_unknown(data, {"id", "statement", "checker", "params", "quick", "source"}, prefix)
     source_table = reader.table(data, "source", prefix, required=False)
     return Obligation(
-        id=reader.string(data, "id", prefix),
-        statement=reader.string(data, "statement", prefix),
-        checker=reader.string(data, "checker", prefix),
+        id=reader.text(data, "id", prefix),
+        statement=reader.text(data, "statement", prefix),
+        checker=reader.text(data, "checker", prefix),
         params=reader.table(data, "params", prefix, required=False),
         source=_source(reader, source_table, f"{prefix}source.") if source_table else None,
         quick_params=reader.table(data, "quick", prefix, required=False),
@@ -185,7 +192,7 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
     mechanism_table = reader.table(claim, "mechanism", "claim.")
     reader.no_unknown(mechanism_table, {"name", "params"}, "claim.mechanism.")
     mechanism = MechanismSpec(
-        name=reader.string(mechanism_table, "name", "claim.mechanism."),
+        name=reader.text(mechanism_table, "name", "claim.mechanism."),
         params=reader.table(mechanism_table, "params", "claim.mechanism.", required=False),
     )
     try:
@@ -197,8 +204,8 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
         raise reader.fail("obligations", "missing; expected at least one [[obligations]] table")
     try:
         result = Claim(
-            id=reader.string(claim, "id", "claim."),
-            title=reader.string(claim, "title", "claim."),
+            id=reader.text(claim, "id", "claim."),
+            title=reader.text(claim, "title", "claim."),
             mechanism=mechanism,
             guarantee=_guarantee(reader, reader.table(claim, "guarantee", "claim.")),
             relations=tuple(relations),
@@ -227,7 +234,7 @@ def _known_findings(reader: _Reader, claim: dict[str, Any]) -> tuple[KnownFindin
             raise reader.fail(f"claim.known_findings[{index}]", "expected a table with relation, obligations, finding")
         reader.no_unknown(item, {"relation", "obligations", "finding"}, prefix)
         try:
-            relation = parse_relation(reader.string(item, "relation", prefix)).name
+            relation = parse_relation(reader.text(item, "relation", prefix)).name
         except SpecError:
             raise
         except DpAuditError as exc:
@@ -237,7 +244,7 @@ def _known_findings(reader: _Reader, claim: dict[str, Any]) -> tuple[KnownFindin
             raise reader.fail(
                 f"{prefix}obligations", f"got {obligations!r}; expected a non-empty list of obligation ids"
             )
-        findings.append(KnownFinding(relation, tuple(obligations), reader.string(item, "finding", prefix)))
+        findings.append(KnownFinding(relation, tuple(obligations), reader.text(item, "finding", prefix)))
     return tuple(findings)
 
 

@@ -50,7 +50,7 @@ def _plugin_mechanisms() -> list[Mechanism]:
         except Exception as exc:  # a broken plugin is named, not a crash
             raise PluginError(
                 f"entry point {point.name!r} ({point.value}) of {ENTRY_POINT_GROUP} failed to load: {exc}"
-            )
+            ) from exc
         if not isinstance(mechanism, Mechanism):
             raise PluginError(
                 f"entry point {point.name!r} ({point.value}) of {ENTRY_POINT_GROUP} is a "

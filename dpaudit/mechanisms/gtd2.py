@@ -82,7 +82,8 @@ class TransitionTable:
             or (np.diff(offsets) < 1).any()
         ):
             raise InvalidArgument(
-                f"offsets: expected 0 = o_0 < o_1 < ... < o_m = {rows} (every trajectory non-empty), got {offsets[:8]}..."
+                f"offsets: expected 0 = o_0 < o_1 < ... < o_m = {rows} (every trajectory non-empty), "
+                f"got {offsets[:8]}..."
             )
         object.__setattr__(self, "offsets", offsets)
         object.__setattr__(self, "gamma", check_real("gamma", self.gamma, low=0.0, high=1.0))
@@ -129,7 +130,11 @@ class TransitionTable:
         phi_matrix = check_finite_array("features", features, ndim=2)
         ratios = _ratios(target, behaviour, phi_matrix.shape[0])
         terminal = set(int(s) for s in terminal_states)
-        states, successors, actions, rewards, offsets = [], [], [], [], [0]
+        states: list[int] = []
+        successors: list[int] = []
+        actions: list[int] = []
+        rewards: list[float] = []
+        offsets = [0]
         for x in items:
             states.extend(x.states)
             actions.extend(x.actions)
@@ -189,7 +194,11 @@ class TransitionTable:
             raise InvalidArgument("dataset: expected at least one episode (m >= 1)")
         if (target is None) != (behaviour is None):
             raise InvalidArgument("target and behaviour: give both policies for off-policy data, or neither")
-        phi_parts, next_parts, rewards, rho, offsets = [], [], [], [], [0]
+        phi_parts: list[np.ndarray] = []
+        next_parts: list[np.ndarray] = []
+        rewards: list[Any] = []
+        rho: list[np.ndarray] = []
+        offsets = [0]
         for i, episode in enumerate(items):
             if not isinstance(episode, Episode):
                 raise InvalidArgument(f"episodes[{i}]: expected an Episode, got {type(episode).__name__}")
@@ -208,7 +217,7 @@ class TransitionTable:
             phi_parts.append(features[:-1])
             next_parts.append(following)
             rewards.append(episode.rewards)
-            if target is not None:
+            if target is not None and behaviour is not None:
                 rho.append(_episode_ratios(i, episode, target, behaviour))
             offsets.append(offsets[-1] + steps)
         phi = np.vstack(phi_parts)
@@ -222,7 +231,9 @@ class TransitionTable:
         )
 
 
-def _episode_ratios(index: int, episode: Episode, target: Callable, behaviour: Callable) -> np.ndarray:
+def _episode_ratios(
+    index: int, episode: Episode, target: Callable[..., Any], behaviour: Callable[..., Any]
+) -> np.ndarray:
     observations = episode.observations[:-1]
     where = f"episodes[{index}]"
     pi = _probability_rows(f"target probabilities along {where}", [target(o) for o in observations])

@@ -158,7 +158,8 @@ def _tight(epsilon: float, delta: float, dim: int) -> SmoothGaussianConstants:
         beta=calibration.beta,
         source=(
             "dpaudit calibration: smallest alpha for the main-text beta whose exact worst-case delta "
-            f"is <= delta (certified {mpmath.nstr(calibration.certified_delta.value, 12)} at {calibration.digits} digits)"
+            f"is <= delta (certified {mpmath.nstr(calibration.certified_delta.value, 12)} "
+            f"at {calibration.digits} digits)"
         ),
     )
 

@@ -183,7 +183,10 @@ class GpopeStep:
                 note = "exact worst case by joint convexity (Balle et al. 2018, Sec. 5)"
             else:
                 label = "replace_one, uniform_one: m-1 records at 0; the replaced record moves from 2h e1 to 0"
-                note = "dominating for eps >= 0 by advanced joint convexity (Balle et al. 2018, Thm 2); both orders composed"
+                note = (
+                    "dominating for eps >= 0 by advanced joint convexity (Balle et al. 2018, Thm 2); "
+                    "both orders composed"
+                )
             pair = OutputPair(mixed, null, label)
             return StepPairs((pair, pair.reversed()), True, 2 * h, q, note)
         mixed = GaussianMixture.two_point(q, h, 0.0, std)

@@ -185,8 +185,8 @@ def synthesize(mdp: FiniteMDP, k: float, *, rng: Any, structural_zeros: str = "r
         true_values = backward_induction(mdp, policy).values
         optimal_values = backward_induction(mdp).values
     else:
-        solution = value_iteration(private_mdp, tol=1e-12)
-        policy = solution.policy
+        infinite = value_iteration(private_mdp, tol=1e-12)
+        policy = infinite.policy
         private_values = evaluate_policy(private_mdp, policy)
         true_values = evaluate_policy(mdp, policy)
         optimal_values = value_iteration(mdp, tol=1e-12).values
@@ -456,13 +456,13 @@ def cost_of_privacy(
 
     if mdp.horizon is not None:
         horizon = mdp.horizon
-        lower = np.empty((horizon + 1, n_states))
-        upper = np.empty((horizon + 1, n_states))
-        lower[horizon] = upper[horizon] = mdp.terminal_values
+        stage_lower = np.empty((horizon + 1, n_states))
+        stage_upper = np.empty((horizon + 1, n_states))
+        stage_lower[horizon] = stage_upper[horizon] = mdp.terminal_values
         for stage in range(horizon - 1, -1, -1):
-            lower[stage] = backup(lower[stage + 1], "min", stage)
-            upper[stage] = backup(upper[stage + 1], "max", stage)
-        return CostOfPrivacy(lower, upper, alpha, beta, horizon)
+            stage_lower[stage] = backup(stage_lower[stage + 1], "min", stage)
+            stage_upper[stage] = backup(stage_upper[stage + 1], "max", stage)
+        return CostOfPrivacy(stage_lower, stage_upper, alpha, beta, horizon)
     threshold = math.inf if mdp.gamma == 0.0 else tol * (1.0 - mdp.gamma) / mdp.gamma
     lower = np.zeros(n_states)
     upper = np.zeros(n_states)

@@ -36,15 +36,19 @@ def test_parse_rejects(text):
 
 def test_hanging_candidate_is_stopped_at_the_limit():
     limits = CandidateLimits(timeout_seconds=1.0)
-    with CandidateProcess(_ref("sleeps_forever"), limits) as candidate:
-        with pytest.raises(CandidateError, match="did not answer within 1 s"):
-            candidate.sample(ARGS, 1, np.random.SeedSequence(0))
+    with (
+        CandidateProcess(_ref("sleeps_forever"), limits) as candidate,
+        pytest.raises(CandidateError, match="did not answer within 1 s"),
+    ):
+        candidate.sample(ARGS, 1, np.random.SeedSequence(0))
 
 
 def test_raising_candidate_reports_its_traceback():
-    with CandidateProcess(_ref("raises")) as candidate:
-        with pytest.raises(CandidateError, match="planted failure in the candidate") as info:
-            candidate.sample(ARGS, 1, np.random.SeedSequence(0))
+    with (
+        CandidateProcess(_ref("raises")) as candidate,
+        pytest.raises(CandidateError, match="planted failure in the candidate") as info,
+    ):
+        candidate.sample(ARGS, 1, np.random.SeedSequence(0))
     assert "Traceback" in str(info.value)
 
 
@@ -55,9 +59,11 @@ def test_bad_outputs(name, fragment):
 
 
 def test_memory_limit():
-    with CandidateProcess(_ref("eats_memory"), CandidateLimits(memory_mib=512)) as candidate:
-        with pytest.raises(CandidateError, match="MemoryError|died"):
-            candidate.sample(ARGS, 1, np.random.SeedSequence(1))
+    with (
+        CandidateProcess(_ref("eats_memory"), CandidateLimits(memory_mib=512)) as candidate,
+        pytest.raises(CandidateError, match=r"MemoryError|died"),
+    ):
+        candidate.sample(ARGS, 1, np.random.SeedSequence(1))
 
 
 @pytest.mark.parametrize(("name", "fragment"), [("absent", "AttributeError"), ("NOT_CALLABLE", "not a callable")])
@@ -67,6 +73,8 @@ def test_load_failures(name, fragment):
 
 
 def test_missing_module():
-    with pytest.raises(CandidateError, match="ModuleNotFoundError"):
-        with CandidateProcess(parse_candidate("no_such_module_here:f", path=FIXTURES)):
-            pass
+    with (
+        pytest.raises(CandidateError, match="ModuleNotFoundError"),
+        CandidateProcess(parse_candidate("no_such_module_here:f", path=FIXTURES)),
+    ):
+        pass

@@ -76,7 +76,9 @@ def test_prescreen_speedup(label, make) -> None:
 
 
 def test_every_near_bound_pair_is_rechecked_exactly() -> None:
-    """Scale Corollary 3's constant so the tightest pair sits 2e-12 inside the bound: every flagged pair is re-checked."""
+    """Scale Corollary 3's constant so the tightest pair sits 2e-12 inside the bound.
+
+    Every flagged pair is re-checked."""
     universe = chain_universe(5, "1/2", "1/2", 4)
     problem = mechanism_problem(DPLSW(**LSW))
     honest = sweep_pairs(LswCorollary3(_Setting(universe, problem)), universe, "replace_one", 3)
@@ -85,7 +87,8 @@ def test_every_near_bound_pair_is_rechecked_exactly() -> None:
     squeezed = _Setting(universe, dataclasses.replace(problem, r_max=problem.r_max * scale))
     result = sweep_pairs(LswCorollary3(squeezed), universe, "replace_one", 3)
     print(
-        f"\nsqueezed Corollary 3: {result.pairs:,} pairs, {result.flagged} flagged, {result.exact_checks} exact checks, "
+        f"\nsqueezed Corollary 3: {result.pairs:,} pairs, {result.flagged} flagged, "
+        f"{result.exact_checks} exact checks, "
         f"tightest exact margin {float(result.tightest.margin):.3g}"
     )
     assert result.flagged >= 1

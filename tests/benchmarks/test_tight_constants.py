@@ -131,7 +131,8 @@ def _table(
         "# DP-LSW and DP-LSL: the paper's Lemma 1 constants vs the tight ones",
         "",
         (
-            f"Chain N = {N_STATES}, p = {P}, gamma = {GAMMA}, (epsilon, delta) = ({EPSILON}, {DELTA}) for both constant sets "
+            f"Chain N = {N_STATES}, p = {P}, gamma = {GAMMA}, (epsilon, delta) = ({EPSILON}, {DELTA}) "
+            "for both constant sets "
             f"(the paper's Sec. 6 setting), F_max = 1, w_s = 1/N, rho = 1, lambda = max(sqrt(m), 1.5 ||Phi||^2); "
             f"{RUNS} runs, seed {SEED}; the same noise draw for both sets in each run. RMSE against the exact values, "
             "mean +- standard error over runs. Produced by `tests/benchmarks/test_tight_constants.py`."
@@ -149,7 +150,8 @@ def _table(
         "from j = 0 (and, for the lower tail, down to 0), about 2e5 mpmath terms per tail and precision; it now "
         "starts and stops near the Poisson mode with rigorous remainder bounds (O(sqrt(lambda)) terms).",
         "",
-        "| algorithm | features | m | runs | sigma ratio (tight/paper) | RMSE paper | RMSE tight | RMSE ratio (per run) |",
+        "| algorithm | features | m | runs | sigma ratio (tight/paper) | RMSE paper | RMSE tight "
+        "| RMSE ratio (per run) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for algorithm in ("DP-LSW", "DP-LSL"):

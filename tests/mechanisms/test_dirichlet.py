@@ -47,7 +47,7 @@ def test_k_of_the_wrong_type_is_rejected(k):
 
 def test_the_public_lower_bound_eta_is_enforced():
     mechanism = DirichletMechanism(5.0, eta=0.1)
-    with pytest.raises(InvalidArgument, match="eta=0.1"):
+    with pytest.raises(InvalidArgument, match=r"eta=0\.1"):
         mechanism.release([0.05, 0.95], rng=0)
     assert mechanism.release([0.1, 0.9], rng=0).shape == (2,)
     for eta in (0.0, -0.0, 0.6, float("nan")):

@@ -63,7 +63,7 @@ def test_privacy_loss_law_matches_monte_carlo_of_full_dirichlet_draws(p, q, k, e
 
 def test_pairs_that_are_not_b_adjacent_are_rejected():
     with pytest.raises(InvalidArgument, match="exactly 2"):
-        dirichlet_pair(np.array([0.2, 0.3, 0.5]), [*np.array([0.3, 0.3, 0.4]), 0.0, -0.05, 0.05], 2.0)
+        dirichlet_pair(np.array([0.2, 0.3, 0.5]), np.array([0.3, 0.3, 0.4]) + np.array([0.0, -0.05, 0.05]), 2.0)
     with pytest.raises(InvalidArgument, match="entry > 0"):
         dirichlet_pair(np.array([0.0, 1.0]), np.array([0.5, 0.5]), 2.0)
     with pytest.raises(InvalidArgument, match="mass"):

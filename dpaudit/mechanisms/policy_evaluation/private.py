@@ -171,6 +171,18 @@ class _SmoothSensitivityRelease:
     """What DP-LSW and DP-LSL share: Lemma 1's constants, input checks, and the release
     θ_X + N(0, σ_X² I_d) from the subclass's ``intermediates_from_statistics``."""
 
+    n_states: int
+    gamma: float
+    r_max: float
+    epsilon: float
+    delta: float
+    f_max: float | None
+    constants: SmoothGaussianConstants
+
+    def intermediates_from_statistics(self, statistics: FirstVisitStatistics) -> Any:
+        """Every quantity of the algorithm from first-visit statistics (defined by each algorithm)."""
+        raise NotImplementedError
+
     def _check_public_bounds(self) -> None:
         """Validate and normalise ε, δ, R_max and the optional F_max (shared by both algorithms)."""
         epsilon, delta = _privacy_parameters(self.epsilon, self.delta)

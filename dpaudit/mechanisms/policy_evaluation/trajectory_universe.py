@@ -133,7 +133,7 @@ def chain_universe(n_states: int, p: Any, gamma: Any, horizon: int) -> Trajector
     total = 0
     for start in range(chain.n_states):
         for trajectory, _ in chain.enumerate_trajectories(start, cap):
-            returns = first_visit_returns(trajectory, chain.gamma, chain.n_states)
+            returns = tuple(first_visit_returns(trajectory, chain.gamma, chain.n_states))
             groups.setdefault((frozenset(trajectory.states), returns), []).append(trajectory)
             total += 1
     profiles = tuple(
