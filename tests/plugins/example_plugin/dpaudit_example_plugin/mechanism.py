@@ -33,9 +33,10 @@ class RandomizedResponse:
         return [(np.zeros(1), np.ones(1), "bit 0 vs bit 1")]
 
     def privacy_profile(self, epsilon: Any, *, digits: int = 60) -> mpmath.mpf:
+        """delta(eps') = max(0, (e^eps - e^eps') / (1 + e^eps)): zero exactly at eps' = eps."""
         with mpmath.workdps(digits + 10):
-            keep = 1 / (1 + mpmath.exp(-mpmath.mpf(self.epsilon)))
-            return max(mpmath.mpf(0), keep - mpmath.exp(mpmath.mpf(epsilon)) * (1 - keep))
+            own = mpmath.exp(mpmath.mpf(self.epsilon))
+            return max(mpmath.mpf(0), (own - mpmath.exp(mpmath.mpf(epsilon))) / (1 + own))
 
 
 MECHANISM = Mechanism(
