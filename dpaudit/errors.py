@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "CandidateError",
+    "CandidateLoadError",
     "CheckerError",
     "DpAuditError",
     "InvalidArgument",
@@ -62,6 +63,11 @@ class NumericalError(DpAuditError):
 
 class CandidateError(DpAuditError):
     """A candidate implementation could not be loaded, crashed, timed out or returned bad output."""
+
+
+class CandidateLoadError(CandidateError):
+    """A candidate cannot be audited at all: its module or callable cannot be imported, or its
+    signature does not accept the documented call (a usage error: exit 2)."""
 
 
 class PluginError(DpAuditError):

@@ -171,6 +171,27 @@ def test_check_command_audits_a_candidate(tmp_path, monkeypatch, capsys):
     assert main(["check", str(spec), "--candidate", "not-a-candidate", "--out", str(out)]) == 2
 
 
+@pytest.mark.parametrize(
+    ("candidate", "fragment"),
+    [
+        ("sample_candidatez:good_gaussian", "ModuleNotFoundError"),
+        ("sample_candidates:good_gausian", "AttributeError"),
+        ("sample_candidates:NOT_CALLABLE", "not a callable"),
+        ("sample_candidates:wrong_signature", "does not accept the call"),
+    ],
+)
+def test_a_candidate_that_cannot_be_audited_is_a_usage_error(tmp_path, monkeypatch, caplog, candidate, fragment):
+    from pathlib import Path
+
+    from dpaudit.audit.spec import builtin_spec_dir
+
+    spec = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"
+    monkeypatch.chdir(Path(__file__).parent / "audit" / "candidates_fixture")
+    assert main(["check", str(spec), "--candidate", candidate, "--quick", "--out", str(tmp_path / "o")]) == 2
+    assert fragment in caplog.text
+    assert not (tmp_path / "o" / "audit.json").exists()
+
+
 def test_calibrate_prints_certified_alpha(capsys):
     assert (
         main(

@@ -122,6 +122,7 @@ class AuditReport:
     started_at: float | None = None
     elapsed_seconds: float | None = None
     environment: dict[str, str] = field(default_factory=dict)
+    candidate: dict[str, Any] | None = None
 
     def failed(self, policy: str) -> bool:
         """Whether any claim fails the ``--fail-on`` policy."""
@@ -147,7 +148,7 @@ class AuditReport:
 
     def to_json(self) -> dict[str, Any]:
         """The canonical JSON document (see README, "Report schema")."""
-        return {
+        document = {
             "schema_version": REPORT_SCHEMA_VERSION,
             "tool": {"name": "dpaudit", "version": __version__},
             "seed": self.seed,
@@ -159,6 +160,9 @@ class AuditReport:
             "summary": self.verdict_counts(),
             "claims": [result.to_json() for result in self.claims],
         }
+        if self.candidate is not None:
+            document["candidate"] = dict(self.candidate)
+        return document
 
 
 def _stable_key(*parts: str) -> int:

@@ -1,5 +1,6 @@
 """Candidates run isolated, with time and memory limits, and fail with a reason."""
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -10,10 +11,11 @@ from dpaudit.audit.candidates.process import (
     CandidateProcess,
     parse_candidate,
 )
-from dpaudit.errors import CandidateError, InvalidArgument
+from dpaudit.errors import CandidateError, CandidateLoadError, InvalidArgument
 
 FIXTURES = str(Path(__file__).parent / "candidates_fixture")
-ARGS = {"value": [0.0, 1.0], "sigma": 1.0}
+VALUE = [0.0, 1.0]
+PARAMS = {"sigma": 1.0}
 
 
 def _ref(name):
@@ -22,8 +24,8 @@ def _ref(name):
 
 def test_good_candidate_is_reproducible():
     with CandidateProcess(_ref("gaussian")) as candidate:
-        first = candidate.sample(ARGS, 50, np.random.SeedSequence(4))
-        second = candidate.sample(ARGS, 50, np.random.SeedSequence(4))
+        first = candidate.sample(VALUE, PARAMS, 50, np.random.SeedSequence(4))
+        second = candidate.sample(VALUE, PARAMS, 50, np.random.SeedSequence(4))
     assert first.shape == (50, 2)
     np.testing.assert_array_equal(first, second)
 
@@ -40,7 +42,7 @@ def test_hanging_candidate_is_stopped_at_the_limit():
         CandidateProcess(_ref("sleeps_forever"), limits) as candidate,
         pytest.raises(CandidateError, match="did not answer within 1 s"),
     ):
-        candidate.sample(ARGS, 1, np.random.SeedSequence(0))
+        candidate.sample(VALUE, PARAMS, 1, np.random.SeedSequence(0))
 
 
 def test_raising_candidate_reports_its_traceback():
@@ -48,14 +50,14 @@ def test_raising_candidate_reports_its_traceback():
         CandidateProcess(_ref("raises")) as candidate,
         pytest.raises(CandidateError, match="planted failure in the candidate") as info,
     ):
-        candidate.sample(ARGS, 1, np.random.SeedSequence(0))
+        candidate.sample(VALUE, PARAMS, 1, np.random.SeedSequence(0))
     assert "Traceback" in str(info.value)
 
 
 @pytest.mark.parametrize(("name", "fragment"), [("returns_nan", "non-finite"), ("wrong_shapes", "different shapes")])
 def test_bad_outputs(name, fragment):
     with CandidateProcess(_ref(name)) as candidate, pytest.raises(CandidateError, match=fragment):
-        candidate.sample(ARGS, 20, np.random.SeedSequence(1))
+        candidate.sample(VALUE, PARAMS, 20, np.random.SeedSequence(1))
 
 
 def test_memory_limit():
@@ -63,7 +65,7 @@ def test_memory_limit():
         CandidateProcess(_ref("eats_memory"), CandidateLimits(memory_mib=512)) as candidate,
         pytest.raises(CandidateError, match=r"MemoryError|died"),
     ):
-        candidate.sample(ARGS, 1, np.random.SeedSequence(1))
+        candidate.sample(VALUE, PARAMS, 1, np.random.SeedSequence(1))
 
 
 @pytest.mark.parametrize(("name", "fragment"), [("absent", "AttributeError"), ("NOT_CALLABLE", "not a callable")])
@@ -78,3 +80,100 @@ def test_missing_module():
         CandidateProcess(parse_candidate("no_such_module_here:f", path=FIXTURES)),
     ):
         pass
+
+
+def test_forged_pickle_runs_nothing_in_the_auditor(tmp_path):
+    forged = Path("/tmp/dpaudit-forged-by-candidate")
+    forged.unlink(missing_ok=True)
+    with (
+        CandidateProcess(_ref("forged_pickle")) as candidate,
+        pytest.raises(CandidateError, match="expected real numbers"),
+    ):
+        candidate.sample(VALUE, PARAMS, 3, np.random.SeedSequence(0))
+    assert not forged.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "fragment"),
+    [
+        ("returns_complex", "complex128 values"),
+        ("returns_empty", "empty output"),
+        ("returns_strings", "expected real numbers"),
+        ("returns_nan", "non-finite value nan at call 0"),
+    ],
+)
+def test_outputs_are_validated(name, fragment):
+    with CandidateProcess(_ref(name)) as candidate, pytest.raises(CandidateError, match=fragment):
+        candidate.sample(VALUE, PARAMS, 4, np.random.SeedSequence(2))
+
+
+def test_printed_output_is_captured_not_shown():
+    with CandidateProcess(_ref("chatty")) as candidate:
+        outputs = candidate.sample(VALUE, PARAMS, 3, np.random.SeedSequence(0))
+    assert outputs.shape == (3, 2)
+    assert "hello from the candidate" in candidate.captured_output
+    assert "and to stderr" in candidate.captured_output
+
+
+def test_the_input_goes_by_position_whatever_its_name():
+    with CandidateProcess(_ref("positional_only_name")) as candidate:
+        candidate.check_signature(["sigma"])
+        assert candidate.sample(VALUE, PARAMS, 5, np.random.SeedSequence(0)).shape == (5, 2)
+
+
+def test_a_signature_that_does_not_fit_is_a_load_error():
+    with CandidateProcess(_ref("wrong_signature")) as candidate, pytest.raises(CandidateLoadError, match="signature"):
+        candidate.check_signature(["sigma"])
+
+
+def test_vectorised_entry_point_is_used_and_reproducible():
+    with CandidateProcess(_ref("vectorised_gaussian")) as candidate:
+        assert candidate.vectorised
+        first = candidate.sample(VALUE, PARAMS, 1000, np.random.SeedSequence(4))
+        second = candidate.sample(VALUE, PARAMS, 1000, np.random.SeedSequence(4))
+    assert first.shape == (1000, 2)
+    np.testing.assert_array_equal(first, second)
+
+
+def test_timeout_is_per_call_not_per_batch():
+    with CandidateProcess(_ref("slow_but_correct"), CandidateLimits(timeout_seconds=0.5)) as candidate:
+        assert candidate.sample(VALUE, PARAMS, 400, np.random.SeedSequence(0)).shape == (400, 2)
+
+
+def test_total_budget_stops_a_long_batch():
+    limits = CandidateLimits(timeout_seconds=5.0, total_seconds=0.3)
+    with (
+        CandidateProcess(_ref("slow_but_correct"), limits) as candidate,
+        pytest.raises(CandidateError, match="total budget"),
+    ):
+        candidate.sample(VALUE, PARAMS, 100_000, np.random.SeedSequence(0))
+
+
+def _alive_with(marker: Path) -> list[int]:
+    """Processes whose command line mentions ``marker`` or that carry the test's marker variable."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if str(marker).encode() in (entry / "cmdline").read_bytes() + (entry / "environ").read_bytes():
+                stat = (entry / "stat").read_text()
+                if stat[stat.rfind(")") + 2] not in "ZX":
+                    found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+@pytest.mark.parametrize("name", ["escapes_and_writes", "escapes_with_clean_environment"])
+def test_detached_descendants_are_killed(name, tmp_path, monkeypatch):
+    marker = tmp_path / "escaped"
+    monkeypatch.setenv("DPAUDIT_TEST_MARKER", str(marker))
+    with CandidateProcess(_ref(name)) as candidate:
+        candidate.sample(VALUE, PARAMS, 1, np.random.SeedSequence(0))
+        time.sleep(0.3)
+        assert _alive_with(marker), "the planted grandchild should be running before stop()"
+    assert _alive_with(marker) == []
+    time.sleep(3.5)
+    assert not marker.exists()

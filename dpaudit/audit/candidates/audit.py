@@ -9,7 +9,7 @@ from dpaudit.audit.candidates.kinds import CandidateMechanism, candidate_kind_fo
 from dpaudit.audit.candidates.process import CandidateLimits, CandidateRef
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.runner import AuditReport, run_audit
-from dpaudit.errors import SpecError
+from dpaudit.errors import CandidateLoadError, SpecError
 from dpaudit.kernel.claims import Claim
 
 __all__ = ["audit_candidate", "candidate_obligations"]
@@ -44,10 +44,27 @@ def audit_candidate(
 ) -> AuditReport:
     """Run the black-box obligations of ``claim`` on ``candidate`` in an isolated worker.
 
-    A candidate that fails to load, crashes, hangs past the limit or returns bad output
-    makes the affected obligations ``error`` with the reason (see the report).
+    A candidate that crashes, hangs past the limit or returns bad output makes the
+    affected obligations ``error`` with the reason (see the report); what it printed is kept
+    in the report's ``candidate.captured_output``.
+
+    Raises:
+        CandidateLoadError: before any check runs, when the candidate cannot be imported or
+            its signature does not accept the documented call.
     """
     kind = candidate_kind_for(claim.mechanism.name)
     restricted = candidate_obligations(claim, str(spec_path))
     with CandidateMechanism(candidate, limits, kind, claim.mechanism.params) as mechanism:
-        return run_audit([(restricted, str(spec_path))], seed=seed, quick=quick, command=command, candidate=mechanism)
+        mechanism.start()
+        report = run_audit([(restricted, str(spec_path))], seed=seed, quick=quick, command=command, candidate=mechanism)
+    if kind.candidate is None:
+        raise CandidateLoadError(f"mechanism {kind.name!r} has no candidate signature")
+    return replace(
+        report,
+        candidate={
+            "ref": str(candidate),
+            "kind": kind.name,
+            "signature": kind.candidate.text,
+            "captured_output": "\n".join(mechanism.captured_output),
+        },
+    )

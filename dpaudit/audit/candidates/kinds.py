@@ -4,7 +4,7 @@
 A candidate implements one mechanism that has a candidate signature (``dpaudit list
 mechanisms``). dpaudit calls it in an isolated worker (:mod:`dpaudit.audit.candidates.process`)
 with plain arguments: the input converted by the mechanism's input domain as the first
-argument (named as the signature names it), every public parameter of the claim's mechanism
+argument (by position, whatever its name), every public parameter of the claim's mechanism
 (the spec's ``[claim.mechanism] params``) as a keyword argument, and a keyword-only ``rng``
 (:class:`numpy.random.Generator`). It returns one release as an array.
 """
@@ -20,11 +20,11 @@ from dpaudit.audit.candidates.process import (
     CandidateProcess,
     CandidateRef,
 )
-from dpaudit.errors import InvalidArgument
+from dpaudit.errors import CandidateError, InvalidArgument
 from dpaudit.mechanisms.catalogue import get_mechanism, list_mechanisms
 from dpaudit.mechanisms.interface import Mechanism
 
-__all__ = ["CandidateMechanism", "candidate_arguments", "candidate_kind_for", "candidate_kinds"]
+__all__ = ["CandidateMechanism", "candidate_kind_for", "candidate_kinds"]
 
 
 def candidate_kinds() -> list[Mechanism]:
@@ -45,21 +45,16 @@ def candidate_kind_for(name: str) -> Mechanism:
     return mechanism
 
 
-def candidate_arguments(kind: Mechanism, params: dict[str, Any], data: Any) -> dict[str, Any]:
-    """The keyword arguments of one candidate call on ``data`` (without ``rng``)."""
-    if kind.candidate is None:
-        raise InvalidArgument(f"mechanism={kind.name!r}: candidates cannot implement it")
-    return {kind.candidate.first_argument: kind.input_domain.to_plain(data), **params}
-
-
 class CandidateMechanism:
     """A candidate seen as a mechanism: ``release(data, *, rng, size=None)``.
 
-    The isolated worker starts on the first release and is started again after a
-    failure (a hang or crash stops it), so one bad call fails one check, not the audit.
-    Each call draws a fresh seed from ``rng`` for the worker, so the releases are a
-    deterministic function of the audit's seed. Not picklable: it samples in the main
-    process (the candidate itself is isolated in its worker). Use as a context manager.
+    The worker starts with :meth:`start` (or on the first release) and is started again
+    after a failure (a hang or crash stops it), so one bad call fails one check, not the
+    audit. Inputs are converted by the mechanism's input domain to plain values; outputs
+    are checked against the mechanism's declared output shape. Each call draws a fresh seed
+    from ``rng`` for the worker, so the releases are a deterministic function of the audit's
+    seed. Not picklable: it samples in the main process (the candidate itself is isolated in
+    its worker). Use as a context manager.
     """
 
     def __init__(self, ref: CandidateRef, limits: CandidateLimits, kind: Mechanism, params: dict[str, Any]):
@@ -67,19 +62,38 @@ class CandidateMechanism:
         self.limits = limits
         self.kind = kind
         self.params = dict(params)
+        self.captured_output: list[str] = []
         self._process: CandidateProcess | None = None
 
     def __enter__(self) -> CandidateMechanism:
         return self
 
-    def __exit__(self, *exc_info: Any) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def close(self) -> None:
-        """Stop the worker if it runs."""
+        """Stop the worker if it runs, keeping what the candidate printed."""
         if self._process is not None:
             self._process.stop()
+            if self._process.captured_output.strip():
+                self.captured_output.append(self._process.captured_output)
             self._process = None
+
+    def start(self) -> None:
+        """Start the worker and check that the candidate accepts the documented call.
+
+        Raises:
+            CandidateLoadError: when the module or callable cannot be imported or the signature does not fit.
+        """
+        self.close()
+        process = CandidateProcess(self.ref, self.limits)
+        try:
+            process.start()
+            process.check_signature(list(self.params))
+        except CandidateError:
+            process.stop()
+            raise
+        self._process = process
 
     def release(self, data: Any, *, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
         """One release (or ``size`` of them, stacked) of the candidate on ``data``.
@@ -89,9 +103,20 @@ class CandidateMechanism:
         """
         seed = np.random.SeedSequence(int(rng.integers(2**63)))
         if self._process is None or not self._process.running:
-            self._process = CandidateProcess(self.ref, self.limits)
-            self._process.start()
-        outputs = self._process.sample(
-            candidate_arguments(self.kind, self.params, data), 1 if size is None else size, seed
-        )
+            self.start()
+        if self._process is None:
+            raise CandidateError(f"candidate {self.ref} is not running")
+        count = 1 if size is None else size
+        try:
+            outputs = self._process.sample(self.kind.input_domain.to_plain(data), self.params, count, seed)
+        except CandidateError:
+            self.close()
+            raise
+        if self.kind.output.shape is not None:
+            expected = tuple(self.kind.output.shape(self.params, data))
+            if outputs.shape[1:] != expected:
+                raise CandidateError(
+                    f"candidate {self.ref} returned outputs of shape {outputs.shape[1:]}; the {self.kind.name} "
+                    f"mechanism releases {self.kind.output.description} (shape {expected}) for this input"
+                )
         return outputs[0] if size is None else outputs

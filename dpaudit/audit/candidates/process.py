@@ -1,31 +1,43 @@
-"""Candidate implementations run in an isolated worker process with time and memory limits.
+"""Candidate implementations run in a worker process of their own, through a channel that cannot be forged.
 
-A candidate is named ``module:callable``. It runs in a separate Python process (the
-``spawn`` start method, so no state leaks from the auditor); each request has a time
-limit and the process an address-space limit. A candidate that crashes, hangs, raises,
-or returns NaN or inconsistent shapes raises :class:`~dpaudit.errors.CandidateError`
-with the reason (and the candidate's traceback when it raised) — never a hung job.
+A candidate is named ``module:callable``. It runs in a fresh Python process
+(:mod:`dpaudit.audit.candidates.worker`) in a session and process group of its own, with an
+address-space limit. Nothing it sends is unpickled: requests are JSON lines, answers a JSON
+header and raw float64 bytes, checked here for shape, size and finiteness before any check
+sees them. Each call has a time limit, a batch a total budget, and on a timeout, an error or
+``stop()`` every process the candidate started is killed: its process group, the
+descendants found in ``/proc`` (followed through their parents), and processes carrying the
+worker's token in their environment or reparented to the auditor (a child subreaper on
+Linux), so a child that calls ``setsid`` or double-forks does not survive the audit.
+What the candidate prints is captured, truncated, and kept for the report.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
-import multiprocessing
+import json
 import os
+import secrets
+import select
+import subprocess
 import sys
-import traceback
-from collections.abc import Callable
+import tempfile
+import time
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from typing import Any
 
 import numpy as np
 
 from dpaudit._validation import check_integer, check_real
-from dpaudit.errors import CandidateError, InvalidArgument
+from dpaudit.audit.candidates.descendants import TOKEN_VARIABLE, become_subreaper, kill_process_tree, start_time
+from dpaudit.errors import CandidateError, CandidateLoadError, InvalidArgument
 
 __all__ = ["CandidateLimits", "CandidateProcess", "CandidateRef", "parse_candidate"]
+
+_MAX_OUTPUT_BYTES = 1 << 30
+_MAX_HEADER_BYTES = 1 << 20
+_CAPTURE_SHOWN_BYTES = 2048
+_LIVE_WORKERS: set[int] = set()
 
 
 @dataclass(frozen=True)
@@ -56,64 +68,102 @@ def parse_candidate(text: str, *, path: str | None = None) -> CandidateRef:
 
 @dataclass(frozen=True)
 class CandidateLimits:
-    """Limits for a candidate: seconds per request, and the worker's address space in MiB."""
+    """Limits for a candidate.
+
+    Attributes:
+        timeout_seconds: the longest one call may take (a vectorised call of n outputs: n times it).
+        memory_mib: the worker's address-space limit.
+        startup_seconds: the longest the import of the candidate may take.
+        total_seconds: the budget for all calls of one worker together.
+    """
 
     timeout_seconds: float = 120.0
     memory_mib: int = 4096
     startup_seconds: float = 60.0
+    total_seconds: float = 3600.0
 
     def __post_init__(self) -> None:
-        check_real("timeout_seconds", self.timeout_seconds, low=0.0, low_open=True)
-        check_integer("memory_mib", self.memory_mib, low=64)
-        check_real("startup_seconds", self.startup_seconds, low=0.0, low_open=True)
+        check_real("timeout_seconds", self.timeout_seconds, low=0.0, high=86400.0, low_open=True)
+        check_integer("memory_mib", self.memory_mib, low=64, high=1 << 22)
+        check_real("startup_seconds", self.startup_seconds, low=0.0, high=86400.0, low_open=True)
+        check_real("total_seconds", self.total_seconds, low=0.0, high=30 * 86400.0, low_open=True)
 
 
-def _limit_memory(memory_mib: int) -> None:
+class _Channel:
+    """Reads the worker's answers with deadlines: progress ticks, header lines and raw payloads."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.buffer = bytearray()
+
+    def _fill(self, deadline: float) -> bool:
+        """Read what is available before ``deadline``; False on timeout, EOFError when closed."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        ready, _, _ = select.select([self.fd], [], [], remaining)
+        if not ready:
+            return False
+        chunk = os.read(self.fd, 1 << 20)
+        if not chunk:
+            raise EOFError
+        self.buffer.extend(chunk)
+        return True
+
+    def ticks_then_header(self, count: int, per_call: float, total_deadline: float) -> tuple[int, dict[str, Any]]:
+        """Consume up to ``count`` ticks (each within ``per_call`` seconds of the last), then a header line."""
+        ticks = 0
+        deadline = min(time.monotonic() + per_call, total_deadline)
+        while True:
+            while self.buffer[:1] == b".":
+                del self.buffer[:1]
+                ticks += 1
+                deadline = min(time.monotonic() + per_call, total_deadline)
+            newline = self.buffer.find(b"\n")
+            if newline >= 0 and self.buffer[:1] != b".":
+                line = bytes(self.buffer[:newline])
+                del self.buffer[: newline + 1]
+                return ticks, _header(line)
+            if len(self.buffer) > _MAX_HEADER_BYTES:
+                raise CandidateError("the candidate worker sent a malformed answer (no header line)")
+            if not self._fill(deadline):
+                raise TimeoutError(ticks)
+
+    def payload(self, size: int, deadline: float) -> bytes:
+        while len(self.buffer) < size:
+            if not self._fill(deadline):
+                raise TimeoutError(size)
+        data = bytes(self.buffer[:size])
+        del self.buffer[:size]
+        return data
+
+
+def _header(line: bytes) -> dict[str, Any]:
     try:
-        import resource
-    except ImportError:  # not on POSIX: no address-space limit available
-        return
-    limit = memory_mib * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        header = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise CandidateError(f"the candidate worker sent a malformed header {line[:80]!r}") from None
+    if not isinstance(header, dict) or header.get("status") not in ("ok", "error", "ready"):
+        raise CandidateError(f"the candidate worker sent a malformed header {line[:80]!r}")
+    return header
 
 
-def _load(ref: CandidateRef) -> Callable[..., Any]:
-    if ref.path and ref.path not in sys.path:
-        sys.path.insert(0, ref.path)
-    module = importlib.import_module(ref.module)
-    function = getattr(module, ref.attribute)
-    if not callable(function):
-        raise TypeError(f"{ref} is a {type(function).__name__}, not a callable")
-    return function
-
-
-def _serve(connection: Connection, ref: CandidateRef, memory_mib: int) -> None:
-    """Worker loop: load the candidate, then answer ("sample", kwargs, n, seed) requests."""
-    try:
-        _limit_memory(memory_mib)
-        function = _load(ref)
-    except BaseException:
-        connection.send(("error", f"could not load candidate {ref}:\n{traceback.format_exc()}"))
-        return
-    connection.send(("ready", None))
-    while True:
-        try:
-            request = connection.recv()
-        except EOFError:
-            return
-        if request is None:
-            return
-        _, kwargs, count, seed = request
-        try:
-            rng = np.random.default_rng(seed)
-            outputs = [np.asarray(function(**kwargs, rng=rng), dtype=np.float64) for _ in range(count)]
-            connection.send(("ok", outputs))
-        except BaseException:
-            connection.send(("error", f"candidate {ref} raised:\n{traceback.format_exc()}"))
+def _shape(header: dict[str, Any], count: int) -> tuple[int, ...]:
+    shape = header.get("shape")
+    if (
+        not isinstance(shape, list)
+        or not 1 <= len(shape) <= 8
+        or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in shape)
+        or shape[0] != count
+    ):
+        raise CandidateError(f"the candidate worker announced outputs of shape {shape!r} for {count} calls")
+    if int(np.prod(shape, dtype=np.float64)) * 8 > _MAX_OUTPUT_BYTES:
+        raise CandidateError(f"the candidate's outputs of shape {shape} exceed {_MAX_OUTPUT_BYTES >> 20} MiB")
+    return tuple(shape)
 
 
 class CandidateProcess:
-    """A running candidate worker. Use as a context manager; it is killed on exit.
+    """A running candidate worker. Use as a context manager; it and its descendants are killed on exit.
 
     Args:
         ref: the candidate.
@@ -123,90 +173,207 @@ class CandidateProcess:
     def __init__(self, ref: CandidateRef, limits: CandidateLimits | None = None):
         self.ref = ref
         self.limits = limits or CandidateLimits()
-        self._process: multiprocessing.process.BaseProcess | None = None
-        self._connection: Connection | None = None
+        self.vectorised = False
+        self._process: subprocess.Popen[bytes] | None = None
+        self._channel: _Channel | None = None
+        self._capture: str | None = None
+        self._token = ""
+        self._started: int | None = None
+        self._spent = 0.0
+        self.captured_output = ""
 
     def __enter__(self) -> CandidateProcess:
         self.start()
         return self
 
-    def __exit__(self, *exc_info: Any) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
     def start(self) -> None:
         """Start the worker and wait until the candidate is imported.
 
         Raises:
-            CandidateError: if the import fails or exceeds the startup limit.
+            CandidateLoadError: if the import fails or exceeds the startup limit.
         """
-        context = multiprocessing.get_context("spawn")
-        parent, child = context.Pipe()
-        self._process = context.Process(
-            target=_serve, args=(child, self.ref, self.limits.memory_mib), daemon=True, name=f"candidate {self.ref}"
+        become_subreaper()
+        handle, self._capture = tempfile.mkstemp(prefix="dpaudit-candidate-", suffix=".out")
+        os.close(handle)
+        self._token = secrets.token_hex(16)
+        environment = {**os.environ, TOKEN_VARIABLE: self._token}
+        command = [
+            sys.executable,
+            "-m",
+            "dpaudit.audit.candidates.worker",
+            self.ref.module,
+            self.ref.attribute,
+            self.ref.path or "",
+            self._capture,
+            str(self.limits.memory_mib),
+        ]
+        self._process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment, start_new_session=True
         )
-        self._process.start()
-        child.close()
-        self._connection = parent
-        self._receive(self.limits.startup_seconds, "starting")
+        self._started = start_time(self._process.pid)
+        _LIVE_WORKERS.add(self._process.pid)
+        if self._process.stdout is None:
+            raise CandidateLoadError(f"candidate {self.ref}: the worker has no channel")
+        self._channel = _Channel(self._process.stdout.fileno())
+        self._spent = 0.0
+        try:
+            _, header = self._answer(0, self.limits.startup_seconds, time.monotonic() + self.limits.startup_seconds)
+        except CandidateError as exc:
+            raise CandidateLoadError(str(exc)) from None
+        self.vectorised = bool(header.get("vectorised", False))
 
     @property
     def running(self) -> bool:
-        """Whether the worker is up and connected."""
-        return self._connection is not None and self._process is not None and self._process.is_alive()
+        """Whether the worker is up."""
+        return self._process is not None and self._process.poll() is None
 
     def stop(self) -> None:
-        """Stop the worker (politely, then by force)."""
-        if self._connection is not None:
-            with contextlib.suppress(BrokenPipeError, OSError):
-                self._connection.send(None)
-            self._connection.close()
-            self._connection = None
+        """Stop the worker and kill every process it started; keep what it printed."""
         if self._process is not None:
-            self._process.join(timeout=2)
-            if self._process.is_alive():
-                self._process.kill()
-                self._process.join()
-            self._process = None
+            process, self._process = self._process, None
+            if process.stdin is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    process.stdin.write(b'{"op": "stop"}\n')
+                    process.stdin.flush()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=0.5)
+            _LIVE_WORKERS.discard(process.pid)
+            kill_process_tree(process.pid, self._token, self._started, frozenset(_LIVE_WORKERS))
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=5)
+            for stream in (process.stdin, process.stdout):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+        self._channel = None
+        if self._capture is not None:
+            self.captured_output = _read_capture(self._capture)
+            with contextlib.suppress(OSError):
+                os.unlink(self._capture)
+            self._capture = None
 
-    def _receive(self, timeout: float, doing: str) -> Any:
-        if self._connection is None or self._process is None:
-            raise CandidateError(f"candidate {self.ref} is not running")
-        if not self._connection.poll(timeout):
-            self.stop()
-            raise CandidateError(f"candidate {self.ref} did not answer within {timeout:g} s while {doing}; stopped it")
+    def _request(self, request: dict[str, Any]) -> None:
+        if self._process is None or self._process.stdin is None:
+            raise CandidateError(f"candidate {self.ref} is not running; use it as a context manager")
         try:
-            status, payload = self._connection.recv()
-        except (EOFError, OSError):
-            code = self._process.exitcode
+            self._process.stdin.write(json.dumps(request).encode("utf-8") + b"\n")
+            self._process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            self._died("receiving a request")
+
+    def _died(self, doing: str) -> None:
+        code = self._process.poll() if self._process is not None else None
+        self.stop()
+        reason = f"exit code {code}" if code is not None and code >= 0 else f"signal {-(code or 0)}"
+        raise CandidateError(
+            f"candidate {self.ref} died while {doing} ({reason}; a memory limit of {self.limits.memory_mib} MiB "
+            f"applies){_shown(self.captured_output)}"
+        )
+
+    def _answer(self, count: int, per_call: float, total_deadline: float) -> tuple[int, dict[str, Any]]:
+        if self._channel is None:
+            raise CandidateError(f"candidate {self.ref} is not running")
+        doing = "starting" if count == 0 else f"producing {count} outputs"
+        try:
+            ticks, header = self._channel.ticks_then_header(count, per_call, total_deadline)
+        except TimeoutError as exc:
+            done = exc.args[0] if exc.args else 0
             self.stop()
+            budget = "its total budget" if time.monotonic() >= total_deadline else f"{per_call:g} s"
             raise CandidateError(
-                f"candidate {self.ref} died while {doing} (exit code {code}; a memory limit of "
-                f"{self.limits.memory_mib} MiB applies)"
+                f"candidate {self.ref} did not answer within {budget} while {doing} "
+                f"(after {done} finished calls); stopped it{_shown(self.captured_output)}"
             ) from None
-        if status == "error":
+        except EOFError:
+            self._died(doing)
+        if header["status"] == "error":
             self.stop()
-            raise CandidateError(payload)
-        return payload
+            message = header.get("message")
+            raise CandidateError(
+                f"candidate {self.ref}: {message if isinstance(message, str) else 'unknown error'}"
+                f"{_shown(self.captured_output)}"
+            )
+        return ticks, header
 
-    def sample(self, kwargs: dict[str, Any], count: int, seed: np.random.SeedSequence) -> np.ndarray:
-        """Call the candidate ``count`` times with ``kwargs`` and one Generator seeded by ``seed``.
-
-        Returns:
-            An array of shape ``(count, *output_shape)``.
+    def check_signature(self, params: list[str]) -> None:
+        """Check that the candidate accepts ``(input, **params, rng=...)``.
 
         Raises:
-            CandidateError: on a timeout, crash, exception, non-finite output or inconsistent shapes.
+            CandidateLoadError: naming the signature and the call that does not fit.
         """
-        if self._connection is None:
-            raise CandidateError(f"candidate {self.ref} is not running; use it as a context manager")
+        self._request({"op": "signature", "params": sorted(params)})
+        try:
+            self._answer(0, self.limits.startup_seconds, time.monotonic() + self.limits.startup_seconds)
+        except CandidateError as exc:
+            raise CandidateLoadError(str(exc)) from None
+
+    def sample(self, data: Any, params: dict[str, Any], count: int, seed: np.random.SeedSequence) -> np.ndarray:
+        """``count`` outputs of the candidate on the plain input ``data`` with keyword ``params``.
+
+        One numpy Generator seeded by ``seed`` serves the whole batch; the candidate's
+        ``sample(input, n, *, rng, **params)`` entry point is used when it has one.
+
+        Returns:
+            A float64 array of shape ``(count, *output_shape)``, every value finite.
+
+        Raises:
+            CandidateError: on a timeout, crash, exception, or output that is not real, finite,
+                non-empty and of one shape.
+        """
         count = check_integer("count", count, low=1)
-        self._connection.send(("sample", kwargs, count, seed))
-        outputs = self._receive(self.limits.timeout_seconds, f"producing {count} outputs")
-        shapes = {output.shape for output in outputs}
-        if len(shapes) != 1:
-            raise CandidateError(f"candidate {self.ref} returned outputs of different shapes: {sorted(shapes)}")
-        stacked = np.stack(outputs)
-        if not np.isfinite(stacked).all():
-            index = tuple(int(i) for i in np.argwhere(~np.isfinite(stacked))[0])
-            raise CandidateError(f"candidate {self.ref} returned a non-finite value {stacked[index]!r} at {index}")
-        return stacked
+        entropy = seed.entropy if isinstance(seed.entropy, int) else int(np.random.default_rng(seed).integers(2**63))
+        self._request(
+            {
+                "op": "sample",
+                "input": data,
+                "params": params,
+                "count": count,
+                "entropy": entropy,
+                "vectorised": self.vectorised,
+            }
+        )
+        started = time.monotonic()
+        total_deadline = started + max(self.limits.total_seconds - self._spent, 0.0)
+        per_call = self.limits.timeout_seconds * (count if self.vectorised else 1)
+        _, header = self._answer(count, per_call, total_deadline)
+        shape = _shape(header, count)
+        if self._channel is None:
+            raise CandidateError(f"candidate {self.ref} is not running")
+        try:
+            raw = self._channel.payload(int(np.prod(shape)) * 8, total_deadline)
+        except TimeoutError:
+            self.stop()
+            raise CandidateError(f"candidate {self.ref} stopped sending its outputs; stopped it") from None
+        except EOFError:
+            self._died("sending its outputs")
+        self._spent += time.monotonic() - started
+        outputs = np.frombuffer(raw, dtype="<f8").reshape(shape).astype(np.float64)
+        if not np.isfinite(outputs).all():
+            index = tuple(int(i) for i in np.argwhere(~np.isfinite(outputs))[0])
+            raise CandidateError(
+                f"candidate {self.ref} returned a non-finite value {float(outputs[index])!r} at call {index[0]}, "
+                f"position {index[1:]}"
+            )
+        return outputs
+
+
+def _read_capture(path: str) -> str:
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as handle:
+            if size <= 2 * _CAPTURE_SHOWN_BYTES:
+                return handle.read().decode("utf-8", "replace")
+            head = handle.read(_CAPTURE_SHOWN_BYTES)
+            handle.seek(size - _CAPTURE_SHOWN_BYTES)
+            tail = handle.read()
+    except OSError:
+        return ""
+    skipped = size - 2 * _CAPTURE_SHOWN_BYTES
+    return f"{head.decode('utf-8', 'replace')}\n[... {skipped} bytes not shown ...]\n{tail.decode('utf-8', 'replace')}"
+
+
+def _shown(captured: str) -> str:
+    return f"\ncandidate output (stdout and stderr, truncated):\n{captured}" if captured.strip() else ""

@@ -76,3 +76,91 @@ def reference_dp_lsw(dataset, *, rng, **params):
 def noisy_half_dp_lsw(dataset, *, rng, **params):
     theta, sigma = _view(dataset, params)
     return theta + 0.5 * sigma * rng.standard_normal(theta.shape)
+
+
+class _Forged:
+    """Executes code when unpickled: the auditor must never unpickle what a candidate sends."""
+
+    def __reduce__(self):
+        import os
+
+        return (os.system, ("touch /tmp/dpaudit-forged-by-candidate",))
+
+
+def forged_pickle(value, sigma, *, rng):
+    return _Forged()
+
+
+def returns_complex(value, sigma, *, rng):
+    return np.asarray(value, dtype=float) + 1j
+
+
+def returns_empty(value, sigma, *, rng):
+    return np.zeros(0)
+
+
+def returns_strings(value, sigma, *, rng):
+    return ["a", "b"]
+
+
+def chatty(value, sigma, *, rng):
+    print("hello from the candidate")
+    import sys
+
+    print("and to stderr", file=sys.stderr)
+    return np.asarray(value, dtype=float)
+
+
+def positional_only_name(x, sigma, *, rng):
+    return np.asarray(x, dtype=float) + sigma * rng.standard_normal(len(x))
+
+
+def wrong_signature(value, *, rng):
+    return np.asarray(value, dtype=float)
+
+
+class vectorised_gaussian:  # a callable class with a vectorised entry point
+    calls = 0
+
+    def __new__(cls, value, sigma, *, rng):
+        return np.asarray(value, dtype=float) + sigma * rng.standard_normal(len(value))
+
+    @staticmethod
+    def sample(value, n, *, rng, sigma):
+        return np.asarray(value, dtype=float) + sigma * rng.standard_normal((n, len(value)))
+
+
+def slow_but_correct(value, sigma, *, rng):
+    time.sleep(0.002)
+    return np.asarray(value, dtype=float) + sigma * rng.standard_normal(len(value))
+
+
+def escapes_and_writes(value, sigma, *, rng):
+    """Double-forks a detached child (setsid) that writes a file a few seconds later."""
+    import os
+
+    marker = os.environ.get("DPAUDIT_TEST_MARKER", "/tmp/dpaudit-escaped")
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            time.sleep(3)
+            with open(marker, "w") as handle:
+                handle.write("escaped")
+            os._exit(0)
+        os._exit(0)
+    return np.asarray(value, dtype=float)
+
+
+def escapes_with_clean_environment(value, sigma, *, rng):
+    """As escapes_and_writes, but the grandchild replaces its environment (no token)."""
+    import os
+    import sys
+
+    marker = os.environ.get("DPAUDIT_TEST_MARKER", "/tmp/dpaudit-escaped")
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            code = f"import time; time.sleep(3); open({marker!r}, 'w').write('escaped')"
+            os.execve(sys.executable, [sys.executable, "-c", code], {})
+        os._exit(0)
+    return np.asarray(value, dtype=float)

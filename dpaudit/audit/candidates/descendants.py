@@ -1,0 +1,153 @@
+"""Finding and killing every process a candidate started, including those that tried to leave.
+
+A candidate may fork, call ``setsid`` or double-fork so that its children leave its process
+group and are reparented away from its worker. Three nets catch them (Linux, through
+``/proc``):
+
+1. the worker's descendants, followed through the parent links in ``/proc/PID/stat``;
+2. every process whose environment carries the worker's token (children inherit it);
+3. the auditor is a *child subreaper* (``prctl(PR_SET_CHILD_SUBREAPER)``), so an orphaned
+   descendant is reparented to the auditor rather than to init: a child of the auditor that
+   started after the worker and is not one of the auditor's own helpers is the candidate's.
+
+Each round kills what it finds with SIGKILL (process groups first) and repeats until a
+round finds nothing, so a process forked during the kill is caught by the next round.
+Elsewhere only the worker's process group is killed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import multiprocessing
+import os
+import signal
+import time
+from pathlib import Path
+
+__all__ = ["TOKEN_VARIABLE", "become_subreaper", "candidate_processes", "kill_process_tree", "start_time"]
+
+#: The environment variable that marks the worker and everything it starts.
+TOKEN_VARIABLE = "DPAUDIT_CANDIDATE_TOKEN"
+
+_PR_SET_CHILD_SUBREAPER = 36
+_PROC = Path("/proc")
+_ROUNDS = 50
+_subreaper: list[bool] = []
+
+
+def become_subreaper() -> bool:
+    """Make this process the reaper of its orphaned descendants (Linux); whether it now is."""
+    if _subreaper:
+        return _subreaper[0]
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        ok = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        ok = False
+    _subreaper.append(ok)
+    return ok
+
+
+def _stat(pid: int, *, zombies: bool = False) -> tuple[int, int] | None:
+    """(parent pid, start time in clock ticks) of ``pid``, or None when it is gone (or a zombie,
+    unless ``zombies``)."""
+    try:
+        text = (_PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    fields = text[text.rfind(")") + 2 :].split()
+    if fields[0] in ("Z", "X") and not zombies:
+        return None
+    return int(fields[1]), int(fields[19])
+
+
+def _carries(pid: int, token: str) -> bool:
+    marker = f"{TOKEN_VARIABLE}={token}".encode()
+    try:
+        return marker in (_PROC / str(pid) / "environ").read_bytes().split(b"\0")
+    except OSError:
+        return False
+
+
+def _pids() -> list[int]:
+    try:
+        return [int(entry.name) for entry in _PROC.iterdir() if entry.name.isdigit()]
+    except OSError:
+        return []
+
+
+def candidate_processes(
+    root: int, token: str, *, since: int | None = None, protect: frozenset[int] = frozenset()
+) -> set[int]:
+    """The live processes that belong to the candidate whose worker is ``root``.
+
+    Args:
+        root: the worker's pid.
+        token: the value of the worker's token variable.
+        since: the worker's start time (clock ticks): orphans reparented to this process
+            count when they started at or after it.
+        protect: pids never to count (other live candidate workers of this auditor).
+    """
+    me = os.getpid()
+    helpers = {child.pid for child in multiprocessing.active_children()} | set(protect)
+    table = {pid: stat for pid in _pids() if pid != me and (stat := _stat(pid)) is not None}
+    found = {pid for pid in table if pid == root or _carries(pid, token)}
+    if since is not None:
+        found |= {
+            pid for pid, (parent, start) in table.items() if parent == me and start >= since and pid not in helpers
+        }
+    grew = True
+    while grew:
+        children = {pid for pid, (parent, _) in table.items() if parent in found and pid not in found}
+        grew = bool(children)
+        found |= children
+    return found - helpers - {me}
+
+
+def start_time(pid: int) -> int | None:
+    """The start time of ``pid`` in clock ticks since boot (``/proc/PID/stat``), or None."""
+    stat = _stat(pid, zombies=True)
+    return stat[1] if stat is not None else None
+
+
+def kill_process_tree(root: int, token: str, since: int | None, protect: frozenset[int] = frozenset()) -> None:
+    """SIGKILL the worker ``root``, its process group and every process of the candidate; reap them.
+
+    Args:
+        root: the worker's pid.
+        token: the worker's token (see :data:`TOKEN_VARIABLE`).
+        since: the worker's start time (:func:`start_time`, taken when it started): orphans
+            reparented to this process that started later are the candidate's.
+        protect: pids never to kill (other live candidate workers of this auditor).
+    """
+    with contextlib.suppress(OSError):
+        os.killpg(root, signal.SIGKILL)
+    for _ in range(_ROUNDS):
+        found = candidate_processes(root, token, since=since, protect=protect) if _PROC.is_dir() else set()
+        if not found:
+            break
+        for pid in found:
+            _kill(pid)
+        _reap(found)
+        time.sleep(0.01)
+
+
+def _kill(pid: int) -> None:
+    """SIGKILL ``pid`` and, unless it is the auditor's own, its process group."""
+    with contextlib.suppress(OSError):
+        group = os.getpgid(pid)
+        if group != os.getpgid(0):
+            os.killpg(group, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _reap(pids: set[int]) -> None:
+    """Collect the exit status of those ``pids`` that are this process's children (reparented orphans)."""
+    me = os.getpid()
+    for pid in pids:
+        stat = _stat(pid, zombies=True)
+        if stat is not None and stat[0] == me:
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, os.WNOHANG)

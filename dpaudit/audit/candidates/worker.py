@@ -1,0 +1,153 @@
+"""The candidate worker: runs inside the candidate's own process, never inside the auditor.
+
+Started by :class:`dpaudit.audit.candidates.process.CandidateProcess` as
+``python -m dpaudit.audit.candidates.worker MODULE ATTRIBUTE PATH CAPTURE MEMORY_MIB``.
+It keeps the inherited stdin/stdout as its channel to the auditor, points the file
+descriptors 0, 1 and 2 of the process at ``/dev/null`` and the capture file (so whatever
+the candidate prints, from Python or C, cannot reach the channel), limits the address
+space, imports the candidate and answers requests.
+
+The channel carries no pickle. Requests are JSON lines. Answers are a JSON header line,
+followed for a batch of outputs by their raw little-endian float64 bytes; during a batch the
+worker writes one ``.`` per finished call so the auditor can time each call.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Any, BinaryIO
+
+import numpy as np
+
+__all__ = ["main"]
+
+_REAL_KINDS = "biuf"
+_CAPTURE_LIMIT_BYTES = 64 * 1024 * 1024
+
+
+def _limit_resources(memory_mib: int) -> None:
+    try:
+        import resource
+    except ImportError:  # not on POSIX: no limits available
+        return
+    limit = memory_mib * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (_CAPTURE_LIMIT_BYTES, _CAPTURE_LIMIT_BYTES))
+
+
+def _isolate_descriptors(capture: str) -> tuple[BinaryIO, BinaryIO]:
+    """Keep the channel on new descriptors; fds 0, 1, 2 go to /dev/null and the capture file."""
+    channel_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    channel_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    captured = os.open(capture, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(captured, 1)
+    os.dup2(captured, 2)
+    os.close(captured)
+    sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115  (lives as long as the process)
+    sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
+    return channel_in, channel_out
+
+
+def _send(channel: BinaryIO, header: dict[str, Any], payload: bytes = b"") -> None:
+    channel.write(json.dumps(header).encode("utf-8") + b"\n" + payload)
+
+
+def _load(module: str, attribute: str, path: str) -> Callable[..., Any]:
+    if path and path not in sys.path:
+        sys.path.insert(0, path)
+    loaded = importlib.import_module(module)
+    function = getattr(loaded, attribute)
+    if not callable(function):
+        raise TypeError(f"{module}:{attribute} is a {type(function).__name__}, not a callable")
+    return function  # type: ignore[no-any-return]
+
+
+def _vectorised(function: Callable[..., Any]) -> Callable[..., Any] | None:
+    sample = getattr(function, "sample", None)
+    return sample if callable(sample) else None
+
+
+def _signature_problem(function: Callable[..., Any], params: list[str]) -> str | None:
+    """Why ``function(input, **params, rng=...)`` cannot be called, or None when it can."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return None  # builtins and C functions: try the call
+    try:
+        signature.bind(None, **dict.fromkeys(params), rng=None)
+    except TypeError as exc:
+        shown = ", ".join(["<input>", *(f"{name}=..." for name in params), "rng=..."])
+        return f"the signature {signature} does not accept the call ({shown}): {exc}"
+    return None
+
+
+def _as_real(output: Any, call: int) -> np.ndarray:
+    array = np.asarray(output)
+    if array.dtype.kind not in _REAL_KINDS:
+        shown = repr(array.ravel()[:1].tolist() if array.size else array)[:120]
+        raise ValueError(f"call {call} returned {array.dtype} values (first: {shown}); expected real numbers")
+    if array.size == 0:
+        raise ValueError(f"call {call} returned an empty output (shape {array.shape})")
+    return np.ascontiguousarray(array, dtype="<f8")
+
+
+def _sample(function: Callable[..., Any], request: dict[str, Any], channel: BinaryIO) -> None:
+    count = int(request["count"])
+    params = dict(request["params"])
+    rng = np.random.default_rng(np.random.SeedSequence(int(request["entropy"])))
+    sample = _vectorised(function) if request.get("vectorised") else None
+    if sample is not None:
+        stacked = _as_real(sample(request["input"], count, rng=rng, **params), 0)
+        channel.write(b"." * count)
+    else:
+        outputs = []
+        for call in range(count):
+            outputs.append(_as_real(function(request["input"], **params, rng=rng), call))
+            channel.write(b".")
+        shapes = sorted({output.shape for output in outputs})
+        if len(shapes) != 1:
+            raise ValueError(f"the calls returned outputs of different shapes: {shapes[:4]}")
+        stacked = np.stack(outputs)
+    _send(channel, {"status": "ok", "shape": list(stacked.shape)}, stacked.tobytes())
+
+
+def main(argv: list[str]) -> int:
+    """Serve one candidate until the auditor says stop or closes the channel."""
+    module, attribute, path, capture, memory_mib = argv
+    channel_in, channel_out = _isolate_descriptors(capture)
+    try:
+        _limit_resources(int(memory_mib))
+        function = _load(module, attribute, path)
+    except BaseException:
+        _send(
+            channel_out,
+            {"status": "error", "message": f"could not load {module}:{attribute}:\n{traceback.format_exc()}"},
+        )
+        return 1
+    _send(channel_out, {"status": "ready", "vectorised": _vectorised(function) is not None})
+    for line in channel_in:
+        request = json.loads(line)
+        if request.get("op") == "stop":
+            return 0
+        try:
+            if request["op"] == "signature":
+                problem = _signature_problem(function, list(request["params"]))
+                _send(channel_out, {"status": "error", "message": problem} if problem else {"status": "ok"})
+            else:
+                _sample(function, request, channel_out)
+        except BaseException:
+            _send(channel_out, {"status": "error", "message": f"candidate raised:\n{traceback.format_exc()}"})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
