@@ -6,14 +6,17 @@ expected form. The format (schema 1) is documented in README.md ("Writing a spec
 
 from __future__ import annotations
 
+import json
 import math
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from dpaudit.audit.plugins import get_checker
-from dpaudit.errors import CheckerError, DpAuditError, SpecError
+from dpaudit.errors import CheckerError, DpAuditError, InvalidArgument, SpecError
 from dpaudit.kernel.claims import Claim, KnownFinding, MechanismSpec, Obligation, Source
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 from dpaudit.privacy.guarantees import (
@@ -27,7 +30,7 @@ from dpaudit.privacy.guarantees import (
 )
 from dpaudit.privacy.relations import parse_relation
 
-__all__ = ["SCHEMA_VERSION", "builtin_spec_dir", "builtin_specs", "load_spec", "parse_spec"]
+__all__ = ["SCHEMA_VERSION", "builtin_spec_dir", "builtin_specs", "load_pairs_file", "load_spec", "parse_spec"]
 
 SCHEMA_VERSION = 1
 
@@ -154,10 +157,47 @@ def _obligation(reader: _Reader, data: Any, index: int) -> Obligation:
         id=reader.text(data, "id", prefix),
         statement=reader.text(data, "statement", prefix),
         checker=reader.text(data, "checker", prefix),
-        params=reader.table(data, "params", prefix, required=False),
+        params=_with_pairs_file(reader, reader.table(data, "params", prefix, required=False), f"{prefix}params."),
         source=_source(reader, source_table, f"{prefix}source.") if source_table else None,
-        quick_params=reader.table(data, "quick", prefix, required=False),
+        quick_params=_with_pairs_file(reader, reader.table(data, "quick", prefix, required=False), f"{prefix}quick."),
     )
+
+
+def _with_pairs_file(reader: _Reader, params: dict[str, Any], prefix: str) -> dict[str, Any]:
+    """Replace ``pairs_file = "pairs.json" | "pairs.npz"`` (relative to the spec) by the ``pairs`` it holds."""
+    if "pairs_file" not in params:
+        return params
+    if "pairs" in params:
+        raise reader.fail(f"{prefix}pairs_file", "give either pairs or pairs_file, not both")
+    name = params["pairs_file"]
+    if not isinstance(name, str) or not name.strip():
+        raise reader.fail(f"{prefix}pairs_file", "expected the path of a .json or .npz file")
+    try:
+        pairs = load_pairs_file(Path(reader.path).parent / name)
+    except DpAuditError as exc:
+        raise reader.fail(f"{prefix}pairs_file", str(exc)) from None
+    return {**{key: value for key, value in params.items() if key != "pairs_file"}, "pairs": pairs}
+
+
+def _check_pairs(reader: _Reader, claim: Claim, obligation: Obligation, index: int) -> None:
+    """Every user-given pair must be neighbours under every relation the claim is audited under."""
+    mechanism = get_mechanism(claim.mechanism.name)
+    for key, params in (("params", obligation.params), ("quick", obligation.for_run(quick=True).params)):
+        pairs = params.get("pairs")
+        if not isinstance(pairs, list):
+            continue
+        for number, pair in enumerate(pairs):
+            where = f"obligations[{index}].{key}.pairs[{number}]"
+            if not isinstance(pair, dict) or not {"first", "second"} <= set(pair):
+                raise reader.fail(where, "expected a table with first, second (and optional label)")
+            label = f" ({pair['label']})" if isinstance(pair.get("label"), str) else ""
+            try:
+                first = mechanism.input_domain.from_plain(pair["first"])
+                second = mechanism.input_domain.from_plain(pair["second"])
+                for relation in claim.relations:
+                    mechanism.check_neighbours(first, second, relation, claim.mechanism.params)
+            except DpAuditError as exc:
+                raise reader.fail(where, f"pair{label}: {exc}") from None
 
 
 def parse_spec(data: dict[str, Any], path: str) -> Claim:
@@ -218,8 +258,16 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
         raise
     except DpAuditError as exc:
         raise reader.fail("obligations", str(exc)) from None
+    seen: dict[str, int] = {}
     for index, obligation in enumerate(result.obligations):
+        if obligation.id in seen:
+            raise reader.fail(
+                f"obligations[{index}].id",
+                f"{obligation.id!r} is also the id of obligations[{seen[obligation.id]}]; ids must be unique",
+            )
+        seen[obligation.id] = index
         _validate_obligation(reader, result, obligation, index)
+        _check_pairs(reader, result, obligation, index)
     return result
 
 
@@ -267,6 +315,33 @@ def _validate_obligation(reader: _Reader, claim: Claim, obligation: Obligation, 
             entry.validate(params, claim)
         except DpAuditError as exc:
             raise reader.fail(f"obligations[{index}].{key}", str(exc)) from None
+
+
+def load_pairs_file(path: Path) -> list[dict[str, Any]]:
+    """Neighbouring pairs from a file: JSON ``[{"first": ..., "second": ..., "label": ...}, ...]``, or
+    ``.npz`` with arrays ``first`` and ``second`` of shape (pairs, ...) (no pickled objects).
+
+    Raises:
+        InvalidArgument: naming the file and what is wrong with it.
+    """
+    try:
+        if path.suffix == ".json":
+            pairs = json.loads(path.read_text(encoding="utf-8"))
+        elif path.suffix == ".npz":
+            with np.load(path, allow_pickle=False) as archive:
+                if not {"first", "second"} <= set(archive.files):
+                    raise InvalidArgument(f"{path}: expected arrays 'first' and 'second', found {archive.files}")
+                first, second = archive["first"], archive["second"]
+                if first.shape[:1] != second.shape[:1]:
+                    raise InvalidArgument(f"{path}: 'first' and 'second' hold different numbers of pairs")
+                pairs = [{"first": a.tolist(), "second": b.tolist()} for a, b in zip(first, second, strict=True)]
+        else:
+            raise InvalidArgument(f"{path}: expected a .json or .npz file")
+    except (OSError, ValueError) as exc:
+        raise InvalidArgument(f"{path}: cannot read pairs ({exc})") from None
+    if not isinstance(pairs, list) or not pairs:
+        raise InvalidArgument(f"{path}: expected a non-empty list of pairs")
+    return pairs
 
 
 def load_spec(path: str | Path) -> Claim:

@@ -1,7 +1,9 @@
 """Spec loading: good specs parse; malformed ones name file, key and expected form."""
 
+import json
 import re
 
+import numpy as np
 import pytest
 
 from dpaudit.audit.spec import builtin_specs, load_spec
@@ -99,3 +101,56 @@ def test_known_findings_must_name_a_claim_relation(write_gaussian_spec):
         path.write_text(text)
         with pytest.raises(SpecError, match=re.escape(fragment)):
             load_spec(path)
+
+
+EMPIRICAL_WITH_PAIRS = """
+[[obligations]]
+id = "empirical"
+statement = "no event certifies a larger epsilon on the given pairs"
+checker = "empirical_epsilon_lower_bound"
+params = {{ samples = 2000, {pairs} }}
+"""
+
+
+def test_user_pairs_must_be_neighbours(write_gaussian_spec):
+    path = write_gaussian_spec(extra=EMPIRICAL_WITH_PAIRS.format(pairs="pairs = [{first = [0.0], second = [10.0]}]"))
+    with pytest.raises(SpecError) as info:
+        load_spec(path)
+    message = str(info.value)
+    assert "obligations[1].params.pairs[0]" in message
+    assert "not neighbours under replace_one: distance 10 > 1" in message
+
+
+def test_neighbouring_user_pairs_load(write_gaussian_spec):
+    pairs = 'pairs = [{first = [0.0, 0.0], second = [0.6, 0.8], label = "on the unit sphere"}]'
+    claim = load_spec(write_gaussian_spec(extra=EMPIRICAL_WITH_PAIRS.format(pairs=pairs)))
+    assert claim.obligations[1].params["pairs"][0]["label"] == "on the unit sphere"
+
+
+@pytest.mark.parametrize("suffix", [".json", ".npz"])
+def test_pairs_from_a_file(write_gaussian_spec, tmp_path, suffix):
+    first, second = np.array([[0.0], [2.0]]), np.array([[1.0], [2.5]])
+    if suffix == ".json":
+        (tmp_path / "pairs.json").write_text(
+            json.dumps([{"first": a.tolist(), "second": b.tolist()} for a, b in zip(first, second, strict=True)])
+        )
+    else:
+        np.savez(tmp_path / "pairs.npz", first=first, second=second)
+    claim = load_spec(write_gaussian_spec(extra=EMPIRICAL_WITH_PAIRS.format(pairs=f'pairs_file = "pairs{suffix}"')))
+    assert [pair["second"] for pair in claim.obligations[1].params["pairs"]] == [[1.0], [2.5]]
+    np.savez(tmp_path / "pairs.npz", first=first, second=second + 5.0)
+    if suffix == ".npz":
+        with pytest.raises(SpecError, match="not neighbours"):
+            load_spec(write_gaussian_spec(extra=EMPIRICAL_WITH_PAIRS.format(pairs='pairs_file = "pairs.npz"')))
+
+
+def test_a_pickled_pairs_file_is_refused(write_gaussian_spec, tmp_path):
+    np.savez(tmp_path / "pairs.npz", first=np.array([object()], dtype=object), second=np.zeros(1))
+    with pytest.raises(SpecError, match="cannot read pairs"):
+        load_spec(write_gaussian_spec(extra=EMPIRICAL_WITH_PAIRS.format(pairs='pairs_file = "pairs.npz"')))
+
+
+def test_duplicate_obligation_ids_are_refused(write_gaussian_spec):
+    duplicate = '\n[[obligations]]\nid = "exact-profile"\nstatement = "again"\nchecker = "gaussian_exact_profile"\n'
+    with pytest.raises(SpecError, match=r"obligations\[1\]\.id.*also the id of obligations\[0\]"):
+        load_spec(write_gaussian_spec(extra=duplicate))
