@@ -16,7 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dpaudit import __version__
+from dpaudit._validation import check_integer
 from dpaudit.audit.candidates.audit import audit_candidate
+from dpaudit.audit.candidates.corpus import load_manifest, run_corpus, write_corpus_tables
 from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
 from dpaudit.audit.mutants.library import list_mutants
 from dpaudit.audit.mutants.runs import run_mutants, write_mutant_tables
@@ -119,6 +121,20 @@ def _build_parser() -> argparse.ArgumentParser:
     mutants.add_argument("--only", nargs="+", metavar="NAME", help="audit only these mutants")
     mutants.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
     mutants.add_argument("--out", default=DEFAULT_MUTANTS_OUT, help=f"output folder (default ./{DEFAULT_MUTANTS_OUT})")
+
+    corpus = commands.add_parser(
+        "corpus",
+        help="check a corpus of candidates with known truth and tabulate the verdicts",
+        description="Run `dpaudit check` on every candidate of a corpus manifest (see dpaudit.audit.candidates."
+        "corpus) for each seed, and write corpus.json and corpus.md (kind, bug, truth, verdicts, certified epsilon "
+        "lower bound) to --out. Exit 0.",
+    )
+    corpus.add_argument("manifest", help="the corpus manifest, e.g. tests/candidates/manifest.toml")
+    corpus.add_argument("--quick", action="store_true", help="use the specs' reduced budgets")
+    corpus.add_argument("--seeds", type=int, default=1, help="check each candidate with seeds 0..N-1 (default 1)")
+    corpus.add_argument("--only", nargs="+", metavar="NAME", help="check only these candidates")
+    corpus.add_argument("--timeout", type=float, default=120.0, help="seconds per candidate call (default 120)")
+    corpus.add_argument("--out", default="dpaudit-corpus", help="output folder (default ./dpaudit-corpus)")
 
     listing = commands.add_parser("list", help="list built-in specs, mechanisms, checkers and mutants")
     listing.add_argument(
@@ -225,6 +241,21 @@ def _command_mutants(arguments: argparse.Namespace) -> int:
     return EXIT_OK if run.all_caught else EXIT_FAILED
 
 
+def _command_corpus(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
+    entries = load_manifest(arguments.manifest)
+    rows = run_corpus(
+        entries,
+        seeds=list(range(check_integer("seeds", arguments.seeds, low=1, high=1000))),
+        quick=arguments.quick,
+        limits=CandidateLimits(timeout_seconds=arguments.timeout),
+        only=set(arguments.only) if arguments.only else None,
+    )
+    json_path, markdown_path = write_corpus_tables(rows, arguments.out, command="dpaudit " + shlex.join(argv))
+    print(markdown_path.read_text(encoding="utf-8"))
+    print(f"tables: {json_path}, {markdown_path}")
+    return EXIT_OK
+
+
 def _command_list(arguments: argparse.Namespace) -> int:
     if arguments.what in (None, "specs"):
         print("specs:")
@@ -285,6 +316,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _command_mutants(arguments)
         if arguments.command == "list":
             return _command_list(arguments)
+        if arguments.command == "corpus":
+            return _command_corpus(arguments, args)
         return _command_report(arguments)
     except DpAuditError as exc:
         log.error("%s", exc)

@@ -1,0 +1,267 @@
+"""Running a corpus of candidate implementations with known truth, and tabulating what dpaudit said.
+
+A corpus is a folder with a ``manifest.toml``::
+
+    [[candidate]]
+    name = "gaussian_sigma_4pct_small"     # a unique slug
+    kind = "gaussian"                      # the mechanism it implements
+    module = "gaussian_candidates"         # importable from the manifest's folder
+    callable = "sigma_4pct_small"
+    spec = "specs/gaussian.toml"           # relative to the manifest
+    truth = "leaky"                        # or "private"
+    bug = "sigma 4% below the calibrated value"
+    true_epsilon = 4.59                    # optional; a number or "inf"
+    note = "..."                           # optional
+
+``dpaudit corpus tests/candidates/manifest.toml`` runs ``dpaudit check`` on each candidate
+(for several seeds with ``--seeds``) and writes ``corpus.json`` and ``corpus.md``: one row
+per candidate with its kind, bug, truth, verdicts, and the certified ε lower bound.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dpaudit.audit.candidates.audit import audit_candidate
+from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
+from dpaudit.audit.runner import AuditReport
+from dpaudit.audit.spec import load_spec
+from dpaudit.errors import DpAuditError, SpecError
+
+__all__ = ["CorpusEntry", "CorpusRow", "load_manifest", "run_corpus", "write_corpus_tables"]
+
+_KEYS = {"name", "kind", "module", "callable", "spec", "truth", "bug", "true_epsilon", "note"}
+_TRUTHS = ("private", "leaky")
+
+
+@dataclass(frozen=True)
+class CorpusEntry:
+    """One candidate of a corpus with its truth label."""
+
+    name: str
+    kind: str
+    module: str
+    callable: str
+    spec: Path
+    truth: str
+    bug: str
+    true_epsilon: float | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CorpusRow:
+    """What ``dpaudit check`` said about one candidate for one seed."""
+
+    entry: CorpusEntry
+    seed: int
+    verdict: str
+    epsilon_lower_bound: float | None
+    claimed_epsilon: float | None
+    reason: str
+    elapsed_seconds: float
+
+    @property
+    def caught(self) -> bool:
+        """Whether the candidate was reported ``violated``."""
+        return self.verdict == "violated"
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as JSON (non-finite numbers as strings)."""
+        return {
+            "name": self.entry.name,
+            "kind": self.entry.kind,
+            "truth": self.entry.truth,
+            "bug": self.entry.bug,
+            "true_epsilon": _number(self.entry.true_epsilon),
+            "seed": self.seed,
+            "verdict": self.verdict,
+            "epsilon_lower_bound": _number(self.epsilon_lower_bound),
+            "claimed_epsilon": _number(self.claimed_epsilon),
+            "reason": self.reason,
+        }
+
+
+def _number(value: float | None) -> float | str | None:
+    if value is None or math.isfinite(value):
+        return value
+    return "inf" if value > 0 else "-inf"
+
+
+def load_manifest(path: str | Path) -> list[CorpusEntry]:
+    """Read a corpus manifest.
+
+    Raises:
+        SpecError: naming the entry and key that are wrong.
+    """
+    manifest = Path(path)
+    try:
+        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise SpecError(f"cannot read the manifest: {exc}", path=str(manifest)) from None
+    items = data.get("candidate")
+    if not isinstance(items, list) or not items:
+        raise SpecError("expected [[candidate]] tables", path=str(manifest), key="candidate")
+    entries: list[CorpusEntry] = []
+    names: set[str] = set()
+    for index, item in enumerate(items):
+        key = f"candidate[{index}]"
+        if not isinstance(item, dict) or set(item) - _KEYS:
+            raise SpecError(f"unknown keys {sorted(set(item) - _KEYS)}", path=str(manifest), key=key)
+        for required in ("name", "kind", "module", "callable", "spec", "truth", "bug"):
+            if not isinstance(item.get(required), str) or not item[required].strip():
+                raise SpecError("expected a non-empty string", path=str(manifest), key=f"{key}.{required}")
+        if item["truth"] not in _TRUTHS or item["name"] in names:
+            raise SpecError(
+                f"expected a unique name and truth in {_TRUTHS}", path=str(manifest), key=f"{key}.{item['name']}"
+            )
+        names.add(item["name"])
+        true_epsilon = item.get("true_epsilon")
+        if true_epsilon == "inf":
+            true_epsilon = math.inf
+        if true_epsilon is not None and (isinstance(true_epsilon, bool) or not isinstance(true_epsilon, int | float)):
+            raise SpecError("expected a number or 'inf'", path=str(manifest), key=f"{key}.true_epsilon")
+        entries.append(
+            CorpusEntry(
+                name=item["name"],
+                kind=item["kind"],
+                module=item["module"],
+                callable=item["callable"],
+                spec=manifest.parent / item["spec"],
+                truth=item["truth"],
+                bug=item["bug"],
+                true_epsilon=None if true_epsilon is None else float(true_epsilon),
+                note=str(item.get("note", "")),
+            )
+        )
+    return entries
+
+
+def _lower_bound(report: AuditReport) -> tuple[float | None, float | None]:
+    """The largest certified ε lower bound over the report's obligations, and the claimed ε."""
+    best: float | None = None
+    claimed: float | None = None
+    for claim in report.claims:
+        for relation in claim.relations:
+            for item in relation.obligations:
+                for measurement in item.evidence.measurements:
+                    if not measurement.quantity.startswith("epsilon at delta") or "lower bound" not in (
+                        measurement.direction
+                    ):
+                        continue
+                    try:
+                        value = float(measurement.measured)
+                        claimed = float(measurement.claimed)
+                    except (TypeError, ValueError):
+                        continue
+                    best = value if best is None else max(best, value)
+    return best, claimed
+
+
+def _reason(report: AuditReport) -> str:
+    for claim in report.claims:
+        for relation in claim.relations:
+            for item in relation.obligations:
+                if item.evidence.verdict.value in ("violated", "error"):
+                    return item.evidence.summary.splitlines()[0][:200]
+    return ""
+
+
+def run_corpus(
+    entries: list[CorpusEntry],
+    *,
+    seeds: list[int],
+    quick: bool,
+    limits: CandidateLimits,
+    only: set[str] | None = None,
+) -> list[CorpusRow]:
+    """Check every candidate (or those named in ``only``) for every seed."""
+    rows = []
+    for entry in entries:
+        if only is not None and entry.name not in only:
+            continue
+        claim = load_spec(entry.spec)
+        ref = parse_candidate(f"{entry.module}:{entry.callable}", path=str(_module_folder(entry)))
+        for seed in seeds:
+            started = time.perf_counter()
+            try:
+                report = audit_candidate(claim, entry.spec, ref, limits=limits, seed=seed, quick=quick)
+            except DpAuditError as exc:
+                rows.append(CorpusRow(entry, seed, "error", None, None, str(exc)[:200], time.perf_counter() - started))
+                continue
+            verdict = report.claims[0].verdict.value
+            bound, claimed = _lower_bound(report)
+            elapsed = time.perf_counter() - started
+            rows.append(CorpusRow(entry, seed, verdict, bound, claimed, _reason(report), elapsed))
+    return rows
+
+
+def _module_folder(entry: CorpusEntry) -> Path:
+    """The corpus folder (where the manifest and the candidate modules are)."""
+    folder = entry.spec.parent
+    while folder != folder.parent and not (folder / "manifest.toml").exists():
+        folder = folder.parent
+    return folder.resolve()
+
+
+def _cell(value: float | None) -> str:
+    if value is None:
+        return ""
+    return "inf" if math.isinf(value) else f"{value:.4g}"
+
+
+def write_corpus_tables(rows: list[CorpusRow], out: str | Path, *, command: str) -> tuple[Path, Path]:
+    """Write ``corpus.json`` and ``corpus.md`` into ``out``; return their paths."""
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    by_name: dict[str, list[CorpusRow]] = {}
+    for row in rows:
+        by_name.setdefault(row.entry.name, []).append(row)
+    leaky = [runs for runs in by_name.values() if runs[0].entry.truth == "leaky"]
+    private = [runs for runs in by_name.values() if runs[0].entry.truth == "private"]
+    caught = sum(all(run.caught for run in runs) for runs in leaky)
+    false_alarms = sum(run.caught for runs in private for run in runs)
+    seeds = sorted({row.seed for row in rows})
+    summary = {
+        "leaky": len(leaky),
+        "leaky_violated_on_every_seed": caught,
+        "private": len(private),
+        "false_violated": false_alarms,
+        "seeds": seeds,
+    }
+    document = {"command": command, "summary": summary, "rows": [row.to_json() for row in rows]}
+    json_path = folder / "corpus.json"
+    json_path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    lines = [
+        "# Candidate corpus: what `dpaudit check` says about code with known truth",
+        "",
+        f"Command: `{command}`",
+        "",
+        f"- leaky candidates `violated` on every seed: **{caught} of {len(leaky)}**",
+        f"- false `violated` on private candidates: **{false_alarms}** over {len(private)} candidates "
+        f"x {len(seeds)} seed(s)",
+        "",
+        "| candidate | kind | truth | bug | true eps | verdicts | certified eps lower bound (max) | reason |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, runs in by_name.items():
+        entry = runs[0].entry
+        verdicts: dict[str, int] = {}
+        for run in runs:
+            verdicts[run.verdict] = verdicts.get(run.verdict, 0) + 1
+        shown = ", ".join(f"{verdict} x{count}" for verdict, count in sorted(verdicts.items()))
+        bounds = [run.epsilon_lower_bound for run in runs if run.epsilon_lower_bound is not None]
+        reason = next((run.reason for run in runs if run.reason), "").replace("|", "\\|")
+        lines.append(
+            f"| {name} | {entry.kind} | {entry.truth} | {entry.bug.replace('|', '/')} | {_cell(entry.true_epsilon)} "
+            f"| {shown} | {_cell(max(bounds) if bounds else None)} | {reason} |"
+        )
+    markdown_path = folder / "corpus.md"
+    markdown_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return json_path, markdown_path

@@ -1,0 +1,63 @@
+"""dpaudit corpus: check candidates with known truth and tabulate the verdicts."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dpaudit.audit.candidates.corpus import load_manifest
+from dpaudit.audit.spec import builtin_spec_dir
+from dpaudit.cli import main
+from dpaudit.errors import SpecError
+
+FIXTURES = Path(__file__).parent / "candidates_fixture"
+
+MANIFEST = """
+[[candidate]]
+name = "good"
+kind = "gaussian"
+module = "sample_candidates"
+callable = "good_gaussian"
+spec = "specs/gaussian.toml"
+truth = "private"
+bug = "none"
+
+[[candidate]]
+name = "halved"
+kind = "gaussian"
+module = "sample_candidates"
+callable = "halved_gaussian"
+spec = "specs/gaussian.toml"
+truth = "leaky"
+bug = "sigma halved"
+true_epsilon = 9.3
+"""
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    (tmp_path / "specs").mkdir()
+    shutil.copy(builtin_spec_dir() / "examples" / "gaussian_candidate.toml", tmp_path / "specs" / "gaussian.toml")
+    shutil.copy(FIXTURES / "sample_candidates.py", tmp_path)
+    (tmp_path / "manifest.toml").write_text(MANIFEST)
+    return tmp_path / "manifest.toml"
+
+
+def test_corpus_tables(corpus, tmp_path):
+    out = tmp_path / "out"
+    assert main(["corpus", str(corpus), "--quick", "--out", str(out)]) == 0
+    document = json.loads((out / "corpus.json").read_text())
+    assert document["summary"]["leaky_violated_on_every_seed"] == 1
+    assert document["summary"]["false_violated"] == 0
+    verdicts = {row["name"]: row["verdict"] for row in document["rows"]}
+    assert verdicts == {"good": "consistent", "halved": "violated"}
+    halved = next(row for row in document["rows"] if row["name"] == "halved")
+    assert halved["epsilon_lower_bound"] > halved["claimed_epsilon"]
+    assert "| halved | gaussian | leaky | sigma halved | 9.3 | violated x1 |" in (out / "corpus.md").read_text()
+
+
+def test_bad_manifest_is_refused(corpus):
+    corpus.write_text(MANIFEST.replace('truth = "leaky"', 'truth = "maybe"'))
+    with pytest.raises(SpecError, match="truth"):
+        load_manifest(corpus)
