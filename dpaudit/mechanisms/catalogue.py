@@ -21,6 +21,7 @@ from dpaudit.mechanisms.gpope import MECHANISM as GPOPE
 from dpaudit.mechanisms.interface import Mechanism
 from dpaudit.mechanisms.laplace import MECHANISM as LAPLACE
 from dpaudit.mechanisms.policy_evaluation.private import DP_LSL, DP_LSW
+from dpaudit.mechanisms.private_transitions import MECHANISM as PRIVATE_SYNTHESIS
 from dpaudit.mechanisms.smooth_gaussian import MECHANISM as SMOOTH_GAUSSIAN
 from dpaudit.mechanisms.subsampled_gaussian import MECHANISM as GPOPE_STEP
 
@@ -37,6 +38,7 @@ BUILTIN_MECHANISMS: tuple[Mechanism, ...] = (
     GPOPE_STEP,
     GPOPE,
     DIRICHLET,
+    PRIVATE_SYNTHESIS,
 )
 
 _CATALOGUE: dict[str, Mechanism] = {}

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpaudit.audit.candidates.kinds import candidate_arguments, candidate_kind_for, candidate_kinds
+from dpaudit.audit.candidates.kinds import candidate_kind_for, candidate_kinds
 from dpaudit.audit.plugins import applicable_checkers
 from dpaudit.audit.spec import load_spec
 from dpaudit.errors import InvalidArgument
@@ -24,6 +24,7 @@ def test_every_builtin_is_listed_once():
     assert len(names) == len(set(names))
     assert {mechanism.name for mechanism in list_mechanisms()} >= set(names)
     expected = {"gaussian", "laplace", "smooth_gaussian", "dp_lsw", "dp_lsl", "gpope_step", "gpope", "dirichlet"}
+    expected |= {"private_synthesis"}
     assert expected <= set(names)
 
 
@@ -33,6 +34,7 @@ def test_declared_parts_are_consistent(mechanism):
     assert mechanism.relations
     for relation in mechanism.relations:
         assert relation in {"replace_one", "add_remove_one", "simplex_adjacent"}
+    assert mechanism.output.description
     assert mechanism.candidate is not None
     assert mechanism.candidate.text.startswith(f"{mechanism.name}({mechanism.candidate.first_argument},")
     assert candidate_kind_for(mechanism.name) is mechanism
@@ -131,11 +133,19 @@ def test_smooth_gaussian_neighbours_follow_lemma1():
         )
 
 
-def test_candidate_arguments_are_plain_values():
+def test_candidate_inputs_are_plain_values():
     gaussian = candidate_kind_for("gaussian")
-    assert candidate_arguments(gaussian, {"sigma": 1.0, "sensitivity": 1.0}, np.array([1.5])) == {
-        "value": [1.5],
-        "sigma": 1.0,
-        "sensitivity": 1.0,
-    }
+    assert gaussian.input_domain.to_plain(np.array([1.5])) == [1.5]
     assert [kind.name for kind in candidate_kinds()] == sorted(kind.name for kind in candidate_kinds())
+
+
+def test_private_synthesis_releases_transitions_and_checks_row_adjacency():
+    synthesis = get_mechanism("private_synthesis")
+    transitions = [[[0.2, 0.8], [0.5, 0.5]], [[0.9, 0.1], [0.3, 0.7]]]
+    draws = synthesis.sample({"k": 50.0}, transitions, 4, np.random.default_rng(0))
+    assert draws.shape == (4, 2, 2, 2)
+    np.testing.assert_allclose(draws.sum(axis=-1), 1.0)
+    moved = [[[0.25, 0.75], [0.5, 0.5]], [[0.85, 0.15], [0.3, 0.7]]]
+    assert synthesis.check_neighbours(transitions, moved, simplex_adjacent(0.1), {"k": 50.0}) == pytest.approx(0.1)
+    with pytest.raises(InvalidArgument, match="not neighbours"):
+        synthesis.check_neighbours(transitions, moved, simplex_adjacent(0.05), {"k": 50.0})
