@@ -9,7 +9,8 @@ space, imports the candidate and answers requests.
 
 The channel carries no pickle. Requests are JSON lines. Answers are a JSON header line,
 followed for a batch of outputs by their raw little-endian float64 bytes; during a batch the
-worker writes one ``.`` per finished call so the auditor can time each call.
+worker writes a ``.`` after a finished call whenever 0.05 s have passed since the last one,
+so the auditor can tell a slow batch from a hanging call.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import inspect
 import json
 import os
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from typing import Any, BinaryIO
@@ -29,6 +31,7 @@ __all__ = ["main"]
 
 _REAL_KINDS = "biuf"
 _CAPTURE_LIMIT_BYTES = 64 * 1024 * 1024
+_TICK_SECONDS = 0.05
 
 
 def _limit_resources(memory_mib: int) -> None:
@@ -57,8 +60,16 @@ def _isolate_descriptors(capture: str) -> tuple[BinaryIO, BinaryIO]:
     return channel_in, channel_out
 
 
-def _send(channel: BinaryIO, header: dict[str, Any], payload: bytes = b"") -> None:
-    channel.write(json.dumps(header).encode("utf-8") + b"\n" + payload)
+def _write_all(channel: BinaryIO, data: bytes | memoryview) -> None:
+    """Write every byte (an unbuffered write to a pipe may be partial)."""
+    view = memoryview(data).cast("B")
+    while view:
+        written = channel.write(view)
+        view = view[written or 0 :]
+
+
+def _send(channel: BinaryIO, header: dict[str, Any]) -> None:
+    _write_all(channel, json.dumps(header).encode("utf-8") + b"\n")
 
 
 def _load(module: str, attribute: str, path: str) -> Callable[..., Any]:
@@ -107,17 +118,21 @@ def _sample(function: Callable[..., Any], request: dict[str, Any], channel: Bina
     sample = _vectorised(function) if request.get("vectorised") else None
     if sample is not None:
         stacked = _as_real(sample(request["input"], count, rng=rng, **params), 0)
-        channel.write(b"." * count)
     else:
         outputs = []
+        last_tick = time.monotonic()
         for call in range(count):
             outputs.append(_as_real(function(request["input"], **params, rng=rng), call))
-            channel.write(b".")
+            now = time.monotonic()
+            if now - last_tick >= _TICK_SECONDS:
+                _write_all(channel, b".")
+                last_tick = now
         shapes = sorted({output.shape for output in outputs})
         if len(shapes) != 1:
             raise ValueError(f"the calls returned outputs of different shapes: {shapes[:4]}")
         stacked = np.stack(outputs)
-    _send(channel, {"status": "ok", "shape": list(stacked.shape)}, stacked.tobytes())
+    _send(channel, {"status": "ok", "shape": list(stacked.shape)})
+    _write_all(channel, memoryview(stacked))
 
 
 def main(argv: list[str]) -> int:

@@ -164,3 +164,12 @@ def escapes_with_clean_environment(value, sigma, *, rng):
             os.execve(sys.executable, [sys.executable, "-c", code], {})
         os._exit(0)
     return np.asarray(value, dtype=float)
+
+
+class vectorised_good_gaussian:  # the documented Gaussian signature, with a vectorised entry point
+    def __new__(cls, value, *, sigma, sensitivity, rng):
+        return np.asarray(value, dtype=float) + sigma * rng.standard_normal(len(value))
+
+    @staticmethod
+    def sample(value, n, *, rng, sigma, sensitivity):
+        return np.asarray(value, dtype=float) + sigma * rng.standard_normal((n, len(value)))
