@@ -1,0 +1,59 @@
+"""Example candidate implementations, one per kind, written from the definitions.
+
+Run from this folder, e.g.
+    dpaudit check laplace_candidate.toml --candidate example_candidates:laplace
+Each takes the input first (plain Python values), the spec's mechanism params as keywords and
+a keyword-only numpy Generator ``rng`` that it uses for all its randomness.
+"""
+
+import numpy as np
+
+
+def gaussian(value, *, sigma, sensitivity, rng):
+    """f(X) + N(0, sigma^2 I)."""
+    return np.asarray(value, dtype=float) + sigma * rng.standard_normal(len(value))
+
+
+def laplace(value, *, scale, sensitivity, rng):
+    """f(X) + Lap(0, scale) per coordinate (Dwork & Roth 2014, Def. 3.3)."""
+    return np.asarray(value, dtype=float) + rng.laplace(0.0, scale, len(value))
+
+
+class laplace_vectorised:  # a callable with a vectorised entry point (see README)
+    """The same mechanism; dpaudit calls ``sample`` to draw many releases at once."""
+
+    def __new__(cls, value, *, scale, sensitivity, rng):
+        return laplace(value, scale=scale, sensitivity=sensitivity, rng=rng)
+
+    @staticmethod
+    def sample(value, n, *, rng, scale, sensitivity):
+        return np.asarray(value, dtype=float) + rng.laplace(0.0, scale, (n, len(value)))
+
+
+def dirichlet(p, *, k, eta=None, rng):
+    """x ~ Dir(k p) by normalised Gamma(k p_i) draws (Gohari et al. 2020, Sec. II-D)."""
+    gammas = rng.standard_gamma(k * np.asarray(p, dtype=float))
+    return gammas / gammas.sum()
+
+
+def gpope_step(gradients, *, records, clip_norm, noise_multiplier, steps=1, sampling="uniform_one", rng):
+    """One step of Xie et al. 2019, Algorithm 1: pick one record, clip it to norm h, add h N(0, sigma^2 I)."""
+    matrix = np.asarray(gradients, dtype=float)
+    if sampling == "uniform_one":
+        chosen = matrix[rng.integers(records)]
+        norm = float(np.linalg.norm(chosen))
+        clipped = chosen / max(1.0, norm / clip_norm)
+    else:  # Poisson sampling at rate 1/m of a clipped sum
+        picked = matrix[rng.random(records) < 1.0 / records]
+        norms = np.linalg.norm(picked, axis=1, keepdims=True) if len(picked) else np.ones((0, 1))
+        clipped = (
+            (picked / np.maximum(1.0, norms / clip_norm)).sum(axis=0) if len(picked) else np.zeros(matrix.shape[1])
+        )
+    return clipped + clip_norm * noise_multiplier * rng.standard_normal(matrix.shape[1])
+
+
+def private_synthesis(transitions, *, k, structural_zeros="reject", rng):
+    """Step 1 of Gohari et al. 2020, Algorithm 1: every row P(s, a) replaced by a draw of Dir(k P(s, a))."""
+    rows = np.asarray(transitions, dtype=float)
+    gammas = rng.standard_gamma(k * rows)
+    return gammas / gammas.sum(axis=-1, keepdims=True)
