@@ -12,6 +12,7 @@ import json
 import logging
 import shlex
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,9 +25,9 @@ from dpaudit.audit.mutants.library import list_mutants
 from dpaudit.audit.mutants.runs import run_mutants, write_mutant_tables
 from dpaudit.audit.plugins import list_checkers
 from dpaudit.audit.runner import AuditReport, run_audit, spec_display_path
-from dpaudit.audit.spec import builtin_specs, load_spec
+from dpaudit.audit.spec import builtin_specs, load_spec, load_specs
 from dpaudit.checks.empirical.executors import make_executor
-from dpaudit.errors import DpAuditError
+from dpaudit.errors import DpAuditError, InvalidArgument
 from dpaudit.kernel.verdicts import FAIL_POLICIES
 from dpaudit.mechanisms.catalogue import list_mechanisms
 from dpaudit.privacy.calibration import calibrate_smooth_gaussian
@@ -182,9 +183,32 @@ def _summary_table(report: AuditReport) -> str:
     return "\n".join(lines)
 
 
+def check_output_folder(out: str) -> None:
+    """Check before any work that the report folder ``out`` can be created and written.
+
+    Raises:
+        InvalidArgument: naming the folder and what is in the way.
+    """
+    folder = Path(out)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise InvalidArgument(f"--out {out}: a file is in the way; expected a folder") from None
+    except OSError as exc:
+        raise InvalidArgument(f"--out {out}: cannot create the folder ({exc.strerror})") from None
+    if not folder.is_dir():
+        raise InvalidArgument(f"--out {out}: not a folder")
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".dpaudit-write-check-"):
+            pass
+    except OSError as exc:
+        raise InvalidArgument(f"--out {out}: the folder is not writable ({exc.strerror})") from None
+
+
 def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     paths = [Path(spec) for spec in arguments.specs] or builtin_specs()
-    claims = [(load_spec(path), spec_display_path(path)) for path in paths]
+    claims = [(claim, spec_display_path(path)) for claim, path in load_specs(paths)]
+    check_output_folder(arguments.out)
     with make_executor(arguments.executor) as executor:
         report = run_audit(
             claims, seed=arguments.seed, quick=arguments.quick, command="dpaudit " + shlex.join(argv), executor=executor
@@ -205,6 +229,7 @@ def _finish(report: AuditReport, arguments: argparse.Namespace) -> int:
 def _command_check(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     path = Path(arguments.spec)
     claim = load_spec(path)
+    check_output_folder(arguments.out)
     report = audit_candidate(
         claim,
         spec_display_path(path),

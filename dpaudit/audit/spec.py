@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -30,7 +31,15 @@ from dpaudit.privacy.guarantees import (
 )
 from dpaudit.privacy.relations import parse_relation
 
-__all__ = ["SCHEMA_VERSION", "builtin_spec_dir", "builtin_specs", "load_pairs_file", "load_spec", "parse_spec"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "builtin_spec_dir",
+    "builtin_specs",
+    "load_pairs_file",
+    "load_spec",
+    "load_specs",
+    "parse_spec",
+]
 
 SCHEMA_VERSION = 1
 
@@ -103,15 +112,56 @@ class _Reader:
             raise self.fail(f"{prefix}{unknown[0]}", f"unknown key; expected one of {sorted(allowed)}")
 
 
-def _check_finite_numbers(reader: _Reader, value: Any, key: str) -> None:
-    if isinstance(value, float) and not math.isfinite(value):
-        raise reader.fail(key, f"{value!r} is not allowed; expected a finite number")
-    if isinstance(value, dict):
-        for inner_key, inner in value.items():
-            _check_finite_numbers(reader, inner, f"{key}.{inner_key}")
-    if isinstance(value, list):
-        for index, inner in enumerate(value):
-            _check_finite_numbers(reader, inner, f"{key}[{index}]")
+#: Ceilings on the shape of a spec file, so that a hostile file fails fast with a message.
+MAX_SPEC_BYTES = 4 * 1024 * 1024
+MAX_NESTING = 24
+MAX_VALUES = 200_000
+MAX_INTEGER = 2**63 - 1
+MAX_STRING = 20_000
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _check_values(reader: _Reader, data: Any) -> None:
+    """Every value of the document: finite floats, integers in 64 bits, strings without control
+    characters, bounded nesting and size (iterative: a deep document cannot exhaust the stack)."""
+    stack: list[tuple[Any, str, int]] = [(data, "spec", 0)]
+    seen = 0
+    while stack:
+        value, key, depth = stack.pop()
+        seen += 1
+        if seen > MAX_VALUES:
+            raise reader.fail(key, f"the spec holds more than {MAX_VALUES} values")
+        if depth > MAX_NESTING:
+            raise reader.fail(key, f"nested deeper than {MAX_NESTING} levels")
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, float) and not math.isfinite(value):
+            raise reader.fail(key, f"{value!r} is not allowed; expected a finite number")
+        if isinstance(value, int) and abs(value) > MAX_INTEGER:
+            raise reader.fail(key, f"an integer of {len(str(abs(value)))} digits; expected at most 2^63 - 1")
+        if isinstance(value, str):
+            if len(value) > MAX_STRING:
+                raise reader.fail(key, f"a string of {len(value)} characters; expected at most {MAX_STRING}")
+            if _CONTROL.search(value):
+                raise reader.fail(key, "a string with control characters; expected printable text")
+        if isinstance(value, dict):
+            for inner_key, inner in value.items():
+                if _CONTROL.search(inner_key):
+                    raise reader.fail(key, "a key with control characters")
+                stack.append((inner, f"{key}.{inner_key}" if key != "spec" else inner_key, depth + 1))
+        elif isinstance(value, list):
+            stack.extend((inner, f"{key}[{index}]", depth + 1) for index, inner in enumerate(value))
+
+
+def _check_id(reader: _Reader, value: str, key: str) -> str:
+    if not _ID.match(value):
+        raise reader.fail(
+            key, f"{value!r} is not an id; expected letters, digits, '.', '_' or '-' (at most 128, no '/' or '..')"
+        )
+    if ".." in value:
+        raise reader.fail(key, f"{value!r}: an id may not contain '..'")
+    return value
 
 
 def _source(reader: _Reader, data: dict[str, Any], prefix: str) -> Source:
@@ -154,7 +204,7 @@ def _obligation(reader: _Reader, data: Any, index: int) -> Obligation:
     reader.no_unknown(data, {"id", "statement", "checker", "params", "quick", "source"}, prefix)
     source_table = reader.table(data, "source", prefix, required=False)
     return Obligation(
-        id=reader.text(data, "id", prefix),
+        id=_check_id(reader, reader.text(data, "id", prefix), f"{prefix}id"),
         statement=reader.text(data, "statement", prefix),
         checker=reader.text(data, "checker", prefix),
         params=_with_pairs_file(reader, reader.table(data, "params", prefix, required=False), f"{prefix}params."),
@@ -209,9 +259,13 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
     reader = _Reader(path)
     reader.no_unknown(data, {"schema", "claim", "obligations"}, "")
     schema = data.get("schema")
+    if isinstance(schema, int) and not isinstance(schema, bool) and schema > SCHEMA_VERSION:
+        raise reader.fail(
+            "schema", f"schema = {schema} is newer than this dpaudit reads ({SCHEMA_VERSION}); upgrade dpaudit"
+        )
     if schema != SCHEMA_VERSION or isinstance(schema, bool):
         raise reader.fail("schema", f"got {schema!r}; expected schema = {SCHEMA_VERSION}")
-    _check_finite_numbers(reader, data, "spec")
+    _check_values(reader, data)
     claim = reader.table(data, "claim", "")
     reader.no_unknown(
         claim,
@@ -244,7 +298,7 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
         raise reader.fail("obligations", "missing; expected at least one [[obligations]] table")
     try:
         result = Claim(
-            id=reader.text(claim, "id", "claim."),
+            id=_check_id(reader, reader.text(claim, "id", "claim."), "claim.id"),
             title=reader.text(claim, "title", "claim."),
             mechanism=mechanism,
             guarantee=_guarantee(reader, reader.table(claim, "guarantee", "claim.")),
@@ -276,6 +330,7 @@ def _known_findings(reader: _Reader, claim: dict[str, Any]) -> tuple[KnownFindin
     if not isinstance(items, list):
         raise reader.fail("claim.known_findings", "expected an array of tables ([[claim.known_findings]])")
     findings = []
+    listed: set[tuple[str, str]] = set()
     for index, item in enumerate(items):
         prefix = f"claim.known_findings[{index}]."
         if not isinstance(item, dict):
@@ -292,6 +347,10 @@ def _known_findings(reader: _Reader, claim: dict[str, Any]) -> tuple[KnownFindin
             raise reader.fail(
                 f"{prefix}obligations", f"got {obligations!r}; expected a non-empty list of obligation ids"
             )
+        for obligation in obligations:
+            if (relation, obligation) in listed:
+                raise reader.fail(f"{prefix}obligations", f"{obligation!r} under {relation} is already a known finding")
+            listed.add((relation, obligation))
         findings.append(KnownFinding(relation, tuple(obligations), reader.text(item, "finding", prefix)))
     return tuple(findings)
 
@@ -353,11 +412,63 @@ def load_spec(path: str | Path) -> Claim:
     location = str(path)
     try:
         with open(path, "rb") as handle:
-            data = tomllib.load(handle)
+            raw = handle.read(MAX_SPEC_BYTES + 1)
     except FileNotFoundError:
         raise SpecError("no such file; expected the path of a .toml spec", path=location) from None
+    except IsADirectoryError:
+        raise SpecError("a folder; expected the path of a .toml spec", path=location) from None
     except OSError as exc:
         raise SpecError(f"cannot read the file ({exc.strerror})", path=location) from None
+    if len(raw) > MAX_SPEC_BYTES:
+        raise SpecError(f"larger than {MAX_SPEC_BYTES >> 20} MiB; a spec is a small TOML file", path=location)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(
+            f"not UTF-8 text (byte {exc.start}: {raw[exc.start : exc.start + 1]!r})", path=location
+        ) from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise SpecError(f"not valid TOML: {exc}", path=location) from None
-    return parse_spec(data, location)
+        raise SpecError(f"not valid TOML: {_printable(str(exc))}", path=location) from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise SpecError(f"a value cannot be read: {_printable(str(exc))}", path=location) from None
+    except RecursionError:
+        raise SpecError(
+            f"nested deeper than Python can parse; expected at most {MAX_NESTING} levels", path=location
+        ) from None
+    try:
+        return parse_spec(data, location)
+    except DpAuditError:
+        raise
+    except (ArithmeticError, ValueError, TypeError, RecursionError, MemoryError) as exc:
+        # A value a checker's validator cannot even look at (e.g. 1e308 where it squares it).
+        raise SpecError(
+            f"a value cannot be checked ({type(exc).__name__}: {_printable(str(exc))})", path=location
+        ) from None
+
+
+def load_specs(paths: list[Path]) -> list[tuple[Claim, Path]]:
+    """Load several specs, refusing the same file twice and two claims with one id.
+
+    Raises:
+        SpecError: naming the repeated file or id.
+    """
+    loaded: list[tuple[Claim, Path]] = []
+    files: dict[Path, Path] = {}
+    ids: dict[str, Path] = {}
+    for path in paths:
+        resolved = Path(path).resolve()
+        if resolved in files:
+            raise SpecError(f"given twice (also as {files[resolved]})", path=str(path))
+        files[resolved] = Path(path)
+        claim = load_spec(path)
+        if claim.id in ids:
+            raise SpecError(f"claim id {claim.id!r} is also the id of {ids[claim.id]}", path=str(path), key="claim.id")
+        ids[claim.id] = Path(path)
+        loaded.append((claim, Path(path)))
+    return loaded
+
+
+def _printable(text: str) -> str:
+    return _CONTROL.sub("?", text)[:300]

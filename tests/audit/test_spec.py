@@ -29,8 +29,8 @@ def test_every_builtin_spec_loads():
     ("kwargs", "key", "fragment"),
     [
         ({"delta": "1.5"}, "claim.guarantee.delta", "delta=1.5"),
-        ({"delta": "nan"}, "spec.claim.guarantee.delta", "nan"),
-        ({"epsilon": "inf"}, "spec.claim.guarantee.epsilon", "inf"),
+        ({"delta": "nan"}, "claim.guarantee.delta", "nan"),
+        ({"epsilon": "inf"}, "claim.guarantee.epsilon", "inf"),
         ({"epsilon": '"big"'}, "claim.guarantee.epsilon", "expected a real number"),
         ({"epsilon": "true"}, "claim.guarantee.epsilon", "boolean"),
         ({"sigma": "-1.0"}, "claim.mechanism", "sigma=-1.0"),
@@ -58,7 +58,7 @@ def test_malformed_values(write_gaussian_spec, kwargs, key, fragment):
         ('checker = "gaussian_exact_profile"', 'checker = "nope"', "obligations[0].checker", "unknown checker"),
         ('name = "gaussian"', 'name = "no_such_mechanism"', "claim.mechanism", "unknown mechanism"),
         ('[claim.source]\npaper = "Balle & Wang 2018"', "[claim.source]", "claim.source.paper", "missing"),
-        ("schema = 1", "schema = 2", "schema", "expected schema = 1"),
+        ("schema = 1", "schema = 2", "schema", "newer than this dpaudit reads"),
         ('title = "Gaussian mechanism sigma=1, sensitivity=1"', "title = 5", "claim.title", "non-empty string"),
     ],
 )
@@ -154,3 +154,27 @@ def test_duplicate_obligation_ids_are_refused(write_gaussian_spec):
     duplicate = '\n[[obligations]]\nid = "exact-profile"\nstatement = "again"\nchecker = "gaussian_exact_profile"\n'
     with pytest.raises(SpecError, match=r"obligations\[1\]\.id.*also the id of obligations\[0\]"):
         load_spec(write_gaussian_spec(extra=duplicate))
+
+
+@pytest.mark.parametrize("bad", ["a/b", "a\\\\b", "..", "x..y", "line\\nbreak", "tab\\there", "-lead", "", "é"])
+def test_ids_are_slugs(write_gaussian_spec, bad):
+    with pytest.raises(SpecError, match=r"claim\.id"):
+        load_spec(write_gaussian_spec(claim_id=bad))
+
+
+def test_future_schema_says_upgrade(write_gaussian_spec):
+    path = write_gaussian_spec()
+    path.write_text(path.read_text().replace("schema = 1", "schema = 7"))
+    with pytest.raises(SpecError, match="newer than this dpaudit reads"):
+        load_spec(path)
+
+
+def test_same_file_twice_and_repeated_claim_ids_are_refused(write_gaussian_spec):
+    from dpaudit.audit.spec import load_specs
+
+    first = write_gaussian_spec(name="a.toml")
+    with pytest.raises(SpecError, match="given twice"):
+        load_specs([first, first.parent / "." / "a.toml"])
+    second = write_gaussian_spec(name="b.toml")
+    with pytest.raises(SpecError, match="also the id of"):
+        load_specs([first, second])
