@@ -1,7 +1,10 @@
 """The ``dpaudit`` command line.
 
-Exit codes: 0 no failure under the chosen policy; 1 a claim failed under the policy;
-2 usage or spec error; 3 internal error.
+Exit codes: 0 no failure under the chosen policy; 1 a claim violated (or errored), or a
+known finding no longer reproduced; 2 bad input or usage (spec, candidate that cannot be
+loaded, unwritable --out); 3 internal error (a dpaudit bug: please report it); 4 nothing
+violated but a result is inconclusive under --fail-on inconclusive; 130 / 143 interrupted
+by SIGINT / SIGTERM (the finished claims are written, the report says ``interrupted``).
 """
 
 from __future__ import annotations
@@ -10,11 +13,14 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import shlex
+import signal
 import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from dpaudit import __version__
 from dpaudit._validation import check_integer
@@ -27,7 +33,7 @@ from dpaudit.audit.plugins import list_checkers
 from dpaudit.audit.runner import AuditReport, run_audit, spec_display_path
 from dpaudit.audit.spec import builtin_specs, load_spec, load_specs
 from dpaudit.checks.empirical.executors import make_executor
-from dpaudit.errors import DpAuditError, InvalidArgument
+from dpaudit.errors import AuditInterrupted, DpAuditError, InvalidArgument
 from dpaudit.kernel.verdicts import FAIL_POLICIES
 from dpaudit.mechanisms.catalogue import list_mechanisms
 from dpaudit.privacy.calibration import calibrate_smooth_gaussian
@@ -40,7 +46,11 @@ from dpaudit.report.markdown import render_markdown, summary_rows
 
 __all__ = ["main"]
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_INCONCLUSIVE = 0, 1, 2, 3, 4
+EXIT_CODES_HELP = (
+    "exit codes: 0 pass; 1 a claim violated or a known finding changed; 2 bad input or usage; "
+    "3 internal error; 4 inconclusive under --fail-on inconclusive; 130/143 interrupted (SIGINT/SIGTERM)"
+)
 DEFAULT_SEED = 20161
 DEFAULT_OUT = "dpaudit-report"
 DEFAULT_MUTANTS_OUT = "dpaudit-mutants"
@@ -53,7 +63,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dpaudit",
         description="Audit differentially private RL mechanisms against their papers' privacy claims.",
-        epilog="Exit codes: 0 pass, 1 a claim failed under --fail-on, 2 usage or spec error, 3 internal error.",
+        epilog=EXIT_CODES_HELP,
     )
     parser.add_argument("--version", action="version", version=f"dpaudit {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -223,7 +233,14 @@ def _finish(report: AuditReport, arguments: argparse.Namespace) -> int:
     if report.internal_errors:
         log.error("%d obligation(s) hit an internal error; see the report's tracebacks", report.internal_errors)
         return EXIT_INTERNAL
-    return EXIT_FAILED if report.failed(arguments.fail_on) else EXIT_OK
+    if report.interrupted_signal is not None:
+        log.error("interrupted (%s); the report holds what finished", report.interrupted)
+        return 128 + report.interrupted_signal
+    if report.failed("violated"):
+        return EXIT_FAILED
+    if report.failed(arguments.fail_on):
+        return EXIT_INCONCLUSIVE
+    return EXIT_OK
 
 
 def _command_check(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -328,6 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     parser = _build_parser()
     arguments = parser.parse_args(args)
+    previous = _stop_on_sigterm()
     try:
         if arguments.command == "audit":
             return _command_audit(arguments, args)
@@ -347,9 +365,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DpAuditError as exc:
         log.error("%s", exc)
         return EXIT_USAGE
+    except KeyboardInterrupt as exc:
+        number = exc.signal_number if isinstance(exc, AuditInterrupted) else int(signal.SIGINT)
+        if not isinstance(exc, AuditInterrupted):
+            log.error("interrupted")
+        return 128 + number
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_OK
     except Exception:
         log.exception("internal error; please report it with the command line above")
         return EXIT_INTERNAL
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _stop_on_sigterm() -> Any:
+    """Turn SIGTERM into :class:`AuditInterrupted`, so it stops an audit the way Ctrl-C does."""
+
+    def stop(number: int, frame: Any) -> None:
+        raise AuditInterrupted(number)
+
+    return signal.signal(signal.SIGTERM, stop)
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe (``dpaudit list | head``), point stdout at /dev/null so exiting prints nothing."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ caller's input also derive from the matching built-in (``ValueError`` or
 from __future__ import annotations
 
 __all__ = [
+    "AuditInterrupted",
     "CandidateError",
     "CandidateLoadError",
     "CheckerError",
@@ -72,3 +73,14 @@ class CandidateLoadError(CandidateError):
 
 class PluginError(DpAuditError):
     """A plugin's entry point fails to load or does not provide what its group expects."""
+
+
+class AuditInterrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM arrived: stop, keep what is finished, exit 128 + the signal number.
+
+    A KeyboardInterrupt, not an Exception: no ``except Exception`` in a checker swallows it.
+    """
+
+    def __init__(self, signal_number: int):
+        super().__init__(f"interrupted by signal {signal_number}")
+        self.signal_number = signal_number

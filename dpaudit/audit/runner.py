@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import platform
+import signal
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -16,7 +17,7 @@ import numpy as np
 
 from dpaudit import __version__
 from dpaudit.audit.plugins import get_checker
-from dpaudit.errors import DpAuditError
+from dpaudit.errors import AuditInterrupted, DpAuditError
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence
@@ -123,6 +124,8 @@ class AuditReport:
     elapsed_seconds: float | None = None
     environment: dict[str, str] = field(default_factory=dict)
     candidate: dict[str, Any] | None = None
+    interrupted: str | None = None
+    interrupted_signal: int | None = None
 
     def failed(self, policy: str) -> bool:
         """Whether any claim fails the ``--fail-on`` policy."""
@@ -162,6 +165,8 @@ class AuditReport:
         }
         if self.candidate is not None:
             document["candidate"] = dict(self.candidate)
+        if self.interrupted is not None:
+            document["interrupted"] = self.interrupted
         return document
 
 
@@ -263,15 +268,33 @@ def run_audit(
     executor: Executor | None = None,
     candidate: Any = None,
 ) -> AuditReport:
-    """Audit every ``(claim, spec_path)`` and return the report."""
+    """Audit every ``(claim, spec_path)`` and return the report.
+
+    On SIGINT (KeyboardInterrupt) or SIGTERM (:class:`AuditInterrupted`) the report holds the
+    claims finished so far and says ``interrupted`` (which signal, how many claims were left).
+    """
     started = time.time()
     start = time.perf_counter()
-    results = tuple(
-        run_claim(claim, seed=seed, quick=quick, spec_path=path, executor=executor, candidate=candidate)
-        for claim, path in claims
-    )
+    finished: list[ClaimResult] = []
+    interrupted = None
+    interrupted_signal = None
+    for claim, path in claims:
+        try:
+            finished.append(
+                run_claim(claim, seed=seed, quick=quick, spec_path=path, executor=executor, candidate=candidate)
+            )
+        except KeyboardInterrupt as exc:
+            interrupted_signal = int(exc.signal_number if isinstance(exc, AuditInterrupted) else signal.SIGINT)
+            left = len(claims) - len(finished)
+            interrupted = (
+                f"signal {interrupted_signal}: {left} of {len(claims)} claim(s) not finished, not in this report"
+            )
+            break
+    results = tuple(finished)
     return AuditReport(
         claims=results,
+        interrupted=interrupted,
+        interrupted_signal=interrupted_signal,
         seed=seed,
         quick=quick,
         command=command,
