@@ -65,7 +65,7 @@ def _matrix(data: Any) -> np.ndarray:
 
 
 def _plain(data: Any) -> list[Any]:
-    return np.asarray(data, dtype=np.float64).tolist()  # type: ignore[no-any-return]
+    return np.asarray(data, dtype=np.float64).tolist()
 
 
 def _rows_apart(first: Any, second: Any, relation: Relation, params: Mapping[str, Any]) -> float:

@@ -133,7 +133,7 @@ class _Channel:
         filled = min(size, len(self.buffer))
         out[:filled] = np.frombuffer(self.buffer, dtype=np.uint8, count=filled)
         del self.buffer[:filled]
-        view = memoryview(out)
+        view = out.data
         while filled < size:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:

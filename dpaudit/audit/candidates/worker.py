@@ -79,7 +79,7 @@ def _load(module: str, attribute: str, path: str) -> Callable[..., Any]:
     function = getattr(loaded, attribute)
     if not callable(function):
         raise TypeError(f"{module}:{attribute} is a {type(function).__name__}, not a callable")
-    return function  # type: ignore[no-any-return]
+    return function
 
 
 def _vectorised(function: Callable[..., Any]) -> Callable[..., Any] | None:
@@ -132,7 +132,7 @@ def _sample(function: Callable[..., Any], request: dict[str, Any], channel: Bina
             raise ValueError(f"the calls returned outputs of different shapes: {shapes[:4]}")
         stacked = np.stack(outputs)
     _send(channel, {"status": "ok", "shape": list(stacked.shape)})
-    _write_all(channel, memoryview(stacked))
+    _write_all(channel, stacked.data)
 
 
 def main(argv: list[str]) -> int:
