@@ -27,6 +27,7 @@ from dpaudit._validation import check_integer
 from dpaudit.audit.candidates.audit import audit_candidate
 from dpaudit.audit.candidates.corpus import load_manifest, run_corpus, write_corpus_tables
 from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
+from dpaudit.audit.explain import explain_claim, find_claim, write_starter
 from dpaudit.audit.mutants.library import list_mutants
 from dpaudit.audit.mutants.runs import run_mutants, write_mutant_tables
 from dpaudit.audit.plugins import list_checkers
@@ -83,7 +84,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--fail-on",
         choices=FAIL_POLICIES,
         default="violated",
-        help="exit 1 when a claim is violated or errored (default), or also when inconclusive",
+        help="exit 1 when a claim is violated or errored (default); 'inconclusive' also exits 4 when inconclusive",
     )
 
     audit.add_argument(
@@ -98,28 +99,37 @@ def _build_parser() -> argparse.ArgumentParser:
         description="Load the candidate in an isolated worker with time and memory limits and run the "
         "spec's black-box obligations on it (see specs/examples/ and README, 'Auditing your implementation').",
     )
-    check.add_argument("spec", metavar="SPEC")
+    check.add_argument("spec", metavar="SPEC", help="the spec whose black-box obligations the candidate must pass")
     check.add_argument("--candidate", required=True, metavar="MODULE:CALLABLE", help="the implementation to audit")
     check.add_argument("--timeout", type=float, default=120.0, help="seconds per candidate request (default 120)")
     check.add_argument("--memory", type=int, default=4096, help="candidate address-space limit in MiB (default 4096)")
     check.add_argument("--quick", action="store_true", help="use the spec's reduced budgets")
     check.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
     check.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default ./{DEFAULT_OUT})")
-    check.add_argument("--fail-on", choices=FAIL_POLICIES, default="violated", help="failure policy")
+    check.add_argument(
+        "--fail-on",
+        choices=FAIL_POLICIES,
+        default="violated",
+        help="exit 1 when a claim is violated or errored (default); 'inconclusive' also exits 4 when inconclusive",
+    )
 
     calibrate = commands.add_parser("calibrate", help="exact noise calibration where the papers' constants are loose")
     calibrate.add_argument("target", choices=("smooth-gaussian",), help="what to calibrate")
-    calibrate.add_argument("--epsilon", type=float, required=True)
-    calibrate.add_argument("--delta", type=float, required=True)
-    calibrate.add_argument("--dim", type=int, required=True)
+    calibrate.add_argument("--epsilon", type=float, required=True, help="the target epsilon > 0")
+    calibrate.add_argument("--delta", type=float, required=True, help="the target delta in (0, 1)")
+    calibrate.add_argument("--dim", type=int, required=True, help="the dimension d of the released vector")
     calibrate.add_argument("--beta", type=float, default=None, help="beta of condition (b) (default the paper's)")
     calibrate.add_argument("--pareto-points", type=int, default=6, help="points of the (alpha, beta) front")
 
     reproduce = commands.add_parser("reproduce", help="re-run a paper's experiments: figures, CSV and a summary")
-    reproduce.add_argument("paper", choices=REPRODUCIBLE_PAPERS)
+    reproduce.add_argument("paper", choices=REPRODUCIBLE_PAPERS, help="the paper whose experiments to re-run")
     reproduce.add_argument("--quick", action="store_true", help="a smaller configuration (minutes)")
     reproduce.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
-    reproduce.add_argument("--out", default=None, help="output folder (default reports/reproduce/PAPER)")
+    reproduce.add_argument(
+        "--out",
+        default=None,
+        help="output folder (default: a new temporary folder; the committed runs are in reports/reproduce/PAPER)",
+    )
 
     mutants = commands.add_parser(
         "mutants",
@@ -146,6 +156,17 @@ def _build_parser() -> argparse.ArgumentParser:
     corpus.add_argument("--only", nargs="+", metavar="NAME", help="check only these candidates")
     corpus.add_argument("--timeout", type=float, default=120.0, help="seconds per candidate call (default 120)")
     corpus.add_argument("--out", default="dpaudit-corpus", help="output folder (default ./dpaudit-corpus)")
+
+    explain = commands.add_parser(
+        "explain", help="print a claim's obligations, the paper statement behind each and how it is checked"
+    )
+    explain.add_argument("claim", metavar="CLAIM", help="a built-in claim id (dpaudit list specs) or a spec path")
+
+    init = commands.add_parser("init", help="write a starter candidate module and spec for a kind")
+    init.add_argument("kind", metavar="KIND", help="a mechanism kind (dpaudit list mechanisms)")
+    init.add_argument(
+        "--out", default=".", help="folder to write KIND_candidate.py and KIND_candidate.toml (default .)"
+    )
 
     listing = commands.add_parser("list", help="list built-in specs, mechanisms, checkers and mutants")
     listing.add_argument(
@@ -269,7 +290,10 @@ def _command_calibrate(arguments: argparse.Namespace) -> int:
 
 def _command_reproduce(arguments: argparse.Namespace) -> int:
     module = importlib.import_module(f"dpaudit.reproduce.{arguments.paper}")
-    out = Path(arguments.out) if arguments.out else Path("reports") / "reproduce" / arguments.paper
+    out = (
+        Path(arguments.out) if arguments.out else Path(tempfile.mkdtemp(prefix=f"dpaudit-reproduce-{arguments.paper}-"))
+    )
+    print(f"writing to {out}")
     summary = module.run(out, quick=arguments.quick, seed=arguments.seed)
     print(f"summary: {summary}")
     return EXIT_OK
@@ -361,6 +385,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _command_list(arguments)
         if arguments.command == "corpus":
             return _command_corpus(arguments, args)
+        if arguments.command == "explain":
+            claim, path = find_claim(arguments.claim)
+            print(explain_claim(claim, path))
+            return EXIT_OK
+        if arguments.command == "init":
+            module_path, spec_path = write_starter(arguments.kind, Path(arguments.out))
+            print(
+                f"wrote {module_path} and {spec_path}; then: dpaudit check {spec_path} --candidate "
+                f"{module_path.stem}:{arguments.kind}"
+            )
+            return EXIT_OK
         return _command_report(arguments)
     except DpAuditError as exc:
         log.error("%s", exc)

@@ -1,0 +1,125 @@
+"""``dpaudit explain CLAIM`` and ``dpaudit init KIND``: what a claim rests on, and a starter candidate.
+
+``explain`` prints a claim's statement, source and relations, and for every obligation the
+paper statement behind it and how it is checked (the checker's description and whether it
+audits candidates). ``init`` writes a starter candidate module and spec for a kind, from the
+kind's Mechanism (signature) and its example spec under ``specs/examples/``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dpaudit.audit.candidates.kinds import candidate_kind_for
+from dpaudit.audit.plugins import get_checker
+from dpaudit.audit.spec import builtin_spec_dir, builtin_specs, load_spec
+from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.claims import Claim
+
+__all__ = ["explain_claim", "find_claim", "write_starter"]
+
+
+def find_claim(name: str) -> tuple[Claim, Path]:
+    """The claim with id ``name`` among the built-in specs, or the spec at path ``name``.
+
+    Raises:
+        InvalidArgument: listing the built-in claim ids when none matches.
+    """
+    path = Path(name)
+    if path.suffix == ".toml" and path.exists():
+        return load_spec(path), path
+    candidates = [*builtin_specs(), *sorted((builtin_spec_dir() / "examples").glob("*.toml"))]
+    known = []
+    for spec in candidates:
+        claim = load_spec(spec)
+        if claim.id == name:
+            return claim, spec
+        known.append(claim.id)
+    raise InvalidArgument(f"claim={name!r}: no built-in claim has this id; known: {', '.join(sorted(known))}")
+
+
+def explain_claim(claim: Claim, path: Path) -> str:
+    """A plain-text explanation of ``claim``: what it states, where, and how each obligation is checked."""
+    source = claim.source
+    lines = [
+        f"{claim.id}: {claim.title}",
+        f"  spec: {path}",
+        f"  source: {source.paper}, {source.location}" + (f", p. {source.page}" if source.page else ""),
+        f"  mechanism: {claim.mechanism.name} {dict(claim.mechanism.params)}",
+        f"  guarantee: {claim.guarantee.to_json()}",
+        f"  audited under: {', '.join(relation.name for relation in claim.relations)}",
+    ]
+    if source.note:
+        lines.append(f"  note: {source.note}")
+    lines.append("")
+    lines.append(f"  {len(claim.obligations)} obligation(s):")
+    for obligation in claim.obligations:
+        entry = get_checker(obligation.checker)
+        lines.append(f"  - {obligation.id}")
+        lines.append(f"      statement: {obligation.statement}")
+        if obligation.source is not None:
+            lines.append(f"      from: {obligation.source.paper}, {obligation.source.location}")
+        box = "black box (also runs on candidates)" if entry.audits_candidates else "white box (needs the reference)"
+        lines.append(f"      checked by: {entry.name} — {entry.description} [{box}]")
+        if obligation.params:
+            lines.append(
+                f"      budget: {dict(obligation.params)}"
+                + (f"; --quick: {dict(obligation.quick_params)}" if obligation.quick_params else "")
+            )
+    for finding in claim.known_findings:
+        lines.append(f"  known finding under {finding.relation} ({', '.join(finding.obligations)}): {finding.finding}")
+    return "\n".join(lines)
+
+
+_MODULE = '''"""Starter candidate for the {kind} mechanism: replace the body with your implementation.
+
+Audit it with:  dpaudit check {spec} --candidate {module}:{kind}
+"""
+
+import numpy as np
+
+
+def {kind}({argument}, *, {keywords}rng):
+    """{signature}
+
+    {argument}: {input}
+    Use only ``rng`` (a numpy Generator) for randomness. Return one release: {output}.
+    """
+    raise NotImplementedError("write your {kind} implementation here")
+'''
+
+
+def write_starter(kind: str, out: Path) -> tuple[Path, Path]:
+    """Write ``<kind>_candidate.py`` and ``<kind>_candidate.toml`` into ``out``; return their paths.
+
+    Raises:
+        InvalidArgument: for an unknown kind, a kind without an example spec yet, or files that exist.
+    """
+    mechanism = candidate_kind_for(kind)
+    if mechanism.candidate is None:
+        raise InvalidArgument(f"kind={kind!r}: candidates cannot implement it")
+    example = builtin_spec_dir() / "examples" / f"{kind}_candidate.toml"
+    if not example.exists():
+        raise InvalidArgument(f"kind={kind!r}: no example spec yet (see docs/candidates.md to write one)")
+    out.mkdir(parents=True, exist_ok=True)
+    module_path, spec_path = out / f"{kind}_candidate.py", out / f"{kind}_candidate.toml"
+    for path in (module_path, spec_path):
+        if path.exists():
+            raise InvalidArgument(f"{path} exists; dpaudit init does not overwrite files")
+    claim = load_spec(example)
+    keywords = "".join(f"{name}, " for name in sorted(claim.mechanism.params))
+    module_path.write_text(
+        _MODULE.format(
+            kind=kind,
+            spec=spec_path.name,
+            module=module_path.stem,
+            argument=mechanism.candidate.first_argument,
+            keywords=keywords,
+            signature=mechanism.candidate.text,
+            input=mechanism.input_domain.description,
+            output=mechanism.output.description,
+        ),
+        encoding="utf-8",
+    )
+    spec_path.write_text(example.read_text(encoding="utf-8"), encoding="utf-8")
+    return module_path, spec_path
