@@ -154,12 +154,12 @@ def check_finite_array(
         raise InvalidType(f"{name}: expected an array of real numbers ({exc})") from exc
     if ndim is not None and array.ndim != ndim:
         raise InvalidArgument(f"{name}: expected a {ndim}-dimensional array, got shape {array.shape}")
-    if shape is not None:
-        if array.ndim != len(shape) or any(
-            want is not None and got != want for got, want in zip(array.shape, shape, strict=False)
-        ):
-            wanted = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
-            raise InvalidArgument(f"{name}: expected shape {wanted}, got {array.shape}")
+    if shape is not None and (
+        array.ndim != len(shape)
+        or any(want is not None and got != want for got, want in zip(array.shape, shape, strict=False))
+    ):
+        wanted = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
+        raise InvalidArgument(f"{name}: expected shape {wanted}, got {array.shape}")
     bad = ~np.isfinite(array)
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])

@@ -133,7 +133,8 @@ class Claim:
         for index, known in enumerate(self.known_findings):
             if known.relation not in names:
                 raise InvalidArgument(
-                    f"known_findings[{index}].relation={known.relation!r}: not among the claim's relations {sorted(names)}"
+                    f"known_findings[{index}].relation={known.relation!r}: not among the claim's relations "
+                    f"{sorted(names)}"
                 )
             stray = sorted(set(known.obligations) - ids)
             if stray:

@@ -71,7 +71,8 @@ def _two_precisions(compute, digits: int) -> PreciseValue:
         error = abs(high - low) + abs(high) * mpmath.mpf(10) ** (-digits) + bound
         if error > abs(high) * mpmath.mpf(10) ** (-digits // 2) and high != 0:
             raise NumericalError(
-                f"value not stable between {digits} and {digits + 20} digits: {mpmath.nstr(low, 15)} vs {mpmath.nstr(high, 15)}"
+                f"value not stable between {digits} and {digits + 20} digits: {mpmath.nstr(low, 15)} vs "
+                f"{mpmath.nstr(high, 15)}"
             )
         return PreciseValue(high, error, digits + 20)
 

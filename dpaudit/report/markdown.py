@@ -232,10 +232,12 @@ def render_markdown(
     lines += [
         "## Provenance",
         "",
-        f"- tool: {escape_markdown(provenance['tool'])} (report schema {escape_markdown(provenance['schema_version'])})",
+        f"- tool: {escape_markdown(provenance['tool'])} (report schema "
+        f"{escape_markdown(provenance['schema_version'])})",
         f"- command: {_code(provenance['command'] or '—')}",
         f"- seed: {escape_markdown(provenance['seed'])}",
-        f"- started: {escape_markdown(provenance['started_at'] or '—')}; elapsed: {escape_markdown(provenance['elapsed'] or '—')}",
+        f"- started: {escape_markdown(provenance['started_at'] or '—')}; elapsed: "
+        f"{escape_markdown(provenance['elapsed'] or '—')}",
         f"- environment: {_pairs(provenance['environment'])}",
         "",
     ]

@@ -545,7 +545,8 @@ def _claims(
     claims.append(
         (
             "A DP-LSL schedule λ ∝ √m gives the best accuracy (Sec. 6)",
-            f"Tabular, F_max=1: best grid λ is {best[m1]:g} at m={m1} and {best[m2]:g} at m={m2}, so λ* ∝ m^{exponent:.2f}."
+            f"Tabular, F_max=1: best grid λ is {best[m1]:g} at m={m1} and {best[m2]:g} at m={m2}, so λ* ∝ "
+            f"m^{exponent:.2f}."
             f" Schedule used in panels 3-4: λ(m) = {schedule_constant:.3g}·√m. Rule: exponent in [0.25, 0.75] "
             "(closer to 1/2 than to 0 or 1).",
             verdict,

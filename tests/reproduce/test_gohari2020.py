@@ -57,10 +57,14 @@ def test_same_seed_same_tables(tmp_path, monkeypatch):
     first = gohari2020.run(tmp_path / "a", quick=True, seed=1).parent / "gohari2020_summary.csv"
     second = gohari2020.run(tmp_path / "b", quick=True, seed=1).parent / "gohari2020_summary.csv"
     columns = slice(0, 9)
-    read = lambda path: [row[columns] for row in csv.reader(open(path, encoding="utf-8"))]  # noqa: E731
-    assert read(first) == read(second)
+    assert _rows(first, columns) == _rows(second, columns)
 
 
 def test_negative_seed_is_rejected(tmp_path):
     with pytest.raises(ValueError):
         gohari2020.run(tmp_path, quick=True, seed=-1)
+
+
+def _rows(path, columns):
+    with open(path, encoding="utf-8") as handle:
+        return [row[columns] for row in csv.reader(handle)]

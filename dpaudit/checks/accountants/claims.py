@@ -234,13 +234,15 @@ def check_moment_bound_exact(obligation: Obligation, context: CheckContext) -> E
 
                 tally.add(f"alpha({lam:g}) at m={m}, sigma={sigma:g}", claimed, value, witness)
     domain = (
-        f"{context.relation.name}, sampling={sampling}, m in {params['records']}, sigma in {params['noise_multipliers']}, "
+        f"{context.relation.name}, sampling={sampling}, m in {params['records']}, sigma in "
+        f"{params['noise_multipliers']}, "
         f"lambda in {params['lambdas']}" + (" with lambda <= sigma^2 log(m/sigma)" if restricted else "")
     )
     return tally.evidence(
         what=f"{params['claimed']} (x{mpmath.nstr(scale, 6)})",
         domain=domain,
-        method=f"exact moments: MTZ 2019 series in mpmath {digits} digits (two precisions + tail bound); WBK 2019 Thm 27 upper bound where needed",
+        method=f"exact moments: MTZ 2019 series in mpmath {digits} digits (two precisions + tail bound); WBK 2019 Thm "
+        "27 upper bound where needed",
         budget={"digits": digits, "skipped_outside_range": skipped},
         details={"claimed_bound": params["claimed"], "scale": float(scale)},
     )
@@ -442,7 +444,8 @@ def check_moments_tail_bound(obligation: Obligation, context: CheckContext) -> E
                     tally.add(quantity, claimed, measured, witness)
     return tally.evidence(
         what=f"moments tail bound (moments x{mpmath.nstr(scale, 6)})",
-        domain=f"{context.relation.name}, sampling={sampling}, m in {params['records']}, sigma in {params['noise_multipliers']}, N in {params['steps']}, eps in {params['epsilons']}",
+        domain=f"{context.relation.name}, sampling={sampling}, m in {params['records']}, sigma in "
+        f"{params['noise_multipliers']}, N in {params['steps']}, eps in {params['epsilons']}",
         method=f"exact moments (MTZ 2019, mpmath {digits} digits) + tail bound; PLD interval, grid step {interval:g}",
         budget={"digits": digits, "interval": interval, "lambdas": len(lambdas)},
         details={"lambdas": lambdas, "moment_scale": float(scale)},

@@ -72,7 +72,8 @@ def check_candidate_matches_reference(obligation: Obligation, context: CheckCont
         expected = np.asarray(reference.release(data, rng=context.rng, size=samples), dtype=np.float64)
         if observed.shape != expected.shape:
             raise CheckerError(
-                f"input {index}: the audited outputs have shape {observed.shape[1:]}, the reference's {expected.shape[1:]}"
+                f"input {index}: the audited outputs have shape {observed.shape[1:]}, the reference's "
+                f"{expected.shape[1:]}"
             )
         for coordinate in range(observed.reshape(samples, -1).shape[1]):
             result = stats.ks_2samp(

@@ -1,1 +1,2 @@
-"""Exact privacy profiles: Gaussian, smooth-sensitivity Gaussian (Lemma 1), Dirichlet, and any mechanism with a privacy_profile view."""
+"""Exact privacy profiles: Gaussian, smooth-sensitivity Gaussian (Lemma 1), Dirichlet, and any
+mechanism with a privacy_profile view."""

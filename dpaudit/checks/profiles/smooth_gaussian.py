@@ -139,7 +139,8 @@ def check_lemma1_exact_profile(obligation: Obligation, context: CheckContext) ->
                         claimed=delta,
                         measured=worst.delta.value,
                         margin=margin,
-                        direction=f"exact, absolute error <= {mpmath.nstr(worst.delta.error, 3)} ({worst.delta.digits} digits)",
+                        direction=f"exact, absolute error <= {mpmath.nstr(worst.delta.error, 3)} "
+                        f"({worst.delta.digits} digits)",
                         interval=(worst.delta.lower, worst.delta.upper),
                     )
                 )
@@ -155,7 +156,8 @@ def check_lemma1_exact_profile(obligation: Obligation, context: CheckContext) ->
                         "sigma_X_prime": pair.sigma2,
                         "mean_distance": pair.shift,
                         "condition_a": f"min(sigma_X, sigma_X')/alpha = {pair.shift!r} = ||mu_X - mu_X'||",
-                        "condition_b": f"|ln sigma_X^2 - ln sigma_X'^2| = {abs(2 * math.log(pair.sigma2)):.17g} <= beta",
+                        "condition_b": f"|ln sigma_X^2 - ln sigma_X'^2| = {abs(2 * math.log(pair.sigma2)):.17g} <= "
+                        "beta",
                         "event": "privacy loss ln(p_X/p_X') > epsilon (a ball or its complement, see profiles)",
                         "exact_delta": mpmath.nstr(worst.delta.value, 17),
                     }

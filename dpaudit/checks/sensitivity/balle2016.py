@@ -304,7 +304,11 @@ def _lsw_pinv_norm_squared(problem: LSWProblem) -> Fraction | mpmath.mpf:
 
 @dataclass(frozen=True, eq=False)
 class LswParameters:
-    """‖θ^w_X − θ^w_X'‖₂² <= ‖(Γ^{1/2}Φ)†‖² (R_max/(1−γ))² φ^w(⟨X⟩) (Balle et al. 2016, eq. (13) with Corollary 3, eq. (14))."""
+    """‖θ^w_X − θ^w_X'‖₂² <= ‖(Γ^{1/2}Φ)†‖² (R_max/(1−γ))² φ^w(⟨X⟩).
+
+    References:
+        Balle et al. 2016, eq. (13) with Corollary 3, eq. (14).
+    """
 
     setting: _Setting
     name: str = "lsw_parameters"
@@ -357,7 +361,8 @@ class LslCorollary8:
             gap = lam - norm**2 * rho_inf
             if not gap > 0:
                 raise InvalidArgument(
-                    f"lam={problem.lam}: Corollary 8 needs lam > ||Phi||^2 ||rho||_inf = {mpmath.nstr(norm**2 * rho_inf, 10)}"
+                    f"lam={problem.lam}: Corollary 8 needs lam > ||Phi||^2 ||rho||_inf = "
+                    f"{mpmath.nstr(norm**2 * rho_inf, 10)}"
                 )
             scale = 2 * _mp(self.setting.return_bound) * norm / gap
             c_lambda = norm * rho_inf / mpmath.sqrt(2 * lam)
@@ -585,7 +590,8 @@ def statement_evidence(
         }
         excess = comparison.measured - comparison.bound
         summary = (
-            f"{statement_text} fails: |X| = {len(left)}, |X'| = {len(right)}, measured {float(comparison.measured):.9g} "
+            f"{statement_text} fails: |X| = {len(left)}, |X'| = {len(right)}, measured "
+            f"{float(comparison.measured):.9g} "
             f"exceeds the bound {float(comparison.bound):.9g} by {float(excess):.3g} "
             f"(relative {float(excess / comparison.bound):.3g}; decided exactly)"
         )
@@ -691,7 +697,8 @@ def exhaustive_audit(
 
 @register_checker(
     "balle_exhaustive_sensitivity",
-    description="Balle et al. 2016 sensitivity statements and Lemma 1 (a)/(b), exhaustive over a bounded chain universe, exact",
+    description="Balle et al. 2016 sensitivity statements and Lemma 1 (a)/(b), exhaustive over a bounded chain "
+    "universe, exact",
     validate=_validate,
 )
 def check_exhaustive_sensitivity(obligation: Obligation, context: CheckContext) -> Evidence:
@@ -806,7 +813,8 @@ def _validate_slack(params: dict[str, Any], claim: Claim) -> None:
 
 @register_checker(
     "balle_smooth_sensitivity_slack",
-    description="exact smooth sensitivity S* on a tiny domain: sigma_X >= alpha S*_{beta/2}(X) and the slack sigma_X / (alpha S*_beta(X))",
+    description="exact smooth sensitivity S* on a tiny domain: sigma_X >= alpha S*_{beta/2}(X) and the slack sigma_X "
+    "/ (alpha S*_beta(X))",
     validate=_validate_slack,
 )
 def check_smooth_sensitivity_slack(obligation: Obligation, context: CheckContext) -> Evidence:
@@ -844,7 +852,8 @@ def check_smooth_sensitivity_slack(obligation: Obligation, context: CheckContext
     worst_rows = _dataset_at(index, worst)
     summary = (
         f"sigma_X >= alpha S*_(beta/2)(X) at all {index.total} datasets: {verdict is Verdict.VERIFIED}; slack "
-        f"sigma_X / (alpha S*_beta(X)) min {ratio_beta.min():.4g}, median {np.median(ratio_beta):.4g}, max {ratio_beta.max():.4g}"
+        f"sigma_X / (alpha S*_beta(X)) min {ratio_beta.min():.4g}, median {np.median(ratio_beta):.4g}, max "
+        f"{ratio_beta.max():.4g}"
     )
     counterexample = (
         None
@@ -859,7 +868,8 @@ def check_smooth_sensitivity_slack(obligation: Obligation, context: CheckContext
         verdict,
         summary,
         f"{universe.description}; every dataset of 1..{m_max} trajectories ({index.total}), {relation} graph",
-        "exact enumeration of LS and S* on the domain (float64 with a 1e-9 guard band); sigma_X from the implementation",
+        "exact enumeration of LS and S* on the domain (float64 with a 1e-9 guard band); sigma_X from the "
+        "implementation",
         (
             Measurement(
                 "min over X of sigma_X / (alpha S*_beta(X))",

@@ -181,7 +181,8 @@ def _validate(params: dict[str, Any], claim: Any) -> None:
 
 @register_checker(
     "balle_condition_a_search",
-    description="Hypothesis search for a pair breaking Lemma 1 (a) (sigma_X >= alpha ||theta_X - theta_X'||), shrunk to a minimal pair",
+    description="Hypothesis search for a pair breaking Lemma 1 (a) (sigma_X >= alpha ||theta_X - theta_X'||), shrunk "
+    "to a minimal pair",
     validate=_validate,
 )
 def check_condition_a_search(obligation: Obligation, context: CheckContext) -> Evidence:
@@ -230,7 +231,8 @@ def check_condition_a_search(obligation: Obligation, context: CheckContext) -> E
     return Evidence(
         Verdict.VIOLATED,
         f"Lemma 1 (a) fails at |X| = {len(result.dataset)}, |X'| = {len(result.neighbour)}: "
-        f"alpha ||theta_X - theta_X'|| = {result.measured * float(alpha):.6g} > sigma_X = {result.bound * float(alpha):.6g}",
+        f"alpha ||theta_X - theta_X'|| = {result.measured * float(alpha):.6g} > sigma_X = "
+        f"{result.bound * float(alpha):.6g}",
         domain,
         "Hypothesis search with shrinking (implementation floats, relative tolerance 1e-9)",
         (

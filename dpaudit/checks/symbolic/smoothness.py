@@ -302,7 +302,8 @@ def _validate_symbolic(params: dict[str, Any], claim: Claim) -> None:
 
 @register_checker(
     "balle_symbolic_closed_form",
-    description="Balle et al. 2016 Lemma 5 / Lemma 9 closed forms of phi_k, proven with sympy (both readings of Lemma 9)",
+    description="Balle et al. 2016 Lemma 5 / Lemma 9 closed forms of phi_k, proven with sympy (both readings of "
+    "Lemma 9)",
     validate=_validate_symbolic,
 )
 def check_symbolic_closed_form(obligation: Obligation, context: CheckContext) -> Evidence:

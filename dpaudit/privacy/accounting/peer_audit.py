@@ -65,7 +65,8 @@ def _require(module: str) -> Any:
         return importlib.import_module(module)
     except ImportError as exc:
         raise DpAuditError(
-            f"peer library {module!r} is not installed; install the test extra (pip install 'dpaudit[test]') to audit it"
+            f"peer library {module!r} is not installed; install the test extra (pip install 'dpaudit[test]') to audit "
+            "it"
         ) from exc
 
 

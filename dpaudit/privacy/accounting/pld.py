@@ -183,7 +183,8 @@ def _orient(pair: OutputPair, tail: float) -> tuple[OutputPair, np.ndarray, np.n
     steps = np.diff(loss)
     if np.any(steps < -1e-9 * np.maximum(1.0, np.abs(loss[1:]))):
         raise InvalidArgument(
-            f"pair {pair.label!r}: the privacy loss is not monotone in x; this PLD needs a monotone-likelihood-ratio pair"
+            f"pair {pair.label!r}: the privacy loss is not monotone in x; this PLD needs a monotone-likelihood-ratio "
+            "pair"
         )
     return pair, x, np.maximum.accumulate(loss)
 
