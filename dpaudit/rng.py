@@ -76,7 +76,10 @@ class SeedRecord:
     @classmethod
     def of(cls, sequence: np.random.SeedSequence) -> SeedRecord:
         """Record ``sequence``'s root entropy and spawn key."""
-        return cls(entropy=int(sequence.entropy), spawn_key=tuple(int(k) for k in sequence.spawn_key))
+        entropy = sequence.entropy
+        if not isinstance(entropy, int):
+            raise InvalidArgument("seed: a SeedSequence with a recorded integer entropy is expected")
+        return cls(entropy=entropy, spawn_key=tuple(int(k) for k in sequence.spawn_key))
 
     def sequence(self) -> np.random.SeedSequence:
         """Rebuild the recorded SeedSequence."""

@@ -128,8 +128,14 @@ class Claim:
     def __post_init__(self) -> None:
         if not self.relations:
             raise InvalidArgument(f"claim {self.id!r}: expected at least one relation")
+        if not self.obligations:
+            raise InvalidArgument(f"claim {self.id!r}: expected at least one obligation")
+        listed = [obligation.id for obligation in self.obligations]
+        duplicated = sorted({i for i in listed if listed.count(i) > 1})
+        if duplicated:
+            raise InvalidArgument(f"claim {self.id!r}: obligation ids must be unique, repeated: {duplicated}")
         names = {relation.name for relation in self.relations}
-        ids = {obligation.id for obligation in self.obligations}
+        ids = set(listed)
         for index, known in enumerate(self.known_findings):
             if known.relation not in names:
                 raise InvalidArgument(
@@ -146,12 +152,6 @@ class Claim:
             if known.relation == relation and obligation in known.obligations:
                 return known.finding
         return None
-        if not self.obligations:
-            raise InvalidArgument(f"claim {self.id!r}: expected at least one obligation")
-        ids = [obligation.id for obligation in self.obligations]
-        duplicated = sorted({i for i in ids if ids.count(i) > 1})
-        if duplicated:
-            raise InvalidArgument(f"claim {self.id!r}: obligation ids must be unique, repeated: {duplicated}")
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in reports."""

@@ -16,7 +16,9 @@ law of the orthogonal part, and a float64 path uses scipy.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import mpmath
 
@@ -62,7 +64,7 @@ class PreciseValue:
         return self.value + self.error
 
 
-def _two_precisions(compute, digits: int) -> PreciseValue:
+def _two_precisions(compute: Callable[[], Any], digits: int) -> PreciseValue:
     """Run ``compute`` at ``digits`` and ``digits + 20``; it returns a value or (value, truncation bound)."""
     with mpmath.workdps(digits):
         low, _ = _with_bound(compute())
@@ -77,7 +79,7 @@ def _two_precisions(compute, digits: int) -> PreciseValue:
         return PreciseValue(high, error, digits + 20)
 
 
-def _with_bound(result) -> tuple[mpmath.mpf, mpmath.mpf]:
+def _with_bound(result: Any) -> tuple[mpmath.mpf, mpmath.mpf]:
     if isinstance(result, tuple):
         return result
     return result, mpmath.mpf(0)

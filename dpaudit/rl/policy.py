@@ -117,7 +117,7 @@ class MarkovPolicy:
                     f"policy: time-dependent with {self.horizon} stages, but the MDP has an infinite horizon; "
                     "use a stationary policy"
                 )
-            if self.horizon < mdp.horizon:
+            if self.horizon is not None and self.horizon < mdp.horizon:
                 raise InvalidArgument(f"policy: has {self.horizon} stages, fewer than the MDP's horizon={mdp.horizon}")
 
     def __eq__(self, other: object) -> bool:

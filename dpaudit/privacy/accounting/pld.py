@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import fft as scipy_fft
@@ -345,11 +346,11 @@ def compose_pairs(
     return ComposedPld(tuple(pessimistic), tuple(optimistic), tuple(p.label for p in pairs), count)
 
 
-def pld_delta(pairs: Sequence[OutputPair], steps: int, epsilon: float, **options) -> AccountedValue:
+def pld_delta(pairs: Sequence[OutputPair], steps: int, epsilon: float, **options: Any) -> AccountedValue:
     """δ(ε) of ``steps`` compositions as an interval (see :func:`compose_pairs`)."""
     return compose_pairs(pairs, steps, **options).delta(epsilon)
 
 
-def pld_epsilon(pairs: Sequence[OutputPair], steps: int, delta: float, **options) -> AccountedValue:
+def pld_epsilon(pairs: Sequence[OutputPair], steps: int, delta: float, **options: Any) -> AccountedValue:
     """ε(δ) of ``steps`` compositions as an interval (see :func:`compose_pairs`)."""
     return compose_pairs(pairs, steps, **options).epsilon(delta)

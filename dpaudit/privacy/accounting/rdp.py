@@ -49,7 +49,9 @@ def _check_digits(digits: int) -> int:
     return check_integer("digits", digits, low=50)
 
 
-def _at_two_precisions(compute: Callable[[], tuple[mpmath.mpf, mpmath.mpf]], digits: int) -> tuple:
+def _at_two_precisions(
+    compute: Callable[[], tuple[mpmath.mpf, mpmath.mpf]], digits: int
+) -> tuple[mpmath.mpf, mpmath.mpf]:
     """Run ``compute`` (returning value, truncation bound) at ``digits`` and ``digits + 20``.
 
     Returns the higher-precision value and an error bound: the difference between the
@@ -81,7 +83,7 @@ def gaussian_rdp(alpha: float, sigma: float, *, digits: int = DEFAULT_DIGITS) ->
     s = check_real("sigma", sigma, low=0.0, low_open=True)
     digits = _check_digits(digits)
 
-    def compute():
+    def compute() -> tuple[mpmath.mpf, mpmath.mpf]:
         return mpmath.mpf(a) / (2 * mpmath.mpf(s) ** 2), mpmath.mpf(0)
 
     value, error = _at_two_precisions(compute, digits)
@@ -142,7 +144,9 @@ def _log_a_fractional(
     return mpmath.log(total), tail / (total - tail) if total > tail else mpmath.inf
 
 
-def _fractional_tail_bound(alpha, k_first, q, sigma, z0) -> mpmath.mpf:
+def _fractional_tail_bound(
+    alpha: mpmath.mpf, k_first: int, q: mpmath.mpf, sigma: mpmath.mpf, z0: mpmath.mpf
+) -> mpmath.mpf:
     """Bound on Σ_{k>=K} of both series' terms in absolute value (see :func:`_log_a_fractional`)."""
     big_k = mpmath.mpf(k_first)
     coefficient = abs(mpmath.binomial(alpha, k_first))
@@ -177,7 +181,7 @@ def poisson_gaussian_log_moment(
     digits = _check_digits(digits)
     integer = float(a).is_integer()
 
-    def compute():
+    def compute() -> tuple[mpmath.mpf, mpmath.mpf]:
         qq, ss = mpmath.mpf(rate), mpmath.mpf(s)
         if integer:
             return _log_a_integer(int(a), qq, ss), mpmath.mpf(0)
@@ -254,11 +258,11 @@ def wor_gaussian_rdp_upper(
     digits = _check_digits(digits)
     guard = order + int(order * order / (2 * s * s) / 2.3) + 10
 
-    def compute():
+    def compute() -> tuple[mpmath.mpf, mpmath.mpf]:
         with mpmath.extradps(guard):
             g, ss = mpmath.mpf(gamma), mpmath.mpf(s)
 
-            def eps(j):
+            def eps(j: int) -> mpmath.mpf:
                 return mpmath.mpf(j) / (2 * ss**2)
 
             second = g**2 * mpmath.binomial(order, 2) * min(4 * mpmath.expm1(eps(2)), 2 * mpmath.exp(eps(2)))
