@@ -213,6 +213,19 @@ def _obligation(reader: _Reader, data: Any, index: int) -> Obligation:
     )
 
 
+def _unique_obligations(reader: _Reader, items: list[Any]) -> tuple[Obligation, ...]:
+    obligations = tuple(_obligation(reader, item, index) for index, item in enumerate(items))
+    seen: dict[str, int] = {}
+    for index, obligation in enumerate(obligations):
+        if obligation.id in seen:
+            raise reader.fail(
+                f"obligations[{index}].id",
+                f"{obligation.id!r} is also the id of obligations[{seen[obligation.id]}]; ids must be unique",
+            )
+        seen[obligation.id] = index
+    return obligations
+
+
 def _with_pairs_file(reader: _Reader, params: dict[str, Any], prefix: str) -> dict[str, Any]:
     """Replace ``pairs_file = "pairs.json" | "pairs.npz"`` (relative to the spec) by the ``pairs`` it holds."""
     if "pairs_file" not in params:
@@ -304,7 +317,7 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
             guarantee=_guarantee(reader, reader.table(claim, "guarantee", "claim.")),
             relations=tuple(relations),
             source=_source(reader, reader.table(claim, "source", "claim."), "claim.source."),
-            obligations=tuple(_obligation(reader, item, i) for i, item in enumerate(obligations_raw)),
+            obligations=_unique_obligations(reader, obligations_raw),
             parameters=reader.table(claim, "parameters", "claim.", required=False),
             known_findings=_known_findings(reader, claim),
         )
@@ -312,14 +325,7 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
         raise
     except DpAuditError as exc:
         raise reader.fail("obligations", str(exc)) from None
-    seen: dict[str, int] = {}
     for index, obligation in enumerate(result.obligations):
-        if obligation.id in seen:
-            raise reader.fail(
-                f"obligations[{index}].id",
-                f"{obligation.id!r} is also the id of obligations[{seen[obligation.id]}]; ids must be unique",
-            )
-        seen[obligation.id] = index
         _validate_obligation(reader, result, obligation, index)
         _check_pairs(reader, result, obligation, index)
     return result

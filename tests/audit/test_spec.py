@@ -178,3 +178,13 @@ def test_same_file_twice_and_repeated_claim_ids_are_refused(write_gaussian_spec)
     second = write_gaussian_spec(name="b.toml")
     with pytest.raises(SpecError, match="also the id of"):
         load_specs([first, second])
+
+
+def test_the_kernel_refuses_duplicate_obligation_ids_too(write_gaussian_spec):
+    from dataclasses import replace
+
+    from dpaudit.errors import InvalidArgument
+
+    claim = load_spec(write_gaussian_spec())
+    with pytest.raises(InvalidArgument, match="obligation ids must be unique"):
+        replace(claim, obligations=(claim.obligations[0], claim.obligations[0]))
