@@ -84,7 +84,7 @@ _VERDICT_COLOURS = {
     "error": "#bc4c00",
     "violated": "#cf222e",
 }
-_RC = {
+_RC: dict[str, Any] = {
     "svg.hashsalt": "dpaudit",
     "svg.fonttype": "none",
     "font.family": "DejaVu Sans",
@@ -133,7 +133,7 @@ def _check_series(where: str, series: Any, kind: str) -> None:
         what = "len(y) + 1 bin edges" if kind == "histogram" else "as many x as y"
         raise InvalidArgument(f"{where}: len(x)={n_x}, len(y)={n_y}; expected {what}")
     if kind == "histogram":
-        edges = [to_float(value) for value in series["x"]]
+        edges = _floats(series["x"])
         if any(not math.isfinite(e) for e in edges) or any(b <= a for a, b in itertools.pairwise(edges)):
             raise InvalidArgument(f"{where}.x: expected finite, strictly increasing bin edges")
     for key in ("lower", "upper"):
@@ -262,8 +262,14 @@ def comparison_figure(title: str, relation: dict[str, Any]) -> dict[str, Any] | 
     }
 
 
+def _float(value: Any) -> float:
+    """A report number as a float for plotting; NaN when it is not a number."""
+    number = to_float(value)
+    return math.nan if number is None else number
+
+
 def _floats(values: list[Any]) -> list[float]:
-    return [math.nan if (number := to_float(value)) is None else number for value in values]
+    return [_float(value) for value in values]
 
 
 def _plain(text: str) -> str:
@@ -279,11 +285,11 @@ def _draw_comparison(axes: Any, figure: dict[str, Any]) -> str:
     rows = figure["rows"][:MAX_COMPARISON_ROWS]
     ratios, labels = [], []
     for position, row in enumerate(reversed(rows)):
-        claimed, measured = to_float(row["claimed"]), to_float(row["measured"])
+        claimed, measured = _float(row["claimed"]), _float(row["measured"])
         ratio = measured / claimed if claimed else math.nan
         colour = _VERDICT_COLOURS.get(str(row.get("verdict", "")), "#57606a")
         if "lower" in row and "upper" in row and claimed:
-            ends = sorted((to_float(row["lower"]) / claimed, to_float(row["upper"]) / claimed))
+            ends = sorted((_float(row["lower"]) / claimed, _float(row["upper"]) / claimed))
             axes.plot(ends, [position, position], color=colour, linewidth=3, alpha=0.6, solid_capstyle="butt")
         axes.plot([ratio], [position], marker="o", color=colour, markersize=6, linestyle="none")
         side = "≤" if row.get("safe", "below") == "below" else "≥"
@@ -362,7 +368,8 @@ def render_svg(figure: dict[str, Any]) -> str:
     import matplotlib
     from matplotlib.figure import Figure
 
-    with matplotlib.rc_context(_RC), np.errstate(all="ignore"):
+    # matplotlib's stubs type rc keys as a Literal union; _RC holds valid keys only.
+    with matplotlib.rc_context(_RC), np.errstate(all="ignore"):  # type: ignore[arg-type]
         height = 3.4 if figure["kind"] != "comparison" else 1.3 + 0.32 * min(len(figure["rows"]), MAX_COMPARISON_ROWS)
         canvas = Figure(figsize=(7.0, height), layout="constrained")
         axes = canvas.add_subplot()
@@ -372,7 +379,7 @@ def render_svg(figure: dict[str, Any]) -> str:
         for line in figure.get("reference_lines", []):
             draw = axes.axhline if line["axis"] == "y" else axes.axvline
             label = _plain(line.get("label", "")) or None
-            draw(to_float(line["value"]), color="#cf222e", linestyle=":", linewidth=1.2, label=label)
+            draw(_float(line["value"]), color="#cf222e", linestyle=":", linewidth=1.2, label=label)
         canvas.suptitle(_wrap(figure["title"] + note, 100), fontsize=10)
         axes.set_xlabel(_wrap(figure.get("x_label", "")))
         axes.set_ylabel(_wrap(figure.get("y_label", ""), 50))
@@ -423,7 +430,7 @@ def _file_name(*parts: str) -> str:
 
 
 def _place(figure: Any, where: tuple[int, int, int | None], names: tuple[str, ...]) -> PlacedFigure:
-    title = figure.get("title") if isinstance(figure, dict) and isinstance(figure.get("title"), str) else "figure"
+    title = figure["title"] if isinstance(figure, dict) and isinstance(figure.get("title"), str) else "figure"
     caption = figure.get("caption", "") if isinstance(figure, dict) and isinstance(figure.get("caption"), str) else ""
     try:
         svg, problem = render_svg(figure), None

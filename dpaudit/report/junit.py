@@ -59,7 +59,8 @@ def _body(evidence: dict[str, Any]) -> str:
             )
     if evidence.get("counterexample"):
         lines.append(f"counterexample: {format_value(evidence['counterexample'])}")
-    details = evidence.get("details") if isinstance(evidence.get("details"), dict) else {}
+    raw_details = evidence.get("details")
+    details: dict[str, Any] = raw_details if isinstance(raw_details, dict) else {}
     if details.get("traceback"):
         lines.append(str(details["traceback"]))
     return "\n".join(lines)
@@ -131,8 +132,8 @@ def render_junit(document: dict[str, Any], *, fail_on: str = "violated") -> str:
         suite.set("time", f"{suite_time:.3f}")
         total_time += suite_time
         properties = ET.Element("properties")
-        for name, value in (("seed", document.get("seed")), ("dpaudit", document.get("tool", {}).get("version"))):
-            ET.SubElement(properties, "property", name=name, value=_xml_text(value))
+        for prop, shown in (("seed", document.get("seed")), ("dpaudit", document.get("tool", {}).get("version"))):
+            ET.SubElement(properties, "property", name=prop, value=_xml_text(shown))
         suite.insert(0, properties)
     for key, value in totals.items():
         root.set(key, str(value))

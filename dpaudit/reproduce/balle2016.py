@@ -34,7 +34,7 @@ import math
 import os
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -189,7 +189,7 @@ def _private_rows(
     theta: np.ndarray,
     sigma: float,
     scale_r: float,
-    noise: np.ndarray,
+    noise: Any,
     phi: np.ndarray,
     truth: np.ndarray,
 ) -> list[np.ndarray]:
@@ -262,11 +262,11 @@ def run_experiment(config: Balle2016Config, *, seed: int) -> dict[str, Any]:
             key = ("regularisation", "DP-LSW", 1, m, 0.0)
             _private_rows(recorder, key, lsw_record.theta, lsw_record.sigma, scale_r, noise, phi, truth)
             for lam, mechanism in regularised.items():
-                record = mechanism.intermediates_from_statistics(stats)
-                recorder.add(("regularisation", "LSL", 1, m, lam, "none", "rmse"), _rmse(phi, record.theta, truth))
+                lsl_record = mechanism.intermediates_from_statistics(stats)
+                recorder.add(("regularisation", "LSL", 1, m, lam, "none", "rmse"), _rmse(phi, lsl_record.theta, truth))
                 noise = rng.standard_normal(phi.shape[1])
                 key = ("regularisation", "DP-LSL", 1, m, lam)
-                _private_rows(recorder, key, record.theta, record.sigma, scale_r, noise, phi, truth)
+                _private_rows(recorder, key, lsl_record.theta, lsl_record.sigma, scale_r, noise, phi, truth)
     smaller = config.regularisation_batch_sizes[0]
     best_lam = min(
         config.regularisation_grid,
@@ -289,14 +289,16 @@ def run_experiment(config: Balle2016Config, *, seed: int) -> dict[str, Any]:
                 base = lsw_mechanism.estimator.objective(record.theta, stats.average_returns)
                 frobenius_squared = float(np.sum(lsw_mechanism.estimator.w[:, None] * phi**2))
                 for bound, theta_hat, factor in zip(_BOUNDS, released, (1.0, scale_r), strict=False):
-                    key = ("batch", "DP-LSW", g, m, 0.0, bound)
+                    row_key = ("batch", "DP-LSW", g, m, 0.0, bound)
                     excess = lsw_mechanism.estimator.objective(theta_hat, stats.average_returns) - base
-                    recorder.add((*key, "excess_risk"), excess)
-                    recorder.add((*key, "expected_excess_risk"), (record.sigma * factor) ** 2 * frobenius_squared)
-                    recorder.add((*key, "theorem11_bound"), _theorem11(lsw_mechanism, visit_probabilities, m, factor))
+                    recorder.add((*row_key, "excess_risk"), excess)
+                    recorder.add((*row_key, "expected_excess_risk"), (record.sigma * factor) ** 2 * frobenius_squared)
+                    recorder.add(
+                        (*row_key, "theorem11_bound"), _theorem11(lsw_mechanism, visit_probabilities, m, factor)
+                    )
                     lower = lsw_psi_lower_bound(lsw_mechanism.estimator.w, m, lsw_mechanism.beta)
                     scale = lsw_mechanism.alpha * lsw_mechanism.return_bound * factor * lsw_mechanism.pinv_norm
-                    recorder.add((*key, "excess_risk_lower_bound"), scale**2 * frobenius_squared * lower)
+                    recorder.add((*row_key, "excess_risk_lower_bound"), scale**2 * frobenius_squared * lower)
                 if g in (1, 2):
                     convergence = LSL(config.n_states, _features(g), config.gamma, math.sqrt(m))
                     recorder.add(("convergence", "LSW", g, m, 0.0, "none", "rmse"), _rmse(phi, record.theta, truth))
@@ -306,23 +308,30 @@ def run_experiment(config: Balle2016Config, *, seed: int) -> dict[str, Any]:
                     )
                 lam = max(schedule_constant * math.sqrt(m), 1.01 * _threshold(phi))
                 lsl_mechanism = _lsl_pair(config, g, lam)
-                record = lsl_mechanism.intermediates_from_statistics(stats)
-                recorder.add(("batch", "LSL", g, m, lam, "none", "rmse"), _rmse(phi, record.theta, truth))
+                lsl_record = lsl_mechanism.intermediates_from_statistics(stats)
+                recorder.add(("batch", "LSL", g, m, lam, "none", "rmse"), _rmse(phi, lsl_record.theta, truth))
                 noise = rng.standard_normal(phi.shape[1])
                 released = _private_rows(
-                    recorder, ("batch", "DP-LSL", g, m, lam), record.theta, record.sigma, scale_r, noise, phi, truth
+                    recorder,
+                    ("batch", "DP-LSL", g, m, lam),
+                    lsl_record.theta,
+                    lsl_record.sigma,
+                    scale_r,
+                    noise,
+                    phi,
+                    truth,
                 )
                 estimator: LSL = lsl_mechanism.estimator
-                base = estimator.objective(record.theta, stats)
+                base = estimator.objective(lsl_record.theta, stats)
                 for bound, theta_hat in zip(_BOUNDS, released, strict=False):
                     recorder.add(
                         ("batch", "DP-LSL", g, m, lam, bound, "excess_risk"),
                         estimator.objective(theta_hat, stats) - base,
                     )
     rows = []
-    for key in recorder.values:
-        panel, algorithm, group, m, lam, bound, metric = key
-        mean, error = recorder.summary(key)
+    for recorded in recorder.values:
+        panel, algorithm, group, m, lam, bound, metric = recorded
+        mean, error = recorder.summary(recorded)
         rows.append(
             {
                 "panel": panel,
@@ -335,7 +344,7 @@ def run_experiment(config: Balle2016Config, *, seed: int) -> dict[str, Any]:
                 "metric": metric,
                 "mean": mean,
                 "stderr": error,
-                "runs": len(recorder.values[key]),
+                "runs": len(recorder.values[recorded]),
             }
         )
     return {"rows": rows, "schedule_constant": schedule_constant, "seconds": time.perf_counter() - started}
@@ -458,7 +467,7 @@ def _value(rows: list[dict], **match: Any) -> float:
     return float(selected[0]["mean"])
 
 
-def _slope(xs: list[float], ys: list[float]) -> float:
+def _slope(xs: Sequence[float], ys: Sequence[float]) -> float:
     return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
 
 
@@ -593,12 +602,14 @@ def _claims(
             verdict,
         )
     )
-    rigorous, monte_carlo, ratios = [], [], []
+    rigorous: list[int] = []
+    monte_carlo: list[int] = []
+    shown_ratios: list[str] = []
     for m in sizes:
         match = {"algorithm": "DP-LSW", "aggregation": 1, "m": m, "return_bound": "r_max"}
         bound = _value(rows, metric="theorem11_bound", **match)
         (expected,) = _select(rows, metric="expected_excess_risk", **match)
-        ratios.append(f"{expected['mean'] / bound:.3g} (m={m})")
+        shown_ratios.append(f"{expected['mean'] / bound:.3g} (m={m})")
         if _value(rows, metric="excess_risk_lower_bound", **match) > bound * (1 + 1e-9):
             rigorous.append(m)
         elif expected["mean"] - 3 * expected["stderr"] > bound:
@@ -612,7 +623,9 @@ def _claims(
         (
             "Theorem 11: E[J^w(θ̂) − J^w(θ)] <= C²(Σ_{S0} w + 6 Σ_{S+} w (1/(p²m²) + β²(1 − βp/2)^m)) (Sec. 5)",
             "Tabular, R_max/(1−γ), p_s = (s+1)/N. Mean over runs of E_η[excess | X] = σ_X²‖Γ^{1/2}Φ‖_F² (Lemma 22) "
-            "divided by the bound: " + ", ".join(ratios) + ". Rigorous where C² e^{−(m−1)β} Σ_s w_s, a lower bound "
+            "divided by the bound: "
+            + ", ".join(shown_ratios)
+            + ". Rigorous where C² e^{−(m−1)β} Σ_s w_s, a lower bound "
             "on E[excess] for every dataset (ψ_X >= φ_X(K_X − 1) = Σ_s w_s), exceeds the bound. Cause: Lemma 23's "
             "third case is the minimum, not the maximum, of e^{−bx}/(a − x)².",
             verdict,

@@ -349,10 +349,10 @@ def run(out_dir: Path, *, quick: bool, seed: int) -> Path:
         for k, s in zip(comparison_ks, spawn_seed_sequences(lp_seed, len(comparison_ks)), strict=False)
     ]
     with open(out_dir / "gohari2020_runs.csv", "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=FIELDS)
-        writer.writeheader()
+        runs = csv.DictWriter(handle, fieldnames=FIELDS)
+        runs.writeheader()
         for record in records:
-            writer.writerow({key: record[key] for key in FIELDS})
+            runs.writerow({key: record[key] for key in FIELDS})
     with open(out_dir / "gohari2020_summary.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(

@@ -253,7 +253,7 @@ def _csv_value(value: Any) -> Any:
     return value
 
 
-def _spread(values: Sequence[float]) -> dict[str, float]:
+def _spread(values: Sequence[float] | np.ndarray) -> dict[str, float]:
     array = np.asarray(values, dtype=np.float64)
     return {
         "mean": float(array.mean()),
@@ -379,7 +379,7 @@ def _chain_experiments(config: Xie2019Config, seed: np.random.SeedSequence) -> d
             dpaudit_sigma_add_remove=verified_sigma,
             epsilon_dpaudit_at_paper_sigma=gpope_epsilon_add_remove(paper_sigma, DELTA, m, n_iter),
         )
-        common = {"clip_norm": config.chain_clip_norm, "iterations": n_iter}
+        common: dict[str, Any] = {"clip_norm": config.chain_clip_norm, "iterations": n_iter}
         best = _tune_step(public, evaluation, config.step_grid, tune_seed, sigma=paper_sigma, **common)
         tuned[m] = best
         runs = iter(run_seed.spawn(5))
@@ -587,11 +587,11 @@ def _off_policy_experiment(
         settings.append(("GPOPE (paper sigma)", epsilon, paper, True))
         settings.append(("GPOPE (dpaudit sigma)", epsilon, verified, True))
     settings.append(("GTD2 (non-private)", None, 0.0, False))
-    for (method, epsilon, sigma, private_run), setting_seed in zip(
+    for (method, setting_epsilon, sigma, private_run), setting_seed in zip(
         settings, runs_seed.spawn(len(settings)), strict=False
     ):
         tune_seed, trial_seed = setting_seed.spawn(2)
-        common = {
+        common: dict[str, Any] = {
             "clip_norm": domain.clip_norm,
             "iterations": domain.iterations,
             "sigma": sigma,
@@ -610,7 +610,7 @@ def _off_policy_experiment(
             for s in trial_seed.spawn(config.trials)
         ]
         scores = np.array([[score(mspbe(theta, evaluation)) for theta in run.recorded_theta] for run in trajectories])
-        label = "none" if epsilon is None else epsilon
+        label = "none" if setting_epsilon is None else setting_epsilon
         if method != "GPOPE (dpaudit sigma)":
             for column, iteration in enumerate(trajectories[0].recorded_steps):
                 curves.add(
@@ -696,7 +696,7 @@ def _series(
     method: str,
     x_key: str,
     *,
-    where: Callable[[dict], bool] = lambda row: True,
+    where: Callable[[dict[str, Any]], bool] = lambda row: True,
     y_key: str = "mean_mspbe",
     low_key: str = "min_mspbe",
     high_key: str = "max_mspbe",
@@ -752,6 +752,13 @@ def _chain_figures(out: Path, chain: dict[str, Any]) -> None:
     )
 
 
+def _matching_epsilon(epsilon: Any) -> Callable[[dict[str, Any]], bool]:
+    def matches(row: dict[str, Any]) -> bool:
+        return bool(row["epsilon"] == epsilon)
+
+    return matches
+
+
 def _curve_figure(out: Path, name: str, title: str, y_label: str, result: dict[str, Any]) -> None:
     curves, finals = result["curves"], result["finals"]
     keys = dict.fromkeys((row["method"], row["epsilon"]) for row in curves.rows)
@@ -763,7 +770,7 @@ def _curve_figure(out: Path, name: str, title: str, y_label: str, result: dict[s
                 curves,
                 method,
                 "iteration",
-                where=lambda row, e=epsilon: row["epsilon"] == e,
+                where=_matching_epsilon(epsilon),
                 y_key="mean",
                 low_key="min",
                 high_key="max",

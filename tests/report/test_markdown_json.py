@@ -33,7 +33,9 @@ def test_non_finite_numbers_become_strings():
 
 def test_markdown_parses_and_escapes_hostile_names(write_gaussian_spec):
     hostile = "<script>alert(1)</script> | *bold* [link](http://x)"
-    path = write_gaussian_spec(claim_id=hostile.replace('"', ""))
+    path = write_gaussian_spec()
+    title = 'title = "Gaussian mechanism sigma=1, sensitivity=1"'
+    path.write_text(path.read_text().replace(title, f"title = {json.dumps(hostile)}"))
     markdown = render_markdown(_document(path))
     tokens = MarkdownIt("commonmark").enable("table").parse(markdown)
     assert tokens
