@@ -373,7 +373,7 @@ def certify_privacy_lower_bound(
         raise InvalidArgument("pairs=[]: expected at least one neighbouring pair")
     sampler = as_sampler(mechanism)
     root = seed_sequence(seed)
-    common = {
+    common: dict[str, Any] = {
         "chunk_size": budget.chunk_size,
         "batch_size": budget.batch_size,
         "executor": executor,
@@ -426,7 +426,7 @@ def certify_privacy_lower_bound(
     epsilon_bound = max((event.epsilon_lower_bound for event in events), default=-math.inf)
     delta_bound = None
     if claimed_epsilon is not None:
-        delta_bound = max([0.0, *(event.delta_lower_bound for event in events)])
+        delta_bound = max([0.0, *(event.delta_lower_bound for event in events if event.delta_lower_bound is not None)])
     return EmpiricalBound(
         epsilon_lower_bound=epsilon_bound,
         delta=audited_delta,

@@ -153,7 +153,12 @@ def privacy_loss_histogram(
     n = check_integer("samples", samples, low=2)
     root = seed_sequence(seed)
     sampler = as_sampler(mechanism)
-    common = {"chunk_size": chunk_size, "batch_size": batch_size, "executor": executor, "progress": progress}
+    common: dict[str, Any] = {
+        "chunk_size": chunk_size,
+        "batch_size": batch_size,
+        "executor": executor,
+        "progress": progress,
+    }
     pilot_count = check_integer("pilot_samples", pilot_samples, low=10)
     pilot = draw_outputs(sampler, pair.first, pilot_count, seed=phase_seed(root, 0), **common)
     grid = ThresholdGrid.spanning(log_ratio.scores(pilot), bins)

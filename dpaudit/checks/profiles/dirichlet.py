@@ -42,6 +42,13 @@ def _dirichlet_of(claim: Claim) -> DirichletMechanism:
     return build_mechanism(claim.mechanism.name, claim.mechanism.params)
 
 
+def _adjacency_bound(context: CheckContext) -> float:
+    """The b of the simplex_adjacent(b) relation the claim is audited under."""
+    if context.relation.bound is None:
+        raise InvalidArgument(f"relation={context.relation.name!r}: this check needs simplex_adjacent(b)")
+    return float(context.relation.bound)
+
+
 def _audited_parameters(context: CheckContext) -> tuple[float, float | None]:
     """(k, η) of the mechanism under audit (the reference, or a mutant), read from its white-box view.
 
@@ -136,7 +143,7 @@ def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext)
     """
     guarantee = approx_dp_of(context.claim)
     k, eta = _audited_parameters(context)
-    b = float(context.relation.bound)
+    b = _adjacency_bound(context)
     n = int(obligation.params.get("n", 2))
     grid = int(obligation.params.get("grid", 200))
     digits = int(obligation.params.get("digits", 60))
@@ -233,7 +240,7 @@ def check_dirichlet_composition(obligation: Obligation, context: CheckContext) -
     rows, reading = int(params["rows"]), str(params["reading"])
     n, grid, digits = int(params.get("n", 2)), int(params.get("grid", 100)), int(params.get("digits", 60))
     thresholds = int(params.get("thresholds", 300))
-    b = float(context.relation.bound)
+    b = _adjacency_bound(context)
     if reading == "one_row":
         worst = worst_pair_delta(guarantee.epsilon, k, b, n=n, eta=eta, grid=grid, digits=digits)
         lower, upper, pair = worst.delta.lower, worst.delta.upper, worst.pair

@@ -161,10 +161,11 @@ def check_lemma1_exact_profile(obligation: Obligation, context: CheckContext) ->
                         "event": "privacy loss ln(p_X/p_X') > epsilon (a ball or its complement, see profiles)",
                         "exact_delta": mpmath.nstr(worst.delta.value, 17),
                     }
-    if not verdicts:
+    if not verdicts or worst_margin_point is None:
         raise InvalidArgument(f"constants={name!r}: every grid point is outside the lemma's preconditions")
     verdict = Verdict.VIOLATED if Verdict.VIOLATED in verdicts else min(verdicts, key=lambda v: v.strength)
-    counts = {v.value: verdicts.count(v) for v in set(verdicts)}
+    # sorted, not set order: the report must not depend on PYTHONHASHSEED
+    counts = {v.value: verdicts.count(v) for v in sorted(set(verdicts), key=lambda v: v.strength)}
     mutant = "" if alpha_factor == 1.0 else f" with alpha multiplied by {alpha_factor:g} (planted mutant)"
     summary = (
         f"Lemma 1 ({name} constants{mutant}): {len(verdicts)} grid points, {counts}; largest exact/claimed "

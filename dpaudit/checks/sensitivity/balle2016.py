@@ -148,6 +148,20 @@ class _Setting:
     universe: TrajectoryUniverse
     problem: LSWProblem | LSLProblem
 
+    @property
+    def lsw(self) -> LSWProblem:
+        """The problem, for the LSW statements (an LSL problem here is a programming error)."""
+        if not isinstance(self.problem, LSWProblem):
+            raise TypeError("an LSW statement was given an LSL problem")
+        return self.problem
+
+    @property
+    def lsl(self) -> LSLProblem:
+        """The problem, for the LSL statements."""
+        if not isinstance(self.problem, LSLProblem):
+            raise TypeError("an LSL statement was given an LSW problem")
+        return self.problem
+
     @cached_property
     def features(self) -> np.ndarray:
         return np.array([[float(v) for v in row] for row in self.problem.features])
@@ -167,7 +181,7 @@ class _Setting:
 
     @cached_property
     def lsw_operator(self) -> np.ndarray:
-        return np.array([[float(v) for v in row] for row in self.problem.solution_operator])
+        return np.array([[float(v) for v in row] for row in self.lsw.solution_operator])
 
     def theta(self, block: Any) -> np.ndarray:
         """Float θ_X for every dataset of a DatasetBlock, shape (..., d) (memoised on the block)."""
@@ -226,14 +240,14 @@ class LswCorollary3:
     name: str = "corollary3"
 
     def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
-        w = np.array([float(v) for v in self.setting.problem.weights])
+        w = np.array([float(v) for v in self.setting.lsw.weights])
         measured = _pairwise_squared(block.left.average_returns, block.right.average_returns, w)
         phi = (w / np.maximum(block.left.counts, 1) ** 2).sum(axis=-1)
         bound = float(self.setting.return_bound) ** 2 * phi
         return measured, np.broadcast_to(bound[:, :, None], measured.shape)
 
     def exact(self, left: tuple[int, ...], right: tuple[int, ...]) -> Comparison:
-        w = self.setting.problem.weights
+        w = self.setting.lsw.weights
         counts, f_left = self.setting.exact_statistics(left)
         _, f_right = self.setting.exact_statistics(right)
         measured = sum((ws * (a - b) ** 2 for ws, a, b in zip(w, f_left, f_right, strict=False)), Fraction(0))
@@ -266,7 +280,7 @@ class LswLemma2:
     name: str = "lemma2"
 
     def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
-        w = np.array([float(v) for v in self.setting.problem.weights])
+        w = np.array([float(v) for v in self.setting.lsw.weights])
         measured = _pairwise_squared(block.left.average_returns, block.right.average_returns, w)
         visits = self.setting.universe.visits_array.astype(bool)
         union = visits[:, None, :] | visits[None, :, :]
@@ -279,7 +293,7 @@ class LswLemma2:
         return measured, bound
 
     def exact(self, left: tuple[int, ...], right: tuple[int, ...]) -> Comparison:
-        w = self.setting.problem.weights
+        w = self.setting.lsw.weights
         core, x, x_prime = _replaced(left, right)
         core_counts = self.setting.exact_statistics(core)[0] if core else (0,) * len(w)
         _, f_left = self.setting.exact_statistics(left)
@@ -315,16 +329,16 @@ class LswParameters:
 
     @cached_property
     def constant(self) -> Any:
-        return _lsw_pinv_norm_squared(self.setting.problem) * self.setting.return_bound**2
+        return _lsw_pinv_norm_squared(self.setting.lsw) * self.setting.return_bound**2
 
     def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
-        w = np.array([float(v) for v in self.setting.problem.weights])
+        w = np.array([float(v) for v in self.setting.lsw.weights])
         measured = _pairwise_squared(self.setting.theta(block.left), self.setting.theta(block.right))
         bound = float(self.constant) * (w / np.maximum(block.left.counts, 1) ** 2).sum(axis=-1)
         return measured, np.broadcast_to(bound[:, :, None], measured.shape)
 
     def exact(self, left: tuple[int, ...], right: tuple[int, ...]) -> Comparison:
-        w = self.setting.problem.weights
+        w = self.setting.lsw.weights
         counts, _ = self.setting.exact_statistics(left)
         measured = _squared_distance(self.setting.exact_theta(left), self.setting.exact_theta(right))
         phi = sum((ws / Fraction(max(c, 1) ** 2) for ws, c in zip(w, counts, strict=False)), Fraction(0))
@@ -353,7 +367,7 @@ class LslCorollary8:
     @cached_property
     def constants(self) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
         """(C_λ², c_λ, ‖ρ‖₂) at 60 digits."""
-        problem = self.setting.problem
+        problem = self.setting.lsl
         with mpmath.workdps(DIGITS):
             norm = _spectral_norm(problem.features)
             rho_inf = _mp(max(problem.rho))
@@ -371,7 +385,7 @@ class LslCorollary8:
 
     def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
         scale2, c_lambda, rho_norm = (float(v) for v in self.constants)
-        rho = np.array([float(r) for r in self.setting.problem.rho])
+        rho = np.array([float(r) for r in self.setting.lsl.rho])
         measured = _pairwise_squared(self.setting.theta(block.left), self.setting.theta(block.right))
         phi = (c_lambda * np.sqrt((rho * block.left.counts).sum(axis=-1)) + rho_norm) ** 2
         return measured, np.broadcast_to((scale2 * phi)[:, :, None], measured.shape)
@@ -381,7 +395,7 @@ class LslCorollary8:
         counts, _ = self.setting.exact_statistics(left)
         measured = _squared_distance(self.setting.exact_theta(left), self.setting.exact_theta(right))
         with mpmath.workdps(DIGITS):
-            visits = sum((_mp(r) * c for r, c in zip(self.setting.problem.rho, counts, strict=False)), mpmath.mpf(0))
+            visits = sum((_mp(r) * c for r, c in zip(self.setting.lsl.rho, counts, strict=False)), mpmath.mpf(0))
             bound = scale2 * (c_lambda * mpmath.sqrt(visits) + rho_norm) ** 2
         return _decide(measured, bound)
 
@@ -522,11 +536,11 @@ def mechanism_problem(mechanism: Any) -> LSWProblem | LSLProblem:
             check_rational("gamma", mechanism.gamma),
         )
     if isinstance(mechanism, DPLSL):
-        estimator = mechanism.estimator
+        ridge = mechanism.estimator
         return LSLProblem(
-            tuple(tuple(Fraction(float(v)) for v in row) for row in estimator.phi),
-            tuple(Fraction(float(v)) for v in estimator.weights),
-            check_rational("lam", estimator.lam),
+            tuple(tuple(Fraction(float(v)) for v in row) for row in ridge.phi),
+            tuple(Fraction(float(v)) for v in ridge.weights),
+            check_rational("lam", ridge.lam),
             check_rational("r_max", mechanism.r_max),
             check_rational("gamma", mechanism.gamma),
         )
@@ -633,7 +647,7 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
     check_choice("statement", params.get("statement"), allowed)
 
 
-_SWEEP_CACHE: dict[tuple[Any, ...], tuple[dict[str, SweepResult], SigmaEvaluation | None]] = {}
+_SWEEP_CACHE: dict[tuple[Any, ...], tuple[dict[str, SweepResult], SigmaEvaluation]] = {}
 
 
 def _sigma_evaluation(

@@ -294,7 +294,8 @@ def sweep_statements(
             relative = np.where(np.isnan(relative), -np.inf, relative)
             position = np.unravel_index(int(np.argmin(relative)), relative.shape)
             if name not in tightest or relative[position] < tightest[name][0]:
-                tightest[name] = (float(relative[position]), block, tuple(int(i) for i in position))
+                first, second, third = (int(i) for i in position)
+                tightest[name] = (float(relative[position]), block, (first, second, third))
             band = 0.0 if getattr(statement, "screen_is_exact", False) else guard_band
             flagged = np.argwhere(relative < 0) if band == 0.0 else np.argwhere(relative <= band)
             result.flagged += int(flagged.shape[0])

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
 from dpaudit._validation import check_integer
-from dpaudit.errors import InvalidArgument
+from dpaudit.errors import CheckerError, InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
@@ -214,7 +214,7 @@ def check_condition_a_search(obligation: Obligation, context: CheckContext) -> E
         seed=int(context.seed.generate_state(1)[0]),
     )
     domain = f"{universe.description}; up to {examples} random pairs of datasets of 1..{m_max} trajectories"
-    if not result.found:
+    if not result.found or result.dataset is None or result.neighbour is None:
         return Evidence(
             Verdict.INCONCLUSIVE,
             f"no violation of Lemma 1 (a) in {examples} examples (a search proves nothing)",
@@ -222,6 +222,8 @@ def check_condition_a_search(obligation: Obligation, context: CheckContext) -> E
             "Hypothesis search with shrinking",
             budget={"examples": examples},
         )
+    if result.measured is None or result.bound is None:
+        raise CheckerError("the search reported a violation without its measured value and bound")
     counterexample = {
         "X": list(result.dataset),
         "X_prime": list(result.neighbour),
