@@ -19,14 +19,9 @@ from fractions import Fraction
 
 import pytest
 
-from dpaudit.checks.sensitivity.balle2016 import (
-    LslCorollary8,
-    LswCorollary3,
-    LswParameters,
-    _Setting,
-    mechanism_problem,
-)
+from dpaudit.checks.sensitivity.exact_setting import _Setting
 from dpaudit.checks.sensitivity.pair_sweep import pair_blocks, sweep_pairs
+from dpaudit.checks.sensitivity.statements import LslCorollary8, LswCorollary3, LswParameters, mechanism_problem
 from dpaudit.mechanisms.policy_evaluation.private import DPLSL, DPLSW
 from dpaudit.mechanisms.policy_evaluation.trajectory_universe import chain_universe
 

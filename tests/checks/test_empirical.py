@@ -6,12 +6,9 @@ import numpy as np
 import pytest
 
 from dpaudit.audit.plugins import get_checker
-from dpaudit.checks.empirical.audit import (
-    AuditBudget,
-    bound_evidence,
-    budget_from_params,
-    certify_privacy_lower_bound,
-)
+from dpaudit.checks.empirical.audit import bound_evidence
+from dpaudit.checks.empirical.budget import AuditBudget, budget_from_params
+from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
 from dpaudit.checks.empirical.sampling import (
     NeighbourPair,
     ReleaseSampler,

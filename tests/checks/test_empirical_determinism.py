@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from dpaudit.checks.empirical.audit import AuditBudget, certify_privacy_lower_bound
+from dpaudit.checks.empirical.budget import AuditBudget
+from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
 from dpaudit.checks.empirical.executors import make_executor
 from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.mechanisms.gaussian import GaussianMechanism

@@ -10,11 +10,9 @@ import mpmath
 import numpy as np
 import pytest
 
-from dpaudit.checks.empirical.audit import (
-    AuditBudget,
-    bound_evidence,
-    certify_privacy_lower_bound,
-)
+from dpaudit.checks.empirical.audit import bound_evidence
+from dpaudit.checks.empirical.budget import AuditBudget
+from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
 from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.dirichlet import DirichletMechanism

@@ -3,7 +3,7 @@
 import pytest
 from hypothesis import given, settings
 
-from dpaudit.checks.sensitivity.balle2016 import lemma1_constants_exact
+from dpaudit.checks.sensitivity.lemma1_conditions import lemma1_constants_exact
 from dpaudit.checks.sensitivity.search import (
     chain_universes,
     neighbouring_pairs,

@@ -11,16 +11,11 @@ import mpmath
 import numpy as np
 import pytest
 
-from dpaudit.checks.sensitivity.balle2016 import (
-    LslCorollary8,
-    LswCorollary3,
-    _Setting,
-    exhaustive_audit,
-    lemma1_constants_exact,
-    mechanism_problem,
-    statement_evidence,
-)
+from dpaudit.checks.sensitivity.balle2016 import exhaustive_audit, statement_evidence
+from dpaudit.checks.sensitivity.exact_setting import _Setting
+from dpaudit.checks.sensitivity.lemma1_conditions import lemma1_constants_exact
 from dpaudit.checks.sensitivity.pair_sweep import sweep_pairs
+from dpaudit.checks.sensitivity.statements import LslCorollary8, LswCorollary3, mechanism_problem
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.policy_evaluation import bounds
@@ -271,10 +266,7 @@ def test_local_sensitivities_match_exact_enumeration(spec_universe):
 
 
 def test_smooth_sensitivity_is_smooth_and_above_local(spec_universe):
-    from dpaudit.checks.sensitivity.balle2016 import (
-        local_sensitivities,
-        smooth_sensitivity,
-    )
+    from dpaudit.checks.sensitivity.balle2016 import local_sensitivities, smooth_sensitivity
     from dpaudit.checks.sensitivity.pair_sweep import pair_blocks
     from dpaudit.mechanisms.policy_evaluation.trajectory_universe import DatasetIndex
 

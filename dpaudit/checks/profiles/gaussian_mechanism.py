@@ -14,12 +14,9 @@ import numpy as np
 
 from dpaudit._validation import check_integer
 from dpaudit.checks.claim_inputs import approx_dp_of
-from dpaudit.checks.empirical.audit import (
-    AuditBudget,
-    bound_evidence,
-    budget_from_params,
-    certify_privacy_lower_bound,
-)
+from dpaudit.checks.empirical.audit import bound_evidence
+from dpaudit.checks.empirical.budget import AuditBudget, budget_from_params
+from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
 from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
@@ -166,7 +163,7 @@ def check_gaussian_threshold_monte_carlo(obligation: Obligation, context: CheckC
     """Test an ApproxDP claim of the Gaussian mechanism from its outputs alone.
 
     Samples the mechanism on the pair f(X) = 0, f(X') = Δ with the empirical engine
-    (:func:`dpaudit.checks.empirical.audit.certify_privacy_lower_bound`): threshold events
+    (:func:`dpaudit.checks.empirical.certification.certify_privacy_lower_bound`): threshold events
     in both tails and both orders of the pair are chosen on held-out draws and certified
     on fresh ones with one-sided Clopper–Pearson bounds under a union bound.
     ``violated`` only if a certified lower bound on ε exceeds the claim; otherwise

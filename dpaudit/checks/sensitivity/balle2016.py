@@ -25,23 +25,35 @@ the decision is taken only when the margin exceeds a stated error bound.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property
 from typing import Any
 
-import mpmath
 import numpy as np
 
 from dpaudit._validation import check_choice, check_integer, check_rational
+from dpaudit.checks.sensitivity.exact_setting import DIGITS, _pairwise_squared, _Setting
+from dpaudit.checks.sensitivity.lemma1_conditions import (
+    ConditionA,
+    ConditionB,
+    SigmaEvaluation,
+    lemma1_constants_exact,
+    sigma_table,
+)
 from dpaudit.checks.sensitivity.pair_sweep import (
     GUARD_BAND,
-    Comparison,
-    PairBlock,
     SweepResult,
     pair_blocks,
     sweep_statements,
+)
+from dpaudit.checks.sensitivity.statements import (
+    LSL_STATEMENTS,
+    LSW_STATEMENTS,
+    LslCorollary8,
+    LswCorollary3,
+    LswLemma2,
+    LswParameters,
+    SignatureDistance,
+    mechanism_problem,
 )
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
@@ -50,501 +62,28 @@ from dpaudit.kernel.evidence import Evidence, Measurement, json_number
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
     DatasetIndex,
-    LSLProblem,
     LSWProblem,
     TrajectoryUniverse,
     chain_universe,
-    exact_first_visit_statistics,
-    exact_lsl_parameters,
-    exact_lsw_parameters,
 )
 from dpaudit.privacy.relations import REPLACE_ONE
 
 __all__ = [
-    "DIGITS",
-    "LSL_STATEMENTS",
-    "LSW_STATEMENTS",
-    "ConditionA",
-    "ConditionB",
-    "LslCorollary8",
-    "LswCorollary3",
-    "LswLemma2",
-    "LswParameters",
-    "SigmaEvaluation",
-    "SignatureDistance",
     "check_exhaustive_sensitivity",
     "check_smooth_sensitivity_slack",
     "exhaustive_audit",
-    "lemma1_constants_exact",
     "local_sensitivities",
-    "mechanism_problem",
     "mechanism_statements",
-    "sigma_table",
     "smooth_sensitivity",
     "statement_evidence",
 ]
 
-DIGITS = 60
 """Working precision (decimal digits) of every mpmath evaluation in this module."""
 
-_ERROR = mpmath.mpf(10) ** -45
 """Relative error bound used for mpmath decisions at 60 digits (15 digits of headroom)."""
 
-LSW_STATEMENTS = ("signature", "lemma2", "corollary3", "lsw_parameters", "condition_a", "condition_b")
-LSL_STATEMENTS = ("signature", "corollary8", "condition_a", "condition_b")
 
-
-def _mp(value: Any) -> mpmath.mpf:
-    if isinstance(value, Fraction):
-        return mpmath.mpf(value.numerator) / value.denominator
-    return mpmath.mpf(value)
-
-
-def lemma1_constants_exact(constant_set: str, *, epsilon: Any, delta: Any, d: int) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """(α, β) of Lemma 1 from the paper's formulas, in mpmath at 60 digits.
-
-    Args:
-        constant_set: ``main_text`` (Lemma 1 and Algorithms 1–2: α = 5√(2 ln(2/δ))/ε,
-            β = ε/(4d + 4 ln(2/δ))) or ``supplementary`` (Appendix A, Lemma 14 / supp.
-            Lemma 1: α = 15√(2 ln(4/δ))/ε, β = (2 ln 2) ε / (5 (√d + √(2 ln(4/δ)))²)).
-        epsilon, delta: the privacy parameters (their exact binary values are used).
-        d: the output dimension.
-
-    Raises:
-        InvalidArgument: for an unknown constant set.
-
-    References:
-        Balle et al. 2016, Lemma 1 (p. 4) and Algorithms 1–2; Appendix A, Lemma 14.
-    """
-    check_choice("constant_set", constant_set, ("main_text", "supplementary"))
-    with mpmath.workdps(DIGITS):
-        eps, dlt = _mp(epsilon), _mp(delta)
-        if constant_set == "main_text":
-            alpha = 5 * mpmath.sqrt(2 * mpmath.log(2 / dlt)) / eps
-            beta = eps / (4 * d + 4 * mpmath.log(2 / dlt))
-        else:
-            alpha = 15 * mpmath.sqrt(2 * mpmath.log(4 / dlt)) / eps
-            beta = 2 * mpmath.log(2) * eps / (5 * (mpmath.sqrt(d) + mpmath.sqrt(2 * mpmath.log(4 / dlt))) ** 2)
-        return +alpha, +beta
-
-
-def _decide(measured: Any, bound: Any) -> Comparison:
-    """Exact when both sides are rational; else an mpmath decision with a 1e-45 relative error bound."""
-    if isinstance(measured, (Fraction, int)) and isinstance(bound, (Fraction, int)):
-        return Comparison.of(Fraction(measured), Fraction(bound))
-    with mpmath.workdps(DIGITS):
-        low, high = _mp(measured), _mp(bound)
-        return Comparison.of(low, high, _ERROR * max(abs(low), abs(high), mpmath.mpf(1)))
-
-
-def _squared_distance(a: Any, b: Any) -> Fraction:
-    return sum(((x - y) ** 2 for x, y in zip(a, b, strict=False)), Fraction(0))
-
-
-@dataclass(frozen=True, eq=False)
-class _Setting:
-    """The universe and the float copies of the exact problem used by the screens."""
-
-    universe: TrajectoryUniverse
-    problem: LSWProblem | LSLProblem
-
-    @property
-    def lsw(self) -> LSWProblem:
-        """The problem, for the LSW statements (an LSL problem here is a programming error)."""
-        if not isinstance(self.problem, LSWProblem):
-            raise TypeError("an LSW statement was given an LSL problem")
-        return self.problem
-
-    @property
-    def lsl(self) -> LSLProblem:
-        """The problem, for the LSL statements."""
-        if not isinstance(self.problem, LSLProblem):
-            raise TypeError("an LSL statement was given an LSW problem")
-        return self.problem
-
-    @cached_property
-    def features(self) -> np.ndarray:
-        return np.array([[float(v) for v in row] for row in self.problem.features])
-
-    @cached_property
-    def return_bound(self) -> Fraction:
-        return self.problem.r_max / (1 - self.problem.gamma)
-
-    def exact_statistics(self, dataset: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[Fraction, ...]]:
-        return exact_first_visit_statistics(self.universe, dataset)
-
-    def exact_theta(self, dataset: tuple[int, ...]) -> tuple[Fraction, ...]:
-        signature, average = self.exact_statistics(dataset)
-        if isinstance(self.problem, LSWProblem):
-            return exact_lsw_parameters(self.problem, average)
-        return exact_lsl_parameters(self.problem, len(dataset), signature, average)
-
-    @cached_property
-    def lsw_operator(self) -> np.ndarray:
-        return np.array([[float(v) for v in row] for row in self.lsw.solution_operator])
-
-    def theta(self, block: Any) -> np.ndarray:
-        """Float θ_X for every dataset of a DatasetBlock, shape (..., d) (memoised on the block)."""
-        key = ("theta", id(self))
-        if key not in block.cache:
-            block.cache[key] = self._theta(block)
-        return block.cache[key]
-
-    def _theta(self, block: Any) -> np.ndarray:
-        if isinstance(self.problem, LSWProblem):
-            return block.average_returns @ self.lsw_operator.T
-        m = block.size
-        rho = np.array([float(r) for r in self.problem.rho])
-        frequencies = rho * block.counts / m
-        matrix = np.einsum("sd,...s,se->...de", self.features, frequencies, self.features)
-        matrix = matrix + float(self.problem.lam) / (2 * m) * np.eye(self.problem.dimension)
-        rhs = np.einsum("sd,...s->...d", self.features, rho * block.sums / m)
-        return np.linalg.solve(matrix, rhs[..., None])[..., 0]
-
-
-def _pairwise_squared(left: np.ndarray, right: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
-    """Σ_k w_k (left[b,p,k] − right[b,q,k])², shape (B, P, Q), from Gram matrices (BLAS)."""
-    scaled = left if weights is None else left * weights
-    cross = scaled @ np.swapaxes(right, -1, -2)
-    left_norm = (scaled * left).sum(axis=-1)
-    right_norm = ((right if weights is None else right * weights) * right).sum(axis=-1)
-    return np.maximum(left_norm[:, :, None] + right_norm[:, None, :] - 2 * cross, 0.0)
-
-
-@dataclass(frozen=True, eq=False)
-class SignatureDistance:
-    """‖⟨X⟩ − ⟨X'⟩‖∞ <= 1 (Balle et al. 2016, Sec. 4.1, the sentence after eq. (15))."""
-
-    setting: _Setting
-    name: str = "signature"
-    screen_is_exact: bool = True
-
-    def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
-        left, right = block.left.counts.astype(np.int16), block.right.counts.astype(np.int16)
-        gap = np.zeros(block.mask.shape, dtype=np.int16)
-        for s in range(left.shape[-1]):
-            np.maximum(gap, np.abs(left[:, :, None, s] - right[:, None, :, s]), out=gap)
-        return gap.astype(np.float64), np.ones(gap.shape)
-
-    def exact(self, left: tuple[int, ...], right: tuple[int, ...]) -> Comparison:
-        a, _ = self.setting.exact_statistics(left)
-        b, _ = self.setting.exact_statistics(right)
-        return Comparison.of(Fraction(max(abs(x - y) for x, y in zip(a, b, strict=False))), Fraction(1))
-
-
-@dataclass(frozen=True, eq=False)
-class LswCorollary3:
-    """‖F_X − F_X'‖²_{2,Γ} <= (R_max/(1−γ))² Σ_s w_s / max{|X_s|, 1}² (Balle et al. 2016, Corollary 3)."""
-
-    setting: _Setting
-    name: str = "corollary3"
-
-    def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
-        w = np.array([float(v) for v in self.setting.lsw.weights])
-        measured = _pairwise_squared(block.left.average_returns, block.right.average_returns, w)
-        phi = (w / np.maximum(block.left.counts, 1) ** 2).sum(axis=-1)
-        bound = float(self.setting.return_bound) ** 2 * phi
-        return measured, np.broadcast_to(bound[:, :, None], measured.shape)
-
-    def exact(self, left: tuple[int, ...], right: tuple[int, ...]) -> Comparison:
-        w = self.setting.lsw.weights
-        counts, f_left = self.setting.exact_statistics(left)
-        _, f_right = self.setting.exact_statistics(right)
-        measured = sum((ws * (a - b) ** 2 for ws, a, b in zip(w, f_left, f_right, strict=False)), Fraction(0))
-        phi = sum((ws / Fraction(max(c, 1) ** 2) for ws, c in zip(w, counts, strict=False)), Fraction(0))
-        return Comparison.of(measured, self.setting.return_bound**2 * phi)
-
-
-def _replaced(left: tuple[int, ...], right: tuple[int, ...]) -> tuple[tuple[int, ...], int, int]:
-    """(X°, x, x') for a replace-one pair X = X° + x, X' = X° + x'."""
-    rest = list(left)
-    for item in right:
-        if item in rest:
-            rest.remove(item)
-    core = list(left)
-    core.remove(rest[0])
-    added = list(right)
-    for item in core:
-        added.remove(item)
-    return tuple(core), rest[0], added[0]
-
-
-@dataclass(frozen=True, eq=False)
-class LswLemma2:
-    """‖F_X − F_X'‖²_{2,Γ} <= (R_max/(1−γ))² Σ_{s ∈ S_x ∪ S_x'} w_s/(|X°_s| + 1)² (Balle et al. 2016, Lemma 2).
-
-    Stated for X = (x_1..x_{m−1}, x), X' = (x_1..x_{m−1}, x'): replace-one pairs only.
-    """
-
-    setting: _Setting
-    name: str = "lemma2"
-
-    def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
-        w = np.array([float(v) for v in self.setting.lsw.weights])
-        measured = _pairwise_squared(block.left.average_returns, block.right.average_returns, w)
-        visits = self.setting.universe.visits_array.astype(bool)
-        union = visits[:, None, :] | visits[None, :, :]
-        if block.core is None:
-            core_counts = np.zeros((measured.shape[0], visits.shape[1]))
-        else:
-            core_counts = block.core.counts[:, 0, :]
-        terms = w / (core_counts + 1.0) ** 2
-        bound = float(self.setting.return_bound) ** 2 * np.einsum("bs,pqs->bpq", terms, union.astype(np.float64))
-        return measured, bound
-
-    def exact(self, left: tuple[int, ...], right: tuple[int, ...]) -> Comparison:
-        w = self.setting.lsw.weights
-        core, x, x_prime = _replaced(left, right)
-        core_counts = self.setting.exact_statistics(core)[0] if core else (0,) * len(w)
-        _, f_left = self.setting.exact_statistics(left)
-        _, f_right = self.setting.exact_statistics(right)
-        measured = sum((ws * (a - b) ** 2 for ws, a, b in zip(w, f_left, f_right, strict=False)), Fraction(0))
-        profiles = self.setting.universe.profiles
-        union = profiles[x].visits | profiles[x_prime].visits
-        total = sum((w[s] / Fraction((core_counts[s] + 1) ** 2) for s in union), Fraction(0))
-        return Comparison.of(measured, self.setting.return_bound**2 * total)
-
-
-def _lsw_pinv_norm_squared(problem: LSWProblem) -> Fraction | mpmath.mpf:
-    """‖(Γ^{1/2} Φ)†‖² = 1 / λ_min(Φᵀ Γ Φ): exact for a diagonal normal matrix, else mpmath."""
-    gram = problem.normal_matrix
-    d = len(gram)
-    if all(gram[i][j] == 0 for i in range(d) for j in range(d) if i != j):
-        return 1 / min(gram[i][i] for i in range(d))
-    with mpmath.workdps(DIGITS):
-        eigenvalues = mpmath.eigsy(mpmath.matrix([[_mp(v) for v in row] for row in gram]), eigvals_only=True)
-        return 1 / min(eigenvalues)
-
-
-@dataclass(frozen=True, eq=False)
-class LswParameters:
-    """‖θ^w_X − θ^w_X'‖₂² <= ‖(Γ^{1/2}Φ)†‖² (R_max/(1−γ))² φ^w(⟨X⟩).
-
-    References:
-        Balle et al. 2016, eq. (13) with Corollary 3, eq. (14).
-    """
-
-    setting: _Setting
-    name: str = "lsw_parameters"
-
-    @cached_property
-    def constant(self) -> Any:
-        return _lsw_pinv_norm_squared(self.setting.lsw) * self.setting.return_bound**2
-
-    def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
-        w = np.array([float(v) for v in self.setting.lsw.weights])
-        measured = _pairwise_squared(self.setting.theta(block.left), self.setting.theta(block.right))
-        bound = float(self.constant) * (w / np.maximum(block.left.counts, 1) ** 2).sum(axis=-1)
-        return measured, np.broadcast_to(bound[:, :, None], measured.shape)
-
-    def exact(self, left: tuple[int, ...], right: tuple[int, ...]) -> Comparison:
-        w = self.setting.lsw.weights
-        counts, _ = self.setting.exact_statistics(left)
-        measured = _squared_distance(self.setting.exact_theta(left), self.setting.exact_theta(right))
-        phi = sum((ws / Fraction(max(c, 1) ** 2) for ws, c in zip(w, counts, strict=False)), Fraction(0))
-        return _decide(measured, self.constant * phi)
-
-
-def _spectral_norm(features: tuple[tuple[Fraction, ...], ...]) -> mpmath.mpf:
-    with mpmath.workdps(DIGITS):
-        matrix = mpmath.matrix([[_mp(v) for v in row] for row in features])
-        eigenvalues = mpmath.eigsy(matrix.T * matrix, eigvals_only=True)
-        return mpmath.sqrt(max(eigenvalues))
-
-
-@dataclass(frozen=True, eq=False)
-class LslCorollary8:
-    """‖θ^λ_X − θ^λ_X'‖₂² <= C_λ² φ^λ_X with C_λ = 2R‖Φ‖/((1−γ)(λ − ‖Φ‖²‖ρ‖∞)) and
-    φ^λ_X = (‖Φ‖‖ρ‖∞/√(2λ) √(Σ_s ρ_s |X_s|) + ‖ρ‖₂)² (Balle et al. 2016, Corollary 8).
-
-    Raises:
-        InvalidArgument: when λ <= ‖Φ‖² ‖ρ‖∞ (the corollary's hypothesis fails).
-    """
-
-    setting: _Setting
-    name: str = "corollary8"
-
-    @cached_property
-    def constants(self) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
-        """(C_λ², c_λ, ‖ρ‖₂) at 60 digits."""
-        problem = self.setting.lsl
-        with mpmath.workdps(DIGITS):
-            norm = _spectral_norm(problem.features)
-            rho_inf = _mp(max(problem.rho))
-            lam = _mp(problem.lam)
-            gap = lam - norm**2 * rho_inf
-            if not gap > 0:
-                raise InvalidArgument(
-                    f"lam={problem.lam}: Corollary 8 needs lam > ||Phi||^2 ||rho||_inf = "
-                    f"{mpmath.nstr(norm**2 * rho_inf, 10)}"
-                )
-            scale = 2 * _mp(self.setting.return_bound) * norm / gap
-            c_lambda = norm * rho_inf / mpmath.sqrt(2 * lam)
-            rho_norm = mpmath.sqrt(sum(_mp(r) ** 2 for r in problem.rho))
-            return scale**2, c_lambda, rho_norm
-
-    def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
-        scale2, c_lambda, rho_norm = (float(v) for v in self.constants)
-        rho = np.array([float(r) for r in self.setting.lsl.rho])
-        measured = _pairwise_squared(self.setting.theta(block.left), self.setting.theta(block.right))
-        phi = (c_lambda * np.sqrt((rho * block.left.counts).sum(axis=-1)) + rho_norm) ** 2
-        return measured, np.broadcast_to((scale2 * phi)[:, :, None], measured.shape)
-
-    def exact(self, left: tuple[int, ...], right: tuple[int, ...]) -> Comparison:
-        scale2, c_lambda, rho_norm = self.constants
-        counts, _ = self.setting.exact_statistics(left)
-        measured = _squared_distance(self.setting.exact_theta(left), self.setting.exact_theta(right))
-        with mpmath.workdps(DIGITS):
-            visits = sum((_mp(r) * c for r, c in zip(self.setting.lsl.rho, counts, strict=False)), mpmath.mpf(0))
-            bound = scale2 * (c_lambda * mpmath.sqrt(visits) + rho_norm) ** 2
-        return _decide(measured, bound)
-
-
-SigmaTable = np.ndarray
 """σ_X of the implementation for every dataset of the domain, by global dataset index."""
-
-
-@dataclass(frozen=True)
-class SigmaEvaluation:
-    """The implementation's σ_X on the domain and how it was obtained.
-
-    Attributes:
-        table: σ_X by global dataset index.
-        signatures: distinct (⟨X⟩, m) classes at which the implementation was called.
-        spot_checks: random datasets at which σ_X was recomputed from their own F_X.
-        mismatches: spot checks whose σ differed from the class value (must be 0).
-    """
-
-    table: SigmaTable
-    signatures: int
-    spot_checks: int
-    mismatches: int
-
-
-def sigma_table(
-    universe: TrajectoryUniverse,
-    m_max: int,
-    sigma_of: Callable[[np.ndarray, np.ndarray, int], float],
-    *,
-    rng: np.random.Generator,
-    spot_checks: int = 500,
-) -> SigmaEvaluation:
-    """Evaluate the implementation's σ_X on every dataset of sizes 1..m_max, per (⟨X⟩, m) class.
-
-    Algorithms 1 and 2 compute σ_X from the signature ⟨X⟩ and m only (Balle et al. 2016,
-    Sec. 4.1: σ "only depends on the dataset X through its signature"); the implementation
-    is called once per distinct (⟨X⟩, m) with the F_X of the class's first dataset, and at
-    ``spot_checks`` random datasets with their own F_X, where any difference is reported.
-
-    Args:
-        sigma_of: called as ``sigma_of(signature, average_returns, m)`` with float64 arrays.
-        rng: the generator choosing the spot checks.
-
-    Returns:
-        The table (indexed by :meth:`DatasetIndex.global_index`) and the counts.
-    """
-    index = DatasetIndex(len(universe), m_max)
-    counts_parts, average_parts, sizes = [], [], []
-    for m in range(1, m_max + 1):
-        rows = index.datasets(m)
-        counts = universe.visits_array[rows].sum(axis=1)
-        counts_parts.append(counts)
-        average_parts.append(universe.returns_array[rows].sum(axis=1) / np.maximum(counts, 1))
-        sizes.append(np.full(rows.shape[0], m))
-    counts = np.concatenate(counts_parts)
-    averages = np.concatenate(average_parts)
-    size = np.concatenate(sizes)
-    keys = np.concatenate([counts, size[:, None]], axis=1)
-    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    values = np.array([sigma_of(counts[i], averages[i], int(size[i])) for i in first])
-    table = values[inverse.reshape(-1)]
-    chosen = rng.choice(table.size, size=min(spot_checks, table.size), replace=False)
-    mismatches = sum(sigma_of(counts[i], averages[i], int(size[i])) != table[i] for i in chosen)
-    return SigmaEvaluation(table, int(first.size), int(chosen.size), int(mismatches))
-
-
-@dataclass(frozen=True, eq=False)
-class ConditionA:
-    """σ_X >= α ‖θ_X − θ_X'‖₂ (Balle et al. 2016, Lemma 1 (a)), compared squared.
-
-    θ is the exact re-derivation (eq. (8) or (11)); σ_X is the implementation's float,
-    taken at its exact binary value; α from :func:`lemma1_constants_exact`.
-    """
-
-    setting: _Setting
-    sigmas: SigmaTable
-    index: DatasetIndex
-    alpha: mpmath.mpf
-    name: str = "condition_a"
-
-    def _sigma(self, rows: np.ndarray) -> np.ndarray:
-        return self.sigmas[self.index.global_index(rows)]
-
-    def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
-        measured = float(self.alpha) ** 2 * _pairwise_squared(
-            self.setting.theta(block.left), self.setting.theta(block.right)
-        )
-        sigma = self._sigma(block.left.rows)
-        return measured, np.broadcast_to((sigma * sigma)[:, :, None], measured.shape)
-
-    def exact(self, left: tuple[int, ...], right: tuple[int, ...]) -> Comparison:
-        measured = _squared_distance(self.setting.exact_theta(left), self.setting.exact_theta(right))
-        sigma = float(self._sigma(np.array(left)))
-        with mpmath.workdps(DIGITS):
-            return _decide(self.alpha**2 * _mp(measured), _mp(sigma) ** 2)
-
-
-@dataclass(frozen=True, eq=False)
-class ConditionB:
-    """|ln σ_X² − ln σ_X'²| <= β (Balle et al. 2016, Lemma 1 (b)), σ from the implementation."""
-
-    sigmas: SigmaTable
-    index: DatasetIndex
-    beta: mpmath.mpf
-    name: str = "condition_b"
-
-    def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
-        left = np.log(self.sigmas[self.index.global_index(block.left.rows)] ** 2)
-        right = np.log(self.sigmas[self.index.global_index(block.right.rows)] ** 2)
-        measured = np.abs(left[:, :, None] - right[:, None, :])
-        return measured, np.full(measured.shape, float(self.beta))
-
-    def exact(self, left: tuple[int, ...], right: tuple[int, ...]) -> Comparison:
-        a = float(self.sigmas[self.index.global_index(np.array(left))])
-        b = float(self.sigmas[self.index.global_index(np.array(right))])
-        with mpmath.workdps(DIGITS):
-            measured = abs(2 * mpmath.log(_mp(a)) - 2 * mpmath.log(_mp(b)))
-            return _decide(measured, self.beta)
-
-
-def mechanism_problem(mechanism: Any) -> LSWProblem | LSLProblem:
-    """The exact LSW/LSL problem of a DP-LSW/DP-LSL mechanism's public parameters.
-
-    Features, weights, γ, R_max and λ are converted at their exact binary values.
-
-    Raises:
-        InvalidArgument: for a mechanism that is neither.
-    """
-    from dpaudit.mechanisms.policy_evaluation.private import DPLSL, DPLSW
-
-    if isinstance(mechanism, DPLSW):
-        estimator = mechanism.estimator
-        return LSWProblem(
-            tuple(tuple(Fraction(float(v)) for v in row) for row in estimator.phi),
-            tuple(Fraction(float(v)) for v in estimator.w),
-            check_rational("r_max", mechanism.r_max),
-            check_rational("gamma", mechanism.gamma),
-        )
-    if isinstance(mechanism, DPLSL):
-        ridge = mechanism.estimator
-        return LSLProblem(
-            tuple(tuple(Fraction(float(v)) for v in row) for row in ridge.phi),
-            tuple(Fraction(float(v)) for v in ridge.weights),
-            check_rational("lam", ridge.lam),
-            check_rational("r_max", mechanism.r_max),
-            check_rational("gamma", mechanism.gamma),
-        )
-    raise InvalidArgument(f"mechanism={type(mechanism).__name__}: expected DP-LSW or DP-LSL")
 
 
 def _dataset_text(universe: TrajectoryUniverse, dataset: tuple[int, ...]) -> list[dict[str, Any]]:

@@ -194,7 +194,7 @@ def check_condition_a_search(obligation: Obligation, context: CheckContext) -> E
     References:
         Balle et al. 2016, Lemma 1 (a).
     """
-    from dpaudit.checks.sensitivity.balle2016 import lemma1_constants_exact
+    from dpaudit.checks.sensitivity.lemma1_conditions import lemma1_constants_exact
 
     params = obligation.params
     mechanism = context.mechanism()
