@@ -29,13 +29,10 @@ References:
 from __future__ import annotations
 
 import csv
-import itertools
 import math
 import os
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,78 +47,19 @@ from dpaudit.mechanisms.policy_evaluation.utility import (
     lsw_psi_lower_bound,
 )
 from dpaudit.report.figures import render_svg
+from dpaudit.reproduce.balle2016_claims import _BOUNDS, _claims, _value
+from dpaudit.reproduce.balle2016_config import FULL, QUICK, Balle2016Config
+from dpaudit.reproduce.balle2016_figures import _figures
 from dpaudit.rl.domains import Chain
 from dpaudit.rl.first_visit import first_visit_return_matrix
 from dpaudit.rl.sampling import sample_trajectories
 from dpaudit.rng import spawn_seed_sequences
 
-__all__ = ["FULL", "QUICK", "Balle2016Config", "run", "run_experiment"]
+__all__ = ["run", "run_experiment"]
 
-
-@dataclass(frozen=True)
-class Balle2016Config:
-    """The parameters of one reproduction (defaults: the paper's Sec. 6 and our stated choices).
-
-    Attributes:
-        n_states, p, gamma: the chain (N = 40, p = 0.5, γ = 0.99).
-        epsilon, delta: the DP target (0.1, 0.1).
-        r_max: the reward bound R_max = 1.
-        f_max: the public bound F_max on returns (1 for this chain).
-        runs: independent runs (20 in the paper).
-        batch_sizes: the batch sizes m of panels 1, 3 and 4.
-        regularisation_grid: the λ values of panel 2 (all > ‖Φ‖²‖ρ‖_∞ = 1 for tabular features).
-        regularisation_batch_sizes: the two batch sizes of panel 2.
-        aggregation_groups: the group sizes of panel 4 (1 = tabular).
-        constant_set: the Lemma 1 constants.
-    """
-
-    n_states: int = 40
-    p: float = 0.5
-    gamma: float = 0.99
-    epsilon: float = 0.1
-    delta: float = 0.1
-    r_max: float = 1.0
-    f_max: float = 1.0
-    runs: int = 20
-    batch_sizes: tuple[int, ...] = (10, 30, 100, 300, 1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000)
-    regularisation_grid: tuple[float, ...] = (
-        1.5,
-        5.0,
-        15.0,
-        50.0,
-        150.0,
-        500.0,
-        1.5e3,
-        5e3,
-        1.5e4,
-        5e4,
-        1.5e5,
-        5e5,
-        1.5e6,
-    )
-    regularisation_batch_sizes: tuple[int, int] = (10_000, 100_000)
-    aggregation_groups: tuple[int, ...] = (1, 2, 4)
-    constant_set: str = "main_text"
-
-    @property
-    def all_batch_sizes(self) -> tuple[int, ...]:
-        """Every batch size any panel uses, increasing."""
-        return tuple(sorted(set(self.batch_sizes) | set(self.regularisation_batch_sizes)))
-
-
-FULL = Balle2016Config()
-QUICK = replace(
-    FULL,
-    runs=5,
-    batch_sizes=(10, 30, 100, 300, 1_000, 3_000, 10_000, 30_000, 100_000),
-    regularisation_batch_sizes=(1_000, 10_000),
-)
 
 SAMPLING_BLOCK = 50_000
 """Trajectories sampled (and reduced to per-state sums) at a time."""
-
-_BOUNDS = ("f_max", "r_max")
-_DP = {"LSW": "DP-LSW", "LSL": "DP-LSL"}
 
 
 def _features(group: int) -> str:
@@ -365,273 +303,9 @@ def _theorem11(mechanism: DPLSW, visit_probabilities: np.ndarray, m: int, factor
     )
 
 
-def _per_algorithm_verdict(passed: dict[str, bool]) -> str:
-    if all(passed.values()):
-        return "reproduced"
-    if any(passed.values()):
-        return "reproduced for " + ", ".join(name for name, ok in passed.items() if ok) + " only"
-    return "not reproduced"
-
-
 def _threshold(phi: np.ndarray) -> float:
     """‖Φ‖² ‖ρ‖_∞ with ρ = 1, the least λ DP-LSL accepts (Algorithm 2)."""
     return float(np.linalg.norm(phi, 2) ** 2)
-
-
-def _select(rows: Iterable[dict], **match: Any) -> list[dict]:
-    return [row for row in rows if all(row[k] == v for k, v in match.items())]
-
-
-def _series(rows: list[dict], label: str, x_key: str = "m") -> dict[str, Any]:
-    ordered = sorted(rows, key=lambda row: row[x_key])
-    return {
-        "label": label,
-        "x": [row[x_key] for row in ordered],
-        "y": [row["mean"] for row in ordered],
-        "lower": [row["mean"] - row["stderr"] for row in ordered],
-        "upper": [row["mean"] + row["stderr"] for row in ordered],
-    }
-
-
-def _figures(rows: list[dict], config: Balle2016Config) -> dict[str, dict[str, Any]]:
-    batch = _select(rows, panel="batch", metric="rmse")
-    convergence_rows = _select(rows, panel="convergence", metric="rmse")
-    convergence = [
-        _series(
-            _select(convergence_rows, algorithm=name, aggregation=g),
-            f"{name}, {'tabular' if g == 1 else f'pairs (d={d})'}",
-        )
-        for g, d in ((1, config.n_states), (2, math.ceil(config.n_states / 2)))
-        if g in config.aggregation_groups
-        for name in ("LSW", "LSL")
-    ]
-    regularisation = []
-    for m in config.regularisation_batch_sizes:
-        for name in ("LSW", "LSL", "DP-LSW", "DP-LSL"):
-            bound = "none" if name in ("LSW", "LSL") else "f_max"
-            selected = _select(rows, panel="regularisation", algorithm=name, m=m, metric="rmse", return_bound=bound)
-            if name.endswith("LSW"):
-                selected = [dict(selected[0], lam=lam) for lam in config.regularisation_grid]
-            regularisation.append(_series(selected, f"{name}, m={m}", x_key="lam"))
-    by_size = [
-        _series(
-            _select(batch, algorithm=name, aggregation=2, return_bound="none" if "DP" not in name else "f_max"), name
-        )
-        for name in ("LSW", "LSL", "DP-LSW", "DP-LSL")
-    ]
-    excess = [
-        _series(
-            _select(rows, metric="excess_risk", algorithm=name, aggregation=g, return_bound="f_max"), f"{name}, d={d}"
-        )
-        for name in ("DP-LSW", "DP-LSL")
-        for g in config.aggregation_groups
-        for d in [math.ceil(config.n_states / g)]
-    ]
-    common = {"kind": "line", "x_scale": "log", "y_scale": "log"}
-    return {
-        "fig1a_lsw_vs_lsl.svg": {
-            **common,
-            "title": "Non-private LSW vs LSL (λ = √m): RMSE vs batch size",
-            "x_label": "batch size m",
-            "y_label": "RMSE",
-            "series": convergence,
-        },
-        "fig1b_regularisation.svg": {
-            **common,
-            "title": "Tabular: RMSE vs regularisation λ (DP with F_max = 1)",
-            "x_label": "λ",
-            "y_label": "RMSE",
-            "series": regularisation,
-        },
-        "fig1c_batch_size.svg": {
-            **common,
-            "title": "Aggregated pairs: RMSE vs batch size (DP with F_max = 1, λ = c√m)",
-            "x_label": "batch size m",
-            "y_label": "RMSE",
-            "series": by_size,
-        },
-        "fig1d_excess_risk.svg": {
-            **common,
-            "title": "Excess empirical risk J(θ̂) − J(θ) vs batch size (F_max = 1)",
-            "x_label": "batch size m",
-            "y_label": "excess empirical risk",
-            "series": excess,
-        },
-    }
-
-
-def _value(rows: list[dict], **match: Any) -> float:
-    selected = _select(rows, **match)
-    if len(selected) != 1:
-        raise LookupError(f"expected one row for {match}, found {len(selected)}")
-    return float(selected[0]["mean"])
-
-
-def _slope(xs: Sequence[float], ys: Sequence[float]) -> float:
-    return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
-
-
-def _claims(
-    rows: list[dict], config: Balle2016Config, schedule_constant: float, truth: np.ndarray
-) -> list[tuple[str, str, str]]:
-    """Sec. 6's qualitative claims (and Theorem 11), each with our numbers and a verdict under a stated rule."""
-    sizes = list(config.batch_sizes)
-    small, large = sizes[0], sizes[-1]
-    claims = []
-
-    def rmse(name: str, g: int, m: int, bound: str, panel: str = "batch") -> float:
-        return _value(rows, panel=panel, algorithm=name, aggregation=g, m=m, return_bound=bound, metric="rmse")
-
-    gaps, faster = [], []
-    for g in (1, 2):
-        lsw, lsl = rmse("LSW", g, large, "none", "convergence"), rmse("LSL", g, large, "none", "convergence")
-        gaps.append(f"{'tabular' if g == 1 else 'pairs'}: LSW {lsw:.3g} vs LSL {lsl:.3g}")
-        faster.append(
-            sum(rmse("LSW", g, m, "none", "convergence") < rmse("LSL", g, m, "none", "convergence") for m in sizes[:-1])
-        )
-    value_scale = float(np.sqrt(np.mean(truth**2)))
-    same = all(
-        abs(rmse("LSW", g, large, "none", "convergence") - rmse("LSL", g, large, "none", "convergence"))
-        <= 0.02 * value_scale
-        for g in (1, 2)
-    )
-    verdict = "reproduced" if same and min(faster) >= (len(sizes) - 1) / 2 else "not reproduced"
-    claims.append(
-        (
-            "LSW and LSL converge to the same solution, LSW faster (Fig. 1 left)",
-            f"RMSE at m={large}: {'; '.join(gaps)}. LSW below LSL at {faster[0]} (tabular) and {faster[1]} (pairs) "
-            f"of the {len(sizes) - 1} smaller batch sizes. Rule: RMSE gap <= 2% of RMS(V) = {value_scale:.3g} at "
-            "the largest m, and LSW better at half or more of the others.",
-            verdict,
-        )
-    )
-    ratios = {
-        (name, bound): rmse(_DP[name], 2, large, bound) / rmse(name, 2, large, "none")
-        for name in ("LSW", "LSL")
-        for bound in _BOUNDS
-    }
-    text = ", ".join(
-        f"{_DP[name]}/{name} = {ratios[(name, bound)]:.3g} ({'F_max=1' if bound == 'f_max' else 'R_max/(1-γ)=100'})"
-        for name, bound in ratios
-    )
-    close_f = all(ratios[(name, "f_max")] <= 1.5 for name in ("LSW", "LSL"))
-    close_r = all(ratios[(name, "r_max")] <= 1.5 for name in ("LSW", "LSL"))
-    verdict = "reproduced" if close_f and close_r else ("only with F_max = 1" if close_f else "not reproduced")
-    claims.append(
-        (
-            "The DP algorithms converge to the non-private solutions for large enough batches (Fig. 1, third panel)",
-            f"Pairs, m={large}: RMSE ratio {text}. Rule: ratio <= 1.5.",
-            verdict,
-        )
-    )
-    dp_small = (rmse("DP-LSL", 2, small, "f_max"), rmse("DP-LSW", 2, small, "f_max"))
-    dp_large = (rmse("DP-LSL", 2, large, "f_max"), rmse("DP-LSW", 2, large, "f_max"))
-    verdict = "reproduced" if dp_small[0] < dp_small[1] and dp_large[1] < dp_large[0] else "not reproduced"
-    claims.append(
-        (
-            "LSL is better with small batches, LSW with large batches (Sec. 6)",
-            f"Pairs, F_max=1: m={small}: DP-LSL {dp_small[0]:.3g} vs DP-LSW {dp_small[1]:.3g}; "
-            f"m={large}: DP-LSL {dp_large[0]:.3g} vs DP-LSW {dp_large[1]:.3g}. Rule: DP-LSL lower at the smallest m "
-            "and DP-LSW lower at the largest.",
-            verdict,
-        )
-    )
-    m1, m2 = config.regularisation_batch_sizes
-    best = {}
-    for m in (m1, m2):
-        best[m] = min(
-            config.regularisation_grid,
-            key=lambda lam: _value(
-                rows, panel="regularisation", algorithm="DP-LSL", m=m, lam=lam, return_bound="f_max", metric="rmse"
-            ),
-        )
-    exponent = math.log(best[m2] / best[m1]) / math.log(m2 / m1)
-    edges = (config.regularisation_grid[0], config.regularisation_grid[-1])
-    if best[m1] in edges or best[m2] in edges:
-        verdict = "inconclusive (best λ at the edge of the grid)"
-    else:
-        verdict = "reproduced" if 0.25 <= exponent <= 0.75 else "not reproduced"
-    claims.append(
-        (
-            "A DP-LSL schedule λ ∝ √m gives the best accuracy (Sec. 6)",
-            f"Tabular, F_max=1: best grid λ is {best[m1]:g} at m={m1} and {best[m2]:g} at m={m2}, so λ* ∝ "
-            f"m^{exponent:.2f}."
-            f" Schedule used in panels 3-4: λ(m) = {schedule_constant:.3g}·√m. Rule: exponent in [0.25, 0.75] "
-            "(closer to 1/2 than to 0 or 1).",
-            verdict,
-        )
-    )
-    groups = sorted(config.aggregation_groups)
-    ordered_counts = {}
-    for name in ("DP-LSW", "DP-LSL"):
-        ordered = 0
-        for m in sizes:
-            risks = [
-                _value(rows, algorithm=name, aggregation=g, m=m, return_bound="f_max", metric="excess_risk")
-                for g in groups
-            ]
-            ordered += all(b < a for a, b in itertools.pairwise(risks))
-        ordered_counts[name] = ordered
-    verdict = _per_algorithm_verdict({name: count >= len(sizes) / 2 for name, count in ordered_counts.items()})
-    d_values = ", ".join(str(math.ceil(config.n_states / g)) for g in groups)
-    claims.append(
-        (
-            "Coarser function approximation (smaller d) lowers the DP algorithms' excess risk (Fig. 1 right)",
-            f"Excess risk strictly decreasing in d over d = {d_values} at {ordered_counts['DP-LSW']} (DP-LSW) and "
-            f"{ordered_counts['DP-LSL']} (DP-LSL) of {len(sizes)} batch sizes. Rule: at half or more of them.",
-            verdict,
-        )
-    )
-    tail = sizes[-3:]
-    slopes = {
-        name: _slope(
-            tail,
-            [
-                _value(rows, panel="batch", algorithm=name, aggregation=2, m=m, return_bound="f_max", metric="sigma")
-                for m in tail
-            ],
-        )
-        for name in ("DP-LSW", "DP-LSL")
-    }
-    verdict = _per_algorithm_verdict({name: slope <= -0.5 for name, slope in slopes.items()})
-    claims.append(
-        (
-            "The DP noise decreases rapidly as the batch size grows (Sec. 6, last paragraph)",
-            f"Pairs: log-log slope of mean σ_X over m = {tail}: DP-LSW {slopes['DP-LSW']:.2f}, DP-LSL "
-            f"{slopes['DP-LSL']:.2f}. Rule: slope <= -0.5.",
-            verdict,
-        )
-    )
-    rigorous: list[int] = []
-    monte_carlo: list[int] = []
-    shown_ratios: list[str] = []
-    for m in sizes:
-        match = {"algorithm": "DP-LSW", "aggregation": 1, "m": m, "return_bound": "r_max"}
-        bound = _value(rows, metric="theorem11_bound", **match)
-        (expected,) = _select(rows, metric="expected_excess_risk", **match)
-        shown_ratios.append(f"{expected['mean'] / bound:.3g} (m={m})")
-        if _value(rows, metric="excess_risk_lower_bound", **match) > bound * (1 + 1e-9):
-            rigorous.append(m)
-        elif expected["mean"] - 3 * expected["stderr"] > bound:
-            monte_carlo.append(m)
-    verdict = (
-        f"**violated**: rigorously at m in {rigorous}, by Monte Carlo (mean − 3 s.e. > bound) at m in {monte_carlo}"
-        if rigorous or monte_carlo
-        else "not contradicted"
-    )
-    claims.append(
-        (
-            "Theorem 11: E[J^w(θ̂) − J^w(θ)] <= C²(Σ_{S0} w + 6 Σ_{S+} w (1/(p²m²) + β²(1 − βp/2)^m)) (Sec. 5)",
-            "Tabular, R_max/(1−γ), p_s = (s+1)/N. Mean over runs of E_η[excess | X] = σ_X²‖Γ^{1/2}Φ‖_F² (Lemma 22) "
-            "divided by the bound: "
-            + ", ".join(shown_ratios)
-            + ". Rigorous where C² e^{−(m−1)β} Σ_s w_s, a lower bound "
-            "on E[excess] for every dataset (ψ_X >= φ_X(K_X − 1) = Σ_s w_s), exceeds the bound. Cause: Lemma 23's "
-            "third case is the minimum, not the maximum, of e^{−bx}/(a − x)².",
-            verdict,
-        )
-    )
-    return claims
 
 
 def _bold(verdict: str) -> str:

@@ -16,7 +16,8 @@ from dpaudit.reproduce.gpope_accounting import (
     gpope_epsilon_add_remove,
     gpope_noise_multiplier_add_remove,
 )
-from dpaudit.reproduce.xie2019 import Xie2019Config, iterations_for, run
+from dpaudit.reproduce.xie2019 import run
+from dpaudit.reproduce.xie2019_config import Xie2019Config, iterations_for
 
 EXPECTED_FILES = {
     "summary.md",
