@@ -22,7 +22,7 @@ from dpaudit._validation import check_integer, check_real
 from dpaudit.errors import NumericalError
 from dpaudit.mechanisms.inputs import PROBABILITY_VECTOR, simplex_adjacency
 from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, OutputSpec
-from dpaudit.privacy.dirichlet_profile import SIMPLEX_ATOL, check_open_simplex
+from dpaudit.privacy.dirichlet_pair import SIMPLEX_ATOL, check_open_simplex
 from dpaudit.privacy.relations import SIMPLEX_ADJACENT
 from dpaudit.rng import normalize_rng
 

@@ -48,7 +48,7 @@ from dpaudit.mechanisms.subsampled_gaussian import GpopeStep
 from dpaudit.privacy.accounting.mixtures import GaussianMixture, OutputPair
 from dpaudit.privacy.accounting.pld import compose_pairs
 from dpaudit.privacy.calibration import lemma1_worst_case
-from dpaudit.privacy.dirichlet_profile import worst_pair_delta
+from dpaudit.privacy.dirichlet_worst_case import worst_pair_delta
 from dpaudit.privacy.profiles import gaussian_delta
 
 # ---------------------------------------------------------------- the library

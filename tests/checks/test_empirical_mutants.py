@@ -18,12 +18,8 @@ from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.dirichlet import DirichletMechanism
 from dpaudit.mechanisms.gpope import GPOPE, StepSizes
 from dpaudit.mechanisms.gtd2 import TransitionTable
-from dpaudit.privacy.dirichlet_profile import (
-    BetaPair,
-    beta_pair_delta,
-    beta_pair_delta_float64,
-    worst_pair_delta,
-)
+from dpaudit.privacy.dirichlet_pair import BetaPair, beta_pair_delta, beta_pair_delta_float64
+from dpaudit.privacy.dirichlet_worst_case import worst_pair_delta
 from dpaudit.privacy.guarantees import ApproxDP
 from dpaudit.privacy.profiles import gaussian_epsilon
 

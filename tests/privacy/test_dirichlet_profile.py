@@ -9,19 +9,16 @@ from scipy import special, stats
 
 from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.dirichlet import DirichletMechanism
-from dpaudit.privacy.dirichlet_profile import (
+from dpaudit.privacy.dirichlet_composition import composition_delta_bounds, concentration_tail_bounds
+from dpaudit.privacy.dirichlet_pair import (
     BetaPair,
-    acc2020_delta,
-    acc2020_epsilon,
     beta_pair_delta,
     beta_pair_delta_float64,
-    composition_delta_bounds,
-    concentration_tail_bounds,
     dirichlet_pair,
     dirichlet_pair_delta_quadrature,
     privacy_loss_samples,
-    worst_pair_delta,
 )
+from dpaudit.privacy.dirichlet_worst_case import acc2020_delta, acc2020_epsilon, worst_pair_delta
 
 PAIRS = [
     ([0.3, 0.7], [0.4, 0.6], 5.0, 0.5),

@@ -24,11 +24,8 @@ from dpaudit.kernel.verdicts import Verdict, combine_verdicts
 from dpaudit.mechanisms.catalogue import build_mechanism
 from dpaudit.mechanisms.dirichlet import DirichletMechanism, check_open_simplex
 from dpaudit.mechanisms.synthesis import concentration_radius
-from dpaudit.privacy.dirichlet_profile import (
-    composition_delta_bounds,
-    concentration_tail_bounds,
-    worst_pair_delta,
-)
+from dpaudit.privacy.dirichlet_composition import composition_delta_bounds, concentration_tail_bounds
+from dpaudit.privacy.dirichlet_worst_case import worst_pair_delta
 from dpaudit.privacy.guarantees import Concentration
 
 __all__ = ["check_dirichlet_composition", "check_dirichlet_concentration", "check_dirichlet_exact_profile"]
@@ -134,7 +131,7 @@ def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext)
     """Decide an ApproxDP claim for one Dirichlet release under simplex_adjacent(b).
 
     The exact δ(ε_claim) of every ordered b-adjacent pair with components >= eta is searched
-    (see :func:`~dpaudit.privacy.dirichlet_profile.worst_pair_delta`) and the worst one is
+    (see :func:`~dpaudit.privacy.dirichlet_worst_case.worst_pair_delta`) and the worst one is
     evaluated in mpmath. ``violated`` is a rigorous counterexample (one concrete pair);
     ``verified`` covers the stated grid of pairs with rigorous error at each point.
 
