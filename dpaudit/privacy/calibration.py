@@ -28,13 +28,8 @@ import mpmath
 
 from dpaudit._validation import check_integer, check_real
 from dpaudit.errors import InvalidArgument, NumericalError
-from dpaudit.privacy.profiles import (
-    DEFAULT_DIGITS,
-    GaussianPair,
-    PreciseValue,
-    gaussian_pair_delta,
-    gaussian_pair_delta_float64,
-)
+from dpaudit.privacy.gaussian_pair_profile import GaussianPair, gaussian_pair_delta, gaussian_pair_delta_float64
+from dpaudit.privacy.precise_values import DEFAULT_DIGITS, PreciseValue
 
 __all__ = [
     "Lemma1WorstCase",

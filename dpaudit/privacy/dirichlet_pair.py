@@ -21,7 +21,7 @@ from scipy import special, stats
 
 from dpaudit._validation import check_finite_array, check_integer, check_real
 from dpaudit.errors import InvalidArgument, NumericalError
-from dpaudit.privacy.profiles import PreciseValue
+from dpaudit.privacy.precise_values import PreciseValue
 
 __all__ = [
     "DEFAULT_DIGITS",

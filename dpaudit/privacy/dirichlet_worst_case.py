@@ -48,7 +48,7 @@ from dpaudit.privacy.dirichlet_pair import (
     beta_pair_delta,
     beta_pair_delta_float64,
 )
-from dpaudit.privacy.profiles import PreciseValue
+from dpaudit.privacy.precise_values import PreciseValue
 
 __all__ = ["ACC2020_SOURCE", "WorstPair", "acc2020_delta", "acc2020_epsilon", "worst_pair_delta"]
 

@@ -18,7 +18,7 @@ from dpaudit.mechanisms.policy_evaluation.worst_pairs import (
     WorstPairSearch,
     policy_evaluation_worst_pairs,
 )
-from dpaudit.privacy.profiles import GaussianPair, gaussian_pair_delta
+from dpaudit.privacy.gaussian_pair_profile import GaussianPair, gaussian_pair_delta
 from dpaudit.privacy.relations import add_remove_one, replace_one, simplex_adjacent
 
 SPEC = Path(__file__).resolve().parents[2] / "specs" / "balle2016_dp_lsw_empirical.toml"

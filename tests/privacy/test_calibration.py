@@ -15,11 +15,7 @@ from dpaudit.privacy.calibration import (
     lemma1_worst_case,
     smallest_alpha,
 )
-from dpaudit.privacy.profiles import (
-    GaussianPair,
-    gaussian_pair_delta,
-    gaussian_pair_delta_quadrature,
-)
+from dpaudit.privacy.gaussian_pair_profile import GaussianPair, gaussian_pair_delta, gaussian_pair_delta_quadrature
 
 
 def _paper(epsilon: float, delta: float, dim: int) -> tuple[float, float]:

@@ -8,15 +8,14 @@ import mpmath
 import pytest
 
 from dpaudit.errors import InvalidArgument, InvalidType
-from dpaudit.privacy.profiles import (
+from dpaudit.privacy.gaussian_pair_profile import (
     GaussianPair,
-    PreciseValue,
-    gaussian_delta,
-    gaussian_epsilon,
     gaussian_pair_delta,
     gaussian_pair_delta_float64,
     gaussian_pair_delta_quadrature,
 )
+from dpaudit.privacy.precise_values import PreciseValue
+from dpaudit.privacy.profiles import gaussian_delta, gaussian_epsilon
 
 NASTY_NEGATIVE = [-1.0, -5e-324, float("nan"), float("-inf")]
 

@@ -36,7 +36,7 @@ from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
     chain_universe,
     neighbours,
 )
-from dpaudit.privacy.profiles import GaussianPair, gaussian_pair_delta_float64
+from dpaudit.privacy.gaussian_pair_profile import GaussianPair, gaussian_pair_delta_float64
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
 from dpaudit.rl.trajectory import Trajectory
 
