@@ -1,6 +1,7 @@
 """Report rendering: canonical JSON (source of truth), Markdown, HTML, JUnit XML and SVG figures."""
 
-from dpaudit.report.figures import check_figure, collect_figures, render_svg
+from dpaudit.report.figure_checks import check_figure
+from dpaudit.report.figures import collect_figures, render_svg
 from dpaudit.report.folder import ReportFiles, write_report_folder
 from dpaudit.report.html import render_html
 from dpaudit.report.json_report import (

@@ -36,12 +36,7 @@ from scipy import stats
 
 from dpaudit._validation import check_integer
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.synthesis import (
-    concentration_radius,
-    cost_of_privacy,
-    privatize_transitions,
-    synthesize,
-)
+from dpaudit.mechanisms.synthesis import concentration_radius, cost_of_privacy, privatize_transitions, synthesize
 from dpaudit.rl.domains.investment import investment_mdp
 from dpaudit.rl.domains.random_mdp import random_mdp
 from dpaudit.rl.mdp import FiniteMDP

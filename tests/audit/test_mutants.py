@@ -13,6 +13,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from dpaudit.audit.mutants.gpope_step_variants import (
+    GpopeStepClipAfterNoise,
+    GpopeStepComplementSampling,
+    GpopeStepLinfClip,
+    GpopeStepMissingClip,
+    GpopeStepNoiseNotScaledByClip,
+    _GpopeStepVariant,
+)
 from dpaudit.audit.mutants.library import (
     FAMILIES,
     MUTANTS,
@@ -23,14 +31,8 @@ from dpaudit.audit.mutants.library import (
     DpLswVarianceForStd,
     GaussianSharedNoise,
     GaussianSigmaAsVariance,
-    GpopeStepClipAfterNoise,
-    GpopeStepComplementSampling,
-    GpopeStepLinfClip,
-    GpopeStepMissingClip,
-    GpopeStepNoiseNotScaledByClip,
     Mutant,
     SmoothGaussianBetaWithoutDimension,
-    _GpopeStepVariant,
     get_mutant,
     list_mutants,
 )
@@ -66,7 +68,7 @@ def test_each_mutant_documents_its_bug_and_has_its_specs(mutant):
     assert mutant.bug and mutant.breaks
     for name in mutant.specs:
         assert (mutant_spec_dir() / name).is_file()
-    assert mutant.to_json()["factory"].startswith("dpaudit.audit.mutants.library.")
+    assert mutant.to_json()["factory"].startswith("dpaudit.audit.mutants.")
 
 
 def test_lookup_by_name_and_unknown_names():

@@ -24,7 +24,7 @@ from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.gaussian import GaussianMechanism
 from dpaudit.mechanisms.policy_evaluation.private import DPLSW
 from dpaudit.privacy.guarantees import ApproxDP, RenyiDP
-from dpaudit.report.figures import check_figure
+from dpaudit.report.figure_checks import check_figure
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 

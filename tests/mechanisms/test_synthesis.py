@@ -7,11 +7,11 @@ from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.synthesis import (
     concentration_radius,
     cost_of_privacy,
-    inner_problem_cvxpy,
     inner_problem_exact,
     privatize_transitions,
     synthesize,
 )
+from dpaudit.mechanisms.synthesis_lp import inner_problem_cvxpy
 from dpaudit.rl.mdp import FiniteMDP
 
 

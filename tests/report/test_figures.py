@@ -9,12 +9,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from dpaudit.errors import InvalidArgument, InvalidType
-from dpaudit.report.figures import (
-    MAX_POINTS,
-    check_figure,
-    comparison_figure,
-    render_svg,
-)
+from dpaudit.report.figure_checks import MAX_POINTS, check_figure
+from dpaudit.report.figures import comparison_figure, render_svg
 from tests.report.synthetic import HOSTILE_IMG, HOSTILE_SCRIPT
 
 LINE = {
