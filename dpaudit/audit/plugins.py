@@ -19,6 +19,7 @@ from importlib.metadata import entry_points
 import dpaudit.checks.accountants.claims
 import dpaudit.checks.candidate.conformance
 import dpaudit.checks.empirical.audit
+import dpaudit.checks.empirical.parametric
 import dpaudit.checks.empirical.privacy_loss_check
 import dpaudit.checks.profiles.dirichlet
 import dpaudit.checks.profiles.exact_profile

@@ -18,7 +18,7 @@ from dpaudit.errors import InvalidArgument
 __all__ = ["EVENT_FAMILIES", "AuditBudget", "CertifiedEvent", "EmpiricalBound", "budget_from_params"]
 
 
-EVENT_FAMILIES = ("threshold", "halfspace", "classifier")
+EVENT_FAMILIES = ("threshold", "halfspace", "classifier", "atom")
 
 
 @dataclass(frozen=True)

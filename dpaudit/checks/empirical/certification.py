@@ -22,10 +22,12 @@ from dpaudit._validation import (
 )
 from dpaudit.checks.empirical.budget import AuditBudget, CertifiedEvent, EmpiricalBound
 from dpaudit.checks.empirical.events import (
+    AtomProjection,
     CoordinateProjection,
     Projection,
     ThresholdEvent,
     ThresholdGrid,
+    atoms_of,
     fit_logistic_projection,
     mean_difference_projection,
 )
@@ -69,9 +71,14 @@ class _Candidate:
     score: float
 
 
-def _projections(first: np.ndarray, second: np.ndarray, budget: AuditBudget) -> list[Projection]:
+def _projections(first: np.ndarray, second: np.ndarray, budget: AuditBudget, pair: NeighbourPair) -> list[Projection]:
     dimension = first.shape[1]
     projections: list[Projection] = []
+    if "atom" in budget.events:
+        for label, outputs, data in (("X", first, pair.first), ("X'", second, pair.second)):
+            atoms = atoms_of(outputs, data)
+            if atoms:
+                projections.append(AtomProjection(atoms, f"atoms of {label}'s pilot outputs and input"))
     if "threshold" in budget.events:
         projections.extend(CoordinateProjection(i) for i in range(min(dimension, _MAX_COORDINATES)))
     fit_first = first[: budget.classifier_samples]
@@ -207,7 +214,7 @@ def certify_privacy_lower_bound(
             draw_outputs(sampler, data, budget.pilot, seed=phase_seed(root, i, PILOT, side), **common)
             for side, data in enumerate((pair.first, pair.second))
         ]
-        projections = _projections(sides[0], sides[1], budget)
+        projections = _projections(sides[0], sides[1], budget, pair)
         grids = [
             ThresholdGrid.spanning(np.concatenate([p.scores(sides[0]), p.scores(sides[1])]), budget.thresholds)
             for p in projections

@@ -1,6 +1,7 @@
 """Events for black-box auditing: projections of outputs, threshold events, and a logistic classifier.
 
 An event is ``{score(y) >= t}`` or ``{score(y) < t}`` for a scalar score of the output y.
+An atom score (1 when y equals a value seen repeatedly or the input itself) sees point masses.
 A coordinate score gives threshold events, a linear score gives half-space events, and
 the score of a logistic-regression classifier on output features (y, y²) gives the
 event family a classifier-based search looks for (in the spirit of DP-Sniper).
@@ -18,12 +19,14 @@ from dpaudit._validation import check_integer, check_real
 from dpaudit.errors import InvalidArgument, NumericalError
 
 __all__ = [
+    "AtomProjection",
     "CoordinateProjection",
     "LinearProjection",
     "Projection",
     "QuadraticProjection",
     "ThresholdEvent",
     "ThresholdGrid",
+    "atoms_of",
     "fit_logistic_projection",
     "mean_difference_projection",
 ]
@@ -91,7 +94,56 @@ class QuadraticProjection:
         return f"a·y + b·y², a=({a}), b=({b}) [{self.origin}]"
 
 
-Projection = CoordinateProjection | LinearProjection | QuadraticProjection
+def _row_keys(rows: np.ndarray) -> np.ndarray:
+    """One hashable key per row: its float64 bytes (with -0.0 folded into 0.0)."""
+    matrix = np.ascontiguousarray(np.asarray(rows, dtype=np.float64) + 0.0)
+    return matrix.view(np.dtype((np.void, 8 * matrix.shape[1]))).ravel()
+
+
+@dataclass(frozen=True)
+class AtomProjection:
+    """Score 1 where the output equals one of ``atoms`` exactly, else 0: sees point masses.
+
+    A continuous output law gives every single value probability 0, so an event
+    ``{y in atoms}`` that has positive probability on one input and none on its neighbour
+    certifies a large ε (an implementation that sometimes returns the exact value, or noise
+    that repeats). The atoms are chosen on the pilot split (repeated outputs, and the input
+    itself when it has the output's shape), never on the samples that certify.
+    """
+
+    atoms: tuple[tuple[float, ...], ...]
+    label: str
+
+    def scores(self, outputs: np.ndarray) -> np.ndarray:
+        rows = np.asarray(outputs, dtype=np.float64).reshape(len(outputs), -1)
+        if not self.atoms or rows.shape[1] != len(self.atoms[0]):
+            return np.zeros(rows.shape[0])
+        return np.isin(_row_keys(rows), _row_keys(np.array(self.atoms))).astype(np.float64)
+
+    def describe(self) -> str:
+        shown = ", ".join(str(list(atom))[:40] for atom in self.atoms[:2])
+        more = f" and {len(self.atoms) - 2} more" if len(self.atoms) > 2 else ""
+        return f"output equals exactly {shown}{more} ({self.label})"
+
+
+def atoms_of(outputs: np.ndarray, data: object, *, limit: int = 32) -> tuple[tuple[float, ...], ...]:
+    """Candidate atoms of one side: output rows seen at least twice (the most frequent first), and
+    the input itself when it has the output's shape (an output equal to the non-private value)."""
+    rows = np.asarray(outputs, dtype=np.float64).reshape(len(outputs), -1) + 0.0
+    keys = _row_keys(rows)
+    _, first_index, counts = np.unique(keys, return_index=True, return_counts=True)
+    order = np.argsort(-counts, kind="stable")
+    repeated = [tuple(float(v) for v in rows[first_index[i]]) for i in order if counts[i] >= 2][:limit]
+    try:
+        value = np.asarray(data, dtype=np.float64).ravel() + 0.0
+    except (TypeError, ValueError):
+        value = np.zeros(0)
+    if value.size == rows.shape[1] and np.isfinite(value).all():
+        repeated.append(tuple(float(v) for v in value))
+    return tuple(dict.fromkeys(repeated))
+
+
+Projection = CoordinateProjection | LinearProjection | QuadraticProjection | AtomProjection
 
 
 @dataclass(frozen=True)
