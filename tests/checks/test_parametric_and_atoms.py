@@ -79,3 +79,9 @@ def test_laplace_fit_bounds_epsilon(scale, caught):
     assert p_value > 0.01
     assert bool(shift / upper > 1.0) is caught
     assert shift / upper <= 1.0 / scale
+
+
+@pytest.mark.parametrize("family", ["gaussian", "laplace"])
+def test_a_point_mass_fits_no_family(family):
+    constant = np.zeros((100, 1))
+    assert fit_pair(constant, constant + 1.0, family, 0.05)[2] == 0.0

@@ -89,6 +89,8 @@ def fit_pair(
         residuals = np.concatenate([first - centres[0], second - centres[1]]).ravel()
         dof = 2 * (n - 1) * dimension
         variance = float(np.sum(residuals**2)) / dof
+        if not variance > 0:  # a point mass: no Gaussian fits (an atom check sees it)
+            return 0.0, math.inf, 0.0, {"shift": 0.0, "scale": 0.0}
         scale_upper = math.sqrt(dof * variance / stats.chi2.ppf(alpha / 2, dof))
         shift = float(np.linalg.norm(centres[0] - centres[1]))
         radius = scale_upper * math.sqrt(2.0 / n) * math.sqrt(stats.chi2.ppf(1 - alpha / 2, dimension))
@@ -100,6 +102,8 @@ def fit_pair(
     count = residuals.size
     absolute = float(np.sum(np.abs(residuals)))
     scale = absolute / count
+    if not scale > 0:  # a point mass: no Laplace law fits
+        return 0.0, math.inf, 0.0, {"shift": 0.0, "scale": 0.0}
     scale_upper = absolute / stats.gamma.ppf(alpha / 2, count)
     shift = float(np.abs(centres[0] - centres[1]).sum())
     # A sample median of n Laplace(m, b) draws exceeds m + t only if n/2 draws do, each with
