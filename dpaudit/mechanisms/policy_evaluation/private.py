@@ -352,39 +352,34 @@ def _theta_shape(params: Any, data: Any) -> tuple[int, ...]:
     return (int(feature_matrix(params["features"], int(params["n_states"])).shape[1]),)
 
 
-_THETA = OutputSpec("theta_X + noise: a vector of the feature dimension d", _theta_shape)
-_SHARED_VIEWS = frozenset({"gaussian_view", "audit_pairs", "statistics"})
+def _policy_evaluation(name: str, factory: type, algorithm: str, estimator: str, keywords: str) -> Mechanism:
+    """The Mechanism of DP-LSW or DP-LSL: datasets of trajectories in, θ_X + noise out."""
+    return Mechanism(
+        name=name,
+        description=f"Balle et al. 2016 {algorithm}: {estimator} + Gaussian noise with smooth sensitivity",
+        factory=factory,
+        input_domain=TRAJECTORIES,
+        relations=(REPLACE_ONE, ADD_REMOVE_ONE),
+        neighbourhood=one_trajectory(),
+        output=OutputSpec("theta_X + noise: a vector of the feature dimension d", _theta_shape),
+        views=frozenset({"gaussian_view", "audit_pairs", "statistics"}),
+        candidate=CandidateSignature("dataset", f"{name}(dataset, *, {keywords}, rng) -> ndarray"),
+        source=f"Balle, Gomrokchi & Precup 2016, {algorithm}",
+    )
 
-DP_LSW = Mechanism(
-    name="dp_lsw",
-    description="Balle et al. 2016 Algorithm 1: LSW + Gaussian noise with smooth sensitivity",
-    factory=DPLSW,
-    input_domain=TRAJECTORIES,
-    relations=(REPLACE_ONE, ADD_REMOVE_ONE),
-    neighbourhood=one_trajectory(),
-    output=_THETA,
-    views=_SHARED_VIEWS,
-    candidate=CandidateSignature(
-        "dataset",
-        "dp_lsw(dataset, *, n_states, features, gamma, r_max, epsilon, delta, weights=None, f_max=None, "
-        "constant_set='main_text', rng) -> ndarray",
-    ),
-    source="Balle, Gomrokchi & Precup 2016, Algorithm 1",
+
+DP_LSW = _policy_evaluation(
+    "dp_lsw",
+    DPLSW,
+    "Algorithm 1",
+    "LSW",
+    "n_states, features, gamma, r_max, epsilon, delta, weights=None, f_max=None, constant_set='main_text'",
 )
-
-DP_LSL = Mechanism(
-    name="dp_lsl",
-    description="Balle et al. 2016 Algorithm 2: ridge LSL + Gaussian noise with smooth sensitivity",
-    factory=DPLSL,
-    input_domain=TRAJECTORIES,
-    relations=(REPLACE_ONE, ADD_REMOVE_ONE),
-    neighbourhood=one_trajectory(),
-    output=_THETA,
-    views=_SHARED_VIEWS,
-    candidate=CandidateSignature(
-        "dataset",
-        "dp_lsl(dataset, *, n_states, features, gamma, r_max, lam, epsilon, delta, rho=None, f_max=None, "
-        "constant_set='main_text', saturation='min', rng) -> ndarray",
-    ),
-    source="Balle, Gomrokchi & Precup 2016, Algorithm 2",
+DP_LSL = _policy_evaluation(
+    "dp_lsl",
+    DPLSL,
+    "Algorithm 2",
+    "ridge LSL",
+    "n_states, features, gamma, r_max, lam, epsilon, delta, rho=None, f_max=None, constant_set='main_text', "
+    "saturation='min'",
 )
