@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.claims import Claim
+from dpaudit.mechanisms.catalogue import get_mechanism
 from dpaudit.privacy.guarantees import ApproxDP
 
-__all__ = ["approx_dp_of"]
+__all__ = ["approx_dp_of", "input_converter"]
 
 
 def approx_dp_of(claim: Claim) -> ApproxDP:
@@ -20,3 +24,8 @@ def approx_dp_of(claim: Claim) -> ApproxDP:
             f"claim {claim.id!r}: guarantee kind={claim.guarantee.kind!r}: this checker needs approx_dp"
         )
     return claim.guarantee
+
+
+def input_converter(claim: Claim) -> Callable[[Any], Any]:
+    """Turns a plain input of a spec (numbers, lists, tables) into the claim's mechanism's input."""
+    return get_mechanism(claim.mechanism.name).input_domain.from_plain

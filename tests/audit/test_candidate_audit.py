@@ -85,3 +85,43 @@ def test_dp_lsw_candidate_matching_the_reference_passes():
 def test_dp_lsw_candidate_with_half_the_noise_fails_the_output_law():
     evidence = _audit_lsw("noisy_half_dp_lsw")
     assert evidence["output-law-matches-reference"].verdict is Verdict.VIOLATED
+
+
+def _lsw_spec_with_pairs(tmp_path, pairs: str):
+    spec = builtin_spec_dir() / "examples" / "dp_lsw_candidate.toml"
+    text = spec.read_text()
+    text = text.replace(
+        "params = { samples = 200000, confidence = 0.95 }",
+        f"params = {{ samples = 20000, confidence = 0.95, pairs = {pairs} }}",
+    )
+    path = tmp_path / "dp_lsw_pairs.toml"
+    path.write_text(text)
+    return path
+
+
+def test_user_trajectory_pairs_reach_the_candidate(tmp_path):
+    pairs = (
+        "[{ first = [[[0, 0, 0.0], [1, 0, 0.0], [4, 0, 1.0]], [[3, 0, 0.0], [4, 0, 1.0]]], "
+        'second = [[[2, 0, 0.0], [4, 0, 1.0]], [[3, 0, 0.0], [4, 0, 1.0]]], label = "first trajectory replaced" }]'
+    )
+    path = _lsw_spec_with_pairs(tmp_path, pairs)
+    claim = load_spec(path)
+    report = audit_candidate(
+        claim,
+        path,
+        parse_candidate("sample_candidates:reference_dp_lsw", path=FIXTURES),
+        limits=CandidateLimits(timeout_seconds=120.0),
+        seed=5,
+        quick=True,
+    )
+    (relation,) = report.claims[0].relations
+    evidence = {item.obligation.id: item.evidence for item in relation.obligations}
+    assert evidence["black-box-epsilon"].verdict is Verdict.CONSISTENT, evidence["black-box-epsilon"].summary
+
+
+def test_user_trajectory_pairs_that_are_not_neighbours_are_refused(tmp_path):
+    pairs = (
+        "[{ first = [[[0, 0, 0.0], [4, 0, 1.0]]], second = [[[2, 0, 0.0], [4, 0, 1.0]], [[3, 0, 0.0], [4, 0, 1.0]]] }]"
+    )
+    with pytest.raises(SpecError, match="not neighbours under replace_one"):
+        load_spec(_lsw_spec_with_pairs(tmp_path, pairs))

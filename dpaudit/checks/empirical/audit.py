@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from dpaudit.checks.claim_inputs import approx_dp_of
+from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
 from dpaudit.checks.empirical.budget import EmpiricalBound, budget_from_params
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
 from dpaudit.checks.empirical.sampling import (
@@ -121,12 +121,12 @@ def _validate_empirical(params: dict[str, Any], claim: Claim) -> None:
     approx_dp_of(claim)
     budget_from_params(params, default_samples=10**6, extra_keys=("pairs",))
     if "pairs" in params:
-        neighbour_pairs(params.get("pairs"))
+        neighbour_pairs(params.get("pairs"), input_converter(claim))
 
 
 def _audited_pairs(mechanism: Any, params: dict[str, Any], context: CheckContext) -> list[NeighbourPair]:
     if "pairs" in params:
-        return neighbour_pairs(params.get("pairs"))
+        return neighbour_pairs(params.get("pairs"), input_converter(context.claim))
     if context.candidate is not None:
         mechanism = build_mechanism(context.claim.mechanism.name, context.claim.mechanism.params)
     proposer = getattr(mechanism, "audit_pairs", None)

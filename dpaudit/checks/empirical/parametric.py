@@ -35,7 +35,7 @@ import numpy as np
 from scipy import stats
 
 from dpaudit._validation import check_choice, check_integer, check_real
-from dpaudit.checks.claim_inputs import approx_dp_of
+from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
 from dpaudit.checks.empirical.sampling import NeighbourPair, as_sampler, neighbour_pairs
 from dpaudit.errors import CheckerError, InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
@@ -65,7 +65,7 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
     check_real("confidence", params.get("confidence", 0.95), low=0.5, high=1.0, high_open=True)
     check_real("fit_alpha", params.get("fit_alpha", 0.01), low=0.0, high=0.5, low_open=True)
     if "pairs" in params:
-        neighbour_pairs(params["pairs"])
+        neighbour_pairs(params["pairs"], input_converter(claim))
 
 
 def fit_pair(
@@ -120,7 +120,7 @@ def fit_pair(
 
 def _pairs(params: dict[str, Any], context: CheckContext) -> list[NeighbourPair]:
     if "pairs" in params:
-        return neighbour_pairs(params["pairs"])
+        return neighbour_pairs(params["pairs"], input_converter(context.claim))
     reference = build_mechanism(context.claim.mechanism.name, context.claim.mechanism.params)
     proposer = getattr(reference, "audit_pairs", None)
     if not callable(proposer):

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit._validation import check_finite_array, check_integer, check_real
-from dpaudit.checks.claim_inputs import approx_dp_of
+from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
 from dpaudit.checks.empirical.loss_histogram import (
     GaussianLogDensityRatio,
     PrivacyLossHistogram,
@@ -146,12 +146,12 @@ class _Settings:
     pilot_samples: int
 
 
-def _settings(params: dict[str, Any]) -> _Settings:
+def _settings(params: dict[str, Any], claim: Claim) -> _Settings:
     unknown = set(params) - _PARAMS
     if unknown:
         raise InvalidArgument(f"unknown params {sorted(unknown)}: expected some of {sorted(_PARAMS)}")
     if "pairs" in params:
-        neighbour_pairs(params["pairs"])
+        neighbour_pairs(params["pairs"], input_converter(claim))
     return _Settings(
         samples=check_integer("samples", params.get("samples", 10**6), low=100),
         confidence=check_real("confidence", params.get("confidence", 0.95), low=0.5, high=1.0, high_open=True),
@@ -162,12 +162,12 @@ def _settings(params: dict[str, Any]) -> _Settings:
 
 def _validate(params: dict[str, Any], claim: Claim) -> None:
     approx_dp_of(claim)
-    _settings(params)
+    _settings(params, claim)
 
 
 def _pairs(mechanism: Any, params: dict[str, Any], context: CheckContext) -> list[NeighbourPair]:
     if "pairs" in params:
-        return neighbour_pairs(params["pairs"])
+        return neighbour_pairs(params["pairs"], input_converter(context.claim))
     proposer = getattr(mechanism, "audit_pairs", None)
     if not callable(proposer):
         raise CheckerError(
@@ -199,7 +199,7 @@ def check_privacy_loss_histogram(obligation: Obligation, context: CheckContext) 
         Maurer & Pontil 2009, Theorem 4 (empirical Bernstein bound).
     """
     guarantee = approx_dp_of(context.claim)
-    settings = _settings(obligation.params)
+    settings = _settings(obligation.params, context.claim)
     mechanism = context.mechanism()
     pairs = _pairs(mechanism, obligation.params, context)
     root = seed_sequence(context.seed)

@@ -225,8 +225,13 @@ def count_events(
     return np.sum(parts, axis=0)
 
 
-def neighbour_pairs(pairs: Any) -> list[NeighbourPair]:
-    """Neighbouring pairs from a spec's ``pairs = [{first = [...], second = [...], label = "..."}]``.
+def neighbour_pairs(pairs: Any, convert: Callable[[Any], Any] | None = None) -> list[NeighbourPair]:
+    """Neighbouring pairs from a spec's ``pairs = [{first = ..., second = ..., label = "..."}]``.
+
+    Args:
+        pairs: the spec's list of tables.
+        convert: turns one plain input into the mechanism's input (its input domain's
+            ``from_plain``); ``None`` reads a numeric array.
 
     Raises:
         InvalidArgument: naming the malformed entry.
@@ -237,7 +242,10 @@ def neighbour_pairs(pairs: Any) -> list[NeighbourPair]:
     for i, pair in enumerate(pairs):
         if not isinstance(pair, dict) or not {"first", "second"} <= set(pair) <= {"first", "second", "label"}:
             raise InvalidArgument(f"pairs[{i}]={pair!r}: expected a table with first, second (and optional label)")
-        first = check_finite_array(f"pairs[{i}].first", pair["first"])
-        second = check_finite_array(f"pairs[{i}].second", pair["second"])
+        if convert is None:
+            first = check_finite_array(f"pairs[{i}].first", pair["first"])
+            second = check_finite_array(f"pairs[{i}].second", pair["second"])
+        else:
+            first, second = convert(pair["first"]), convert(pair["second"])
         result.append(NeighbourPair(first, second, str(pair.get("label", f"pairs[{i}]"))))
     return result
