@@ -107,7 +107,8 @@ def _with_known_finding(path):
     text = path.read_text().replace(
         "[claim.source]",
         '[[claim.known_findings]]\nrelation = "replace_one"\nobligations = ["exact-profile"]\n'
-        'finding = "the claimed epsilon is below the exact one"\n\n[claim.source]',
+        'finding = "the claimed epsilon is below the exact one"\n'
+        'pin = { quantity = "delta at epsilon", measured = [0.0, 1.0] }\n\n[claim.source]',
     )
     path.write_text(text)
     return path

@@ -39,15 +39,17 @@ class ObligationResult:
     seed: SeedRecord
     internal_error: bool = False
     known_finding: str | None = None
+    finding_changed: str | None = None
 
     def fails(self, policy: str) -> bool:
         """Whether this result fails ``--fail-on policy``.
 
         An obligation with a known finding fails exactly when the finding is no longer
-        reproduced (any verdict but ``violated``); otherwise the policy decides.
+        reproduced: any verdict but ``violated``, or a measurement outside the finding's pin
+        (``finding_changed``); otherwise the policy decides.
         """
         if self.known_finding is not None:
-            return self.evidence.verdict is not Verdict.VIOLATED
+            return self.evidence.verdict is not Verdict.VIOLATED or self.finding_changed is not None
         return fails_policy(self.evidence.verdict, policy)
 
     def to_json(self) -> dict[str, Any]:
@@ -58,6 +60,7 @@ class ObligationResult:
             "seed": self.seed.to_json(),
             "internal_error": self.internal_error,
             "known_finding": self.known_finding,
+            **({"finding_changed": self.finding_changed} if self.finding_changed is not None else {}),
         }
 
 
@@ -225,12 +228,17 @@ def _run_obligation(
             method=run.checker,
             details={"traceback": traceback.format_exc()},
         )
+    known = claim.known_finding(relation.name, obligation.id)
+    changed = None
+    if known is not None and known.pin is not None and evidence.verdict is Verdict.VIOLATED:
+        changed = known.pin.for_run(quick).check(evidence.measurements)
     return ObligationResult(
         run,
         evidence.with_elapsed(time.perf_counter() - start),
         SeedRecord.of(sequence),
         internal,
-        claim.known_finding(relation.name, obligation.id),
+        None if known is None else known.finding,
+        changed,
     )
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.spec_values import MAX_NESTING, MAX_SPEC_BYTES, _check_id, _check_values, _printable, load_pairs_file
 from dpaudit.errors import CheckerError, DpAuditError, SpecError
-from dpaudit.kernel.claims import Claim, KnownFinding, MechanismSpec, Obligation, Source
+from dpaudit.kernel.claims import Claim, FindingPin, KnownFinding, MechanismSpec, Obligation, Source
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 from dpaudit.privacy.guarantees import (
     ApproxDP,
@@ -277,7 +277,7 @@ def _known_findings(reader: _Reader, claim: dict[str, Any]) -> tuple[KnownFindin
         prefix = f"claim.known_findings[{index}]."
         if not isinstance(item, dict):
             raise reader.fail(f"claim.known_findings[{index}]", "expected a table with relation, obligations, finding")
-        reader.no_unknown(item, {"relation", "obligations", "finding"}, prefix)
+        reader.no_unknown(item, {"relation", "obligations", "finding", "pin"}, prefix)
         try:
             relation = parse_relation(reader.text(item, "relation", prefix)).name
         except SpecError:
@@ -293,8 +293,32 @@ def _known_findings(reader: _Reader, claim: dict[str, Any]) -> tuple[KnownFindin
             if (relation, obligation) in listed:
                 raise reader.fail(f"{prefix}obligations", f"{obligation!r} under {relation} is already a known finding")
             listed.add((relation, obligation))
-        findings.append(KnownFinding(relation, tuple(obligations), reader.text(item, "finding", prefix)))
+        finding = reader.text(item, "finding", prefix)
+        pin = _pin(reader, reader.table(item, "pin", prefix), f"{prefix}pin.")
+        findings.append(KnownFinding(relation, tuple(obligations), finding, pin))
     return tuple(findings)
+
+
+def _pin(reader: _Reader, table: dict[str, Any], prefix: str, *, nested: bool = False) -> FindingPin:
+    """``pin = { quantity = "start of a measurement's quantity", measured = [low, high] }``, with an
+    optional ``quick = { quantity = ..., measured = [...] }`` for --quick budgets."""
+    reader.no_unknown(table, {"quantity", "measured"} if nested else {"quantity", "measured", "quick"}, prefix)
+    quick = (
+        None
+        if nested or "quick" not in table
+        else _pin(reader, reader.table(table, "quick", prefix), f"{prefix}quick.", nested=True)
+    )
+    bounds = table.get("measured")
+    if (
+        not isinstance(bounds, list)
+        or len(bounds) != 2
+        or not all(isinstance(b, int | float) and not isinstance(b, bool) for b in bounds)
+    ):
+        raise reader.fail(f"{prefix}measured", f"got {bounds!r}; expected [low, high], the interval the size stays in")
+    try:
+        return FindingPin(reader.text(table, "quantity", prefix), float(bounds[0]), float(bounds[1]), quick)
+    except DpAuditError as exc:
+        raise reader.fail(f"{prefix}measured", str(exc)) from None
 
 
 def _validate_obligation(reader: _Reader, claim: Claim, obligation: Obligation, index: int) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -9,7 +11,7 @@ from dpaudit.errors import InvalidArgument
 from dpaudit.privacy.guarantees import Guarantee
 from dpaudit.privacy.relations import Relation
 
-__all__ = ["Claim", "KnownFinding", "MechanismSpec", "Obligation", "Source"]
+__all__ = ["Claim", "FindingPin", "KnownFinding", "MechanismSpec", "Obligation", "Source"]
 
 
 @dataclass(frozen=True)
@@ -83,12 +85,61 @@ class Obligation:
 
 
 @dataclass(frozen=True)
+class FindingPin:
+    """The size a known finding must keep: the first measurement whose quantity starts with
+    ``quantity`` must have its ``measured`` value in ``[low, high]``.
+
+    A finding pinned only by its verdict would hide a regression that makes the violation
+    larger (or different); the pin makes "the same finding, of the same size" the expectation.
+    """
+
+    quantity: str
+    low: float
+    high: float
+    quick: FindingPin | None = None
+
+    def for_run(self, quick: bool) -> FindingPin:
+        """The pin that applies to a run (``quick`` budgets may measure other points)."""
+        return self.quick if quick and self.quick is not None else self
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.quantity, str) or not self.quantity.strip():
+            raise InvalidArgument("pin.quantity: expected the start of a measurement's quantity text")
+        if not (math.isfinite(self.low) and math.isfinite(self.high) and self.low <= self.high):
+            raise InvalidArgument(f"pin.measured=[{self.low!r}, {self.high!r}]: expected finite low <= high")
+
+    def check(self, measurements: Sequence[Any]) -> str | None:
+        """Why ``measurements`` do not show the pinned size, or None when they do."""
+        for measurement in measurements:
+            if str(measurement.quantity).startswith(self.quantity):
+                try:
+                    value = float(measurement.measured)
+                except (TypeError, ValueError):
+                    return f"finding changed: {self.quantity!r} measured {measurement.measured!r}, not a number"
+                if self.low <= value <= self.high:
+                    return None
+                return (
+                    f"finding changed: expected {self.quantity!r} in [{self.low!r}, {self.high!r}], measured {value!r}"
+                )
+        return f"finding changed: no measurement {self.quantity!r} in this run"
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form stored in reports."""
+        data: dict[str, Any] = {"quantity": self.quantity, "measured": [self.low, self.high]}
+        if self.quick is not None:
+            data["quick"] = self.quick.to_json()
+        return data
+
+
+@dataclass(frozen=True)
 class KnownFinding:
-    """A known failure of a paper's statement: these obligations are expected violated under ``relation``."""
+    """A known failure of a paper's statement: these obligations are expected violated under
+    ``relation``, with the size ``pin`` states."""
 
     relation: str
     obligations: tuple[str, ...]
     finding: str
+    pin: FindingPin | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "obligations", tuple(self.obligations))
@@ -99,7 +150,14 @@ class KnownFinding:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in reports."""
-        return {"relation": self.relation, "obligations": list(self.obligations), "finding": self.finding}
+        data: dict[str, Any] = {
+            "relation": self.relation,
+            "obligations": list(self.obligations),
+            "finding": self.finding,
+        }
+        if self.pin is not None:
+            data["pin"] = self.pin.to_json()
+        return data
 
 
 @dataclass(frozen=True)
@@ -146,11 +204,11 @@ class Claim:
             if stray:
                 raise InvalidArgument(f"known_findings[{index}].obligations: {stray} are not obligations of the claim")
 
-    def known_finding(self, relation: str, obligation: str) -> str | None:
+    def known_finding(self, relation: str, obligation: str) -> KnownFinding | None:
         """The known finding that expects ``obligation`` violated under ``relation``, if any."""
         for known in self.known_findings:
             if known.relation == relation and obligation in known.obligations:
-                return known.finding
+                return known
         return None
 
     def to_json(self) -> dict[str, Any]:

@@ -82,14 +82,17 @@ def test_syntax_error_and_missing_file(tmp_path):
         load_spec(tmp_path / "absent.toml")
 
 
+PIN = '\npin = { quantity = "delta at epsilon", measured = [0.0, 1.0] }'
+
+
 def test_known_findings_must_name_a_claim_relation(write_gaussian_spec):
     path = write_gaussian_spec()
     for finding, fragment in [
         (
-            'relation = "add_remove_one"\nobligations = ["exact-profile"]\nfinding = "x"',
+            'relation = "add_remove_one"\nobligations = ["exact-profile"]\nfinding = "x"' + PIN,
             "not among the claim's relations",
         ),
-        ('relation = "replace_one"\nobligations = ["nope"]\nfinding = "x"', "not obligations of the claim"),
+        ('relation = "replace_one"\nobligations = ["nope"]\nfinding = "x"' + PIN, "not obligations of the claim"),
         ('relation = "replace_one"\nobligations = []\nfinding = "x"', "non-empty list of obligation ids"),
         ('relation = "replace_one"\nobligations = ["exact-profile"]', "claim.known_findings[0].finding"),
     ]:

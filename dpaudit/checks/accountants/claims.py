@@ -115,13 +115,14 @@ class _Tally:
                     "excess": _text(mpmath.mpf(value.lower) - mpmath.mpf(claimed)),
                 }
             )
-            rank = mpmath.mpf(claimed) - mpmath.mpf(value.lower)
+            rank = (0, mpmath.mpf(claimed) - mpmath.mpf(value.lower))
         elif mpmath.mpf(value.upper) <= mpmath.mpf(claimed):
             self.verified += 1
-            rank = margin
+            rank = (2, margin)
         else:
             self.undecided += 1
-            rank = margin
+            rank = (1, margin)
+        # violations first (the most violated first), then undecided, then verified points
         self.measurements.append((rank, measurement))
 
     def evidence(

@@ -279,12 +279,24 @@ def _evidence(result: SymbolicResult) -> Evidence:
     if result.counterexample is not None:
         summary += f"; counterexample {result.counterexample}"
     budget = {"pairs": result.cases} if result.box is not None else {}
+    measurements = [Measurement("steps", None, len(result.steps))]
+    if result.counterexample is not None and "difference" in result.counterexample:
+        excess = result.counterexample["difference"]
+        measurements.append(
+            Measurement(
+                "excess of phi_k by definition over the stated closed form at the counterexample",
+                0,
+                excess,
+                f"-{excess}",
+                "exact (sympy), shown to 20 digits",
+            )
+        )
     return Evidence(
         result.verdict,
         summary,
         domain,
         method,
-        (Measurement("steps", None, len(result.steps)),),
+        tuple(measurements),
         budget,
         result.counterexample,
         {"steps": list(result.steps), "statement": result.statement},
