@@ -8,7 +8,7 @@ from typing import Any
 
 from dpaudit.report.figures import collect_figures
 from dpaudit.report.html import render_html
-from dpaudit.report.json_report import write_report
+from dpaudit.report.json_report import write_atomically, write_report
 from dpaudit.report.junit import render_junit
 from dpaudit.report.markdown import render_markdown
 
@@ -72,9 +72,9 @@ def write_report_folder(
     json_path = write_report(document, folder / "audit.json")
     figure_paths = write_figures(figures, folder / FIGURE_DIR, prune=True)
     markdown_path = folder / "audit.md"
-    markdown_path.write_text(render_markdown(document, figures=figures, figure_dir=FIGURE_DIR), encoding="utf-8")
+    write_atomically(markdown_path, render_markdown(document, figures=figures, figure_dir=FIGURE_DIR))
     html_path = folder / "audit.html"
-    html_path.write_text(render_html(document, figures), encoding="utf-8")
+    write_atomically(html_path, render_html(document, figures))
     junit_path = folder / "junit.xml"
-    junit_path.write_text(render_junit(document, fail_on=fail_on), encoding="utf-8")
+    write_atomically(junit_path, render_junit(document, fail_on=fail_on))
     return ReportFiles(json_path, markdown_path, html_path, junit_path, figure_paths)

@@ -8,7 +8,10 @@ spec, seed and version.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import tempfile
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -18,8 +21,17 @@ import numpy as np
 
 from dpaudit.errors import SpecError
 from dpaudit.kernel.evidence import json_number
+from dpaudit.report.integrity import DIGEST_FIELD, content_digest, verify_report
 
-__all__ = ["TIMING_FIELDS", "dumps_report", "load_report", "strip_timing", "write_report"]
+__all__ = [
+    "TIMING_FIELDS",
+    "dumps_report",
+    "load_report",
+    "strip_timing",
+    "with_digest",
+    "write_atomically",
+    "write_report",
+]
 
 TIMING_FIELDS = frozenset({"elapsed_seconds", "started_at"})
 
@@ -56,11 +68,32 @@ def dumps_report(document: dict[str, Any]) -> str:
     )
 
 
+def with_digest(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with its content digest (see :mod:`dpaudit.report.integrity`)."""
+    content = {key: value for key, value in document.items() if key != DIGEST_FIELD}
+    return {**content, DIGEST_FIELD: content_digest(dumps_report(strip_timing(content)))}
+
+
 def write_report(document: dict[str, Any], path: str | Path) -> Path:
-    """Write the canonical JSON of ``document`` to ``path`` and return the path."""
+    """Write the canonical JSON of ``document``, with its digest, to ``path`` (atomically:
+    a temporary file in the same folder, then a rename) and return the path."""
     target = Path(path)
-    target.write_text(dumps_report(document), encoding="utf-8")
+    write_atomically(target, dumps_report(with_digest(document)))
     return target
+
+
+def write_atomically(target: Path, text: str) -> None:
+    """Write ``text`` to ``target`` through a temporary file and a rename: a reader never sees
+    half a file, and an interrupted write leaves the old file whole."""
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def load_report(path: str | Path) -> dict[str, Any]:
@@ -76,8 +109,14 @@ def load_report(path: str | Path) -> dict[str, Any]:
         raise SpecError("no such file; expected an audit.json written by dpaudit", path=location) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SpecError(f"not a readable JSON file: {exc}", path=location) from None
-    if not isinstance(document, dict) or document.get("tool", {}).get("name") != "dpaudit":
+    if not isinstance(document, dict) or not isinstance(document.get("tool"), dict):
+        raise SpecError("not a dpaudit report (no tool table)", path=location, key="tool")
+    if document["tool"].get("name") != "dpaudit":
         raise SpecError("not a dpaudit report (no tool.name = 'dpaudit')", path=location, key="tool")
+    recomputed = None
+    if DIGEST_FIELD in document:
+        recomputed = with_digest(document)[DIGEST_FIELD]
+    verify_report(document, location, recomputed_digest=recomputed)
     return document
 
 

@@ -1,0 +1,105 @@
+"""Integrity of an audit.json: a content digest, and verdicts that follow from their evidence.
+
+The digest is the SHA-256 of the canonical JSON without the timing fields and without the
+digest itself, so an edited file (a verdict changed by hand, a number altered) no longer
+matches. A digest is no signature: whoever edits the file can recompute it. The second
+check therefore re-derives every verdict from what is below it (obligation verdicts ->
+relation verdict -> claim verdict -> summary counts), so a report whose verdicts do not
+follow from its evidence is refused even with a fresh digest. Every type is checked on the
+way: a malformed file is a clear error naming the key, never a crash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from dpaudit.errors import SpecError
+from dpaudit.kernel.verdicts import Verdict, combine_verdicts
+
+__all__ = ["DIGEST_FIELD", "content_digest", "verify_report"]
+
+DIGEST_FIELD = "digest"
+
+
+def content_digest(canonical_without_digest: str) -> str:
+    """``sha256:<hex>`` of the canonical JSON text (timing fields and digest removed)."""
+    return "sha256:" + hashlib.sha256(canonical_without_digest.encode("utf-8")).hexdigest()
+
+
+def _expect(value: Any, kind: type | tuple[type, ...], key: str, path: str) -> Any:
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise SpecError(f"expected {names}, got {type(value).__name__}", path=path, key=key)
+    return value
+
+
+def _verdict(value: Any, key: str, path: str) -> Verdict:
+    try:
+        return Verdict(_expect(value, str, key, path))
+    except ValueError:
+        raise SpecError(f"unknown verdict {value!r}", path=path, key=key) from None
+
+
+def verify_report(document: dict[str, Any], path: str, *, recomputed_digest: str | None) -> None:
+    """Refuse a report whose digest or verdicts do not match its content.
+
+    Args:
+        document: the parsed audit.json.
+        path: shown in errors.
+        recomputed_digest: the digest of the document as read; ``None`` skips the digest check
+            (a report written before digests existed).
+
+    Raises:
+        SpecError: naming the key that is malformed or does not follow.
+    """
+    if recomputed_digest is not None and document.get(DIGEST_FIELD) != recomputed_digest:
+        raise SpecError(
+            "the content does not match its digest: the file was edited after dpaudit wrote it",
+            path=path,
+            key=DIGEST_FIELD,
+        )
+    claims = _expect(document.get("claims"), list, "claims", path)
+    counts: dict[str, int] = {verdict.value: 0 for verdict in Verdict}
+    for i, result in enumerate(claims):
+        key = f"claims[{i}]"
+        _expect(result, dict, key, path)
+        relations = _expect(result.get("relations"), list, f"{key}.relations", path)
+        if not relations:
+            raise SpecError("a claim without relations", path=path, key=f"{key}.relations")
+        relation_verdicts = []
+        for j, relation in enumerate(relations):
+            where = f"{key}.relations[{j}]"
+            _expect(relation, dict, where, path)
+            items = _expect(relation.get("obligations"), list, f"{where}.obligations", path)
+            if not items:
+                raise SpecError("a relation without obligations", path=path, key=f"{where}.obligations")
+            verdicts = []
+            for k, item in enumerate(items):
+                evidence = _expect(
+                    _expect(item, dict, f"{where}.obligations[{k}]", path).get("evidence"),
+                    dict,
+                    f"{where}.obligations[{k}].evidence",
+                    path,
+                )
+                verdicts.append(_verdict(evidence.get("verdict"), f"{where}.obligations[{k}].evidence.verdict", path))
+            stated = _verdict(relation.get("verdict"), f"{where}.verdict", path)
+            derived = combine_verdicts(verdicts)
+            if stated is not derived:
+                raise SpecError(
+                    f"verdict {stated.value!r} does not follow from its obligations (they give {derived.value!r})",
+                    path=path,
+                    key=f"{where}.verdict",
+                )
+            counts[stated.value] += 1
+            relation_verdicts.append(stated)
+        if "verdict" not in result:  # reports of early versions state relation verdicts only
+            continue
+        stated_claim = _verdict(result.get("verdict"), f"{key}.verdict", path)
+        if stated_claim is not combine_verdicts(relation_verdicts):
+            raise SpecError(
+                f"verdict {stated_claim.value!r} does not follow from its relations", path=path, key=f"{key}.verdict"
+            )
+    summary = document.get("summary")
+    if summary is not None and _expect(summary, dict, "summary", path) != counts:
+        raise SpecError(f"summary {summary} does not match the verdicts below it ({counts})", path=path, key="summary")

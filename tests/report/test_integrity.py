@@ -1,0 +1,66 @@
+"""audit.json carries a digest; dpaudit report refuses an edited file and verdicts that do not follow."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from dpaudit.cli import main
+
+
+def _audit(tmp_path, write_gaussian_spec):
+    out = tmp_path / "out"
+    assert main(["audit", str(write_gaussian_spec()), "--out", str(out)]) == 0
+    return out / "audit.json"
+
+
+def test_an_untouched_report_renders(tmp_path, write_gaussian_spec):
+    path = _audit(tmp_path, write_gaussian_spec)
+    assert json.loads(path.read_text())["digest"].startswith("sha256:")
+    assert main(["report", str(path), "--format", "junit"]) == 0
+
+
+def test_an_edited_verdict_is_refused(tmp_path, write_gaussian_spec, caplog):
+    path = _audit(tmp_path, write_gaussian_spec)
+    document = json.loads(path.read_text())
+    document["claims"][0]["relations"][0]["obligations"][0]["evidence"]["verdict"] = "violated"
+    path.write_text(json.dumps(document))
+    assert main(["report", str(path), "--format", "junit"]) == 2
+    assert "digest" in caplog.text
+    del document["digest"]  # without the digest, the verdicts must still follow from the evidence
+    path.write_text(json.dumps(document))
+    assert main(["report", str(path), "--format", "junit"]) == 2
+    assert "does not follow from its obligations" in caplog.text
+
+
+def test_a_number_changed_in_its_sixth_digit_is_refused(tmp_path, write_gaussian_spec, caplog):
+    path = _audit(tmp_path, write_gaussian_spec)
+    text = path.read_text()
+    match = re.search(r'"measured": "(\d\.\d{5})(\d)', text)
+    assert match
+    digit = str((int(match.group(2)) + 1) % 10)
+    path.write_text(text[: match.start(2)] + digit + text[match.end(2) :])
+    assert main(["report", str(path), "--format", "md"]) == 2
+    assert "digest" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda d: d.update(claims={"not": "a list"}),
+        lambda d: d["claims"][0].update(relations="x"),
+        lambda d: d["claims"][0]["relations"][0].update(verdict=3),
+        lambda d: d["claims"][0]["relations"][0].update(verdict="great"),
+        lambda d: d["claims"][0]["relations"][0]["obligations"][0].update(evidence=None),
+        lambda d: d.update(tool="dpaudit"),
+    ],
+)
+def test_wrong_types_are_a_clear_error(tmp_path, write_gaussian_spec, edit):
+    path = _audit(tmp_path, write_gaussian_spec)
+    document = json.loads(path.read_text())
+    del document["digest"]
+    edit(document)
+    path.write_text(json.dumps(document))
+    assert main(["report", str(path), "--format", "html", "-o", str(tmp_path / "x.html")]) == 2
