@@ -21,6 +21,7 @@ import dpaudit.checks.candidate.conformance
 import dpaudit.checks.empirical.audit
 import dpaudit.checks.empirical.parametric
 import dpaudit.checks.empirical.privacy_loss_check
+import dpaudit.checks.empirical.randomness
 import dpaudit.checks.profiles.dirichlet
 import dpaudit.checks.profiles.exact_profile
 import dpaudit.checks.profiles.gaussian_mechanism

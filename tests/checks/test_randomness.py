@@ -1,0 +1,53 @@
+"""The randomness contract: reproducible for one seed, varying with the seed; public noise is violated."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpaudit.audit.plugins import get_checker
+from dpaudit.audit.spec import builtin_spec_dir, load_spec
+from dpaudit.kernel.checkers import CheckContext
+from dpaudit.kernel.claims import Obligation
+from dpaudit.kernel.verdicts import Verdict
+
+CLAIM = load_spec(builtin_spec_dir() / "gaussian_mechanism.toml")
+
+
+class _Candidate:
+    def __init__(self, mode: str):
+        self.mode = mode
+
+    def release(self, data, *, rng, size=None):
+        value = np.asarray(data, dtype=float)
+        if self.mode == "fixed":
+            return value + np.random.default_rng(0).standard_normal(value.shape)
+        if self.mode == "own":
+            return value + np.random.default_rng().standard_normal(value.shape)
+        return value + rng.standard_normal(value.shape)
+
+
+def _run(mode: str):
+    obligation = Obligation("randomness", "noise comes from rng", "randomness_contract", {"samples": 500})
+    get_checker("randomness_contract").validate(obligation.params, CLAIM)
+    sequence = np.random.SeedSequence(1)
+    context = CheckContext(
+        CLAIM, CLAIM.relations[0], np.random.default_rng(sequence), sequence, candidate=_Candidate(mode)
+    )
+    return get_checker("randomness_contract").function(obligation, context)
+
+
+@pytest.mark.parametrize(
+    ("mode", "verdict", "fragment"),
+    [
+        ("honest", Verdict.CONSISTENT, "vary with the seed"),
+        ("fixed", Verdict.VIOLATED, "public noise"),
+        ("own", Verdict.INCONCLUSIVE, "not reproducible"),
+    ],
+)
+def test_randomness_contract(mode, verdict, fragment):
+    evidence = _run(mode)
+    assert evidence.verdict is verdict
+    assert fragment in evidence.summary
+    if verdict is Verdict.VIOLATED:
+        assert float(evidence.measurements[0].measured) > 4.38
