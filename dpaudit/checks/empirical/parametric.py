@@ -36,13 +36,12 @@ from scipy import stats
 
 from dpaudit._validation import check_choice, check_integer, check_real
 from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
-from dpaudit.checks.empirical.sampling import NeighbourPair, as_sampler, neighbour_pairs
-from dpaudit.errors import CheckerError, InvalidArgument
+from dpaudit.checks.empirical.sampling import as_sampler, neighbour_pairs, reference_or_given_pairs
+from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
-from dpaudit.mechanisms.catalogue import build_mechanism
 from dpaudit.privacy.profiles import gaussian_epsilon
 
 __all__ = ["FAMILIES", "check_parametric_noise_fit", "fit_pair"]
@@ -118,16 +117,6 @@ def fit_pair(
     return max(shift - 2 * dimension * deviation, 0.0), scale_upper, p_value, {"shift": shift, "scale": scale}
 
 
-def _pairs(params: dict[str, Any], context: CheckContext) -> list[NeighbourPair]:
-    if "pairs" in params:
-        return neighbour_pairs(params["pairs"], input_converter(context.claim))
-    reference = build_mechanism(context.claim.mechanism.name, context.claim.mechanism.params)
-    proposer = getattr(reference, "audit_pairs", None)
-    if not callable(proposer):
-        raise CheckerError("give the pairs in params: the reference proposes none (no audit_pairs)")
-    return [pair if isinstance(pair, NeighbourPair) else NeighbourPair(*pair) for pair in proposer(context.relation)]
-
-
 @register_checker(
     "parametric_noise_fit",
     description="fits a noise family (gaussian, laplace) to the outputs, tests the fit, and bounds epsilon with "
@@ -143,7 +132,7 @@ def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) ->
     samples = int(params.get("samples", 20_000))
     confidence = float(params.get("confidence", 0.95))
     fit_alpha = float(params.get("fit_alpha", 0.01))
-    pairs = _pairs(params, context)
+    pairs = reference_or_given_pairs(params, context)
     alpha = (1.0 - confidence) / len(pairs)
     sampler = as_sampler(context.mechanism())
     best: tuple[float, str, dict[str, Any]] | None = None

@@ -23,14 +23,13 @@ import numpy as np
 
 from dpaudit._validation import check_integer, check_real
 from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
-from dpaudit.checks.empirical.sampling import NeighbourPair, neighbour_pairs
+from dpaudit.checks.empirical.sampling import neighbour_pairs, reference_or_given_pairs
 from dpaudit.checks.empirical.statistics import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
-from dpaudit.errors import CheckerError, InvalidArgument
+from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
-from dpaudit.mechanisms.catalogue import build_mechanism
 
 __all__ = ["check_randomness_contract"]
 
@@ -46,16 +45,6 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
     check_real("confidence", params.get("confidence", 0.95), low=0.5, high=1.0, high_open=True)
     if "pairs" in params:
         neighbour_pairs(params["pairs"], input_converter(claim))
-
-
-def _pairs(params: dict[str, Any], context: CheckContext) -> list[NeighbourPair]:
-    if "pairs" in params:
-        return neighbour_pairs(params["pairs"], input_converter(context.claim))
-    reference = build_mechanism(context.claim.mechanism.name, context.claim.mechanism.params)
-    proposer = getattr(reference, "audit_pairs", None)
-    if not callable(proposer):
-        raise CheckerError("give the pairs in params: the reference proposes none (no audit_pairs)")
-    return [pair if isinstance(pair, NeighbourPair) else NeighbourPair(*pair) for pair in proposer(context.relation)]
 
 
 def _release(mechanism: Any, data: Any, seed: int) -> np.ndarray:
@@ -74,7 +63,7 @@ def check_randomness_contract(obligation: Obligation, context: CheckContext) -> 
     guarantee = approx_dp_of(context.claim)
     samples = int(obligation.params.get("samples", 500))
     confidence = float(obligation.params.get("confidence", 0.95))
-    pairs = _pairs(obligation.params, context)
+    pairs = reference_or_given_pairs(obligation.params, context)
     mechanism = context.mechanism()
     seeds = [int(s) for s in context.rng.integers(0, 2**62, size=samples)]
     alpha = (1.0 - confidence) / (2 * len(pairs))

@@ -21,9 +21,12 @@ from typing import Any
 import numpy as np
 
 from dpaudit._validation import check_finite_array, check_integer
+from dpaudit.checks.claim_inputs import input_converter
 from dpaudit.checks.empirical.events import Projection, ThresholdEvent, ThresholdGrid
 from dpaudit.checks.empirical.executors import run_tasks
 from dpaudit.errors import CheckerError, InvalidArgument, InvalidType
+from dpaudit.kernel.checkers import CheckContext
+from dpaudit.mechanisms.catalogue import build_mechanism
 
 __all__ = [
     "NeighbourPair",
@@ -35,6 +38,7 @@ __all__ = [
     "histogram_scores",
     "neighbour_pairs",
     "phase_seed",
+    "reference_or_given_pairs",
 ]
 
 PILOT, SELECTION, CERTIFICATION = 0, 1, 2
@@ -249,3 +253,19 @@ def neighbour_pairs(pairs: Any, convert: Callable[[Any], Any] | None = None) -> 
             first, second = convert(pair["first"]), convert(pair["second"])
         result.append(NeighbourPair(first, second, str(pair.get("label", f"pairs[{i}]"))))
     return result
+
+
+def reference_or_given_pairs(params: dict[str, Any], context: CheckContext) -> list[NeighbourPair]:
+    """The pairs an obligation audits: the ``pairs`` of its params (read through the claim's
+    input domain), else the least private pairs the reference proposes (``audit_pairs``).
+
+    Raises:
+        CheckerError: when neither exists.
+    """
+    if "pairs" in params:
+        return neighbour_pairs(params["pairs"], input_converter(context.claim))
+    reference = build_mechanism(context.claim.mechanism.name, context.claim.mechanism.params)
+    proposer = getattr(reference, "audit_pairs", None)
+    if not callable(proposer):
+        raise CheckerError("give the pairs in params: the reference proposes none (no audit_pairs)")
+    return [pair if isinstance(pair, NeighbourPair) else NeighbourPair(*pair) for pair in proposer(context.relation)]
