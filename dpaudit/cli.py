@@ -20,30 +20,15 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dpaudit import __version__
 from dpaudit._validation import check_integer
-from dpaudit.audit.candidates.audit import audit_candidate
-from dpaudit.audit.candidates.corpus import load_manifest, run_corpus, write_corpus_tables
-from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
-from dpaudit.audit.explain import explain_claim, find_claim, write_starter
-from dpaudit.audit.mutants.library import list_mutants
-from dpaudit.audit.mutants.runs import run_mutants, write_mutant_tables
-from dpaudit.audit.plugins import list_checkers
-from dpaudit.audit.runner import AuditReport, run_audit, spec_display_path
-from dpaudit.audit.spec import builtin_specs, load_spec, load_specs
-from dpaudit.checks.empirical.executors import make_executor
 from dpaudit.errors import AuditInterrupted, DpAuditError, InvalidArgument
 from dpaudit.kernel.verdicts import FAIL_POLICIES
-from dpaudit.mechanisms.catalogue import list_mechanisms
-from dpaudit.privacy.calibration import calibrate_smooth_gaussian
-from dpaudit.report.figures import collect_figures
-from dpaudit.report.folder import FIGURE_DIR, write_figures, write_report_folder
-from dpaudit.report.html import render_html
-from dpaudit.report.json_report import load_report
-from dpaudit.report.junit import render_junit
-from dpaudit.report.markdown import render_markdown, summary_rows
+
+if TYPE_CHECKING:
+    from dpaudit.audit.runner import AuditReport
 
 __all__ = ["main"]
 
@@ -199,6 +184,8 @@ def _seed(text: str) -> int:
 
 
 def _summary_table(report: AuditReport) -> str:
+    from dpaudit.report.markdown import summary_rows
+
     rows = summary_rows(report.to_json())
     headers = ("claim", "relation", "verdict", "source")
     widths = [max(len(headers[i]), *(len(row[i]) for row in rows)) if rows else len(headers[i]) for i in range(4)]
@@ -237,6 +224,10 @@ def check_output_folder(out: str) -> None:
 
 
 def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
+    from dpaudit.audit.runner import run_audit, spec_display_path
+    from dpaudit.audit.spec import builtin_specs, load_specs
+    from dpaudit.checks.empirical.executors import make_executor
+
     paths = [Path(spec) for spec in arguments.specs] or builtin_specs()
     claims = [(claim, spec_display_path(path)) for claim, path in load_specs(paths)]
     check_output_folder(arguments.out)
@@ -248,6 +239,8 @@ def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _finish(report: AuditReport, arguments: argparse.Namespace) -> int:
+    from dpaudit.report.folder import write_report_folder
+
     files = write_report_folder(report.to_json(), arguments.out, fail_on=arguments.fail_on)
     print(_summary_table(report))
     print(f"report: {files.json}, {files.markdown}, {files.html}, {files.junit}, {len(files.figures)} figures")
@@ -265,6 +258,11 @@ def _finish(report: AuditReport, arguments: argparse.Namespace) -> int:
 
 
 def _command_check(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
+    from dpaudit.audit.candidates.audit import audit_candidate
+    from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
+    from dpaudit.audit.runner import spec_display_path
+    from dpaudit.audit.spec import load_spec
+
     path = Path(arguments.spec)
     claim = load_spec(path)
     check_output_folder(arguments.out)
@@ -281,6 +279,8 @@ def _command_check(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _command_calibrate(arguments: argparse.Namespace) -> int:
+    from dpaudit.privacy.calibration import calibrate_smooth_gaussian
+
     result = calibrate_smooth_gaussian(
         arguments.epsilon, arguments.delta, arguments.dim, beta=arguments.beta, pareto_points=arguments.pareto_points
     )
@@ -300,6 +300,9 @@ def _command_reproduce(arguments: argparse.Namespace) -> int:
 
 
 def _command_mutants(arguments: argparse.Namespace) -> int:
+    from dpaudit.audit.mutants.library import list_mutants
+    from dpaudit.audit.mutants.runs import run_mutants, write_mutant_tables
+
     run = run_mutants(list_mutants(arguments.only), seed=arguments.seed, quick=arguments.quick)
     json_path, markdown_path = write_mutant_tables(run, arguments.out)
     print(run.to_text())
@@ -308,6 +311,9 @@ def _command_mutants(arguments: argparse.Namespace) -> int:
 
 
 def _command_corpus(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
+    from dpaudit.audit.candidates.corpus import load_manifest, run_corpus, write_corpus_tables
+    from dpaudit.audit.candidates.process import CandidateLimits
+
     entries = load_manifest(arguments.manifest)
     rows = run_corpus(
         entries,
@@ -323,6 +329,11 @@ def _command_corpus(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _command_list(arguments: argparse.Namespace) -> int:
+    from dpaudit.audit.mutants.library import list_mutants
+    from dpaudit.audit.plugins import list_checkers
+    from dpaudit.audit.spec import builtin_specs, load_spec
+    from dpaudit.mechanisms.catalogue import list_mechanisms
+
     if arguments.what in (None, "specs"):
         print("specs:")
         for path in builtin_specs():
@@ -344,6 +355,13 @@ def _command_list(arguments: argparse.Namespace) -> int:
 
 
 def _command_report(arguments: argparse.Namespace) -> int:
+    from dpaudit.report.figures import collect_figures
+    from dpaudit.report.folder import FIGURE_DIR, write_figures
+    from dpaudit.report.html import render_html
+    from dpaudit.report.json_report import load_report
+    from dpaudit.report.junit import render_junit
+    from dpaudit.report.markdown import render_markdown
+
     document = load_report(arguments.file)
     if arguments.format == "html":
         text = render_html(document)
@@ -360,6 +378,25 @@ def _command_report(arguments: argparse.Namespace) -> int:
         Path(arguments.output).write_text(text, encoding="utf-8")
     else:
         print(text)
+    return EXIT_OK
+
+
+def _command_explain(arguments: argparse.Namespace) -> int:
+    from dpaudit.audit.explain import explain_claim, find_claim
+
+    claim, path = find_claim(arguments.claim)
+    print(explain_claim(claim, path))
+    return EXIT_OK
+
+
+def _command_init(arguments: argparse.Namespace) -> int:
+    from dpaudit.audit.explain import write_starter
+
+    module_path, spec_path = write_starter(arguments.kind, Path(arguments.out))
+    print(
+        f"wrote {module_path} and {spec_path}; then: dpaudit check {spec_path} --candidate "
+        f"{module_path.stem}:{arguments.kind}"
+    )
     return EXIT_OK
 
 
@@ -386,16 +423,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if arguments.command == "corpus":
             return _command_corpus(arguments, args)
         if arguments.command == "explain":
-            claim, path = find_claim(arguments.claim)
-            print(explain_claim(claim, path))
-            return EXIT_OK
+            return _command_explain(arguments)
         if arguments.command == "init":
-            module_path, spec_path = write_starter(arguments.kind, Path(arguments.out))
-            print(
-                f"wrote {module_path} and {spec_path}; then: dpaudit check {spec_path} --candidate "
-                f"{module_path.stem}:{arguments.kind}"
-            )
-            return EXIT_OK
+            return _command_init(arguments)
         return _command_report(arguments)
     except DpAuditError as exc:
         log.error("%s", exc)
