@@ -92,6 +92,11 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
     check.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default ./{DEFAULT_OUT})")
     check.add_argument(
+        "--fail-on-conformance",
+        action="store_true",
+        help="also exit 1 when the candidate's output law differs from the reference's (conformance, not privacy)",
+    )
+    check.add_argument(
         "--fail-on",
         choices=FAIL_POLICIES,
         default="violated",
@@ -275,7 +280,19 @@ def _command_check(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
         quick=arguments.quick,
         command="dpaudit " + shlex.join(argv),
     )
-    return _finish(report, arguments)
+    code = _finish(report, arguments)
+    differing = [
+        f"{claim.claim.id}/{relation.relation.name}/{item.obligation.id}"
+        for claim in report.claims
+        for relation in claim.relations
+        for item in relation.obligations
+        if item.evidence.details.get("conformance") == "differs"
+    ]
+    if differing:
+        log.warning("output law differs from the reference (conformance, not privacy): %s", ", ".join(differing))
+        if arguments.fail_on_conformance and code in (EXIT_OK, EXIT_INCONCLUSIVE):
+            return EXIT_FAILED
+    return code
 
 
 def _command_calibrate(arguments: argparse.Namespace) -> int:

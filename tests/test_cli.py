@@ -209,3 +209,23 @@ def test_audit_with_serial_and_bad_executor(write_gaussian_spec, tmp_path):
     spec = write_gaussian_spec()
     assert main(["audit", str(spec), "--executor", "serial", "--out", str(tmp_path / "o")]) == 0
     assert main(["audit", str(spec), "--executor", "warp:9", "--out", str(tmp_path / "o")]) == 2
+
+
+def test_conformance_gates_only_when_asked(tmp_path, monkeypatch, caplog):
+    from pathlib import Path
+
+    from dpaudit.audit.spec import builtin_spec_dir
+
+    spec = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"
+    monkeypatch.chdir(Path(__file__).parent / "audit" / "candidates_fixture")
+    # more noise than the reference: private, but its output law differs
+    (tmp_path / "noisier.py").write_text(
+        "import numpy as np\n\ndef gaussian(value, *, sigma, sensitivity, rng):\n"
+        "    return np.asarray(value, dtype=float) + 3 * sigma * rng.standard_normal(len(value))\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    base = ["check", str(spec), "--candidate", "noisier:gaussian", "--quick", "--out", str(tmp_path / "o")]
+    assert main(base) == 0
+    assert "conformance, not privacy" in caplog.text
+    assert main([*base, "--fail-on-conformance"]) == 1
