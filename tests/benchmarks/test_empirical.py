@@ -47,7 +47,8 @@ def test_throughput_against_raw_standard_normal():
     for events, epsilon, seconds, ratio in rows:
         print(f"certified bound, events={'+'.join(events)}: {seconds:.3f} s, eps_lb={epsilon:.4f}, ratio {ratio:.0%}")
     print(
-        f"threshold events at {rows[0][3]:.0%} of raw numpy (target >= 50%: {'met' if rows[0][3] >= 0.5 else 'not met'})"
+        f"threshold events at {rows[0][3]:.0%} of raw numpy "
+        f"(target >= 50%: {'met' if rows[0][3] >= 0.5 else 'not met'})"
     )
 
 
