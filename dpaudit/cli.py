@@ -72,6 +72,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="exit 1 when a claim is violated or errored (default); 'inconclusive' also exits 4 when inconclusive",
     )
 
+    audit.add_argument("--quiet", action="store_true", help="no progress line per finished claim on stderr")
     audit.add_argument(
         "--executor",
         default="process",
@@ -238,9 +239,20 @@ def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     check_output_folder(arguments.out)
     with make_executor(arguments.executor) as executor:
         report = run_audit(
-            claims, seed=arguments.seed, quick=arguments.quick, command="dpaudit " + shlex.join(argv), executor=executor
+            claims,
+            seed=arguments.seed,
+            quick=arguments.quick,
+            command="dpaudit " + shlex.join(argv),
+            executor=executor,
+            progress=None if arguments.quiet else _claim_finished,
         )
     return _finish(report, arguments)
+
+
+def _claim_finished(done: int, total: int, result: Any, seconds: float) -> None:
+    """One line on stderr per finished claim, so a CI log shows the audit moving."""
+    verdicts = ", ".join(f"{relation.relation.name} {relation.verdict.value}" for relation in result.relations)
+    print(f"dpaudit: [{done}/{total}] {result.claim.id}: {verdicts} ({seconds:.1f} s)", file=sys.stderr, flush=True)
 
 
 def _finish(report: AuditReport, arguments: argparse.Namespace) -> int:

@@ -229,3 +229,14 @@ def test_conformance_gates_only_when_asked(tmp_path, monkeypatch, caplog):
     assert main(base) == 0
     assert "conformance, not privacy" in caplog.text
     assert main([*base, "--fail-on-conformance"]) == 1
+
+
+def test_a_progress_line_per_finished_claim_unless_quiet(write_gaussian_spec, tmp_path, capsys):
+    first = write_gaussian_spec(name="a.toml", claim_id="first")
+    second = write_gaussian_spec(name="b.toml", claim_id="second")
+    assert main(["audit", str(first), str(second), "--out", str(tmp_path / "o")]) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("dpaudit: [")]
+    assert [line.split("]")[0] for line in lines] == ["dpaudit: [1/2", "dpaudit: [2/2"]
+    assert "first: replace_one verified" in lines[0]
+    assert main(["audit", str(first), "--out", str(tmp_path / "q"), "--quiet"]) == 0
+    assert "dpaudit: [" not in capsys.readouterr().err

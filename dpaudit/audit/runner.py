@@ -275,9 +275,11 @@ def run_audit(
     command: str | None = None,
     executor: Executor | None = None,
     candidate: Any = None,
+    progress: Callable[[int, int, ClaimResult, float], None] | None = None,
 ) -> AuditReport:
     """Audit every ``(claim, spec_path)`` and return the report.
 
+    ``progress(done, total, result, seconds)`` is called after each claim (the CLI prints a line).
     On SIGINT (KeyboardInterrupt) or SIGTERM (:class:`AuditInterrupted`) the report holds the
     claims finished so far and says ``interrupted`` (which signal, how many claims were left).
     """
@@ -287,10 +289,13 @@ def run_audit(
     interrupted = None
     interrupted_signal = None
     for claim, path in claims:
+        claim_start = time.perf_counter()
         try:
             finished.append(
                 run_claim(claim, seed=seed, quick=quick, spec_path=path, executor=executor, candidate=candidate)
             )
+            if progress is not None:
+                progress(len(finished), len(claims), finished[-1], time.perf_counter() - claim_start)
         except KeyboardInterrupt as exc:
             interrupted_signal = int(exc.signal_number if isinstance(exc, AuditInterrupted) else signal.SIGINT)
             left = len(claims) - len(finished)
