@@ -191,3 +191,30 @@ def test_the_kernel_refuses_duplicate_obligation_ids_too(write_gaussian_spec):
     claim = load_spec(write_gaussian_spec())
     with pytest.raises(InvalidArgument, match="obligation ids must be unique"):
         replace(claim, obligations=(claim.obligations[0], claim.obligations[0]))
+
+
+@pytest.mark.parametrize(
+    ("params", "key"),
+    [
+        ("{ samples = 1000000000000 }", "samples"),
+        ("{ samples = 20000, thresholds = 100000000 }", "thresholds"),
+    ],
+)
+def test_budgets_above_their_ceilings_are_refused_before_any_work(write_gaussian_spec, params, key):
+    extra = (
+        '\n[[obligations]]\nid = "empirical"\nstatement = "s"\nchecker = "empirical_epsilon_lower_bound"\n'
+        f"params = {params}\n"
+    )
+    with pytest.raises(SpecError, match=key):
+        load_spec(write_gaussian_spec(extra=extra))
+
+
+def test_digits_above_the_ceiling_are_refused(write_gaussian_spec):
+    path = write_gaussian_spec()
+    path.write_text(
+        path.read_text().replace(
+            'checker = "gaussian_exact_profile"', 'checker = "gaussian_exact_profile"\nparams = { digits = 1000000 }'
+        )
+    )
+    with pytest.raises(SpecError, match="digits"):
+        load_spec(path)

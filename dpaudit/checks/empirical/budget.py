@@ -13,6 +13,7 @@ from dpaudit._validation import (
     check_integer,
     check_real,
 )
+from dpaudit.checks.budget_limits import MAX_BINS, MAX_SAMPLES
 from dpaudit.errors import InvalidArgument
 
 __all__ = ["EVENT_FAMILIES", "AuditBudget", "CertifiedEvent", "EmpiricalBound", "budget_from_params"]
@@ -51,15 +52,15 @@ class AuditBudget:
     classifier_samples: int = 20_000
 
     def __post_init__(self) -> None:
-        check_integer("samples", self.samples, low=100)
+        check_integer("samples", self.samples, low=100, high=MAX_SAMPLES)
         check_real("confidence", self.confidence, low=0.5, high=1.0, high_open=True)
-        check_integer("thresholds", self.thresholds, low=2)
-        check_integer("pilot_samples", self.pilot_samples, low=10)
+        check_integer("thresholds", self.thresholds, low=2, high=MAX_BINS)
+        check_integer("pilot_samples", self.pilot_samples, low=10, high=MAX_SAMPLES)
         check_real("selection_fraction", self.selection_fraction, low=0.0, high=1.0, low_open=True, high_open=True)
         check_integer("chunk_size", self.chunk_size, low=1)
         check_integer("batch_size", self.batch_size, low=1)
         check_integer("max_pairs", self.max_pairs, low=1)
-        check_integer("classifier_samples", self.classifier_samples, low=10)
+        check_integer("classifier_samples", self.classifier_samples, low=10, high=MAX_SAMPLES)
         families = tuple(self.events)
         if not families:
             raise InvalidArgument(f"events={self.events!r}: expected at least one of {', '.join(EVENT_FAMILIES)}")
