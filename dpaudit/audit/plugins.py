@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 from importlib.metadata import entry_points
 
+import dpaudit.checks.accountants.certified_epsilon
 import dpaudit.checks.accountants.claims
 import dpaudit.checks.candidate.conformance
 import dpaudit.checks.empirical.audit

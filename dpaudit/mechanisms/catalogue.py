@@ -15,6 +15,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from dpaudit.errors import InvalidArgument, PluginError
+from dpaudit.mechanisms.accountant import MECHANISM as ACCOUNTANT
 from dpaudit.mechanisms.dirichlet import MECHANISM as DIRICHLET
 from dpaudit.mechanisms.gaussian import MECHANISM as GAUSSIAN
 from dpaudit.mechanisms.gpope import MECHANISM as GPOPE
@@ -39,6 +40,7 @@ BUILTIN_MECHANISMS: tuple[Mechanism, ...] = (
     GPOPE,
     DIRICHLET,
     PRIVATE_SYNTHESIS,
+    ACCOUNTANT,
 )
 
 _CATALOGUE: dict[str, Mechanism] = {}

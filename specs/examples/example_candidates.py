@@ -57,3 +57,27 @@ def private_synthesis(transitions, *, k, structural_zeros="reject", rng):
     rows = np.asarray(transitions, dtype=float)
     gammas = rng.standard_gamma(k * rows)
     return gammas / gammas.sum(axis=-1, keepdims=True)
+
+
+def _gaussian_epsilon(mu, delta):
+    """The smallest epsilon with delta(epsilon) <= delta for the Gaussian mechanism with Delta/sigma = mu
+    (Balle & Wang 2018, Theorem 8), by bisection."""
+    from scipy.stats import norm
+
+    def delta_at(eps):
+        return norm.cdf(mu / 2 - eps / mu) - np.exp(eps) * norm.cdf(-mu / 2 - eps / mu)
+
+    low, high = 0.0, 1.0
+    while delta_at(high) > delta:
+        high *= 2
+    for _ in range(100):
+        middle = (low + high) / 2
+        low, high = (middle, high) if delta_at(middle) > delta else (low, middle)
+    return high
+
+
+def accountant(point, *, sampling="poisson", relation="replace_one", interval=1e-4, rng):
+    """A valid (loose) accountant: ignores the subsampling and composes N Gaussian steps of
+    sensitivity 2 (replace-one, clip norm 1): one Gaussian with Delta/sigma = 2 sqrt(N) / sigma."""
+    mu = 2.0 * np.sqrt(point["steps"]) / point["noise_multiplier"]
+    return _gaussian_epsilon(mu, point["delta"])

@@ -108,7 +108,7 @@ def _as_real(output: Any, call: int) -> np.ndarray:
         raise ValueError(f"call {call} returned {array.dtype} values (first: {shown}); expected real numbers")
     if array.size == 0:
         raise ValueError(f"call {call} returned an empty output (shape {array.shape})")
-    return np.ascontiguousarray(array, dtype="<f8")
+    return np.array(array, dtype="<f8", order="C")  # keeps 0-d outputs 0-d (ascontiguousarray would not)
 
 
 def _sample(function: Callable[..., Any], request: dict[str, Any], channel: BinaryIO) -> None:

@@ -1,0 +1,105 @@
+"""An accountant's ε against dpaudit's certified interval, point by point.
+
+For every point of the spec's grid the accountant under audit (a candidate, or the reference)
+states ε at δ; dpaudit encloses the true ε(δ) of N subsampled Gaussian steps in [lower, upper]
+(PLD, pessimistic and optimistic discretisation). A stated ε below ``lower`` understates the
+privacy loss: ``violated``, with the certified interval as the counterexample. A stated ε at
+or above ``upper`` is a valid bound: ``verified`` at that point (its looseness, stated/upper,
+is reported). In between, the interval cannot decide: ``inconclusive``.
+
+References:
+    Koskela, Jälkö & Honkela 2020; Gopi, Lee & Wutschitz 2021 (PLD accounting).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checkers import CheckContext, register_checker
+from dpaudit.kernel.claims import Claim, Obligation
+from dpaudit.kernel.evidence import Evidence, Measurement
+from dpaudit.kernel.verdicts import Verdict, combine_verdicts
+from dpaudit.mechanisms.accountant import SubsampledGaussianAccountant, accounting_point
+
+__all__ = ["check_accountant_certified"]
+
+_MAX_POINTS = 200
+
+
+def _points(params: dict[str, Any]) -> list[dict[str, Any]]:
+    points = params.get("points")
+    if not isinstance(points, list) or not 1 <= len(points) <= _MAX_POINTS:
+        raise InvalidArgument(f"points: expected 1..{_MAX_POINTS} tables {{records, noise_multiplier, steps, delta}}")
+    return [accounting_point(point) for point in points]
+
+
+def _validate(params: dict[str, Any], claim: Claim) -> None:
+    if claim.mechanism.name != "accountant":
+        raise InvalidArgument(f"mechanism={claim.mechanism.name!r}: this checker audits the 'accountant' kind")
+    unknown = set(params) - {"points"}
+    if unknown:
+        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected only 'points'")
+    _points(params)
+
+
+@register_checker(
+    "accountant_certified",
+    description="an accountant's epsilon at each grid point against dpaudit's certified PLD interval of the true "
+    "epsilon (understated: violated; at or above the upper end: verified)",
+    validate=_validate,
+    audits_candidates=True,
+)
+def check_accountant_certified(obligation: Obligation, context: CheckContext) -> Evidence:
+    """Compare the stated ε with the certified enclosure at every point (see the module docstring)."""
+    reference = SubsampledGaussianAccountant(**context.claim.mechanism.params)
+    audited = context.mechanism()
+    verdicts = []
+    measurements = []
+    worst: dict[str, Any] | None = None
+    for point in _points(obligation.params):
+        stated = float(np.asarray(audited.release(point, rng=context.rng)).reshape(-1)[0])
+        certified = reference.certified_epsilon(point)
+        lower, upper = float(certified.lower), float(certified.upper)
+        if stated < lower:
+            verdict = Verdict.VIOLATED
+        elif stated >= upper:
+            verdict = Verdict.VERIFIED
+        else:
+            verdict = Verdict.INCONCLUSIVE
+        verdicts.append(verdict)
+        label = (
+            f"epsilon at m={point['records']}, sigma={point['noise_multiplier']:g}, N={point['steps']}, "
+            f"delta={point['delta']:g}"
+        )
+        measurements.append(
+            Measurement(
+                quantity=label,
+                claimed=stated,
+                measured=certified.value,
+                margin=stated - lower,
+                direction=f"PLD enclosure of the true epsilon ({certified.direction})",
+                interval=(certified.lower, certified.upper),
+            )
+        )
+        if verdict is Verdict.VIOLATED and (worst is None or stated / lower < worst["ratio"]):
+            worst = {**point, "stated_epsilon": stated, "certified": [lower, upper], "ratio": stated / lower}
+    verdict = combine_verdicts(verdicts)
+    looseness = [float(m.claimed) / float(mpmath.mpf(m.interval[1])) for m in measurements if m.interval]
+    summary = (
+        f"{verdicts.count(Verdict.VIOLATED)} of {len(verdicts)} points understate epsilon, "
+        f"{verdicts.count(Verdict.VERIFIED)} are valid bounds (stated / certified upper: "
+        f"{min(looseness):.3g}..{max(looseness):.3g})"
+    )
+    return Evidence(
+        verdict,
+        summary,
+        f"{len(verdicts)} points, sampling={reference.sampling}, relation={reference.relation}",
+        f"PLD of N subsampled Gaussian steps, grid step {reference.interval:g}, both rounding directions",
+        measurements=tuple(measurements),
+        budget={"points": len(verdicts), "interval": reference.interval},
+        counterexample=worst,
+    )

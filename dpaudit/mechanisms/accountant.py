@@ -1,0 +1,112 @@
+"""A privacy accountant as a candidate kind: a user's function from parameters to ε at δ.
+
+The accountant audited here is the one GPOPE and DP-SGD need: N compositions of one
+subsampled Gaussian step (each record used with probability q = 1/m, clipped, noise
+multiplier σ). A candidate ``accountant(point, *, sampling, rng)`` receives one point
+``{records, noise_multiplier, steps, delta}`` and returns its ε. The reference returns the
+upper end of dpaudit's certified PLD interval for ε(δ) at that point, so a candidate can be
+compared with an enclosure of the true value (checker ``accountant_certified``).
+
+References:
+    Xie et al. 2019, Algorithm 1 and Theorem 1; Koskela, Jälkö & Honkela 2020 and
+    Gopi, Lee & Wutschitz 2021 (PLD accounting by FFT); Mironov et al. 2019 (sampled Gaussian).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dpaudit._validation import check_choice, check_integer, check_real
+from dpaudit.errors import InvalidArgument
+from dpaudit.mechanisms.interface import CandidateSignature, InputDomain, Mechanism, Neighbourhood, OutputSpec
+from dpaudit.mechanisms.subsampled_gaussian import SAMPLING_SCHEMES, GpopeStep
+from dpaudit.privacy.accounting.pld import compose_pairs
+from dpaudit.privacy.accounting.values import AccountedValue
+from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
+
+__all__ = ["MECHANISM", "SubsampledGaussianAccountant", "accounting_point"]
+
+_POINT_KEYS = ("records", "noise_multiplier", "steps", "delta")
+
+
+def accounting_point(data: Any) -> dict[str, Any]:
+    """A checked point ``{records, noise_multiplier, steps, delta}``.
+
+    Raises:
+        InvalidArgument: naming the key that is missing or out of range.
+    """
+    if not isinstance(data, Mapping) or set(data) != set(_POINT_KEYS):
+        raise InvalidArgument(f"input={data!r}: expected a table with keys {list(_POINT_KEYS)}")
+    return {
+        "records": check_integer("records", data["records"], low=2, high=10**9),
+        "noise_multiplier": check_real("noise_multiplier", data["noise_multiplier"], low=0.3, high=1e4),
+        "steps": check_integer("steps", data["steps"], low=1, high=10**6),
+        "delta": check_real("delta", data["delta"], low=0.0, high=1.0, low_open=True, high_open=True),
+    }
+
+
+@dataclass(frozen=True)
+class SubsampledGaussianAccountant:
+    """dpaudit's accountant for N subsampled Gaussian steps (clip norm 1; ε is scale-free in it).
+
+    Attributes:
+        sampling: ``poisson`` or ``uniform_one`` (see :mod:`dpaudit.mechanisms.subsampled_gaussian`).
+        relation: the neighbouring relation the ε is for.
+        interval: the PLD grid step.
+    """
+
+    sampling: str = "poisson"
+    relation: str = REPLACE_ONE
+    interval: float = 1e-4
+
+    def __post_init__(self) -> None:
+        check_choice("sampling", self.sampling, SAMPLING_SCHEMES)
+        check_choice("relation", self.relation, (REPLACE_ONE, ADD_REMOVE_ONE))
+        check_real("interval", self.interval, low=1e-6, high=0.1)
+
+    def certified_epsilon(self, data: Any) -> AccountedValue:
+        """An enclosure [lower, upper] of the true ε(δ) at the point (PLD, both directions of rounding)."""
+        point = accounting_point(data)
+        step = GpopeStep(
+            records=point["records"],
+            clip_norm=1.0,
+            noise_multiplier=point["noise_multiplier"],
+            steps=point["steps"],
+            sampling=self.sampling,
+        )
+        pairs = step.step_pairs(Relation(self.relation)).pairs
+        return compose_pairs(pairs, point["steps"], interval=self.interval).epsilon(point["delta"])
+
+    def release(self, data: Any, *, rng: Any, size: int | None = None) -> np.ndarray:
+        """The upper end of the certified ε (deterministic; ``size`` copies stacked)."""
+        value = float(self.certified_epsilon(data).upper)
+        return np.full(() if size is None else (size,), value)
+
+
+def _plain_point(data: Any) -> dict[str, Any]:
+    return dict(accounting_point(data))
+
+
+def _no_neighbours(first: Any, second: Any, relation: Relation, params: Mapping[str, Any]) -> float:
+    raise InvalidArgument("an accountant takes accounting points, not neighbouring inputs: give `points`")
+
+
+MECHANISM = Mechanism(
+    name="accountant",
+    description="a user's accountant: epsilon at delta after N subsampled Gaussian steps (q = 1/m, sigma, N)",
+    factory=SubsampledGaussianAccountant,
+    input_domain=InputDomain(
+        "accounting_point", "a table {records, noise_multiplier, steps, delta}", _plain_point, accounting_point
+    ),
+    relations=(REPLACE_ONE, ADD_REMOVE_ONE),
+    neighbourhood=Neighbourhood("not applicable (accounting points)", _no_neighbours, lambda params, relation: 0.0),
+    output=OutputSpec("epsilon at delta: one number", lambda params, data: ()),
+    candidate=CandidateSignature(
+        "point", "accountant(point, *, sampling='poisson', relation='replace_one', interval=1e-4, rng) -> float"
+    ),
+    source="Xie et al. 2019, Algorithm 1 (the composed steps); PLD accounting",
+)

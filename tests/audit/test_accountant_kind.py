@@ -1,0 +1,44 @@
+"""The accountant kind: a user's epsilon(delta) function against dpaudit's certified PLD interval."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dpaudit.audit.spec import builtin_spec_dir
+from dpaudit.cli import main
+from dpaudit.mechanisms.accountant import SubsampledGaussianAccountant
+
+SPEC = builtin_spec_dir() / "examples" / "accountant_candidate.toml"
+POINT = {"records": 100, "noise_multiplier": 1.0, "steps": 100, "delta": 1e-5}
+
+ACCOUNTANTS = """
+import math
+
+
+def understated(point, *, sampling, relation, interval, rng):
+    # naive amplification: q times the epsilon of one unsampled composition (not a valid bound)
+    return 0.5
+"""
+
+
+def test_the_certified_interval_is_narrow_and_ordered():
+    value = SubsampledGaussianAccountant().certified_epsilon(POINT)
+    assert 0 < float(value.lower) <= float(value.upper) < float(value.lower) * 1.001
+
+
+@pytest.mark.parametrize(
+    ("candidate", "verdict", "code"),
+    [("example_candidates:accountant", "verified", 0), ("accountants:understated", "violated", 1)],
+)
+def test_accountant_candidates(tmp_path, monkeypatch, candidate, verdict, code):
+    (tmp_path / "accountants.py").write_text(ACCOUNTANTS)
+    monkeypatch.syspath_prepend(str(builtin_spec_dir() / "examples"))
+    monkeypatch.chdir(tmp_path if candidate.startswith("accountants") else builtin_spec_dir() / "examples")
+    out = tmp_path / "out"
+    assert main(["check", str(SPEC), "--candidate", candidate, "--out", str(out)]) == code
+    evidence = json.loads((out / "audit.json").read_text())["claims"][0]["relations"][0]["obligations"][0]["evidence"]
+    assert evidence["verdict"] == verdict
+    if verdict == "violated":
+        assert evidence["counterexample"]["stated_epsilon"] == 0.5
