@@ -81,3 +81,11 @@ def accountant(point, *, sampling="poisson", relation="replace_one", interval=1e
     sensitivity 2 (replace-one, clip norm 1): one Gaussian with Delta/sigma = 2 sqrt(N) / sigma."""
     mu = 2.0 * np.sqrt(point["steps"]) / point["noise_multiplier"]
     return _gaussian_epsilon(mu, point["delta"])
+
+
+def smooth_gaussian(data, *, epsilon, delta, dim, constants="main_text", rng):
+    """Lemma 1 of Balle et al. 2016 (main text): theta + alpha S(X) N(0, I) with
+    alpha = 5 sqrt(2 ln(2/delta)) / epsilon (data = {theta, smooth_bound})."""
+    alpha = 5.0 * np.sqrt(2.0 * np.log(2.0 / delta)) / epsilon
+    theta = np.asarray(data["theta"], dtype=float)
+    return theta + alpha * data["smooth_bound"] * rng.standard_normal(theta.shape)

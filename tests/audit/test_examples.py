@@ -19,6 +19,8 @@ EXAMPLES = builtin_spec_dir() / "examples"
         ("dirichlet_candidate.toml", "dirichlet"),
         ("gpope_step_candidate.toml", "gpope_step"),
         ("private_synthesis_candidate.toml", "private_synthesis"),
+        ("smooth_gaussian_candidate.toml", "smooth_gaussian"),
+        ("accountant_candidate.toml", "accountant"),
     ],
 )
 def test_example_candidate_passes(tmp_path, monkeypatch, spec, candidate):
