@@ -16,6 +16,7 @@ from dpaudit.audit.spec_values import MAX_NESTING, MAX_SPEC_BYTES, _check_id, _c
 from dpaudit.errors import CheckerError, DpAuditError, SpecError
 from dpaudit.kernel.claims import Claim, FindingPin, KnownFinding, MechanismSpec, Obligation, Source
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
+from dpaudit.mechanisms.interface import CandidateCall
 from dpaudit.privacy.guarantees import (
     ApproxDP,
     Concentration,
@@ -206,7 +207,7 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
         SpecError: naming the file, the key and the expected form.
     """
     reader = _Reader(path)
-    reader.no_unknown(data, {"schema", "claim", "obligations"}, "")
+    reader.no_unknown(data, {"schema", "claim", "obligations", "candidate"}, "")
     schema = data.get("schema")
     if isinstance(schema, int) and not isinstance(schema, bool) and schema > SCHEMA_VERSION:
         raise reader.fail(
@@ -256,6 +257,7 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
             obligations=_unique_obligations(reader, obligations_raw),
             parameters=reader.table(claim, "parameters", "claim.", required=False),
             known_findings=_known_findings(reader, claim),
+            candidate_call=_candidate_call(reader, data, mechanism.params),
         )
     except SpecError:
         raise
@@ -265,6 +267,28 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
         _validate_obligation(reader, result, obligation, index)
         _check_pairs(reader, result, obligation, index)
     return result
+
+
+def _candidate_call(reader: _Reader, data: dict[str, Any], params: dict[str, Any]) -> CandidateCall:
+    """The optional ``[candidate]`` table: how a candidate is called (see :class:`CandidateCall`)."""
+    table = reader.table(data, "candidate", "", required=False)
+    reader.no_unknown(table, {"args", "keywords", "rename"}, "candidate.")
+    names: dict[str, tuple[str, ...] | None] = {}
+    for key in ("args", "keywords"):
+        value = table.get(key)
+        if value is not None and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
+            raise reader.fail(f"candidate.{key}", f"got {value!r}; expected a list of names such as ['input', 'rng']")
+        names[key] = None if value is None else tuple(value)
+    rename = table.get("rename", {})
+    if not isinstance(rename, dict) or not all(isinstance(v, str) for v in rename.values()):
+        raise reader.fail("candidate.rename", f"got {rename!r}; expected a table such as {{ sigma = 'scale' }}")
+    args = names["args"]
+    call = CandidateCall(args=("input",) if args is None else args, keywords=names["keywords"], rename=dict(rename))
+    try:
+        call.check(list(params))
+    except DpAuditError as exc:
+        raise reader.fail("candidate", str(exc)) from None
+    return call
 
 
 def _known_findings(reader: _Reader, claim: dict[str, Any]) -> tuple[KnownFinding, ...]:

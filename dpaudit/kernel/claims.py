@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dpaudit.errors import InvalidArgument
+from dpaudit.mechanisms.interface import CandidateCall
 from dpaudit.privacy.guarantees import Guarantee
 from dpaudit.privacy.relations import Relation
 
@@ -171,6 +172,9 @@ class Claim:
     the CI policy treats them as expected and treats their *absence* (any other verdict
     of a listed obligation) as a failure, so a finding can neither hide another
     violation nor silently vanish.
+
+    ``candidate_call`` is how a candidate implementing the mechanism is called (the spec's
+    ``[candidate]`` table; by default ``fn(input, **params, rng=rng)``).
     """
 
     id: str
@@ -182,6 +186,7 @@ class Claim:
     obligations: tuple[Obligation, ...]
     parameters: dict[str, Any] = field(default_factory=dict)
     known_findings: tuple[KnownFinding, ...] = ()
+    candidate_call: CandidateCall = field(default_factory=CandidateCall)
 
     def __post_init__(self) -> None:
         if not self.relations:

@@ -16,7 +16,7 @@ stacked along a new first axis (vectorised sampling).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,7 @@ __all__ = [
     "GAUSSIAN_VIEW",
     "KNOWN_VIEWS",
     "NEIGHBOUR_TOLERANCE",
+    "CandidateCall",
     "CandidateSignature",
     "InputDomain",
     "Mechanism",
@@ -113,6 +114,68 @@ class CandidateSignature:
 
     first_argument: str
     text: str
+
+
+@dataclass(frozen=True)
+class CandidateCall:
+    """How a spec's ``[candidate]`` table says to call a user's function.
+
+    By default a candidate is called ``fn(input, **params, rng=rng)``: the input by
+    position, every public parameter of the claim's mechanism and ``rng`` by keyword. A
+    spec may instead list the positional arguments (``args = ["input", "rng"]``), the
+    keyword arguments (``keywords = ["sigma"]``; by default every parameter and ``rng``
+    not in ``args``) and the names the function uses for them (``rename = { sigma =
+    "scale" }``). Each name is ``"input"``, ``"rng"`` or a parameter of the mechanism;
+    the input must be positional and the generator must be passed. A vectorised
+    ``sample`` entry point gets the sample count right after the input.
+
+    Attributes:
+        args: the positional arguments, in order.
+        keywords: the keyword arguments, or ``None`` for every name not in ``args``.
+        rename: keyword name -> the name the candidate's parameter has.
+    """
+
+    args: tuple[str, ...] = ("input",)
+    keywords: tuple[str, ...] | None = None
+    rename: Mapping[str, str] = field(default_factory=dict)
+
+    def check(self, params: Sequence[str]) -> None:
+        """Check the call against the mechanism's parameter names.
+
+        Raises:
+            InvalidArgument: naming the entry that is unknown, repeated or missing.
+        """
+        known = {"input", "rng", *params}
+        keywords = self.keyword_names(params)
+        listed = [*self.args, *keywords]
+        for name in listed:
+            if name not in known:
+                raise InvalidArgument(f"{name!r} is not 'input', 'rng' or a parameter of the mechanism {sorted(params)}")
+        repeated = sorted({name for name in listed if listed.count(name) > 1})
+        if repeated:
+            raise InvalidArgument(f"{repeated} passed more than once")
+        if "input" not in self.args:
+            raise InvalidArgument("args must list 'input' (the input is passed by position)")
+        if "rng" not in listed:
+            raise InvalidArgument("the generator must be passed: list 'rng' in args or keywords")
+        for name, renamed in self.rename.items():
+            if name not in keywords:
+                raise InvalidArgument(f"rename: {name!r} is not passed by keyword")
+            if not renamed.isidentifier():
+                raise InvalidArgument(f"rename: {renamed!r} is not a Python identifier")
+        final = [self.rename.get(name, name) for name in keywords]
+        if len(set(final)) != len(final):
+            raise InvalidArgument(f"rename: two keywords would have the same name in {final}")
+
+    def keyword_names(self, params: Sequence[str]) -> tuple[str, ...]:
+        """The names passed by keyword (before renaming)."""
+        if self.keywords is not None:
+            return self.keywords
+        return tuple(name for name in (*sorted(params), "rng") if name not in self.args)
+
+    def to_json(self, params: Sequence[str]) -> dict[str, Any]:
+        """The call as plain data for the candidate worker."""
+        return {"args": list(self.args), "keywords": list(self.keyword_names(params)), "rename": dict(self.rename)}
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import pytest
 from dpaudit.audit.candidates.audit import audit_candidate, candidate_obligations
 from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
-from dpaudit.errors import SpecError
+from dpaudit.errors import CandidateLoadError, SpecError
 from dpaudit.kernel.verdicts import Verdict
 
 FIXTURES = str(Path(__file__).parent / "candidates_fixture")
@@ -128,3 +128,60 @@ def test_user_trajectory_pairs_that_are_not_neighbours_are_refused(tmp_path):
     )
     with pytest.raises(SpecError, match="not neighbours under replace_one"):
         load_spec(_lsw_spec_with_pairs(tmp_path, pairs))
+
+
+def _spec_with_call(tmp_path, table):
+    text = SPEC.read_text().replace("[claim]", f"[candidate]\n{table}\n\n[claim]", 1)
+    path = tmp_path / "spec.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("name", ["gaussian_with_own_names", "vectorised_with_own_names"])
+def test_spec_declares_positional_arguments_and_renames(tmp_path, name):
+    path = _spec_with_call(
+        tmp_path, 'args = ["input", "rng"]\nkeywords = ["sigma"]\nrename = { sigma = "noise_scale" }'
+    )
+    claim = load_spec(path)
+    report = audit_candidate(
+        claim,
+        path,
+        parse_candidate(f"sample_candidates:{name}", path=FIXTURES),
+        limits=CandidateLimits(),
+        seed=5,
+        quick=True,
+    )
+    (relation,) = report.claims[0].relations
+    assert {item.evidence.verdict for item in relation.obligations} == {Verdict.CONSISTENT}
+
+
+def test_without_the_table_own_names_do_not_fit_and_load_fails(tmp_path):
+    with pytest.raises(CandidateLoadError, match="signature"):
+        audit_candidate(
+            load_spec(SPEC),
+            SPEC,
+            parse_candidate("sample_candidates:gaussian_with_own_names", path=FIXTURES),
+            limits=CandidateLimits(),
+            seed=5,
+            quick=True,
+        )
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ('args = ["rng"]', "must list 'input'"),
+        ('args = ["input"]\nkeywords = ["sigma"]', "generator must be passed"),
+        ('args = ["input", "rng", "rng"]', "more than once"),
+        ('args = ["input", "noise"]', "not 'input', 'rng' or a parameter"),
+        ('rename = { sigma = "not an identifier" }', "identifier"),
+        ('args = ["input", "sigma"]\nrename = { sigma = "s" }', "not passed by keyword"),
+        ('rename = { sigma = "rng" }', "same name"),
+        ("args = 3", "expected a list of names"),
+        ("extra = 1", "unknown key"),
+    ],
+)
+def test_bad_candidate_tables_are_spec_errors(tmp_path, table, message):
+    with pytest.raises(SpecError, match=message) as caught:
+        load_spec(_spec_with_call(tmp_path, table))
+    assert "candidate" in str(caught.value)

@@ -12,10 +12,12 @@ from dpaudit.audit.candidates.process import (
     parse_candidate,
 )
 from dpaudit.errors import CandidateError, CandidateLoadError, InvalidArgument
+from dpaudit.mechanisms.interface import CandidateCall
 
 FIXTURES = str(Path(__file__).parent / "candidates_fixture")
 VALUE = [0.0, 1.0]
 PARAMS = {"sigma": 1.0}
+CALL = CandidateCall().to_json(list(PARAMS))
 
 
 def _ref(name):
@@ -24,8 +26,8 @@ def _ref(name):
 
 def test_good_candidate_is_reproducible():
     with CandidateProcess(_ref("gaussian")) as candidate:
-        first = candidate.sample(VALUE, PARAMS, 50, np.random.SeedSequence(4))
-        second = candidate.sample(VALUE, PARAMS, 50, np.random.SeedSequence(4))
+        first = candidate.sample(VALUE, PARAMS, CALL, 50, np.random.SeedSequence(4))
+        second = candidate.sample(VALUE, PARAMS, CALL, 50, np.random.SeedSequence(4))
     assert first.shape == (50, 2)
     np.testing.assert_array_equal(first, second)
 
@@ -42,7 +44,7 @@ def test_hanging_candidate_is_stopped_at_the_limit():
         CandidateProcess(_ref("sleeps_forever"), limits) as candidate,
         pytest.raises(CandidateError, match="did not answer within 1 s"),
     ):
-        candidate.sample(VALUE, PARAMS, 1, np.random.SeedSequence(0))
+        candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(0))
 
 
 def test_raising_candidate_reports_its_traceback():
@@ -50,14 +52,14 @@ def test_raising_candidate_reports_its_traceback():
         CandidateProcess(_ref("raises")) as candidate,
         pytest.raises(CandidateError, match="planted failure in the candidate") as info,
     ):
-        candidate.sample(VALUE, PARAMS, 1, np.random.SeedSequence(0))
+        candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(0))
     assert "Traceback" in str(info.value)
 
 
 @pytest.mark.parametrize(("name", "fragment"), [("returns_nan", "non-finite"), ("wrong_shapes", "different shapes")])
 def test_bad_outputs(name, fragment):
     with CandidateProcess(_ref(name)) as candidate, pytest.raises(CandidateError, match=fragment):
-        candidate.sample(VALUE, PARAMS, 20, np.random.SeedSequence(1))
+        candidate.sample(VALUE, PARAMS, CALL, 20, np.random.SeedSequence(1))
 
 
 def test_memory_limit():
@@ -65,7 +67,7 @@ def test_memory_limit():
         CandidateProcess(_ref("eats_memory"), CandidateLimits(memory_mib=512)) as candidate,
         pytest.raises(CandidateError, match=r"MemoryError|died"),
     ):
-        candidate.sample(VALUE, PARAMS, 1, np.random.SeedSequence(1))
+        candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(1))
 
 
 @pytest.mark.parametrize(("name", "fragment"), [("absent", "AttributeError"), ("NOT_CALLABLE", "not a callable")])
@@ -89,7 +91,7 @@ def test_forged_pickle_runs_nothing_in_the_auditor(tmp_path):
         CandidateProcess(_ref("forged_pickle")) as candidate,
         pytest.raises(CandidateError, match="expected real numbers"),
     ):
-        candidate.sample(VALUE, PARAMS, 3, np.random.SeedSequence(0))
+        candidate.sample(VALUE, PARAMS, CALL, 3, np.random.SeedSequence(0))
     assert not forged.exists()
 
 
@@ -104,12 +106,12 @@ def test_forged_pickle_runs_nothing_in_the_auditor(tmp_path):
 )
 def test_outputs_are_validated(name, fragment):
     with CandidateProcess(_ref(name)) as candidate, pytest.raises(CandidateError, match=fragment):
-        candidate.sample(VALUE, PARAMS, 4, np.random.SeedSequence(2))
+        candidate.sample(VALUE, PARAMS, CALL, 4, np.random.SeedSequence(2))
 
 
 def test_printed_output_is_captured_not_shown():
     with CandidateProcess(_ref("chatty")) as candidate:
-        outputs = candidate.sample(VALUE, PARAMS, 3, np.random.SeedSequence(0))
+        outputs = candidate.sample(VALUE, PARAMS, CALL, 3, np.random.SeedSequence(0))
     assert outputs.shape == (3, 2)
     assert "hello from the candidate" in candidate.captured_output
     assert "and to stderr" in candidate.captured_output
@@ -117,27 +119,27 @@ def test_printed_output_is_captured_not_shown():
 
 def test_the_input_goes_by_position_whatever_its_name():
     with CandidateProcess(_ref("positional_only_name")) as candidate:
-        candidate.check_signature(["sigma"])
-        assert candidate.sample(VALUE, PARAMS, 5, np.random.SeedSequence(0)).shape == (5, 2)
+        candidate.check_signature(["sigma"], CALL)
+        assert candidate.sample(VALUE, PARAMS, CALL, 5, np.random.SeedSequence(0)).shape == (5, 2)
 
 
 def test_a_signature_that_does_not_fit_is_a_load_error():
     with CandidateProcess(_ref("wrong_signature")) as candidate, pytest.raises(CandidateLoadError, match="signature"):
-        candidate.check_signature(["sigma"])
+        candidate.check_signature(["sigma"], CALL)
 
 
 def test_vectorised_entry_point_is_used_and_reproducible():
     with CandidateProcess(_ref("vectorised_gaussian")) as candidate:
         assert candidate.vectorised
-        first = candidate.sample(VALUE, PARAMS, 1000, np.random.SeedSequence(4))
-        second = candidate.sample(VALUE, PARAMS, 1000, np.random.SeedSequence(4))
+        first = candidate.sample(VALUE, PARAMS, CALL, 1000, np.random.SeedSequence(4))
+        second = candidate.sample(VALUE, PARAMS, CALL, 1000, np.random.SeedSequence(4))
     assert first.shape == (1000, 2)
     np.testing.assert_array_equal(first, second)
 
 
 def test_timeout_is_per_call_not_per_batch():
     with CandidateProcess(_ref("slow_but_correct"), CandidateLimits(timeout_seconds=0.5)) as candidate:
-        assert candidate.sample(VALUE, PARAMS, 400, np.random.SeedSequence(0)).shape == (400, 2)
+        assert candidate.sample(VALUE, PARAMS, CALL, 400, np.random.SeedSequence(0)).shape == (400, 2)
 
 
 def test_total_budget_stops_a_long_batch():
@@ -146,7 +148,7 @@ def test_total_budget_stops_a_long_batch():
         CandidateProcess(_ref("slow_but_correct"), limits) as candidate,
         pytest.raises(CandidateError, match="total budget"),
     ):
-        candidate.sample(VALUE, PARAMS, 100_000, np.random.SeedSequence(0))
+        candidate.sample(VALUE, PARAMS, CALL, 100_000, np.random.SeedSequence(0))
 
 
 def _alive_with(marker: Path) -> list[int]:
@@ -171,7 +173,7 @@ def test_detached_descendants_are_killed(name, tmp_path, monkeypatch):
     marker = tmp_path / "escaped"
     monkeypatch.setenv("DPAUDIT_TEST_MARKER", str(marker))
     with CandidateProcess(_ref(name)) as candidate:
-        candidate.sample(VALUE, PARAMS, 1, np.random.SeedSequence(0))
+        candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(0))
         time.sleep(0.3)
         assert _alive_with(marker), "the planted grandchild should be running before stop()"
     assert _alive_with(marker) == []

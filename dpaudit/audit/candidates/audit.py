@@ -54,7 +54,7 @@ def audit_candidate(
     """
     kind = candidate_kind_for(claim.mechanism.name)
     restricted = candidate_obligations(claim, str(spec_path))
-    with CandidateMechanism(candidate, limits, kind, claim.mechanism.params) as mechanism:
+    with CandidateMechanism(candidate, limits, kind, claim.mechanism.params, claim.candidate_call) as mechanism:
         mechanism.start()
         report = run_audit([(restricted, str(spec_path))], seed=seed, quick=quick, command=command, candidate=mechanism)
     if kind.candidate is None:

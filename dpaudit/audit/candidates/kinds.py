@@ -6,7 +6,8 @@ mechanisms``). dpaudit calls it in an isolated worker (:mod:`dpaudit.audit.candi
 with plain arguments: the input converted by the mechanism's input domain as the first
 argument (by position, whatever its name), every public parameter of the claim's mechanism
 (the spec's ``[claim.mechanism] params``) as a keyword argument, and a keyword-only ``rng``
-(:class:`numpy.random.Generator`). It returns one release as an array.
+(:class:`numpy.random.Generator`), unless the spec's ``[candidate]`` table says otherwise
+(:class:`~dpaudit.mechanisms.interface.CandidateCall`). It returns one release as an array.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dpaudit.audit.candidates.process import (
 )
 from dpaudit.errors import CandidateError, InvalidArgument
 from dpaudit.mechanisms.catalogue import get_mechanism, list_mechanisms
-from dpaudit.mechanisms.interface import Mechanism
+from dpaudit.mechanisms.interface import CandidateCall, Mechanism
 
 __all__ = ["CandidateMechanism", "candidate_kind_for", "candidate_kinds"]
 
@@ -57,11 +58,19 @@ class CandidateMechanism:
     its worker). Use as a context manager.
     """
 
-    def __init__(self, ref: CandidateRef, limits: CandidateLimits, kind: Mechanism, params: dict[str, Any]):
+    def __init__(
+        self,
+        ref: CandidateRef,
+        limits: CandidateLimits,
+        kind: Mechanism,
+        params: dict[str, Any],
+        call: CandidateCall | None = None,
+    ):
         self.ref = ref
         self.limits = limits
         self.kind = kind
         self.params = dict(params)
+        self.call = (call or CandidateCall()).to_json(list(self.params))
         self.captured_output: list[str] = []
         self._process: CandidateProcess | None = None
 
@@ -89,7 +98,7 @@ class CandidateMechanism:
         process = CandidateProcess(self.ref, self.limits)
         try:
             process.start()
-            process.check_signature(list(self.params))
+            process.check_signature(list(self.params), self.call)
         except CandidateError:
             process.stop()
             raise
@@ -108,7 +117,9 @@ class CandidateMechanism:
             raise CandidateError(f"candidate {self.ref} is not running")
         count = 1 if size is None else size
         try:
-            outputs = self._process.sample(self.kind.input_domain.to_plain(data), self.params, count, seed)
+            outputs = self._process.sample(
+                self.kind.input_domain.to_plain(data), self.params, self.call, count, seed
+            )
         except CandidateError:
             self.close()
             raise

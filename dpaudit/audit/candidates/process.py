@@ -305,23 +305,26 @@ class CandidateProcess:
             )
         return header
 
-    def check_signature(self, params: list[str]) -> None:
-        """Check that the candidate accepts ``(input, **params, rng=...)``.
+    def check_signature(self, params: list[str], call: dict[str, Any]) -> None:
+        """Check that the candidate accepts the call (``fn(input, **params, rng=...)`` by default).
 
         Raises:
             CandidateLoadError: naming the signature and the call that does not fit.
         """
-        self._request({"op": "signature", "params": sorted(params)})
+        self._request({"op": "signature", "params": sorted(params), "call": call})
         try:
             self._answer(0, self.limits.startup_seconds, time.monotonic() + self.limits.startup_seconds)
         except CandidateError as exc:
             raise CandidateLoadError(str(exc)) from None
 
-    def sample(self, data: Any, params: dict[str, Any], count: int, seed: np.random.SeedSequence) -> np.ndarray:
-        """``count`` outputs of the candidate on the plain input ``data`` with keyword ``params``.
+    def sample(
+        self, data: Any, params: dict[str, Any], call: dict[str, Any], count: int, seed: np.random.SeedSequence
+    ) -> np.ndarray:
+        """``count`` outputs of the candidate on the plain input ``data`` with ``params``.
 
         One numpy Generator seeded by ``seed`` serves the whole batch; the candidate's
-        ``sample(input, n, *, rng, **params)`` entry point is used when it has one.
+        ``sample(input, n, *, rng, **params)`` entry point is used when it has one. ``call``
+        is the calling convention (:meth:`dpaudit.mechanisms.interface.CandidateCall.to_json`).
 
         Returns:
             A float64 array of shape ``(count, *output_shape)``, every value finite.
@@ -337,6 +340,7 @@ class CandidateProcess:
                 "op": "sample",
                 "input": data,
                 "params": params,
+                "call": call,
                 "count": count,
                 "entropy": entropy,
                 "vectorised": self.vectorised,

@@ -33,6 +33,8 @@ _REAL_KINDS = "biuf"
 _CAPTURE_LIMIT_BYTES = 64 * 1024 * 1024
 _TICK_SECONDS = 0.05
 
+Arguments = tuple[list[Any], dict[str, Any]]
+
 
 def _limit_resources(memory_mib: int) -> None:
     try:
@@ -87,17 +89,36 @@ def _vectorised(function: Callable[..., Any]) -> Callable[..., Any] | None:
     return sample if callable(sample) else None
 
 
-def _signature_problem(function: Callable[..., Any], params: list[str]) -> str | None:
-    """Why ``function(input, **params, rng=...)`` cannot be called, or None when it can."""
+def _arguments(call: dict[str, Any], data: Any, params: dict[str, Any], rng: Any, count: int | None) -> Arguments:
+    """The positional and keyword arguments of one call under the spec's calling convention.
+
+    ``count`` (the vectorised entry point's sample count) goes right after the input.
+    """
+    values = {**params, "input": data, "rng": rng}
+    positional: list[Any] = []
+    for name in call["args"]:
+        positional.append(values[name])
+        if name == "input" and count is not None:
+            positional.append(count)
+    keywords = {call["rename"].get(name, name): values[name] for name in call["keywords"]}
+    return positional, keywords
+
+
+def _signature_problem(function: Callable[..., Any], call: dict[str, Any], params: list[str]) -> str | None:
+    """Why ``function`` cannot be called under the calling convention, or None when it can."""
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):
         return None  # builtins and C functions: try the call
+    positional, keywords = _arguments(call, "<input>", dict.fromkeys(params, "..."), "<rng>", None)
     try:
-        signature.bind(None, **dict.fromkeys(params), rng=None)
+        signature.bind(*positional, **keywords)
     except TypeError as exc:
-        shown = ", ".join(["<input>", *(f"{name}=..." for name in params), "rng=..."])
-        return f"the signature {signature} does not accept the call ({shown}): {exc}"
+        shown = ", ".join([*(str(value) for value in positional), *(f"{name}=..." for name in keywords)])
+        return (
+            f"the signature {signature} does not accept the call ({shown}): {exc}; a spec's [candidate] "
+            "table (args, keywords, rename) declares another calling convention (docs/candidates.md)"
+        )
     return None
 
 
@@ -117,12 +138,14 @@ def _sample(function: Callable[..., Any], request: dict[str, Any], channel: Bina
     rng = np.random.default_rng(np.random.SeedSequence(int(request["entropy"])))
     sample = _vectorised(function) if request.get("vectorised") else None
     if sample is not None:
-        stacked = _as_real(sample(request["input"], count, rng=rng, **params), 0)
+        positional, keywords = _arguments(request["call"], request["input"], params, rng, count)
+        stacked = _as_real(sample(*positional, **keywords), 0)
     else:
+        positional, keywords = _arguments(request["call"], request["input"], params, rng, None)
         outputs = []
         last_tick = time.monotonic()
         for call in range(count):
-            outputs.append(_as_real(function(request["input"], **params, rng=rng), call))
+            outputs.append(_as_real(function(*positional, **keywords), call))
             now = time.monotonic()
             if now - last_tick >= _TICK_SECONDS:
                 _write_all(channel, b".")
@@ -155,7 +178,7 @@ def main(argv: list[str]) -> int:
             return 0
         try:
             if request["op"] == "signature":
-                problem = _signature_problem(function, list(request["params"]))
+                problem = _signature_problem(function, request["call"], list(request["params"]))
                 _send(channel_out, {"status": "error", "message": problem} if problem else {"status": "ok"})
             else:
                 _sample(function, request, channel_out)

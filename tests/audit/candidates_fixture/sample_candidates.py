@@ -173,3 +173,16 @@ class vectorised_good_gaussian:  # the documented Gaussian signature, with a vec
     @staticmethod
     def sample(value, n, *, rng, sigma, sensitivity):
         return np.asarray(value, dtype=float) + sigma * rng.standard_normal((n, len(value)))
+
+
+def gaussian_with_own_names(x, generator, noise_scale):  # needs the spec's [candidate] table
+    return np.asarray(x, dtype=float) + noise_scale * generator.standard_normal(len(x))
+
+
+class vectorised_with_own_names:  # positional generator; the count comes right after the input
+    def __new__(cls, x, generator, noise_scale):
+        return gaussian_with_own_names(x, generator, noise_scale)
+
+    @staticmethod
+    def sample(x, n, generator, noise_scale):
+        return np.asarray(x, dtype=float) + noise_scale * generator.standard_normal((n, len(x)))
