@@ -61,3 +61,29 @@ def test_bad_manifest_is_refused(corpus):
     corpus.write_text(MANIFEST.replace('truth = "leaky"', 'truth = "maybe"'))
     with pytest.raises(SpecError, match="truth"):
         load_manifest(corpus)
+
+
+def test_included_manifest_adds_its_candidates_under_its_folder_name(corpus, tmp_path):
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    (outer / "manifest.toml").write_text(f'include = ["{corpus.parent.as_posix()}/manifest.toml"]\n')
+    entries = load_manifest(outer / "manifest.toml")
+    assert [entry.name for entry in entries] == [f"{corpus.parent.name}/good", f"{corpus.parent.name}/halved"]
+    assert {entry.folder for entry in entries} == {corpus.parent.resolve()}
+    assert entries[0].spec == corpus.parent.resolve() / "specs" / "gaussian.toml"
+
+
+def test_include_cycles_and_repeated_names_are_refused(corpus):
+    corpus.write_text('include = ["manifest.toml"]\n' + MANIFEST)
+    with pytest.raises(SpecError, match="includes itself"):
+        load_manifest(corpus)
+    corpus.write_text(MANIFEST + MANIFEST.split("[[candidate]]")[1].join(["[[candidate]]", ""]))
+    with pytest.raises(SpecError, match="repeated"):
+        load_manifest(corpus)
+
+
+def test_the_repository_corpus_loads_with_its_independent_part():
+    entries = load_manifest(Path(__file__).parents[1] / "candidates" / "manifest.toml")
+    assert len(entries) >= 100
+    assert {"dp_lsw", "dp_lsl", "private_synthesis", "gpope_step", "dirichlet", "laplace"} <= {e.kind for e in entries}
+    assert sum(entry.truth == "leaky" for entry in entries) >= 40

@@ -13,6 +13,9 @@ A corpus is a folder with a ``manifest.toml``::
     true_epsilon = 4.59                    # optional; a number or "inf"
     note = "..."                           # optional
 
+A top-level ``include = ["independent/manifest.toml"]`` adds another corpus's candidates,
+named ``independent/<name>``.
+
 ``dpaudit corpus tests/candidates/manifest.toml`` runs ``dpaudit check`` on each candidate
 (for several seeds with ``--seeds``) and writes ``corpus.json`` and ``corpus.md``: one row
 per candidate with its kind, bug, truth, verdicts, and the certified ε lower bound.
@@ -24,7 +27,7 @@ import json
 import math
 import time
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +56,7 @@ class CorpusEntry:
     bug: str
     true_epsilon: float | None = None
     note: str = ""
+    folder: Path = Path()
 
 
 @dataclass(frozen=True)
@@ -94,53 +98,69 @@ def _number(value: float | None) -> float | str | None:
     return "inf" if value > 0 else "-inf"
 
 
-def load_manifest(path: str | Path) -> list[CorpusEntry]:
-    """Read a corpus manifest.
+def load_manifest(path: str | Path, *, _seen: frozenset[Path] = frozenset()) -> list[CorpusEntry]:
+    """Read a corpus manifest, with the manifests its ``include = [...]`` names.
+
+    An included manifest's candidates are named ``<its folder>/<name>``; its paths are read
+    relative to its own folder.
 
     Raises:
-        SpecError: naming the entry and key that are wrong.
+        SpecError: naming the entry and key that are wrong, or an include cycle.
     """
-    manifest = Path(path)
+    manifest = Path(path).resolve()
+    if manifest in _seen:
+        raise SpecError("the manifest includes itself", path=str(path), key="include")
     try:
         data = tomllib.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise SpecError(f"cannot read the manifest: {exc}", path=str(manifest)) from None
-    items = data.get("candidate")
-    if not isinstance(items, list) or not items:
-        raise SpecError("expected [[candidate]] tables", path=str(manifest), key="candidate")
-    entries: list[CorpusEntry] = []
-    names: set[str] = set()
-    for index, item in enumerate(items):
-        key = f"candidate[{index}]"
-        if not isinstance(item, dict) or set(item) - _KEYS:
-            raise SpecError(f"unknown keys {sorted(set(item) - _KEYS)}", path=str(manifest), key=key)
-        for required in ("name", "kind", "module", "callable", "spec", "truth", "bug"):
-            if not isinstance(item.get(required), str) or not item[required].strip():
-                raise SpecError("expected a non-empty string", path=str(manifest), key=f"{key}.{required}")
-        if item["truth"] not in _TRUTHS or item["name"] in names:
-            raise SpecError(
-                f"expected a unique name and truth in {_TRUTHS}", path=str(manifest), key=f"{key}.{item['name']}"
-            )
-        names.add(item["name"])
-        true_epsilon = item.get("true_epsilon")
-        if true_epsilon == "inf":
-            true_epsilon = math.inf
-        if true_epsilon is not None and (isinstance(true_epsilon, bool) or not isinstance(true_epsilon, int | float)):
-            raise SpecError("expected a number or 'inf'", path=str(manifest), key=f"{key}.true_epsilon")
-        entries.append(
-            CorpusEntry(
-                name=item["name"],
-                kind=item["kind"],
-                module=item["module"],
-                callable=item["callable"],
-                spec=manifest.parent / item["spec"],
-                truth=item["truth"],
-                bug=item["bug"],
-                true_epsilon=None if true_epsilon is None else float(true_epsilon),
-                note=str(item.get("note", "")),
-            )
-        )
+        raise SpecError(f"cannot read the manifest: {exc}", path=str(path)) from None
+    if set(data) - {"candidate", "include"}:
+        raise SpecError(f"unknown keys {sorted(set(data) - {'candidate', 'include'})}", path=str(path))
+    items = data.get("candidate", [])
+    includes = data.get("include", [])
+    if not isinstance(includes, list) or not all(isinstance(item, str) for item in includes):
+        raise SpecError("expected a list of manifest paths", path=str(path), key="include")
+    if not isinstance(items, list) or not (items or includes):
+        raise SpecError("expected [[candidate]] tables", path=str(path), key="candidate")
+    entries = [_entry(manifest, item, index) for index, item in enumerate(items)]
+    for included in includes:
+        inner = load_manifest(manifest.parent / included, _seen=_seen | {manifest})
+        folder = (manifest.parent / included).parent.name
+        entries.extend(replace(entry, name=f"{folder}/{entry.name}") for entry in inner)
+    names = [entry.name for entry in entries]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise SpecError(f"candidate names must be unique, repeated: {repeated}", path=str(path), key="candidate")
     return entries
+
+
+def _entry(manifest: Path, item: Any, index: int) -> CorpusEntry:
+    key = f"candidate[{index}]"
+    if not isinstance(item, dict) or set(item) - _KEYS:
+        unknown = sorted(set(item) - _KEYS) if isinstance(item, dict) else item
+        raise SpecError(f"unknown keys {unknown}", path=str(manifest), key=key)
+    for required in ("name", "kind", "module", "callable", "spec", "truth", "bug"):
+        if not isinstance(item.get(required), str) or not item[required].strip():
+            raise SpecError("expected a non-empty string", path=str(manifest), key=f"{key}.{required}")
+    if item["truth"] not in _TRUTHS:
+        raise SpecError(f"expected a truth in {_TRUTHS}", path=str(manifest), key=f"{key}.truth")
+    true_epsilon = item.get("true_epsilon")
+    if true_epsilon == "inf":
+        true_epsilon = math.inf
+    if true_epsilon is not None and (isinstance(true_epsilon, bool) or not isinstance(true_epsilon, int | float)):
+        raise SpecError("expected a number or 'inf'", path=str(manifest), key=f"{key}.true_epsilon")
+    return CorpusEntry(
+        name=item["name"],
+        kind=item["kind"],
+        module=item["module"],
+        callable=item["callable"],
+        spec=manifest.parent / item["spec"],
+        truth=item["truth"],
+        bug=item["bug"],
+        true_epsilon=None if true_epsilon is None else float(true_epsilon),
+        note=str(item.get("note", "")),
+        folder=manifest.parent,
+    )
 
 
 def _lower_bound(report: AuditReport) -> tuple[float | None, float | None]:
@@ -187,7 +207,7 @@ def run_corpus(
         if only is not None and entry.name not in only:
             continue
         claim = load_spec(entry.spec)
-        ref = parse_candidate(f"{entry.module}:{entry.callable}", path=str(_module_folder(entry)))
+        ref = parse_candidate(f"{entry.module}:{entry.callable}", path=str(entry.folder))
         for seed in seeds:
             started = time.perf_counter()
             try:
@@ -200,14 +220,6 @@ def run_corpus(
             elapsed = time.perf_counter() - started
             rows.append(CorpusRow(entry, seed, verdict, bound, claimed, _reason(report), elapsed))
     return rows
-
-
-def _module_folder(entry: CorpusEntry) -> Path:
-    """The corpus folder (where the manifest and the candidate modules are)."""
-    folder = entry.spec.parent
-    while folder != folder.parent and not (folder / "manifest.toml").exists():
-        folder = folder.parent
-    return folder.resolve()
 
 
 def _cell(value: float | None) -> str:
