@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -12,7 +12,7 @@ import mpmath
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.verdicts import Verdict
 
-__all__ = ["Evidence", "Measurement", "json_number"]
+__all__ = ["Certificate", "CertifiedFact", "Evidence", "Measurement", "decimal_bound", "json_number"]
 
 
 def json_number(value: Any, digits: int = 17) -> Any:
@@ -40,6 +40,79 @@ def json_number(value: Any, digits: int = 17) -> Any:
     if math.isinf(number):
         return "inf" if number > 0 else "-inf"
     return number
+
+
+def decimal_bound(value: Any, digits: int, *, up: bool) -> str:
+    """A decimal string of ``value`` with about ``digits`` significant digits, rounded outward.
+
+    ``up=True`` never gives less than ``value``, ``up=False`` never more: an enclosure
+    written with these strings still contains what it enclosed in binary.
+    """
+    exact = Fraction(value) if not isinstance(value, mpmath.mpf) else _mpf_fraction(value)
+    if exact == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(exact.numerator)) - math.log10(exact.denominator))
+    scale = digits - 1 - magnitude
+    scaled = exact * Fraction(10) ** scale
+    rounded = math.ceil(scaled) if up else math.floor(scaled)
+    return f"{rounded}e{-scale}"
+
+
+def _mpf_fraction(value: mpmath.mpf) -> Fraction:
+    if not mpmath.isfinite(value):
+        raise InvalidArgument(f"value={value}: a certificate holds finite numbers only")
+    mantissa, exponent = value.man_exp
+    return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
+
+
+@dataclass(frozen=True)
+class CertifiedFact:
+    """One computed quantity a ``verified`` rests on, for ``dpaudit recheck`` to re-derive.
+
+    Attributes:
+        route: the name of the computation that re-derives it (``dpaudit.checks.certificates``).
+        quantity: what it is, in words.
+        inputs: the exact inputs, numbers as decimal strings (``repr`` of floats).
+        enclosure: ``(low, high)`` decimal strings rounded outward; the true value lies inside.
+        bound: the claimed bound the enclosure is compared with.
+        relation: ``"<="``: the verdict needs ``high <= bound``; ``">="``: ``low >= bound``.
+    """
+
+    route: str
+    quantity: str
+    inputs: dict[str, str]
+    enclosure: tuple[str, str]
+    bound: str
+    relation: str = "<="
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "route": self.route,
+            "quantity": self.quantity,
+            "inputs": dict(self.inputs),
+            "enclosure": list(self.enclosure),
+            "bound": self.bound,
+            "relation": self.relation,
+        }
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """What a ``verified`` verdict rests on, replayable without the audited code.
+
+    Attributes:
+        method: how the facts were computed (precision, formula).
+        facts: the computed quantities with their enclosures.
+        assumption: the reduction the facts stand for (e.g. "the worst pair is Δ along one
+            axis, Balle & Wang 2018 Thm 8"), or ``""`` when the facts are the whole claim.
+    """
+
+    method: str
+    facts: tuple[CertifiedFact, ...]
+    assumption: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"method": self.method, "assumption": self.assumption, "facts": [f.to_json() for f in self.facts]}
 
 
 @dataclass(frozen=True)
@@ -91,6 +164,7 @@ class Evidence:
         counterexample: a concrete witness when the verdict is ``violated``.
         details: further JSON-ready data for reports and figures.
         elapsed_seconds: wall time of the check (a timing field, excluded from reproducibility).
+        certificate: for a ``verified`` verdict, what ``dpaudit recheck`` replays.
     """
 
     verdict: Verdict
@@ -102,6 +176,7 @@ class Evidence:
     counterexample: dict[str, Any] | None = None
     details: dict[str, Any] = field(default_factory=dict)
     elapsed_seconds: float | None = None
+    certificate: Certificate | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.verdict, Verdict):
@@ -110,17 +185,7 @@ class Evidence:
 
     def with_elapsed(self, seconds: float) -> Evidence:
         """A copy with the wall time set."""
-        return Evidence(
-            verdict=self.verdict,
-            summary=self.summary,
-            domain=self.domain,
-            method=self.method,
-            measurements=self.measurements,
-            budget=self.budget,
-            counterexample=self.counterexample,
-            details=self.details,
-            elapsed_seconds=seconds,
-        )
+        return replace(self, elapsed_seconds=seconds)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in reports."""
@@ -134,4 +199,4 @@ class Evidence:
             "counterexample": self.counterexample,
             "details": self.details,
             "elapsed_seconds": self.elapsed_seconds,
-        }
+        } | ({"certificate": self.certificate.to_json()} if self.certificate is not None else {})

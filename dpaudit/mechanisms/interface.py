@@ -150,7 +150,9 @@ class CandidateCall:
         listed = [*self.args, *keywords]
         for name in listed:
             if name not in known:
-                raise InvalidArgument(f"{name!r} is not 'input', 'rng' or a parameter of the mechanism {sorted(params)}")
+                raise InvalidArgument(
+                    f"{name!r} is not 'input', 'rng' or a parameter of the mechanism {sorted(params)}"
+                )
         repeated = sorted({name for name in listed if listed.count(name) > 1})
         if repeated:
             raise InvalidArgument(f"{repeated} passed more than once")

@@ -21,7 +21,7 @@ from scipy import special, stats
 
 from dpaudit._validation import check_finite_array, check_integer, check_real
 from dpaudit.errors import InvalidArgument, NumericalError
-from dpaudit.privacy.precise_values import PreciseValue
+from dpaudit.privacy.precise_values import PreciseValue, two_precisions
 
 __all__ = [
     "DEFAULT_DIGITS",
@@ -135,20 +135,9 @@ def dirichlet_pair(p: np.ndarray, q: np.ndarray, k: float, *, atol: float = 1e-1
 
 def _two_precisions(compute: Callable[[], mpmath.mpf], digits: int) -> PreciseValue:
     try:
-        with mpmath.workdps(digits):
-            low = +compute()
-        with mpmath.workdps(digits + 20):
-            high = +compute()
+        return two_precisions(compute, digits)
     except ValueError as exc:  # mpmath's hypergeometric series did not converge
         raise NumericalError(f"incomplete beta function did not converge: {exc}") from exc
-    with mpmath.workdps(digits + 20):
-        error = abs(high - low) + abs(high) * mpmath.mpf(10) ** (-digits) + mpmath.mpf(10) ** (-2 * digits)
-        if high != 0 and error > abs(high) * mpmath.mpf(10) ** (-(digits // 2)):
-            raise NumericalError(
-                f"value not stable between {digits} and {digits + 20} digits: "
-                f"{mpmath.nstr(low, 15)} vs {mpmath.nstr(high, 15)}"
-            )
-        return PreciseValue(high, error, digits + 20)
 
 
 def _log_beta(a: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:

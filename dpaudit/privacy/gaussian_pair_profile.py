@@ -18,7 +18,7 @@ import mpmath
 
 from dpaudit._validation import check_integer, check_real
 from dpaudit.errors import InvalidType, NumericalError
-from dpaudit.privacy.precise_values import DEFAULT_DIGITS, PreciseValue, _two_precisions
+from dpaudit.privacy.precise_values import DEFAULT_DIGITS, PreciseValue, two_precisions
 
 __all__ = []
 
@@ -262,7 +262,7 @@ def gaussian_pair_delta(epsilon: float, pair: GaussianPair, *, digits: int = DEF
     if not isinstance(pair, GaussianPair):
         raise InvalidType(f"pair={pair!r}: expected a GaussianPair")
     digits = check_integer("digits", digits, low=30)
-    return _two_precisions(lambda: _pair_delta(eps, pair), digits)
+    return two_precisions(lambda: _pair_delta(eps, pair), digits)
 
 
 def _chi2_tail(dof: int, x: mpmath.mpf, *, upper: bool) -> mpmath.mpf:
@@ -357,7 +357,7 @@ def gaussian_pair_delta_quadrature(epsilon: float, pair: GaussianPair, *, digits
     if not isinstance(pair, GaussianPair):
         raise InvalidType(f"pair={pair!r}: expected a GaussianPair")
     digits = check_integer("digits", digits, low=30)
-    return _two_precisions(lambda: _pair_delta_by_quadrature(eps, pair), digits)
+    return two_precisions(lambda: _pair_delta_by_quadrature(eps, pair), digits)
 
 
 def gaussian_pair_delta_float64(epsilon: float, pair: GaussianPair) -> float:

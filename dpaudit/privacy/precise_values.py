@@ -34,16 +34,16 @@ class PreciseValue:
 
     @property
     def lower(self) -> mpmath.mpf:
-        """A lower bound on the true value."""
-        return self.value - self.error
+        """A lower bound on the true value (computed exactly: no rounding can move it inward)."""
+        return mpmath.fsub(self.value, self.error, exact=True)
 
     @property
     def upper(self) -> mpmath.mpf:
-        """An upper bound on the true value."""
-        return self.value + self.error
+        """An upper bound on the true value (computed exactly: no rounding can move it inward)."""
+        return mpmath.fadd(self.value, self.error, exact=True)
 
 
-def _two_precisions(compute: Callable[[], Any], digits: int) -> PreciseValue:
+def two_precisions(compute: Callable[[], Any], digits: int) -> PreciseValue:
     """Run ``compute`` at ``digits`` and ``digits + 20``; it returns a value or (value, truncation bound)."""
     with mpmath.workdps(digits):
         low, _ = _with_bound(compute())

@@ -10,7 +10,7 @@ import mpmath
 
 from dpaudit._validation import check_integer, check_real
 from dpaudit.errors import NumericalError
-from dpaudit.privacy.precise_values import DEFAULT_DIGITS, PreciseValue, _two_precisions
+from dpaudit.privacy.precise_values import DEFAULT_DIGITS, PreciseValue, two_precisions
 
 __all__ = ["gaussian_delta", "gaussian_epsilon"]
 
@@ -43,7 +43,7 @@ def gaussian_delta(epsilon: float, sensitivity: float, sigma: float, *, digits: 
         b = e * s / d
         return mpmath.ncdf(a - b) - mpmath.exp(e) * mpmath.ncdf(-a - b)
 
-    return _two_precisions(compute, digits)
+    return two_precisions(compute, digits)
 
 
 def gaussian_epsilon(

@@ -117,9 +117,7 @@ class CandidateMechanism:
             raise CandidateError(f"candidate {self.ref} is not running")
         count = 1 if size is None else size
         try:
-            outputs = self._process.sample(
-                self.kind.input_domain.to_plain(data), self.params, self.call, count, seed
-            )
+            outputs = self._process.sample(self.kind.input_domain.to_plain(data), self.params, self.call, count, seed)
         except CandidateError:
             self.close()
             raise

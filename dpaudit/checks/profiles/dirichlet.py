@@ -16,18 +16,20 @@ from scipy import stats
 
 from dpaudit._validation import check_choice, check_integer, check_real
 from dpaudit.checks.budget_limits import MAX_BINS, MAX_DIGITS, MAX_GRID, MAX_SAMPLES
+from dpaudit.checks.certificates.facts import certified_fact
 from dpaudit.checks.claim_inputs import approx_dp_of
 from dpaudit.errors import CheckerError, InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
-from dpaudit.kernel.evidence import Evidence, Measurement
+from dpaudit.kernel.evidence import Certificate, Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict, combine_verdicts
 from dpaudit.mechanisms.catalogue import build_mechanism
 from dpaudit.mechanisms.dirichlet import DirichletMechanism, check_open_simplex
 from dpaudit.mechanisms.synthesis import concentration_radius
 from dpaudit.privacy.dirichlet_composition import composition_delta_bounds, concentration_tail_bounds
+from dpaudit.privacy.dirichlet_pair import BetaPair
 from dpaudit.privacy.dirichlet_worst_case import worst_pair_delta
-from dpaudit.privacy.guarantees import Concentration
+from dpaudit.privacy.guarantees import ApproxDP, Concentration
 
 __all__ = ["check_dirichlet_composition", "check_dirichlet_concentration", "check_dirichlet_exact_profile"]
 
@@ -123,6 +125,27 @@ def _verdict(lower: mpmath.mpf, upper: mpmath.mpf, claimed: mpmath.mpf) -> Verdi
     return Verdict.INCONCLUSIVE
 
 
+def _beta_certificate(
+    verdict: Verdict, guarantee: ApproxDP, pair: BetaPair, enclosure: tuple[Any, Any], digits: int, grid: int
+) -> Certificate | None:
+    """The certificate of a verified single-pair Dirichlet profile: the worst Beta pair found."""
+    if verdict is not Verdict.VERIFIED:
+        return None
+    fact = certified_fact(
+        "beta_pair_delta",
+        f"delta at epsilon={guarantee.epsilon!r} of the worst b-adjacent pair",
+        {"a_p": pair.a_p, "b_p": pair.b_p, "a_q": pair.a_q, "b_q": pair.b_q, "epsilon": guarantee.epsilon},
+        enclosure,
+        guarantee.delta,
+    )
+    return Certificate(
+        method=f"regularised incomplete beta in mpmath at {digits} digits",
+        facts=(fact,),
+        assumption=f"the worst pair is a shift by b/2 between two coordinates (Karlin-Rubin), searched over "
+        f"{grid} positions with the maximiser at the edge of the box",
+    )
+
+
 @register_checker(
     "dirichlet_exact_profile",
     description="exact delta(epsilon) of the Dirichlet mechanism, maximised over b-adjacent pairs (mpmath)",
@@ -164,6 +187,7 @@ def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext)
         }
     return Evidence(
         verdict=verdict,
+        certificate=_beta_certificate(verdict, guarantee, worst.pair, interval, worst.delta.digits, grid),
         summary=(
             f"worst exact delta({guarantee.epsilon:g}) = {mpmath.nstr(worst.delta.value, 6)} vs claimed "
             f"{guarantee.delta:g} for k = {k:g}; float64 estimate of the exact epsilon at the claimed "
@@ -243,11 +267,15 @@ def check_dirichlet_composition(obligation: Obligation, context: CheckContext) -
         worst = worst_pair_delta(guarantee.epsilon, k, b, n=n, eta=eta, grid=grid, digits=digits)
         lower, upper, pair = worst.delta.lower, worst.delta.upper, worst.pair
         method = "single-row exact profile (the other rows carry no information)"
+        certificate = _beta_certificate(
+            _verdict(lower, upper, mpmath.mpf(guarantee.delta)), guarantee, pair, (lower, upper), digits, grid
+        )
     else:
         worst = worst_pair_delta(guarantee.epsilon / rows, k, b, n=n, eta=eta, grid=grid, digits=digits)
         pair = worst.pair
         lower, upper = composition_delta_bounds(guarantee.epsilon, pair, rows, thresholds=thresholds, digits=digits)
         method = "product-event lower bound and basic-composition upper bound, mpmath"
+        certificate = None  # no independent route for the composed bound yet
     with mpmath.workdps(digits + 20):
         claimed = mpmath.mpf(guarantee.delta)
         verdict = _verdict(lower, upper, claimed)
@@ -280,6 +308,7 @@ def check_dirichlet_composition(obligation: Obligation, context: CheckContext) -
                 interval=(lower, upper),
             ),
         ),
+        certificate=certificate,
         budget={"rows": rows, "digits": digits, "thresholds": thresholds if reading == "all_rows" else 0},
         counterexample=counterexample,
         details={"reading": reading},

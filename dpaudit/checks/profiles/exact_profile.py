@@ -12,14 +12,24 @@ from typing import Any
 import mpmath
 
 from dpaudit._validation import check_integer
+from dpaudit.checks.certificates.facts import certified_fact
 from dpaudit.checks.claim_inputs import approx_dp_of
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
-from dpaudit.kernel.evidence import Evidence, Measurement
+from dpaudit.kernel.evidence import Certificate, Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
 
 __all__ = ["check_exact_privacy_profile"]
+
+
+def _route_of(name: str, mechanism: Any) -> tuple[str, dict[str, float]]:
+    """The independent route replaying the profile, and its inputs (a plugin's: none known)."""
+    if name == "laplace":
+        return "laplace_shift_delta", {"scale": mechanism.scale, "sensitivity": mechanism.sensitivity}
+    if name == "gaussian":
+        return "gaussian_shift_delta", {"sigma": mechanism.sigma, "sensitivity": mechanism.sensitivity}
+    return f"{name}_privacy_profile", {}
 
 
 def _validate(params: dict[str, Any], claim: Claim) -> None:
@@ -51,7 +61,7 @@ def check_exact_privacy_profile(obligation: Obligation, context: CheckContext) -
         value = mpmath.mpf(mechanism.privacy_profile(guarantee.epsilon, digits=digits))
         finer = mpmath.mpf(mechanism.privacy_profile(guarantee.epsilon, digits=digits + 20))
         error = abs(finer - value) + mpmath.mpf(10) ** (-digits) * abs(value)
-        lower, upper = value - error, value + error
+        lower, upper = mpmath.fsub(value, error, exact=True), mpmath.fadd(value, error, exact=True)
         claimed = mpmath.mpf(guarantee.delta)
         if upper <= claimed:
             verdict = Verdict.VERIFIED
@@ -76,8 +86,26 @@ def check_exact_privacy_profile(obligation: Obligation, context: CheckContext) -
             "pair": label,
             "delta_at_epsilon": mpmath.nstr(value, 12),
         }
+    certificate = None
+    if verdict is Verdict.VERIFIED:
+        route, inputs = _route_of(context.claim.mechanism.name, mechanism)
+        certificate = Certificate(
+            method=f"the reference's closed-form profile in mpmath at {digits} and {digits + 20} digits",
+            facts=(
+                certified_fact(
+                    route,
+                    f"delta at epsilon={guarantee.epsilon!r}",
+                    {**inputs, "epsilon": guarantee.epsilon},
+                    (lower, upper),
+                    guarantee.delta,
+                ),
+            ),
+            assumption=f"the privacy_profile view of {context.claim.mechanism.name!r} is its worst case over "
+            "neighbouring inputs (for laplace and gaussian: a shift by the sensitivity along one axis)",
+        )
     return Evidence(
         verdict=verdict,
+        certificate=certificate,
         summary=f"exact delta({guarantee.epsilon:g}) = {mpmath.nstr(value, 6)} vs claimed {guarantee.delta:g}",
         domain=f"every neighbouring pair of {context.claim.mechanism.name} (worst case of its privacy_profile view)",
         method=f"the reference's closed-form profile in mpmath at {digits} and {digits + 20} digits",

@@ -14,6 +14,7 @@ import numpy as np
 
 from dpaudit._validation import check_integer
 from dpaudit.checks.budget_limits import MAX_DIGITS
+from dpaudit.checks.certificates.facts import certified_fact
 from dpaudit.checks.claim_inputs import approx_dp_of
 from dpaudit.checks.empirical.audit import bound_evidence
 from dpaudit.checks.empirical.budget import AuditBudget, budget_from_params
@@ -22,7 +23,7 @@ from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
-from dpaudit.kernel.evidence import Evidence, Measurement
+from dpaudit.kernel.evidence import Certificate, Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.catalogue import build_mechanism
 from dpaudit.privacy.guarantees import ApproxDP
@@ -107,9 +108,25 @@ def check_gaussian_exact_profile(obligation: Obligation, context: CheckContext) 
         f"exact delta({guarantee.epsilon:g}) = {mpmath.nstr(exact.value, 6)} vs claimed {guarantee.delta:g}; "
         f"exact epsilon at delta={guarantee.delta:g} is {mpmath.nstr(eps_high, 11)}"
     )
+    certificate = None
+    if verdict is Verdict.VERIFIED:
+        fact = certified_fact(
+            "gaussian_shift_delta",
+            f"delta at epsilon={guarantee.epsilon!r}",
+            {"sigma": sigma, "sensitivity": sensitivity, "epsilon": guarantee.epsilon},
+            (exact.lower, exact.upper),
+            guarantee.delta,
+        )
+        certificate = Certificate(
+            method=f"Balle-Wang closed form (Theorem 8) in mpmath at {exact.digits} digits",
+            facts=(fact,),
+            assumption="the worst neighbouring pair is f(X) = 0, f(X') = Delta along one axis "
+            "(Balle & Wang 2018, Thm 8: the profile depends on ||f(X) - f(X')||_2 only and grows with it)",
+        )
     return Evidence(
         verdict=verdict,
         summary=summary,
+        certificate=certificate,
         domain=f"the worst-case pair ‖f(X) − f(X')‖₂ = Δ = {sensitivity:g}, sigma = {sigma:g} (exact, all events)",
         method=f"closed-form profile in mpmath at {exact.digits} digits, error from two precisions",
         measurements=measurements,

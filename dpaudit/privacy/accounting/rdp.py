@@ -278,7 +278,7 @@ def wor_gaussian_rdp_upper(
             return +min(bound, order / (2 * ss**2)), mpmath.mpf(0)
 
     value, error = _at_two_precisions(compute, digits)
-    upper = value + error
+    upper = mpmath.fadd(value, error, exact=True)
     return AccountedValue(
         upper, mpmath.ninf, upper, UPPER_BOUND, f"WBK 2019 Theorem {theorem}, mpmath {digits} digits", digits, error
     )

@@ -57,7 +57,9 @@ class AccountedValue:
     @classmethod
     def exact(cls, value: Any, error: Any, *, method: str, digits: int) -> AccountedValue:
         """An exact value with absolute error bound ``error``: encloses ``[value - error, value + error]``."""
-        return cls(value, value - error, value + error, EXACT, method, digits, error)
+        value, error = mpmath.mpf(value), mpmath.mpf(error)
+        lower, upper = mpmath.fsub(value, error, exact=True), mpmath.fadd(value, error, exact=True)
+        return cls(value, lower, upper, EXACT, method, digits, error)
 
     @property
     def direction(self) -> str:

@@ -1,0 +1,1 @@
+"""Certificates of ``verified`` verdicts, and the independent routes that replay them."""

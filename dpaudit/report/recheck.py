@@ -1,0 +1,171 @@
+"""``dpaudit recheck audit.json``: replay the certificate of every ``verified`` obligation.
+
+Each certified fact is checked four ways, without running the audited code:
+
+1. it is bound to the claim: its ε and its bound are the claim's (ε, δ), and every input
+   named like a mechanism parameter has the claim's value;
+2. its enclosure is ordered and supports the verdict (``high <= bound`` for ``<=``);
+3. its route (:mod:`dpaudit.checks.certificates.routes`) re-derives the value by an
+   independent computation, and the value lies in the enclosure up to the route's error;
+4. the file's digest and the verdicts above each obligation follow (as ``dpaudit report``).
+
+A verified obligation without a certificate, or whose route dpaudit does not know, is
+listed as such: the replay covers what it names and no more.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import mpmath
+
+from dpaudit.checks.certificates.facts import exact_decimal
+from dpaudit.checks.certificates.routes import MAX_RELATIVE_WIDTH, ROUTES, replay
+from dpaudit.errors import DpAuditError, SpecError
+from dpaudit.report.integrity import verify_report
+from dpaudit.report.json_report import with_digest
+
+__all__ = ["RecheckResult", "recheck_report"]
+
+
+@dataclass
+class RecheckResult:
+    """What the replay found."""
+
+    replayed: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    no_route: list[str] = field(default_factory=list)
+    uncertified: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def lines(self) -> list[str]:
+        """The result for a terminal, failures first."""
+        out = [f"FAIL {line}" for line in self.failures]
+        out += [f"ok   {line}" for line in self.replayed]
+        out += [f"note {line} (no independent route to replay it)" for line in self.no_route]
+        out += [f"note {line}: verified without a certificate (not replayed)" for line in self.uncertified]
+        out.append(
+            f"{len(self.replayed)} facts replayed, {len(self.failures)} failures, {len(self.no_route)} facts "
+            f"without a route, {len(self.uncertified)} verified obligations without a certificate"
+        )
+        return out
+
+
+def _fraction(text: Any, what: str) -> Fraction:
+    if not isinstance(text, str):
+        raise ValueError(f"{what} is {text!r}, not a decimal string")
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise ValueError(f"{what} {text!r} is not a decimal number") from None
+    if not value.is_finite():
+        raise ValueError(f"{what} {text!r} is not finite")
+    return Fraction(value)
+
+
+def _bound_to_claim(fact: dict[str, Any], claim: dict[str, Any]) -> str | None:
+    """Why the fact does not belong to the claim, or None."""
+    guarantee = claim.get("guarantee", {})
+    inputs = fact.get("inputs", {})
+    if guarantee.get("kind") == "approx_dp":
+        if "epsilon" in inputs and inputs["epsilon"] != exact_decimal(float(guarantee["epsilon"])):
+            return f"its epsilon {inputs['epsilon']} is not the claim's {guarantee['epsilon']!r}"
+        if fact.get("bound") != exact_decimal(float(guarantee["delta"])):
+            return f"its bound {fact.get('bound')} is not the claim's delta {guarantee['delta']!r}"
+    params = claim.get("mechanism", {}).get("params", {})
+    for name, value in params.items():
+        numeric = isinstance(value, int | float) and not isinstance(value, bool)
+        if numeric and name in inputs and inputs[name] != exact_decimal(value):
+            return f"its input {name} = {inputs[name]} is not the claim's {value!r}"
+    return None
+
+
+def _check_fact(fact: Any, claim: dict[str, Any]) -> tuple[str, str]:
+    """(status, message): status "ok" (replayed), "no_route" or "fail"; raises nothing."""
+    if not isinstance(fact, dict):
+        return "fail", "a fact is not a table"
+    problem = _bound_to_claim(fact, claim)
+    if problem:
+        return "fail", problem
+    try:
+        low, high = (_fraction(v, "an enclosure end") for v in fact.get("enclosure", [None, None]))
+        bound = _fraction(fact.get("bound"), "the bound")
+    except (ValueError, TypeError) as exc:
+        return "fail", str(exc)
+    relation = fact.get("relation")
+    if low > high:
+        return "fail", f"its enclosure [{fact['enclosure'][0]}, {fact['enclosure'][1]}] is empty"
+    if relation == "<=" and not high <= bound:
+        return "fail", f"its upper end {fact['enclosure'][1]} exceeds the bound {fact['bound']}"
+    if relation == ">=" and not low >= bound:
+        return "fail", f"its lower end {fact['enclosure'][0]} is below the bound {fact['bound']}"
+    if relation not in ("<=", ">="):
+        return "fail", f"unknown relation {relation!r}"
+    if fact.get("route") in ROUTES and high - low > Fraction(MAX_RELATIVE_WIDTH) * max(abs(low), abs(high)):
+        return "fail", f"its enclosure is wider than {MAX_RELATIVE_WIDTH:g} relative, more than its route's precision"
+    if fact.get("route") not in ROUTES:
+        return "no_route", f"{fact.get('route')}: enclosure supports the verdict"
+    try:
+        value, error = replay(str(fact.get("route")), fact.get("inputs", {}))
+    except DpAuditError as exc:
+        return "fail", f"replay failed: {exc}"
+    with mpmath.workdps(60):
+        lo, hi = mpmath.mpf(low.numerator) / low.denominator, mpmath.mpf(high.numerator) / high.denominator
+        if not lo - error <= value <= hi + error:
+            return "fail", (
+                f"the independent route gives {mpmath.nstr(value, 20)} (error <= {mpmath.nstr(error, 3)}), "
+                f"outside the certified [{fact['enclosure'][0]}, {fact['enclosure'][1]}]"
+            )
+    return "ok", f"{fact.get('route')} = {mpmath.nstr(value, 15)} in the enclosure, <= {fact['bound']}"
+
+
+def recheck_report(path: str | Path) -> RecheckResult:
+    """Replay every certificate of the report at ``path``.
+
+    Raises:
+        SpecError: when the file cannot be read as a dpaudit report.
+    """
+    location = str(path)
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SpecError(f"not a readable JSON file: {exc}", path=location) from None
+    if not isinstance(document, dict) or not isinstance(document.get("claims"), list):
+        raise SpecError("not a dpaudit report (no claims list)", path=location, key="claims")
+    result = RecheckResult()
+    try:
+        recomputed = with_digest(document)["digest"] if "digest" in document else None
+        verify_report(document, location, recomputed_digest=recomputed)
+    except SpecError as exc:
+        result.failures.append(f"integrity: {exc}")
+    for entry in document["claims"]:
+        claim = entry.get("claim", {}) if isinstance(entry, dict) else {}
+        for relation in entry.get("relations", []) if isinstance(entry, dict) else []:
+            for item in relation.get("obligations", []):
+                where = f"{claim.get('id')}/{relation.get('relation')}/{item.get('obligation', {}).get('id')}"
+                evidence = item.get("evidence", {})
+                certificate = evidence.get("certificate")
+                if evidence.get("verdict") != "verified":
+                    if certificate is not None:
+                        result.failures.append(f"{where}: a certificate on a {evidence.get('verdict')!r} verdict")
+                    continue
+                if not isinstance(certificate, dict):
+                    result.uncertified.append(where)
+                    continue
+                facts = certificate.get("facts")
+                if not isinstance(facts, list) or not facts:
+                    result.failures.append(f"{where}: a certificate without facts")
+                    continue
+                for index, fact in enumerate(facts):
+                    status, message = _check_fact(fact, claim)
+                    target = {"ok": result.replayed, "no_route": result.no_route, "fail": result.failures}[status]
+                    target.append(f"{where} fact {index}: {message}")
+    return result

@@ -1,0 +1,92 @@
+"""The independent routes agree with the closed forms, and enclosures contain their own values."""
+
+import mpmath
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpaudit.checks.certificates.facts import certified_fact, exact_decimal
+from dpaudit.checks.certificates.routes import replay
+from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.evidence import decimal_bound
+from dpaudit.mechanisms.laplace import LaplaceMechanism
+from dpaudit.privacy.dirichlet_pair import BetaPair, beta_pair_delta
+from dpaudit.privacy.profiles import gaussian_delta
+
+
+def _inputs(**values):
+    return {name: exact_decimal(value) for name, value in values.items()}
+
+
+@pytest.mark.parametrize(("sigma", "sensitivity", "epsilon"), [(1.0, 1.0, 4.38), (3.0, 1.0, 0.5), (0.7, 2.0, 1.0)])
+def test_gaussian_route_agrees_with_balle_wang(sigma, sensitivity, epsilon):
+    value, error = replay("gaussian_shift_delta", _inputs(sigma=sigma, sensitivity=sensitivity, epsilon=epsilon))
+    exact = gaussian_delta(epsilon, sensitivity, sigma, digits=60)
+    assert abs(value - exact.value) <= error + exact.error
+
+
+@pytest.mark.parametrize(("scale", "epsilon"), [(1.0, 0.5), (2.0, 0.1), (1.0, 1.0), (0.5, 3.0)])
+def test_laplace_route_agrees_with_the_closed_form(scale, epsilon):
+    value, error = replay("laplace_shift_delta", _inputs(scale=scale, sensitivity=1.0, epsilon=epsilon))
+    exact = LaplaceMechanism(scale=scale, sensitivity=1.0).privacy_profile(epsilon, digits=60)
+    assert abs(value - exact) <= error + mpmath.mpf(10) ** -40
+
+
+@pytest.mark.parametrize("pair", [BetaPair(2.0, 18.0, 4.0, 16.0), BetaPair(15.0, 5.0, 13.0, 7.0)])
+def test_beta_route_agrees_with_the_incomplete_beta(pair):
+    value, error = replay(
+        "beta_pair_delta", _inputs(a_p=pair.a_p, b_p=pair.b_p, a_q=pair.a_q, b_q=pair.b_q, epsilon=0.5)
+    )
+    exact = beta_pair_delta(0.5, pair, digits=60)
+    assert abs(value - exact.value) <= error + exact.error
+
+
+def test_a_wrong_closed_form_is_told_apart():
+    # the route is independent: a profile with the sign of the second term flipped disagrees
+    with mpmath.workdps(50):
+        wrong = mpmath.ncdf(0.5 - 4.38) + mpmath.exp(4.38) * mpmath.ncdf(-0.5 - 4.38)
+    value, error = replay("gaussian_shift_delta", _inputs(sigma=1.0, sensitivity=1.0, epsilon=4.38))
+    assert abs(value - wrong) > 1000 * error
+
+
+def test_unknown_routes_and_bad_inputs_are_refused():
+    with pytest.raises(InvalidArgument, match="no independent route"):
+        replay("nope", {})
+    with pytest.raises(InvalidArgument, match="no input"):
+        replay("gaussian_shift_delta", {"sigma": "1"})
+    with pytest.raises(InvalidArgument, match="not finite"):
+        replay("laplace_shift_delta", {"scale": "inf", "sensitivity": "1", "epsilon": "1"})
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(
+    sigma=st.floats(0.3, 20.0),
+    sensitivity=st.floats(0.1, 5.0),
+    epsilon=st.floats(0.0, 8.0),
+)
+def test_every_gaussian_enclosure_contains_its_point_value_and_the_route(sigma, sensitivity, epsilon):
+    exact = gaussian_delta(epsilon, sensitivity, sigma, digits=50)
+    assert exact.lower <= exact.value <= exact.upper
+    fact = certified_fact(
+        "gaussian_shift_delta",
+        "delta",
+        {"sigma": sigma, "sensitivity": sensitivity, "epsilon": epsilon},
+        (exact.lower, exact.upper),
+        1.0,
+    )
+    with mpmath.workdps(60):
+        low, high = (mpmath.mpf(end) for end in fact.enclosure)
+        assert low <= exact.value <= high
+        value, error = replay("gaussian_shift_delta", fact.inputs)
+        assert low - error <= value <= high + error
+
+
+@given(st.floats(-1e300, 1e300, allow_nan=False), st.integers(1, 40))
+@settings(max_examples=200, derandomize=True)
+def test_decimal_bounds_round_outward(value, digits):
+    from decimal import Decimal
+    from fractions import Fraction
+
+    down = Fraction(Decimal(decimal_bound(value, digits, up=False)))
+    up = Fraction(Decimal(decimal_bound(value, digits, up=True)))
+    assert down <= Fraction(value) <= up

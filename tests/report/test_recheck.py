@@ -1,0 +1,101 @@
+"""dpaudit recheck: every certified fact is replayed by an independent route; edits are caught."""
+
+import json
+
+import pytest
+
+from dpaudit.audit.spec import builtin_spec_dir
+from dpaudit.cli import main
+from dpaudit.report.json_report import with_digest
+from dpaudit.report.recheck import recheck_report
+
+SPECS = [builtin_spec_dir() / name for name in ("gaussian_mechanism.toml", "gohari2020_dirichlet_mechanism.toml")]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("audit")
+    assert main(["audit", *map(str, SPECS), "--quick", "--quiet", "--out", str(out)]) == 0
+    return out / "audit.json"
+
+
+def _certified(document):
+    for claim in document["claims"]:
+        for relation in claim["relations"]:
+            for item in relation["obligations"]:
+                if "certificate" in item["evidence"]:
+                    yield item["evidence"]
+
+
+def _write(tmp_path, document, *, digest=True):
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(with_digest(document) if digest else document))
+    return path
+
+
+def test_a_fresh_audit_rechecks(report):
+    result = recheck_report(report)
+    assert result.ok, result.failures
+    assert len(result.replayed) == 3 and not result.uncertified
+    assert main(["recheck", str(report)]) == 0
+
+
+def test_an_edited_verdict_fails(report, tmp_path):
+    document = json.loads(report.read_text())
+    document["claims"][0]["relations"][0]["obligations"][-1]["evidence"]["verdict"] = "verified"
+    assert main(["recheck", str(_write(tmp_path, document, digest=False))]) == 1
+    # with a recomputed digest the chain still follows (another obligation keeps the relation
+    # consistent), but the new `verified` has no certificate: listed, and fatal with --require-all
+    path = _write(tmp_path, document)
+    assert any("privacy-loss-histogram" in line for line in recheck_report(path).uncertified)
+    assert main(["recheck", str(path), "--require-all"]) == 1
+    # an edit that breaks the verdict chain is refused even with a fresh digest
+    document["claims"][0]["relations"][0]["obligations"][0]["evidence"]["verdict"] = "violated"
+    assert any("integrity" in line for line in recheck_report(_write(tmp_path, document)).failures)
+
+
+@pytest.mark.parametrize("where", ["low", "high"])
+def test_an_enclosure_changed_in_its_sixth_digit_fails_even_with_a_fresh_digest(report, tmp_path, where):
+    document = json.loads(report.read_text())
+    fact = next(_certified(document))["certificate"]["facts"][0]
+    index = 0 if where == "low" else 1
+    digits = fact["enclosure"][index]
+    fact["enclosure"][index] = digits[:5] + str((int(digits[5]) + 1) % 10) + digits[6:]
+    result = recheck_report(_write(tmp_path, document))
+    assert not result.ok
+    assert any(word in line for line in result.failures for word in ("route gives", "empty", "wider"))
+
+
+def test_a_fact_moved_to_another_claim_or_bound_fails(report, tmp_path):
+    document = json.loads(report.read_text())
+    fact = next(_certified(document))["certificate"]["facts"][0]
+    fact["inputs"]["epsilon"] = "5"
+    assert any("epsilon" in line for line in recheck_report(_write(tmp_path, document)).failures)
+    document = json.loads(report.read_text())
+    next(_certified(document))["certificate"]["facts"][0]["bound"] = "0.001"
+    assert any("bound" in line for line in recheck_report(_write(tmp_path, document)).failures)
+
+
+def test_a_verified_obligation_without_certificate_is_listed_and_fails_with_require_all(report, tmp_path):
+    document = json.loads(report.read_text())
+    del next(_certified(document))["certificate"]
+    path = _write(tmp_path, document)
+    result = recheck_report(path)
+    assert result.ok and len(result.uncertified) == 1
+    assert main(["recheck", str(path)]) == 0
+    assert main(["recheck", str(path), "--require-all"]) == 1
+
+
+def test_a_certificate_on_a_verdict_other_than_verified_fails(report, tmp_path):
+    document = json.loads(report.read_text())
+    evidence = next(_certified(document))
+    other = document["claims"][0]["relations"][0]["obligations"][-1]["evidence"]
+    assert other["verdict"] != "verified"
+    other["certificate"] = evidence["certificate"]
+    assert any("certificate on a" in line for line in recheck_report(_write(tmp_path, document)).failures)
+
+
+def test_not_a_report_is_a_usage_error(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text("[1, 2]")
+    assert main(["recheck", str(path)]) == 2
