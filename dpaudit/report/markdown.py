@@ -114,6 +114,10 @@ def _obligation_lines(obligation: dict[str, Any], figure_dir: str | None) -> lis
         f"- covers: {escape_markdown(obligation['domain'])}",
         f"- method: {escape_markdown(obligation['method'])} (checker {_code(obligation['checker'])})",
     ]
+    if obligation["assumption"]:
+        lines.append(f"- verified under assumption: {escape_markdown(obligation['assumption'])}")
+    if obligation["certificate"]:
+        lines.append(f"- certificate: {escape_markdown(obligation['certificate'])}")
     if obligation["budget"]:
         lines.append(f"- budget: {_pairs(obligation['budget'])}")
     if obligation["params"]:

@@ -2,8 +2,8 @@
 
 Each certified fact is checked four ways, without running the audited code:
 
-1. it is bound to the claim: its ε and its bound are the claim's (ε, δ), and every input
-   named like a mechanism parameter has the claim's value;
+1. it is bound to the claim: its ε and its bound are the claim's (ε, δ) or on the
+   obligation's grid, and every input named like a mechanism parameter has the claim's value;
 2. its enclosure is ordered and supports the verdict (``high <= bound`` for ``<=``);
 3. its route (:mod:`dpaudit.checks.certificates.routes`) re-derives the value by an
    independent computation, and the value lies in the enclosure up to the route's error;
@@ -71,28 +71,47 @@ def _fraction(text: Any, what: str) -> Fraction:
     return Fraction(value)
 
 
-def _bound_to_claim(fact: dict[str, Any], claim: dict[str, Any]) -> str | None:
-    """Why the fact does not belong to the claim, or None."""
-    guarantee = claim.get("guarantee", {})
+def _numbers(values: list[Any]) -> set[str]:
+    return {exact_decimal(float(v)) for v in values if isinstance(v, int | float) and not isinstance(v, bool)}
+
+
+def _allowed(claim: dict[str, Any], obligation: dict[str, Any], name: str) -> set[str] | None:
+    """Exact decimals ``name`` may take: the claim's value (guarantee or mechanism parameter) and
+    the obligation's grid ``<name>s`` (full and quick budgets); None when the claim fixes nothing."""
+    values: list[Any] = []
+    for table in (claim.get("guarantee", {}), claim.get("mechanism", {}).get("params", {})):
+        if isinstance(table, dict) and name in table:
+            values.append(table[name])
+    for table in (obligation.get("params") or {}, obligation.get("quick_params") or {}):
+        listed = table.get(f"{name}s", []) if isinstance(table, dict) else []
+        values += listed if isinstance(listed, list) else []
+    return _numbers(values) if values else None
+
+
+def _bound_to_claim(fact: dict[str, Any], claim: dict[str, Any], obligation: dict[str, Any]) -> str | None:
+    """Why the fact does not belong to the claim and obligation, or None.
+
+    Every input the claim or the obligation fixes (ε, a mechanism parameter, a grid such as
+    ``dims``) must take one of their values, and the bound must be the claim's δ or on the
+    obligation's ``deltas``.
+    """
     inputs = fact.get("inputs", {})
-    if guarantee.get("kind") == "approx_dp":
-        if "epsilon" in inputs and inputs["epsilon"] != exact_decimal(float(guarantee["epsilon"])):
-            return f"its epsilon {inputs['epsilon']} is not the claim's {guarantee['epsilon']!r}"
-        if fact.get("bound") != exact_decimal(float(guarantee["delta"])):
-            return f"its bound {fact.get('bound')} is not the claim's delta {guarantee['delta']!r}"
-    params = claim.get("mechanism", {}).get("params", {})
-    for name, value in params.items():
-        numeric = isinstance(value, int | float) and not isinstance(value, bool)
-        if numeric and name in inputs and inputs[name] != exact_decimal(value):
-            return f"its input {name} = {inputs[name]} is not the claim's {value!r}"
+    if not isinstance(inputs, dict):
+        return "its inputs are not a table"
+    for name, value in inputs.items():
+        allowed = _allowed(claim, obligation, name)
+        if allowed is not None and value not in allowed:
+            return f"its input {name} = {value} is neither the claim's nor on the obligation's grid"
+    if fact.get("bound") not in (_allowed(claim, obligation, "delta") or set()):
+        return f"its bound {fact.get('bound')} is neither the claim's delta nor on the obligation's grid"
     return None
 
 
-def _check_fact(fact: Any, claim: dict[str, Any]) -> tuple[str, str]:
+def _check_fact(fact: Any, claim: dict[str, Any], obligation: dict[str, Any]) -> tuple[str, str]:
     """(status, message): status "ok" (replayed), "no_route" or "fail"; raises nothing."""
     if not isinstance(fact, dict):
         return "fail", "a fact is not a table"
-    problem = _bound_to_claim(fact, claim)
+    problem = _bound_to_claim(fact, claim, obligation)
     if problem:
         return "fail", problem
     try:
@@ -165,7 +184,7 @@ def recheck_report(path: str | Path) -> RecheckResult:
                     result.failures.append(f"{where}: a certificate without facts")
                     continue
                 for index, fact in enumerate(facts):
-                    status, message = _check_fact(fact, claim)
+                    status, message = _check_fact(fact, claim, item.get("obligation", {}))
                     target = {"ok": result.replayed, "no_route": result.no_route, "fail": result.failures}[status]
                     target.append(f"{where} fact {index}: {message}")
     return result

@@ -114,6 +114,22 @@ def _measurement(item: Any) -> dict[str, str]:
     }
 
 
+def _assumption(certificate: Any, verdict: str) -> str:
+    """The reduction a verified verdict rests on (shown as "verified under assumption")."""
+    if verdict != "verified" or not isinstance(certificate, dict):
+        return ""
+    return str(certificate.get("assumption") or "")
+
+
+def _certificate_text(certificate: Any, verdict: str) -> str:
+    if verdict != "verified":
+        return ""
+    if not isinstance(certificate, dict) or not isinstance(certificate.get("facts"), list):
+        return "none (not replayable by dpaudit recheck)"
+    routes = sorted({str(fact.get("route")) for fact in certificate["facts"] if isinstance(fact, dict)})
+    return f"{len(certificate['facts'])} facts ({', '.join(routes)}); dpaudit recheck replays them"
+
+
 def _obligation(item: dict[str, Any], anchor: str, figures: list[PlacedFigure]) -> dict[str, Any]:
     obligation = item.get("obligation", {})
     evidence = item.get("evidence", {})
@@ -132,6 +148,8 @@ def _obligation(item: dict[str, Any], anchor: str, figures: list[PlacedFigure]) 
         "summary": str(evidence.get("summary", "")),
         "domain": str(evidence.get("domain", "")),
         "method": str(evidence.get("method", "")),
+        "certificate": _certificate_text(evidence.get("certificate"), verdict),
+        "assumption": _assumption(evidence.get("certificate"), verdict),
         "budget": _pairs(evidence.get("budget")),
         "measurements": [_measurement(m) for m in evidence.get("measurements") or []],
         "counterexample": _counterexample(evidence.get("counterexample")),

@@ -99,3 +99,14 @@ def test_not_a_report_is_a_usage_error(tmp_path):
     path = tmp_path / "x.json"
     path.write_text("[1, 2]")
     assert main(["recheck", str(path)]) == 2
+
+
+def test_reports_show_the_assumption_and_the_certificate(report, tmp_path):
+    markdown = tmp_path / "audit.md"
+    assert main(["report", str(report), "--output", str(markdown)]) == 0
+    text = markdown.read_text()
+    assert "verified under assumption: the worst neighbouring pair" in text
+    assert "dpaudit recheck replays them" in text
+    html = tmp_path / "audit.html"
+    assert main(["report", str(report), "--format", "html", "--output", str(html)]) == 0
+    assert "verified under assumption" in html.read_text()

@@ -16,10 +16,11 @@ import mpmath
 
 from dpaudit._validation import check_choice, check_integer, check_real
 from dpaudit.checks.budget_limits import MAX_DIGITS
+from dpaudit.checks.certificates.facts import certified_fact
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
-from dpaudit.kernel.evidence import Evidence, Measurement
+from dpaudit.kernel.evidence import Certificate, Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.smooth_gaussian import CONSTANT_SETS, smooth_gaussian_constants
 from dpaudit.privacy.calibration import lemma1_worst_case
@@ -112,6 +113,7 @@ def check_lemma1_exact_profile(obligation: Obligation, context: CheckContext) ->
     skipped = []
     counterexample = None
     worst_margin_point: tuple[mpmath.mpf, str] | None = None  # (exact/claimed delta, grid point)
+    facts = []
     for epsilon in _grid(params, "epsilons"):
         for delta in _grid(params, "deltas"):
             for dim in _grid(params, "dims", integer=True):
@@ -131,6 +133,21 @@ def check_lemma1_exact_profile(obligation: Obligation, context: CheckContext) ->
                 verdicts.append(verdict)
                 margin = claimed - worst.delta.value
                 point = _point_text(epsilon, delta, dim)
+                facts.append(
+                    certified_fact(
+                        "gaussian_pair_delta",
+                        f"worst-case delta at {point}",
+                        {
+                            "shift": worst.pair.shift,
+                            "sigma1": worst.pair.sigma1,
+                            "sigma2": worst.pair.sigma2,
+                            "dim": dim,
+                            "epsilon": epsilon,
+                        },
+                        (worst.delta.lower, worst.delta.upper),
+                        delta,
+                    )
+                )
                 ratio = worst.delta.upper / claimed
                 if worst_margin_point is None or ratio > worst_margin_point[0]:
                     worst_margin_point = (ratio, point)
@@ -172,9 +189,19 @@ def check_lemma1_exact_profile(obligation: Obligation, context: CheckContext) ->
         f"Lemma 1 ({name} constants{mutant}): {len(verdicts)} grid points, {counts}; largest exact/claimed "
         f"delta ratio {mpmath.nstr(worst_margin_point[0], 4)} at {worst_margin_point[1]}"
     )
+    certificate = None
+    if verdict is Verdict.VERIFIED:
+        certificate = Certificate(
+            method=f"noncentral chi-square series in mpmath at {digits}+20 digits",
+            facts=tuple(facts),
+            assumption="per grid point the supremum over Lemma 1's admissible configurations is attained at the "
+            "boundary shift min(sigma_X, sigma_X')/alpha with ln(sigma_X'^2/sigma_X^2) in {+-beta, +-beta/2, 0} "
+            "(dpaudit.privacy.calibration; a finite set standing for a continuum, not proved here)",
+        )
     return Evidence(
         verdict=verdict,
         summary=summary,
+        certificate=certificate,
         domain=(
             f"grid epsilons x deltas x dims = {len(verdicts)} points"
             + (f" ({len(skipped)} outside the preconditions skipped)" if skipped else "")
