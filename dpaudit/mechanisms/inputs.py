@@ -28,6 +28,8 @@ __all__ = [
     "GRADIENT_RECORDS",
     "PROBABILITY_VECTOR",
     "REAL_VECTOR",
+    "SEARCH_MAGNITUDES",
+    "SEARCH_SIZES",
     "TRAJECTORIES",
     "norm_ball",
     "one_record",
@@ -94,6 +96,37 @@ TRAJECTORIES = InputDomain(
 )
 
 
+#: Query values the input search starts from: zero, half-integers (where rounding jumps),
+#: small and large magnitudes of both signs (where a branch may skip the noise).
+SEARCH_MAGNITUDES = (0.0, 0.5, 1.0, 2.5, -3.0, 10.0, 1e3, 1e4, 1e6)
+
+
+def _ball_steps(length: int, radius: float, order: int) -> list[tuple[str, np.ndarray]]:
+    """Moves of norm ``radius``: along the first axis (both signs) and spread over every coordinate."""
+    axis = np.zeros(length)
+    axis[0] = radius
+    spread = np.full(length, radius / length ** (1.0 / order))
+    return [("+radius e_1", axis), ("-radius e_1", -axis), ("radius spread over all coordinates", spread)]
+
+
+def _explore_ball(order: int, parameter: str) -> Any:
+    def explore(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
+        radius = float(params[parameter])
+        bases = [np.asarray(_plain_vector(x)) for pair in pairs for x in pair]
+        found: list[tuple[Any, Any, str]] = []
+        for length in sorted({base.size for base in bases}):
+            starts = [(f"f(X) = {m:g} everywhere", np.full(length, m)) for m in SEARCH_MAGNITUDES]
+            starts += [
+                (f"f(X) = given input x {m:g}", base * m) for base in bases if base.size == length for m in (10, 1e3)
+            ]
+            for name, start in starts:
+                for step_name, step in _ball_steps(length, radius, order):
+                    found.append((_plain_vector(start), _plain_vector(start + step), f"search: {name}, {step_name}"))
+        return found
+
+    return explore
+
+
 def norm_ball(order: int, parameter: str = "sensitivity") -> Neighbourhood:
     """Inputs are f(X), f(X') with ``||f(X) - f(X')||_order <= params[parameter]`` (any relation)."""
 
@@ -106,7 +139,9 @@ def norm_ball(order: int, parameter: str = "sensitivity") -> Neighbourhood:
     def radius(params: Mapping[str, Any], relation: Relation) -> float:
         return float(params[parameter])
 
-    return Neighbourhood(f"||f(X) - f(X')||_{order} <= {parameter}", distance, radius)
+    return Neighbourhood(
+        f"||f(X) - f(X')||_{order} <= {parameter}", distance, radius, explore=_explore_ball(order, parameter)
+    )
 
 
 def simplex_adjacency() -> Neighbourhood:
@@ -124,7 +159,32 @@ def simplex_adjacency() -> Neighbourhood:
             return 0.0
         return float(relation.bound)
 
-    return Neighbourhood("p, p' differ in at most two coordinates and ||p - p'||_1 <= b", distance, radius)
+    def explore(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
+        bound = radius(params, relation)
+        found: list[tuple[Any, Any, str]] = []
+        for length in sorted({len(_plain_vector(x)) for pair in pairs for x in pair}):
+            starts = [("uniform p", np.full(length, 1.0 / length))]
+            starts += [("given p", np.asarray(_plain_vector(x))) for pair in pairs for x in pair if len(x) == length]
+            floor = float(params.get("eta") or 0.0)
+            for edge in sorted({1e-3, 0.01, 0.05, 0.1, bound / 2 + 1e-3, floor, floor + bound / 2} - {0.0}):
+                if edge * (length - 1) < 1.0:
+                    start = np.full(length, edge)
+                    start[0] = 1.0 - edge * (length - 1)
+                    starts.append((f"p near a vertex (others {edge:g})", start))
+            for name, start in starts:
+                for i, j in ((0, 1), (1, 0)):
+                    moved = start.copy()
+                    moved[i] += bound / 2
+                    moved[j] -= bound / 2
+                    if moved.min() > 0:
+                        found.append(
+                            (_plain_vector(start), _plain_vector(moved), f"search: {name}, b/2 from {j} to {i}")
+                        )
+        return found
+
+    return Neighbourhood(
+        "p, p' differ in at most two coordinates and ||p - p'||_1 <= b", distance, radius, explore=explore
+    )
 
 
 def _multiset_steps(first: list[Any], second: list[Any], relation: Relation) -> float:
@@ -150,7 +210,27 @@ def one_trajectory() -> Neighbourhood:
             [key(x) for x in _trajectories(first)], [key(x) for x in _trajectories(second)], relation
         )
 
-    return Neighbourhood("the datasets differ in one trajectory", distance, lambda params, relation: 1.0)
+    return Neighbourhood(
+        "the datasets differ in one trajectory", distance, lambda params, relation: 1.0, explore=_explore_by_padding
+    )
+
+
+#: Dataset sizes the input search pads a given pair to (a branch may skip the noise for large m).
+SEARCH_SIZES = (10, 50, 100)
+
+
+def _explore_by_padding(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
+    """Larger neighbouring datasets: the same extra records added to both sides of a given pair
+    (copies of its own records) keep the pair neighbouring under either relation."""
+    found: list[tuple[Any, Any, str]] = []
+    for first, second in pairs:
+        if not isinstance(first, list) or not first:
+            continue
+        for size in SEARCH_SIZES:
+            extra = [first[index % len(first)] for index in range(max(size - len(first), 0))]
+            if extra:
+                found.append((first + extra, second + extra, f"search: padded to {len(first) + len(extra)} records"))
+    return found
 
 
 def one_record() -> Neighbourhood:
@@ -161,4 +241,6 @@ def one_record() -> Neighbourhood:
         rows_second = [tuple(row) for row in _records(second).tolist()]
         return _multiset_steps(rows_first, rows_second, relation)
 
-    return Neighbourhood("the datasets differ in one record (row)", distance, lambda params, relation: 1.0)
+    return Neighbourhood(
+        "the datasets differ in one record (row)", distance, lambda params, relation: 1.0, explore=_explore_by_padding
+    )

@@ -83,11 +83,18 @@ class Neighbourhood:
         distance: ``(first, second, relation, params) -> distance`` in the rule's unit (``inf``
             when one step of the relation does not join them).
         radius: ``(params, relation) -> the largest distance of neighbours``.
+        explore: ``(pairs, params, relation) -> [(first, second, label), ...]``: more pairs
+            (plain values) around the given plain pairs, for the input search of the black-box
+            checks (other magnitudes, sizes, domain edges); ``None`` when the kind has none.
+            What it returns is checked with ``distance`` before use.
     """
 
     description: str
     distance: Callable[[Any, Any, Relation, Mapping[str, Any]], float]
     radius: Callable[[Mapping[str, Any], Relation], float]
+    explore: Callable[[Sequence[tuple[Any, Any]], Mapping[str, Any], Relation], list[tuple[Any, Any, str]]] | None = (
+        None
+    )
 
 
 @dataclass(frozen=True)

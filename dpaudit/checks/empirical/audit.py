@@ -22,16 +22,18 @@ certified bound holds with probability at least the stated confidence. A claim i
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
 from dpaudit.checks.empirical.budget import EmpiricalBound, budget_from_params
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
+from dpaudit.checks.empirical.input_search import SEARCH_MODES, search_enabled, searched_pairs
 from dpaudit.checks.empirical.sampling import (
     NeighbourPair,
     neighbour_pairs,
 )
-from dpaudit.errors import CheckerError
+from dpaudit.errors import CheckerError, InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
@@ -119,7 +121,9 @@ def bound_evidence(bound: EmpiricalBound, guarantee: ApproxDP, *, domain: str, m
 
 def _validate_empirical(params: dict[str, Any], claim: Claim) -> None:
     approx_dp_of(claim)
-    budget_from_params(params, default_samples=10**6, extra_keys=("pairs",))
+    budget_from_params(params, default_samples=10**6, extra_keys=("pairs", "search"))
+    if params.get("search", "auto") not in SEARCH_MODES:
+        raise InvalidArgument(f"search={params['search']!r}: expected one of {SEARCH_MODES}")
     if "pairs" in params:
         neighbour_pairs(params.get("pairs"), input_converter(claim))
 
@@ -159,9 +163,14 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
     """
     guarantee = approx_dp_of(context.claim)
     params = obligation.params
-    budget = budget_from_params(params, default_samples=10**6, extra_keys=("pairs",))
+    budget = budget_from_params(params, default_samples=10**6, extra_keys=("pairs", "search"))
     mechanism = context.mechanism()
     pairs = _audited_pairs(mechanism, params, context)
+    searched = searched_pairs(pairs, context) if search_enabled(params, context) else []
+    if searched:
+        # the spec's pairs and the best searched ones compete in the pilot screening
+        pairs = [*pairs, *searched]
+        budget = replace(budget, max_pairs=budget.max_pairs + 2)
     bound = certify_privacy_lower_bound(
         mechanism,
         pairs,
@@ -175,7 +184,9 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
     return bound_evidence(
         bound,
         guarantee,
-        domain=f"{len(pairs)} neighbouring pair(s) under {context.relation.name}: {labels}; "
+        domain=f"{len(pairs)} neighbouring pair(s) under {context.relation.name}"
+        + (f" ({len(searched)} found by the input search)" if searched else "")
+        + f": {labels}; {bound.pairs[1]} kept after the pilot screening; "
         f"event families {', '.join(budget.events)}",
         method="Monte Carlo: pilot, held-out event selection, one-sided Clopper-Pearson with a union bound "
         f"over {2 * max(len(bound.events), 1)} bounds",

@@ -56,6 +56,7 @@ from dpaudit.errors import InvalidArgument
 
 __all__ = [
     "SATURATIONS",
+    "SMOOTHING_GUARD",
     "lsl_c_lambda",
     "lsl_phi",
     "lsl_phi_profile",
@@ -67,6 +68,7 @@ __all__ = [
     "lsw_psi",
     "lsw_sigma",
     "return_bound",
+    "rounding_safe_beta",
     "smooth_maximum",
 ]
 
@@ -287,6 +289,24 @@ def lsl_phi_profile(signature: Any, rho: Any, m: int, c_lambda: float, *, satura
         visits = (weights[None, :] * saturate(counts[None, :] + ks, m)).sum(axis=1)
         result[start : start + ks.shape[0]] = (c_lambda * np.sqrt(visits) + rho_norm) ** 2
     return result
+
+
+#: Relative amount by which the implementation's smoothing parameter is below β (see
+#: :func:`rounding_safe_beta`).
+SMOOTHING_GUARD = 1e-6
+
+
+def rounding_safe_beta(beta: float) -> float:
+    """The smoothing parameter the float64 implementation uses: β (1 − 10⁻⁶).
+
+    With β itself, neighbours at which the paper's ψ meets |ln ψ_X − ln ψ_X'| = β/2 exactly
+    come out of float64 (the exponentials, products and square root of σ_X) up to about
+    6e-15 relative beyond Lemma 1's condition (b). Smoothing with a slightly smaller
+    parameter keeps the real-valued ψ smooth with a margin of about 10⁻⁶ β/2 in ln ψ, far
+    above those rounding errors and outside the exhaustive checker's 1e-9 guard band, and only
+    raises ψ, by a factor below e^(k β 10⁻⁶) (more noise; condition (a) unaffected).
+    """
+    return beta * (1.0 - SMOOTHING_GUARD)
 
 
 def smooth_maximum(phi_profile: Any, beta: float) -> tuple[float, int]:

@@ -218,7 +218,7 @@ class DPLSW(_SmoothSensitivityRelease):
     def intermediates_from_statistics(self, statistics: FirstVisitStatistics) -> DpLswIntermediates:
         """Return every quantity of Algorithm 1 for given statistics (⟨X⟩, F_X, m)."""
         profile = bounds.lsw_phi_profile(statistics.signature, self.estimator.w)
-        psi, k_star = bounds.smooth_maximum(profile, self.beta)
+        psi, k_star = bounds.smooth_maximum(profile, bounds.rounding_safe_beta(self.beta))
         sigma = bounds.lsw_sigma(self.alpha, self.return_bound, self.pinv_norm, psi)
         return DpLswIntermediates(
             theta=self.estimator.solve(statistics.average_returns),
@@ -317,7 +317,7 @@ class DPLSL(_SmoothSensitivityRelease):
         profile = bounds.lsl_phi_profile(
             statistics.signature, self.estimator.weights, statistics.m, self.c_lambda, saturation=self.saturation
         )
-        psi, k_star = bounds.smooth_maximum(profile, self.beta)
+        psi, k_star = bounds.smooth_maximum(profile, bounds.rounding_safe_beta(self.beta))
         sigma = bounds.lsl_sigma(self.alpha, self.return_bound, self.phi_norm, self.lam, self.rho_inf, psi)
         phi_zero = bounds.lsl_phi(
             statistics.signature.tolist(), self.estimator.weights.tolist(), statistics.m, self.c_lambda, 0

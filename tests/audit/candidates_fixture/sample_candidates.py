@@ -186,3 +186,10 @@ class vectorised_with_own_names:  # positional generator; the count comes right 
     @staticmethod
     def sample(x, n, generator, noise_scale):
         return np.asarray(x, dtype=float) + noise_scale * generator.standard_normal((n, len(x)))
+
+
+def skips_noise_above_1000(value, *, sigma, sensitivity, rng):  # a leak only on inputs the spec does not name
+    value = np.asarray(value, dtype=float)
+    if np.abs(value).max() > 1000:
+        return value
+    return value + sigma * rng.standard_normal(value.shape)

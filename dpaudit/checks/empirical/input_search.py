@@ -1,0 +1,69 @@
+"""Input search for the black-box checks: neighbouring pairs the spec did not name.
+
+A leak often sits on inputs nobody wrote down: a branch that skips the noise above some
+magnitude, rounding that jumps at half-integers, an empty bin released exactly, a dataset
+size past a threshold. The mechanism's neighbourhood proposes pairs around the audited ones
+(:attr:`~dpaudit.mechanisms.interface.Neighbourhood.explore`); each is checked to be a
+neighbouring pair under the relation and to be accepted by the reference (so a candidate is
+never judged outside the claim's domain). The pilot phase of the certification then ranks
+every pair on its own draws and only the most promising go on: choosing pairs on data
+independent of the certification keeps the certified bound sound (see
+:mod:`dpaudit.checks.empirical.certification`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dpaudit.checks.empirical.sampling import NeighbourPair
+from dpaudit.errors import DpAuditError, InvalidArgument
+from dpaudit.kernel.checkers import CheckContext
+from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
+
+__all__ = ["SEARCH_MODES", "search_enabled", "searched_pairs"]
+
+SEARCH_MODES = ("auto", "on", "off")
+
+#: The most pairs the search adds (each costs one pilot sample per side).
+MAX_SEARCHED_PAIRS = 64
+
+
+def search_enabled(params: dict[str, Any], context: CheckContext) -> bool:
+    """``search = "auto"`` (the default) searches when a candidate is audited.
+
+    Raises:
+        InvalidArgument: for another value.
+    """
+    mode = params.get("search", "auto")
+    if mode not in SEARCH_MODES:
+        raise InvalidArgument(f"search={mode!r}: expected one of {SEARCH_MODES}")
+    return mode == "on" or (mode == "auto" and context.candidate is not None)
+
+
+def searched_pairs(audited: list[NeighbourPair], context: CheckContext) -> list[NeighbourPair]:
+    """Pairs around ``audited`` that are neighbours under the relation and inside the reference's domain."""
+    kind = get_mechanism(context.claim.mechanism.name)
+    explore = kind.neighbourhood.explore
+    if explore is None:
+        return []
+    params = context.claim.mechanism.params
+    reference = build_mechanism(context.claim.mechanism.name, params)
+    plain = [(kind.input_domain.to_plain(pair.first), kind.input_domain.to_plain(pair.second)) for pair in audited]
+    found: list[NeighbourPair] = []
+    seen = {repr(pair) for pair in plain}
+    rng = np.random.default_rng(0)
+    for first, second, label in explore(plain, params, context.relation):
+        if len(found) >= MAX_SEARCHED_PAIRS or repr((first, second)) in seen:
+            continue
+        seen.add(repr((first, second)))
+        try:
+            kind.check_neighbours(first, second, context.relation, params)
+            pair = NeighbourPair(kind.input_domain.from_plain(first), kind.input_domain.from_plain(second), label)
+            for data in (pair.first, pair.second):
+                reference.release(data, rng=rng)
+        except (DpAuditError, ValueError, TypeError):
+            continue  # outside the claim's domain: never judge a candidate there
+        found.append(pair)
+    return found

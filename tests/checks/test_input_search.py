@@ -1,0 +1,103 @@
+"""The input search: neighbouring pairs inside the claim's domain, and the leaks they expose."""
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpaudit.audit.candidates.audit import audit_candidate
+from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
+from dpaudit.audit.spec import builtin_spec_dir, load_spec
+from dpaudit.checks.empirical.input_search import searched_pairs
+from dpaudit.checks.empirical.sampling import NeighbourPair
+from dpaudit.kernel.checkers import CheckContext
+from dpaudit.kernel.verdicts import Verdict
+from dpaudit.mechanisms.catalogue import get_mechanism
+from dpaudit.privacy.relations import parse_relation
+
+SPEC = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"
+FIXTURES = str(Path(__file__).parents[1] / "audit" / "candidates_fixture")
+
+
+def _context(spec_name, relation=None):
+    claim = load_spec(builtin_spec_dir() / spec_name)
+    return CheckContext(
+        claim=claim,
+        relation=relation or claim.relations[0],
+        rng=np.random.default_rng(0),
+        seed=np.random.SeedSequence(0),
+    )
+
+
+@pytest.mark.parametrize(
+    "spec_name", ["gaussian_mechanism.toml", "laplace_mechanism.toml", "gohari2020_dirichlet_mechanism.toml"]
+)
+def test_every_searched_pair_is_a_neighbouring_pair_in_the_domain(spec_name):
+    context = _context(spec_name)
+    kind = get_mechanism(context.claim.mechanism.name)
+    reference = context.mechanism()
+    seeds = [NeighbourPair(np.array([0.3, 0.7]), np.array([0.4, 0.6]))]
+    if hasattr(reference, "audit_pairs"):
+        seeds = [NeighbourPair(*pair[:2]) for pair in reference.audit_pairs(context.relation)]
+    found = searched_pairs(seeds, context)
+    assert len(found) >= 6
+    params = context.claim.mechanism.params
+    for pair in found:
+        kind.check_neighbours(pair.first, pair.second, context.relation, params)
+        assert pair.label.startswith("search:")
+        for data in (pair.first, pair.second):
+            reference.release(data, rng=np.random.default_rng(1))
+
+
+def test_dirichlet_search_keeps_inside_the_claims_lower_bound_on_components():
+    context = _context("gohari2020_dirichlet_mechanism.toml")
+    eta = context.claim.mechanism.params.get("eta")
+    seeds = [NeighbourPair(np.array([0.3, 0.7]), np.array([0.4, 0.6]))]
+    assert searched_pairs(seeds, context)
+    for pair in searched_pairs(seeds, context):
+        if eta is not None:
+            assert min(np.min(pair.first), np.min(pair.second)) >= eta - 1e-12
+
+
+def test_padding_keeps_trajectory_pairs_neighbouring():
+    kind = get_mechanism("dp_lsw")
+    first = [[[0, 0, 1.0], [1, 0, 0.0]], [[1, 0, 0.5]]]
+    second = [[[0, 0, 1.0], [1, 0, 0.0]], [[2, 0, 0.5]]]
+    relation = parse_relation("replace_one")
+    padded = kind.neighbourhood.explore([(first, second)], {}, relation)
+    assert [len(a) for a, _, _ in padded] == [10, 50, 100]
+    for a, b, _ in padded:
+        assert kind.neighbourhood.distance(a, b, relation, {}) == 1.0
+
+
+def _audit(name, search):
+    claim = load_spec(SPEC)
+    if search is not None:
+        obligations = tuple(
+            replace(o, params={**o.params, "search": search}) if o.id == "empirical-privacy-searched-inputs" else o
+            for o in claim.obligations
+        )
+        claim = replace(claim, obligations=obligations)
+    report = audit_candidate(
+        claim,
+        SPEC,
+        parse_candidate(f"sample_candidates:{name}", path=FIXTURES),
+        limits=CandidateLimits(),
+        seed=3,
+        quick=True,
+    )
+    (relation,) = report.claims[0].relations
+    return {item.obligation.id: item.evidence for item in relation.obligations}["empirical-privacy-searched-inputs"]
+
+
+def test_a_leak_on_inputs_the_spec_does_not_name_is_found_by_the_search():
+    found = _audit("skips_noise_above_1000", None)
+    assert found.verdict is Verdict.VIOLATED
+    assert "search:" in found.counterexample["pair"]
+    # without the search, the spec's pair (0 vs 1) shows nothing
+    assert _audit("skips_noise_above_1000", "off").verdict is Verdict.CONSISTENT
+
+
+def test_the_search_does_not_accuse_a_correct_candidate():
+    assert _audit("good_gaussian", "on").verdict is Verdict.CONSISTENT
