@@ -33,14 +33,22 @@ def test_the_shipped_audit_reproduces_every_pinned_finding(tmp_path):
     assert "finding_changed" not in json.dumps(document)
 
 
-def test_planted_constants_for_d_1_change_the_finding(tmp_path, monkeypatch):
-    """The reference takes Lemma 1's constants for d = 1 instead of d: condition (b) now fails by
-    about 100% instead of 6e-15 relative, and the audit must say so (exit 1)."""
+def test_planted_constants_for_d_1_break_condition_b(tmp_path, monkeypatch):
+    """The reference takes Lemma 1's constants for d = 1 instead of d: condition (b), which holds
+    with a margin of 1e-6 beta (rounding-safe smoothing), now fails by about 100%, and the audit
+    must say so (exit 1)."""
     original = private._lemma1
     monkeypatch.setattr(private, "_lemma1", lambda name, epsilon, delta, d: original(name, epsilon, delta, 1))
     assert main(["audit", SPEC, "--quick", "--executor", "serial", "--out", str(tmp_path)]) == 1
-    text = (tmp_path / "audit.json").read_text()
-    assert "finding changed: expected 'tightest pair" in text
+    document = json.loads((tmp_path / "audit.json").read_text())
+    verdicts = {
+        (relation["relation"], item["obligation"]["id"]): (item["evidence"]["verdict"], item["known_finding"])
+        for claim in document["claims"]
+        for relation in claim["relations"]
+        for item in relation["obligations"]
+    }
+    assert verdicts[("replace_one", "lemma1-condition-b")][0] == "violated"
+    assert not verdicts[("replace_one", "lemma1-condition-b")][1]
 
 
 def test_a_known_finding_needs_a_pin(write_gaussian_spec):

@@ -12,6 +12,7 @@ from scipy import stats
 
 from dpaudit.errors import InvalidArgument, InvalidType
 from dpaudit.mechanisms.catalogue import build_mechanism
+from dpaudit.mechanisms.policy_evaluation.bounds import rounding_safe_beta
 from dpaudit.mechanisms.policy_evaluation.estimators import LSL, LSW, feature_matrix
 from dpaudit.mechanisms.policy_evaluation.private import DPLSL, DPLSW
 from dpaudit.mechanisms.policy_evaluation.statistics import (
@@ -149,25 +150,30 @@ def test_lsl_objective_matches_eq3_by_direct_sum() -> None:
 
 
 def test_dp_lsw_sigma_by_hand() -> None:
-    """⟨X⟩ = (2, 1, 0), w = 1, Φ = I, γ = 1/2, R_max = 1: φ = (9/4, 3, 3), ψ = 3 e^{−β} (k = 1)."""
+    """⟨X⟩ = (2, 1, 0), w = 1, Φ = I, γ = 1/2, R_max = 1: φ = (9/4, 3, 3), ψ = 3 e^{−β'} (k = 1),
+    with the implementation's β' = β (1 − 10⁻⁶) (rounding-safe smoothing; at most 1e-6 β more noise)."""
     mechanism = DPLSW(3, "tabular", 0.5, 1.0, EPSILON, DELTA)
     record = mechanism.intermediates(three_state_dataset())
-    beta = beta_main(3)
+    assert 3 * math.exp(-beta_main(3)) < record.psi < 3 * math.exp(-beta_main(3)) * (1 + 2e-6 * beta_main(3))
+    beta = rounding_safe_beta(beta_main(3))
     assert record.phi_profile.tolist() == [2.25, 3.0, 3.0]
     assert record.k_argmax == 1 and record.k_max == 2
     assert record.psi == pytest.approx(3 * math.exp(-beta), rel=1e-14)
     expected_sigma = ALPHA_MAIN * 2.0 * 1.0 * math.sqrt(3 * math.exp(-beta))
     assert record.sigma == pytest.approx(expected_sigma, rel=1e-14)
-    assert record.sigma == pytest.approx(423.07922495503, rel=1e-12)
+    # with the paper's beta the hand value is 423.07922495503; beta' moves it by e^(1e-6 beta / 2) - 1 < 1e-8
+    assert record.sigma == pytest.approx(423.07922495503, rel=1e-8)
+    assert record.sigma > 423.07922495503
     assert record.theta.tolist() == [0.75, 1.0, 0.0]
     assert record.sensitivity_bound == pytest.approx(2.0 * 1.5)
 
 
 def test_dp_lsl_sigma_by_hand() -> None:
-    """⟨X⟩ = (2, 1, 0), m = 2, ρ = 1, λ = 4: c_λ = 1/√8, Σ min(|X_s|+k, 2) = 3, 5, 6 for k = 0, 1, 2."""
+    """⟨X⟩ = (2, 1, 0), m = 2, ρ = 1, λ = 4: c_λ = 1/√8, Σ min(|X_s|+k, 2) = 3, 5, 6 for k = 0, 1, 2;
+    smoothing with the implementation's β' = β (1 − 10⁻⁶)."""
     mechanism = DPLSL(3, "tabular", 0.5, 1.0, 4.0, EPSILON, DELTA)
     record = mechanism.intermediates(three_state_dataset())
-    beta = beta_main(3)
+    beta = rounding_safe_beta(beta_main(3))
     c = 1 / math.sqrt(8)
     phis = [(c * math.sqrt(t) + math.sqrt(3)) ** 2 for t in (3, 5, 6)]
     scaled = [math.exp(-k * beta) * value for k, value in enumerate(phis)]
@@ -176,7 +182,9 @@ def test_dp_lsl_sigma_by_hand() -> None:
     assert record.psi == pytest.approx(max(scaled), rel=1e-14)
     expected_sigma = 2 * ALPHA_MAIN * 2.0 * 1.0 / (4.0 - 1.0) * math.sqrt(max(scaled))
     assert record.sigma == pytest.approx(expected_sigma, rel=1e-14)
-    assert record.sigma == pytest.approx(422.1981013266405, rel=1e-12)
+    # with the paper's beta the hand value is 422.1981013266405; beta' moves it by e^(2e-6 beta) - 1 < 1e-8
+    assert record.sigma == pytest.approx(422.1981013266405, rel=1e-8)
+    assert record.sigma > 422.1981013266405
     assert record.theta == pytest.approx([0.375, 1 / 3, 0.0], rel=1e-14)
 
 
@@ -394,7 +402,8 @@ def test_psi_equals_the_shared_lemma4_smallest_smooth_upper_bound() -> None:
     data = sample_trajectories(chain.mdp(), chain.policy(), 30, rng=1)
     for mechanism in (DPLSW(8, "tabular", 0.9, 1.0, 0.5, 0.1), DPLSL(8, "aggregation:2", 0.9, 1.0, 3.0, 0.5, 0.1)):
         record = mechanism.intermediates(data)
-        shared = float(smallest_smooth_upper_bound(record.phi_profile, mechanism.beta))
+        # the implementation smooths with beta (1 - 1e-6), see rounding_safe_beta
+        shared = float(smallest_smooth_upper_bound(record.phi_profile, rounding_safe_beta(mechanism.beta)))
         assert record.psi == pytest.approx(shared, rel=1e-15)
 
 

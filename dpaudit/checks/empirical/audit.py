@@ -22,7 +22,7 @@ certified bound holds with probability at least the stated confidence. A claim i
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
@@ -32,6 +32,11 @@ from dpaudit.checks.empirical.input_search import SEARCH_MODES, search_enabled, 
 from dpaudit.checks.empirical.sampling import (
     NeighbourPair,
     neighbour_pairs,
+)
+from dpaudit.checks.empirical.statistics import (
+    certifiable_ceiling,
+    samples_to_exceed,
+    smallest_detectable_probability,
 )
 from dpaudit.errors import CheckerError, InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
@@ -44,11 +49,63 @@ from dpaudit.privacy.guarantees import ApproxDP
 __all__ = ["bound_evidence", "check_empirical_epsilon_lower_bound"]
 
 
+@dataclass(frozen=True)
+class _Power:
+    """What the budget could have seen (issue: a check that cannot fail must say so)."""
+
+    too_small: bool
+    statement: str
+    measurements: tuple[Measurement, ...]
+
+
+def _power(bound: EmpiricalBound, guarantee: ApproxDP) -> _Power:
+    """The largest ε any event could certify with this budget, and the smallest event
+    probability (on one side only) that would refute the claim."""
+    trials = bound.budget.certification
+    alpha = bound.best_event.alpha if bound.best_event is not None else (1.0 - bound.confidence) / 4
+    ceiling = certifiable_ceiling(trials, alpha, guarantee.delta)
+    smallest = smallest_detectable_probability(trials, alpha, guarantee.delta, guarantee.epsilon)
+    measurements: tuple[Measurement, ...] = (
+        Measurement(
+            quantity="largest epsilon any event can certify with this budget",
+            claimed=guarantee.epsilon,
+            measured=ceiling,
+            margin=ceiling - guarantee.epsilon,
+            direction=f"{trials} certification draws per side, error {alpha:.3g} per bound",
+        ),
+    )
+    if smallest is None:
+        needed = samples_to_exceed(guarantee.epsilon, alpha, guarantee.delta, start=trials)
+        advice = f"about {needed} certification draws per side" if needed else "a smaller delta"
+        return _Power(
+            True,
+            f"no event can certify epsilon above {ceiling:.4g} with {trials} certification draws per side, so the "
+            f"claim epsilon = {guarantee.epsilon:g} cannot be refuted (it needs {advice})",
+            measurements,
+        )
+    measurements += (
+        Measurement(
+            quantity=f"smallest P[M(X) in E] that refutes epsilon={guarantee.epsilon!r} when P[M(X') in E] = 0",
+            claimed=None,
+            measured=smallest,
+            direction="expected count at the certification budget",
+        ),
+    )
+    return _Power(
+        False,
+        f"an event of probability {smallest:.3g} on one side and 0 on the other would have been caught; "
+        f"no event can certify more than epsilon = {ceiling:.4g}",
+        measurements,
+    )
+
+
 def bound_evidence(bound: EmpiricalBound, guarantee: ApproxDP, *, domain: str, method: str) -> Evidence:
     """Turn a certified bound into evidence on an (ε, δ) claim.
 
     ``violated`` only when the certified ε lower bound exceeds the claimed ε (then the
-    best event is the counterexample); otherwise ``consistent`` with the bound and its gap.
+    best event is the counterexample); ``inconclusive`` when no event could have certified
+    more than the claim with this budget (the check could not fail); otherwise
+    ``consistent`` with the bound, its gap and what the budget could have seen.
     """
     epsilon_bound = bound.epsilon_lower_bound
     violated = epsilon_bound > guarantee.epsilon
@@ -87,6 +144,8 @@ def bound_evidence(bound: EmpiricalBound, guarantee: ApproxDP, *, domain: str, m
             "p_lower": best.p_lower,
             "q_upper": best.q_upper,
         }
+    power = _power(bound, guarantee)
+    measurements += power.measurements
     gap = guarantee.epsilon - epsilon_bound
     if violated:
         summary = (
@@ -101,8 +160,14 @@ def bound_evidence(bound: EmpiricalBound, guarantee: ApproxDP, *, domain: str, m
     summary += (
         f"; {bound.budget.samples} samples per side, {bound.events_tried} events tried, {len(bound.events)} certified"
     )
+    verdict = Verdict.VIOLATED if violated else Verdict.CONSISTENT
+    if not violated and power.too_small:
+        verdict = Verdict.INCONCLUSIVE
+        summary = f"budget too small: {power.statement}; {summary}"
+    elif not violated:
+        summary += f"; power: {power.statement}"
     return Evidence(
-        verdict=Verdict.VIOLATED if violated else Verdict.CONSISTENT,
+        verdict=verdict,
         summary=summary,
         domain=domain,
         method=method,

@@ -15,6 +15,7 @@ from dpaudit._validation import check_integer, check_real
 from dpaudit.errors import InvalidArgument
 
 __all__ = [
+    "certifiable_ceiling",
     "clopper_pearson_interval",
     "clopper_pearson_lower",
     "clopper_pearson_lower_array",
@@ -24,6 +25,8 @@ __all__ = [
     "empirical_bernstein_lower",
     "epsilon_lower_bound",
     "epsilon_lower_bound_array",
+    "samples_to_exceed",
+    "smallest_detectable_probability",
 ]
 
 
@@ -168,3 +171,44 @@ def empirical_bernstein_lower(mean: float, variance: float, samples: int, alpha:
     v = check_real("variance", variance, low=0.0)
     log_term = math.log(2.0 / a)
     return m - math.sqrt(2.0 * v * log_term / n) - 7.0 * log_term / (3.0 * (n - 1))
+
+
+def certifiable_ceiling(trials: int, alpha: float, delta: float) -> float:
+    """The largest ε lower bound any event can certify with ``trials`` draws per side at error
+    ``alpha`` per bound: every draw on one side in the event, none on the other.
+
+    A claim at or above it cannot be refuted by this budget, whatever the mechanism does.
+    """
+    return epsilon_lower_bound(
+        clopper_pearson_lower(trials, trials, alpha), clopper_pearson_upper(0, trials, alpha), delta
+    )
+
+
+def samples_to_exceed(epsilon: float, alpha: float, delta: float, *, start: int) -> int | None:
+    """The fewest draws per side (a power of two times ``start``) whose ceiling exceeds ``epsilon``,
+    or ``None`` when no budget below the sample ceiling does (δ too close to 1)."""
+    trials = max(int(start), 1)
+    while trials <= 2**40:
+        if certifiable_ceiling(trials, alpha, delta) > epsilon:
+            return trials
+        trials *= 2
+    return None
+
+
+def smallest_detectable_probability(trials: int, alpha: float, delta: float, epsilon: float) -> float | None:
+    """The smallest P[M(X) ∈ E] whose expected count certifies more than ``epsilon`` when
+    P[M(X') ∈ E] = 0 (an event only one side can produce: an atom, a skipped noise branch).
+
+    ``None`` when even P = 1 does not (the budget is too small for the claim).
+    """
+    need = delta + math.exp(epsilon) * clopper_pearson_upper(0, trials, alpha)
+    if clopper_pearson_lower(trials, trials, alpha) <= need:
+        return None
+    low, high = 0, trials  # the count at high certifies, at low it does not
+    while high - low > 1:
+        middle = (low + high) // 2
+        if clopper_pearson_lower(middle, trials, alpha) > need:
+            high = middle
+        else:
+            low = middle
+    return high / trials
