@@ -180,7 +180,14 @@ def _build_parser() -> argparse.ArgumentParser:
 
     report = commands.add_parser("report", help="re-render an audit.json")
     report.add_argument("file", metavar="FILE.json")
-    report.add_argument("--format", choices=("md", "html", "junit"), default="md", help="output format (default md)")
+    report.add_argument(
+        "--format",
+        choices=("md", "html", "junit", "github"),
+        default="md",
+        help="output format (default md); github appends the Markdown summary to $GITHUB_STEP_SUMMARY (or --output) "
+        "and prints ::error / ::warning annotations for unexpected violations, errors, inconclusive results and "
+        "known findings",
+    )
     report.add_argument(
         "--output", "-o", help="write here instead of standard output (md: also writes figures/ next to it)"
     )
@@ -204,14 +211,28 @@ def _seed(text: str) -> int:
 
 
 def _summary_table(report: AuditReport) -> str:
-    from dpaudit.report.markdown import summary_rows
+    from dpaudit.report.summary import summary_table_rows
 
-    rows = summary_rows(report.to_json())
-    headers = ("claim", "relation", "verdict", "source")
-    widths = [max(len(headers[i]), *(len(row[i]) for row in rows)) if rows else len(headers[i]) for i in range(4)]
-    lines = ["  ".join(header.ljust(width) for header, width in zip(headers, widths, strict=False))]
-    lines.append("  ".join("-" * width for width in widths))
-    lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) for row in rows]
+    rows = [
+        (
+            row.claim,
+            row.relation,
+            row.verdict + (" (known finding)" if row.known_finding else ""),
+            row.key_number,
+        )
+        for row in summary_table_rows(report.to_json())
+    ]
+    headers = ("claim", "relation", "verdict", "key number (measured vs claimed)")
+    widths = [max(len(headers[i]), *(len(row[i]) for row in rows)) if rows else len(headers[i]) for i in range(3)]
+    room = max(120 - sum(widths) - 6, len(headers[3]))
+
+    def line(cells: tuple[str, ...]) -> str:
+        fixed = "  ".join(cell.ljust(width) for cell, width in zip(cells[:3], widths, strict=True))
+        last = cells[3] if len(cells[3]) <= room else cells[3][: room - 1] + "…"
+        return f"{fixed}  {last}".rstrip()
+
+    lines = [line(headers), line(tuple("-" * width for width in (*widths, room)))]
+    lines += [line(row) for row in rows]
     counts = ", ".join(f"{count} {name}" for name, count in report.verdict_counts().items() if count)
     known = sum(relation.only_known_findings for claim in report.claims for relation in claim.relations)
     lines.append(
@@ -284,8 +305,19 @@ def _finish(report: AuditReport, arguments: argparse.Namespace) -> int:
     if report.failed("violated"):
         return EXIT_FAILED
     if report.failed(arguments.fail_on):
+        _show_what_fails(report, arguments.fail_on)
         return EXIT_INCONCLUSIVE
     return EXIT_OK
+
+
+def _show_what_fails(report: AuditReport, policy: str) -> None:
+    """Name the results the --fail-on policy fails on (beyond violations, which the table shows)."""
+    from dpaudit.report.summary import summary_table_rows
+
+    failing = [row for row in summary_table_rows(report.to_json()) if row.verdict in ("inconclusive", "error")]
+    log.error("--fail-on %s fails on %d result(s):", policy, len(failing))
+    for row in failing:
+        log.error("  %s under %s: %s (%s: %s)", row.claim, row.relation, row.verdict, row.obligation, row.summary[:200])
 
 
 def _command_check(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -406,6 +438,8 @@ def _command_report(arguments: argparse.Namespace) -> int:
     from dpaudit.report.markdown import render_markdown
 
     document = load_report(arguments.file)
+    if arguments.format == "github":
+        return _github_summary(document, arguments.output)
     if arguments.format == "html":
         text = render_html(document)
     elif arguments.format == "junit":
@@ -421,6 +455,23 @@ def _command_report(arguments: argparse.Namespace) -> int:
         Path(arguments.output).write_text(text, encoding="utf-8")
     else:
         print(text)
+    return EXIT_OK
+
+
+def _github_summary(document: dict[str, Any], output: str | None) -> int:
+    """GitHub Actions: the Markdown summary appended to the job summary file, annotations on stdout."""
+    from dpaudit.report.markdown import render_markdown
+    from dpaudit.report.summary import github_annotations
+
+    target = output or os.environ.get("GITHUB_STEP_SUMMARY")
+    text = render_markdown(document)
+    if target:
+        with Path(target).open("a", encoding="utf-8") as summary:
+            summary.write(text + "\n")
+    else:
+        print(text)
+    for line in github_annotations(document):
+        print(line)
     return EXIT_OK
 
 

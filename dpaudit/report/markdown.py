@@ -6,12 +6,21 @@ to ``audit.md``), written by :func:`dpaudit.report.folder.write_report_folder`.
 
 from __future__ import annotations
 
+import html
+from dataclasses import dataclass
 from typing import Any
 
 from dpaudit.report.figures import PlacedFigure
+from dpaudit.report.summary import summary_table_rows
 from dpaudit.report.view import report_view
 
-__all__ = ["VERDICT_MARKS", "escape_markdown", "render_markdown", "summary_rows"]
+__all__ = [
+    "MAX_MARKDOWN_CHARS",
+    "MAX_TABLE_WIDTH",
+    "VERDICT_MARKS",
+    "escape_markdown",
+    "render_markdown",
+]
 
 VERDICT_MARKS = {
     "proven": "✅ proven",
@@ -47,18 +56,6 @@ def _pairs(pairs: list[tuple[str, str]], separator: str = ", ") -> str:
     return escape_markdown(separator.join(f"{key}={value}" for key, value in pairs))
 
 
-def summary_rows(document: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    """One row per (claim, relation): claim id, relation, verdict, source."""
-    rows = []
-    for result in document["claims"]:
-        claim = result["claim"]
-        source = f"{claim['source']['paper']}, {claim['source']['location']}"
-        for relation in result["relations"]:
-            verdict = relation["verdict"] + (" (known finding)" if relation.get("only_known_findings") else "")
-            rows.append((claim["id"], relation["relation"], verdict, source))
-    return rows
-
-
 def _figure_lines(figures: list[PlacedFigure], figure_dir: str | None) -> list[str]:
     lines = []
     for figure in figures:
@@ -73,16 +70,19 @@ def _figure_lines(figures: list[PlacedFigure], figure_dir: str | None) -> list[s
     return lines
 
 
-def _measurement_lines(measurements: list[dict[str, str]]) -> list[str]:
+def _measurement_lines(measurements: list[dict[str, str]], limit: int | None = None) -> list[str]:
     if not measurements:
         return []
     lines = [
         "| quantity | claimed | measured | interval | margin | direction / precision |",
         "|---|---|---|---|---|---|",
     ]
-    for m in measurements:
+    shown = measurements if limit is None else measurements[:limit]
+    for m in shown:
         cells = [m["quantity"], m["claimed"], m["measured"], m["interval"] or "—", m["margin"], m["direction"]]
         lines.append("| " + " | ".join(escape_markdown(cell) for cell in cells) + " |")
+    if len(shown) < len(measurements):
+        lines += ["", f"*{len(measurements) - len(shown)} more measurements in audit.html and audit.json*"]
     return [*lines, ""]
 
 
@@ -102,7 +102,30 @@ def _counterexample_lines(counterexample: dict[str, Any] | None) -> list[str]:
     return lines
 
 
-def _obligation_lines(obligation: dict[str, Any], figure_dir: str | None) -> list[str]:
+@dataclass(frozen=True)
+class _Detail:
+    """How much of each claim the Markdown shows (the report shrinks to fit a PR comment)."""
+
+    measurements: int | None = None  # rows per measurement table (None: all)
+    tree_covers: bool = True  # the obligation tree repeats each obligation's domain
+    passing_obligations: bool = True  # details of verified/consistent/proven obligations
+    field_chars: int | None = None  # longest domain, method, params text
+    passing_claims: bool = True  # details of claims that pass
+
+
+_LEVELS = (
+    _Detail(),
+    _Detail(measurements=8, tree_covers=False),
+    _Detail(measurements=3, tree_covers=False, passing_obligations=False, field_chars=300),
+    _Detail(measurements=3, tree_covers=False, passing_obligations=False, field_chars=300, passing_claims=False),
+)
+
+
+def _field(text: str, detail: _Detail) -> str:
+    return text if detail.field_chars is None else _fit(text, detail.field_chars)
+
+
+def _obligation_lines(obligation: dict[str, Any], figure_dir: str | None, detail: _Detail) -> list[str]:
     lines = [
         f'<a id="{obligation["anchor"]}"></a>',
         "",
@@ -111,8 +134,8 @@ def _obligation_lines(obligation: dict[str, Any], figure_dir: str | None) -> lis
         f"> {escape_markdown(obligation['statement'])}",
         "",
         f"- result: {escape_markdown(obligation['summary'])}",
-        f"- covers: {escape_markdown(obligation['domain'])}",
-        f"- method: {escape_markdown(obligation['method'])} (checker {_code(obligation['checker'])})",
+        f"- covers: {escape_markdown(_field(obligation['domain'], detail))}",
+        f"- method: {escape_markdown(_field(obligation['method'], detail))} (checker {_code(obligation['checker'])})",
     ]
     if obligation["assumption"]:
         lines.append(f"- verified under assumption: {escape_markdown(obligation['assumption'])}")
@@ -121,7 +144,7 @@ def _obligation_lines(obligation: dict[str, Any], figure_dir: str | None) -> lis
     if obligation["budget"]:
         lines.append(f"- budget: {_pairs(obligation['budget'])}")
     if obligation["params"]:
-        lines.append(f"- params: {_pairs(obligation['params'])}")
+        lines.append(f"- params: {_field(_pairs(obligation['params']), detail)}")
     if obligation["source"]:
         lines.append(f"- source: {escape_markdown(obligation['source'])}")
     if obligation["seed"]:
@@ -130,7 +153,7 @@ def _obligation_lines(obligation: dict[str, Any], figure_dir: str | None) -> lis
     if obligation["error"]:
         lines.append(f"- error: {escape_markdown(obligation['error'])}")
     lines.append("")
-    lines += _measurement_lines(obligation["measurements"])
+    lines += _measurement_lines(obligation["measurements"], detail.measurements)
     lines += _counterexample_lines(obligation["counterexample"])
     if obligation["traceback"]:
         lines += ["Traceback (internal error):", "", *_fence(obligation["traceback"]), ""]
@@ -138,7 +161,7 @@ def _obligation_lines(obligation: dict[str, Any], figure_dir: str | None) -> lis
     return lines
 
 
-def _claim_lines(claim: dict[str, Any], figure_dir: str | None) -> list[str]:
+def _claim_lines(claim: dict[str, Any], figure_dir: str | None, detail: _Detail = _LEVELS[0]) -> list[str]:
     lines = [
         f'<a id="{claim["anchor"]}"></a>',
         "",
@@ -163,9 +186,13 @@ def _claim_lines(claim: dict[str, Any], figure_dir: str | None) -> list[str]:
         )
         for obligation in relation["obligations"]:
             budget = f"; budget: {_pairs(obligation['budget'])}" if obligation["budget"] else ""
+            covers = f" — covers: {escape_markdown(obligation['domain'])}{budget}" if detail.tree_covers else ""
+            shown = detail.passing_obligations or obligation["verdict"] not in _PASSING
+            name = escape_markdown(obligation["id"])
             lines.append(
-                f"    - {_mark(obligation['verdict'])} [{escape_markdown(obligation['id'])}](#{obligation['anchor']})"
-                f" — covers: {escape_markdown(obligation['domain'])}{budget}"
+                f"    - {_mark(obligation['verdict'])} "
+                + (f"[{name}](#{obligation['anchor']})" if shown else name)
+                + covers
             )
     lines.append("")
     for relation in claim["relations"]:
@@ -182,21 +209,73 @@ def _claim_lines(claim: dict[str, Any], figure_dir: str | None) -> list[str]:
             ]
         lines += _figure_lines(relation["figures"], figure_dir)
         for obligation in relation["obligations"]:
-            lines += _obligation_lines(obligation, figure_dir)
+            if detail.passing_obligations or obligation["verdict"] not in _PASSING:
+                lines += _obligation_lines(obligation, figure_dir, detail)
     return lines
 
 
+#: The longest Markdown report: a GitHub PR comment or job summary holds 65,536 characters.
+MAX_MARKDOWN_CHARS = 60_000
+
+#: The widest line of the summary table.
+MAX_TABLE_WIDTH = 120
+
+_PASSING = ("proven", "verified", "consistent")
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+def _summary_table(document: dict[str, Any]) -> list[str]:
+    """The summary table: claim, relation, verdict with markers, key number; lines <= 120 characters."""
+    lines = ["| claim | relation | verdict | key number (measured vs claimed) |", "|---|---|---|---|"]
+    for row in summary_table_rows(document):
+        verdict = VERDICT_MARKS.get(row.verdict, row.verdict)
+        if row.known_finding:
+            verdict += " (known finding)"
+        if row.under_assumption:
+            verdict += " (under assumption)"
+        cells = [_fit(escape_markdown(row.claim), 40), _fit(escape_markdown(row.relation), 24), verdict]
+        prefix = "| " + " | ".join(cells) + " | "
+        room = MAX_TABLE_WIDTH - len(prefix) - 2
+        lines.append(prefix + _fit(escape_markdown(row.key_number), room).rstrip("\\") + " |")
+    return [*lines, ""]
+
+
+def _details(claim: dict[str, Any], body: list[str]) -> list[str]:
+    marker = (
+        " (known findings only)"
+        if claim["verdict"] == "violated"
+        and all(relation["only_known_findings"] or relation["verdict"] != "violated" for relation in claim["relations"])
+        else ""
+    )
+    # an HTML block: Markdown escapes do not apply inside it, HTML escapes do
+    summary = html.escape(f"{_mark(claim['verdict'])}{marker} — {claim['id']}")
+    return ["<details>", f"<summary>{summary}</summary>", "", *body, "</details>", ""]
+
+
 def render_markdown(
-    document: dict[str, Any], *, figures: list[PlacedFigure] | None = None, figure_dir: str = "figures"
+    document: dict[str, Any],
+    *,
+    figures: list[PlacedFigure] | None = None,
+    figure_dir: str = "figures",
+    max_chars: int | None = MAX_MARKDOWN_CHARS,
 ) -> str:
-    """Render a report document as Markdown: summary grid, obligation trees, measurements,
-    counterexamples, figures and provenance.
+    """Render a report document as Markdown fit for a pull request: a summary table first (one
+    row per claim and relation, at most 120 characters wide), then one ``<details>`` block per
+    claim (obligation tree, measurements, counterexamples, figures), then provenance.
+
+    Past ``max_chars`` the details shrink step by step (measurement tables cut to their first
+    rows, then passing claims reduced to a pointer, then the tail cut) and say where the rest is:
+    the HTML page and audit.json always hold everything.
 
     Args:
         document: the report document (``audit.json``, this or an older version).
         figures: drawn figures whose SVG files are (or will be) written to ``figure_dir``;
             ``None`` leaves the figures out (e.g. when printing to standard output).
         figure_dir: the folder of the SVG files, relative to the Markdown file.
+        max_chars: the size limit (``None``: no limit).
 
     Returns:
         The Markdown text (CommonMark with GitHub tables).
@@ -206,34 +285,39 @@ def render_markdown(
     header = view["header"]
     counts = ", ".join(f"{count} {verdict}" for verdict, count, _ in header["summary"])
     obligation_counts = ", ".join(f"{count} {verdict}" for verdict, count in header["obligation_summary"])
-    lines = [
+    head = [
         "# dpaudit audit report",
         "",
         f"dpaudit {escape_markdown(header['version'])} · seed {escape_markdown(header['seed'])} · "
         f"{header['budgets']} budgets · (claim, relation) verdicts: {escape_markdown(counts)} · "
         f"obligations: {escape_markdown(obligation_counts)}",
         "",
+        "Everything below is also in `audit.html` (one page, with filters) and `audit.json` (with certificates; "
+        "`dpaudit recheck audit.json` replays them).",
+        "",
     ]
     if figures is None:
-        lines += ["*Figures are left out here; `dpaudit report FILE.json --format md -o audit.md` writes them.*", ""]
-    columns = view["columns"]
-    lines += [
-        "| claim | overall | " + " | ".join(escape_markdown(column) for column in columns) + " | source |",
-        "|---|---|" + "---|" * len(columns) + "---|",
-    ]
-    for claim in view["claims"]:
-        cells = [
-            f"[{escape_markdown(claim['id'])}](#{claim['anchor']})",
-            _mark(claim["verdict"]),
-            *(_mark(claim["by_relation"][c]["verdict"]) if c in claim["by_relation"] else "—" for c in columns),
-            escape_markdown(claim["source"]),
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
-    lines.append("")
-    for claim in view["claims"]:
-        lines += _claim_lines(claim, directory)
-    provenance = view["provenance"]
-    lines += [
+        head += ["*Figures are left out here; `dpaudit report FILE.json --format md -o audit.md` writes them.*", ""]
+    head += _summary_table(document)
+    tail = _provenance_lines(view["provenance"])
+    for detail in _LEVELS:
+        body: list[str] = []
+        for claim in view["claims"]:
+            if not detail.passing_claims and claim["verdict"] in _PASSING:
+                body += [f"- {_mark(claim['verdict'])} {escape_markdown(claim['id'])}: details in audit.html", ""]
+            else:
+                body += _details(claim, _claim_lines(claim, directory, detail))
+        text = "\n".join([*head, *body, *tail])
+        if max_chars is None or len(text) <= max_chars:
+            return text
+    assert max_chars is not None
+    note = "\n\n*… cut at the size limit of a pull-request comment: the rest is in audit.html and audit.json.*\n"
+    cut = text[: max(max_chars - len(note) - len("\n".join(tail)) - 1, 0)]
+    return cut[: cut.rfind("\n")] + note + "\n".join(tail)
+
+
+def _provenance_lines(provenance: dict[str, Any]) -> list[str]:
+    return [
         "## Provenance",
         "",
         f"- tool: {escape_markdown(provenance['tool'])} (report schema "
@@ -245,4 +329,3 @@ def render_markdown(
         f"- environment: {_pairs(provenance['environment'])}",
         "",
     ]
-    return "\n".join(lines)

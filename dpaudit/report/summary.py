@@ -1,0 +1,122 @@
+"""The one-screen summary of a report: a row per (claim, relation) with its verdict, its key
+number and markers, for the Markdown report, the terminal and CI annotations.
+
+The key number is the first measurement of the obligation that decides the relation's
+verdict (the first ``error``, else ``violated`` — an unexpected violation before a known
+finding — else ``inconclusive``, else the weakest pass), written as ``measured vs claimed``
+with its interval.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dpaudit.report.values import format_value
+
+__all__ = ["SummaryRow", "github_annotations", "summary_table_rows"]
+
+_ORDER = ("error", "violated", "inconclusive", "consistent", "verified", "proven")
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """One (claim, relation) of the summary."""
+
+    claim: str
+    relation: str
+    verdict: str
+    known_finding: bool
+    under_assumption: bool
+    key_number: str
+    obligation: str
+    summary: str
+
+
+def _decisive(items: list[dict[str, Any]]) -> dict[str, Any] | None:
+    def rank(item: dict[str, Any]) -> tuple[int, int]:
+        verdict = str(item.get("evidence", {}).get("verdict", ""))
+        position = _ORDER.index(verdict) if verdict in _ORDER else 0
+        return position, 1 if item.get("known_finding") else 0
+
+    return min(items, key=rank, default=None)
+
+
+def _key_number(item: dict[str, Any] | None) -> str:
+    if item is None:
+        return ""
+    measurements = item.get("evidence", {}).get("measurements") or []
+    if not measurements:
+        return ""
+    first = measurements[0]
+    text = f"{_short(first.get('measured'))} vs {_short(first.get('claimed'))}"
+    interval = first.get("interval")
+    if isinstance(interval, list) and len(interval) == 2:
+        text += f" in [{_short(interval[0])}, {_short(interval[1])}]"
+    quantity = str(first.get("quantity", ""))
+    return f"{text} ({quantity})" if quantity else text
+
+
+def _short(value: Any) -> str:
+    """Five significant digits for the summary (the report keeps every digit)."""
+    try:
+        return f"{float(value):.5g}"
+    except (TypeError, ValueError):
+        return format_value(value)
+
+
+def summary_table_rows(document: dict[str, Any]) -> list[SummaryRow]:
+    """One row per (claim, relation) of ``document`` (an audit.json), in report order."""
+    rows = []
+    for result in document.get("claims", []):
+        claim = result.get("claim", {})
+        for relation in result.get("relations", []):
+            items = relation.get("obligations", [])
+            decisive = _decisive(items)
+            assumption = any(
+                item.get("evidence", {}).get("verdict") == "verified"
+                and (item.get("evidence", {}).get("certificate") or {}).get("assumption")
+                for item in items
+            )
+            rows.append(
+                SummaryRow(
+                    claim=str(claim.get("id", "")),
+                    relation=str(relation.get("relation", "")),
+                    verdict=str(relation.get("verdict", "")),
+                    known_finding=bool(relation.get("only_known_findings")),
+                    under_assumption=assumption,
+                    key_number=_key_number(decisive),
+                    obligation=str((decisive or {}).get("obligation", {}).get("id", "")),
+                    summary=str((decisive or {}).get("evidence", {}).get("summary", "")),
+                )
+            )
+    return rows
+
+
+def _escape_annotation(text: str, *, property_value: bool = False) -> str:
+    """GitHub workflow-command escaping (properties also escape ':' and ',')."""
+    escaped = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return escaped.replace(":", "%3A").replace(",", "%2C") if property_value else escaped
+
+
+def github_annotations(document: dict[str, Any], *, spec_paths: dict[str, str] | None = None) -> list[str]:
+    """GitHub Actions workflow commands: an ``error`` per unexpected violation or error, a
+    ``warning`` per inconclusive result and per known finding, naming claim, relation and reason."""
+    paths = spec_paths or {
+        str(result.get("claim", {}).get("id", "")): str(result.get("spec_path") or "")
+        for result in document.get("claims", [])
+    }
+    lines = []
+    for row in summary_table_rows(document):
+        if row.verdict in ("violated", "error") and not row.known_finding:
+            level = "error"
+        elif row.verdict == "inconclusive" or row.known_finding:
+            level = "warning"
+        else:
+            continue
+        label = "known finding" if row.known_finding else row.verdict
+        file = f"file={_escape_annotation(paths[row.claim], property_value=True)}," if paths.get(row.claim) else ""
+        title = _escape_annotation(f"dpaudit {row.claim} under {row.relation}: {label}", property_value=True)
+        message = _escape_annotation(f"{row.obligation}: {row.summary}")
+        lines.append(f"::{level} {file}title={title}::{message}")
+    return lines
