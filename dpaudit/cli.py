@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_INCONCLUSIVE = 0, 1, 2, 3, 4
+TIME_LIMIT_HELP = (
+    "wall-time budget of the whole run in seconds: obligations still running or not started then are "
+    "inconclusive (budget)"
+)
 EXIT_CODES_HELP = (
     "exit codes: 0 pass; 1 a claim violated or a known finding changed; 2 bad input or usage; "
     "3 internal error; 4 inconclusive under --fail-on inconclusive; 130/143 interrupted (SIGINT/SIGTERM)"
@@ -74,6 +78,13 @@ def _build_parser() -> argparse.ArgumentParser:
 
     audit.add_argument("--quiet", action="store_true", help="no progress line per finished claim on stderr")
     audit.add_argument(
+        "--time-limit",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help=TIME_LIMIT_HELP,
+    )
+    audit.add_argument(
         "--executor",
         default="process",
         help="where Monte Carlo sampling runs: process[:N] (default), thread[:N], serial, dask://HOST:PORT",
@@ -90,6 +101,13 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--timeout", type=float, default=120.0, help="seconds per candidate request (default 120)")
     check.add_argument("--memory", type=int, default=4096, help="candidate address-space limit in MiB (default 4096)")
     check.add_argument("--quick", action="store_true", help="use the spec's reduced budgets")
+    check.add_argument(
+        "--time-limit",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help=TIME_LIMIT_HELP,
+    )
     check.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
     check.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default ./{DEFAULT_OUT})")
     check.add_argument(
@@ -200,6 +218,18 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _seconds(text: str) -> float:
+    from dpaudit.checks.budget_limits import MAX_TIME_LIMIT_SECONDS
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds") from None
+    if not 0 < value <= MAX_TIME_LIMIT_SECONDS:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected seconds in (0, {MAX_TIME_LIMIT_SECONDS:g}]")
+    return value
+
+
 def _seed(text: str) -> int:
     try:
         value = int(text)
@@ -280,6 +310,7 @@ def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
             command="dpaudit " + shlex.join(argv),
             executor=executor,
             progress=None if arguments.quiet else _claim_finished,
+            time_limit=arguments.time_limit,
         )
     return _finish(report, arguments)
 
@@ -337,6 +368,7 @@ def _command_check(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
         seed=arguments.seed,
         quick=arguments.quick,
         command="dpaudit " + shlex.join(argv),
+        time_limit=arguments.time_limit,
     )
     code = _finish(report, arguments)
     differing = [

@@ -17,6 +17,7 @@ import numpy as np
 
 from dpaudit import __version__
 from dpaudit.audit.plugins import get_checker
+from dpaudit.audit.time_budget import TimeBudgetExhausted, wall_time_limit
 from dpaudit.errors import AuditInterrupted, DpAuditError
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.kernel.claims import Claim, Obligation
@@ -194,6 +195,7 @@ def _run_obligation(
     executor: Executor | None,
     candidate: Any,
     mechanism_factory: Callable[..., Any] | None = None,
+    deadline: float | None = None,
 ) -> ObligationResult:
     sequence = obligation_seed(seed, claim, relation, obligation)
     run = obligation.for_run(quick=quick)
@@ -209,8 +211,19 @@ def _run_obligation(
     )
     start = time.perf_counter()
     internal = False
+    limits = [obligation.time_limit, None if deadline is None else deadline - time.monotonic()]
+    remaining = min((limit for limit in limits if limit is not None), default=None)
+    evidence: Evidence | None = None
     try:
-        evidence = get_checker(run.checker).function(run, context)
+        if remaining is not None and remaining <= 0:
+            raise TimeBudgetExhausted
+        with wall_time_limit(remaining):
+            evidence = get_checker(run.checker).function(run, context)
+    except TimeBudgetExhausted:
+        if evidence is None:  # (a late alarm after the checker returned keeps its result)
+            evidence = _out_of_time(run, remaining, started=remaining is None or remaining > 0)
+            if hasattr(candidate, "close"):
+                candidate.close()  # a call cut short leaves the worker mid-answer: start a fresh one
     except DpAuditError as exc:
         evidence = Evidence(
             verdict=Verdict.ERROR,
@@ -242,6 +255,20 @@ def _run_obligation(
     )
 
 
+def _out_of_time(obligation: Obligation, seconds: float | None, *, started: bool) -> Evidence:
+    if started:
+        summary = f"budget: stopped after {seconds:.3g} s, the time limit; nothing is claimed from the partial work"
+    else:
+        summary = "budget: not run, the audit's time limit was reached before it started"
+    return Evidence(
+        verdict=Verdict.INCONCLUSIVE,
+        summary=summary,
+        domain="none (out of time)",
+        method=obligation.checker,
+        details={"budget": "time", "time_limit_seconds": seconds if started else 0.0},
+    )
+
+
 def run_claim(
     claim: Claim,
     *,
@@ -251,15 +278,17 @@ def run_claim(
     executor: Executor | None = None,
     candidate: Any = None,
     mechanism_factory: Callable[..., Any] | None = None,
+    deadline: float | None = None,
 ) -> ClaimResult:
     """Audit ``claim`` under each of its relations; every obligation gets its own seeded stream.
 
-    ``mechanism_factory`` replaces the registered reference mechanism (to audit a mutant).
+    ``mechanism_factory`` replaces the registered reference mechanism (to audit a mutant);
+    ``deadline`` (``time.monotonic()``) ends every obligation still running or not started then.
     """
     relations = []
     for relation in claim.relations:
         results = tuple(
-            _run_obligation(obligation, claim, relation, seed, quick, executor, candidate, mechanism_factory)
+            _run_obligation(obligation, claim, relation, seed, quick, executor, candidate, mechanism_factory, deadline)
             for obligation in claim.obligations
         )
         verdict = combine_verdicts(result.evidence.verdict for result in results)
@@ -276,15 +305,19 @@ def run_audit(
     executor: Executor | None = None,
     candidate: Any = None,
     progress: Callable[[int, int, ClaimResult, float], None] | None = None,
+    time_limit: float | None = None,
 ) -> AuditReport:
     """Audit every ``(claim, spec_path)`` and return the report.
 
     ``progress(done, total, result, seconds)`` is called after each claim (the CLI prints a line).
     On SIGINT (KeyboardInterrupt) or SIGTERM (:class:`AuditInterrupted`) the report holds the
     claims finished so far and says ``interrupted`` (which signal, how many claims were left).
+    Past ``time_limit`` seconds the obligations still running or not started are ``inconclusive``
+    (budget); every claim is still in the report.
     """
     started = time.time()
     start = time.perf_counter()
+    deadline = None if time_limit is None else time.monotonic() + time_limit
     finished: list[ClaimResult] = []
     interrupted = None
     interrupted_signal = None
@@ -292,7 +325,15 @@ def run_audit(
         claim_start = time.perf_counter()
         try:
             finished.append(
-                run_claim(claim, seed=seed, quick=quick, spec_path=path, executor=executor, candidate=candidate)
+                run_claim(
+                    claim,
+                    seed=seed,
+                    quick=quick,
+                    spec_path=path,
+                    executor=executor,
+                    candidate=candidate,
+                    deadline=deadline,
+                )
             )
             if progress is not None:
                 progress(len(finished), len(claims), finished[-1], time.perf_counter() - claim_start)

@@ -13,6 +13,7 @@ from typing import Any
 
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.spec_values import MAX_NESTING, MAX_SPEC_BYTES, _check_id, _check_values, _printable, load_pairs_file
+from dpaudit.checks.budget_limits import MAX_TIME_LIMIT_SECONDS
 from dpaudit.errors import CheckerError, DpAuditError, SpecError
 from dpaudit.kernel.claims import Claim, FindingPin, KnownFinding, MechanismSpec, Obligation, Source
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
@@ -138,8 +139,17 @@ def _obligation(reader: _Reader, data: Any, index: int) -> Obligation:
     prefix = f"obligations[{index}]."
     if not isinstance(data, dict):
         raise reader.fail(f"obligations[{index}]", "expected a table ([[obligations]])")
-    reader.no_unknown(data, {"id", "statement", "checker", "params", "quick", "source"}, prefix)
+    reader.no_unknown(data, {"id", "statement", "checker", "params", "quick", "source", "time_limit"}, prefix)
     source_table = reader.table(data, "source", prefix, required=False)
+    time_limit = data.get("time_limit")
+    if time_limit is not None and (
+        isinstance(time_limit, bool)
+        or not isinstance(time_limit, int | float)
+        or not 0 < time_limit <= MAX_TIME_LIMIT_SECONDS
+    ):
+        raise reader.fail(
+            f"{prefix}time_limit", f"got {time_limit!r}; expected seconds in (0, {MAX_TIME_LIMIT_SECONDS:g}]"
+        )
     return Obligation(
         id=_check_id(reader, reader.text(data, "id", prefix), f"{prefix}id"),
         statement=reader.text(data, "statement", prefix),
@@ -147,6 +157,7 @@ def _obligation(reader: _Reader, data: Any, index: int) -> Obligation:
         params=_with_pairs_file(reader, reader.table(data, "params", prefix, required=False), f"{prefix}params."),
         source=_source(reader, source_table, f"{prefix}source.") if source_table else None,
         quick_params=_with_pairs_file(reader, reader.table(data, "quick", prefix, required=False), f"{prefix}quick."),
+        time_limit=None if time_limit is None else float(time_limit),
     )
 
 

@@ -7,7 +7,7 @@ side, 80 digits, 2,048 bins) and below what a 2-core machine could finish in a C
 
 from __future__ import annotations
 
-__all__ = ["MAX_BINS", "MAX_DIGITS", "MAX_GRID", "MAX_SAMPLES", "MAX_SEARCH_EXAMPLES"]
+__all__ = ["MAX_BINS", "MAX_DIGITS", "MAX_GRID", "MAX_SAMPLES", "MAX_SEARCH_EXAMPLES", "MAX_TIME_LIMIT_SECONDS"]
 
 #: Monte Carlo draws per side (and per pilot, selection and certification split).
 MAX_SAMPLES = 10**9
@@ -18,3 +18,5 @@ MAX_BINS = 10**6
 MAX_GRID = 10**5
 #: Examples of a hypothesis counterexample search.
 MAX_SEARCH_EXAMPLES = 10**6
+#: The longest wall-time budget a spec or the command line may set (a week).
+MAX_TIME_LIMIT_SECONDS = 7 * 24 * 3600.0

@@ -58,6 +58,8 @@ class Obligation:
         params: checker-specific parameters (the domain it is checked on, budgets).
         source: where the statement stands, when it differs from the claim's.
         quick_params: overrides of ``params`` for ``--quick`` runs (smaller domains, budgets).
+        time_limit: wall-time budget in seconds; past it the obligation is ``inconclusive``
+            (budget) and nothing is claimed from the partial work (``None``: no own limit).
     """
 
     id: str
@@ -66,6 +68,7 @@ class Obligation:
     params: dict[str, Any] = field(default_factory=dict)
     source: Source | None = None
     quick_params: dict[str, Any] = field(default_factory=dict)
+    time_limit: float | None = None
 
     def for_run(self, *, quick: bool) -> Obligation:
         """The obligation with ``quick_params`` applied when ``quick`` is set."""
@@ -82,7 +85,7 @@ class Obligation:
             "params": dict(self.params),
             "quick_params": dict(self.quick_params),
             "source": None if self.source is None else self.source.to_json(),
-        }
+        } | ({} if self.time_limit is None else {"time_limit": self.time_limit})
 
 
 @dataclass(frozen=True)

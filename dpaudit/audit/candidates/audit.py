@@ -41,6 +41,7 @@ def audit_candidate(
     seed: int,
     quick: bool,
     command: str | None = None,
+    time_limit: float | None = None,
 ) -> AuditReport:
     """Run the black-box obligations of ``claim`` on ``candidate`` in an isolated worker.
 
@@ -56,7 +57,14 @@ def audit_candidate(
     restricted = candidate_obligations(claim, str(spec_path))
     with CandidateMechanism(candidate, limits, kind, claim.mechanism.params, claim.candidate_call) as mechanism:
         mechanism.start()
-        report = run_audit([(restricted, str(spec_path))], seed=seed, quick=quick, command=command, candidate=mechanism)
+        report = run_audit(
+            [(restricted, str(spec_path))],
+            seed=seed,
+            quick=quick,
+            command=command,
+            candidate=mechanism,
+            time_limit=time_limit,
+        )
     if kind.candidate is None:
         raise CandidateLoadError(f"mechanism {kind.name!r} has no candidate signature")
     return replace(

@@ -209,6 +209,11 @@ def run_tasks(
             bar.advance()
         return results
     futures = [executor.submit(function, task) for task in tasks]
-    for _ in as_completed(futures):
-        bar.advance()
-    return [future.result() for future in futures]
+    try:
+        for _ in as_completed(futures):
+            bar.advance()
+        return [future.result() for future in futures]
+    except BaseException:  # interrupted or out of time: drop the work not yet started
+        for future in futures:
+            future.cancel()
+        raise

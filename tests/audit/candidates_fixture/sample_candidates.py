@@ -193,3 +193,8 @@ def skips_noise_above_1000(value, *, sigma, sensitivity, rng):  # a leak only on
     if np.abs(value).max() > 1000:
         return value
     return value + sigma * rng.standard_normal(value.shape)
+
+
+def sleepy_gaussian(value, *, sigma, sensitivity, rng):  # correct, but 10 ms per call
+    time.sleep(0.01)
+    return np.asarray(value, dtype=float) + sigma * rng.standard_normal(len(value))

@@ -1,0 +1,122 @@
+"""Wall-time budgets: out of time is `inconclusive` (budget), promptly, never a hang."""
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from dpaudit.audit.candidates.audit import audit_candidate
+from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
+from dpaudit.audit.spec import builtin_spec_dir, load_spec
+from dpaudit.audit.time_budget import TimeBudgetExhausted, wall_time_limit
+from dpaudit.cli import main
+from dpaudit.errors import SpecError
+from dpaudit.kernel.verdicts import Verdict
+
+FIXTURES = str(Path(__file__).parent / "candidates_fixture")
+SLOW_SPEC = str(builtin_spec_dir() / "balle2016_dp_lsw_sensitivity.toml")
+
+
+def _obligations(path):
+    document = json.loads((path / "audit.json").read_text())
+    return [item for claim in document["claims"] for r in claim["relations"] for item in r["obligations"]]
+
+
+def test_the_timer_interrupts_and_is_disarmed():
+    started = time.monotonic()
+    with pytest.raises(TimeBudgetExhausted), wall_time_limit(0.2):
+        while True:
+            pass
+    assert time.monotonic() - started < 2
+    with wall_time_limit(0.2):
+        pass
+    time.sleep(0.3)  # no late alarm
+
+
+def test_an_audit_past_its_time_limit_is_inconclusive_and_prompt(tmp_path):
+    started = time.monotonic()
+    code = main(["audit", SLOW_SPEC, "--time-limit", "2", "--executor", "serial", "--quiet", "--out", str(tmp_path)])
+    assert time.monotonic() - started < 30
+    assert code == 0
+    items = _obligations(tmp_path)
+    stopped = [i for i in items if i["evidence"]["summary"].startswith("budget: stopped after")]
+    not_run = [i for i in items if i["evidence"]["summary"].startswith("budget: not run")]
+    assert len(stopped) == 1 and len(stopped) + len(not_run) >= len(items) - 2
+    assert all(i["evidence"]["verdict"] == "inconclusive" for i in stopped + not_run)
+    assert (
+        main(
+            [
+                "audit",
+                SLOW_SPEC,
+                "--time-limit",
+                "1",
+                "--executor",
+                "serial",
+                "--quiet",
+                "--fail-on",
+                "inconclusive",
+                "--out",
+                str(tmp_path / "again"),
+            ]
+        )
+        == 4
+    )
+
+
+def test_an_obligation_time_limit_from_the_spec(tmp_path):
+    text = Path(SLOW_SPEC).read_text().replace('id = "signature-linf"', 'id = "signature-linf"\ntime_limit = 0.5', 1)
+    spec = tmp_path / "spec.toml"
+    spec.write_text(text)
+    assert load_spec(spec).obligations[0].time_limit == 0.5
+    out = str(tmp_path / "o")
+    assert main(["audit", str(spec), "--time-limit", "3", "--executor", "serial", "--quiet", "--out", out]) == 0
+    first = _obligations(tmp_path / "o")[0]
+    assert first["obligation"]["time_limit"] == 0.5
+    assert first["evidence"]["summary"].startswith("budget: stopped after 0.5 s")
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "1e300", "'soon'", "true"])
+def test_bad_time_limits_are_refused(tmp_path, value):
+    text = (
+        Path(SLOW_SPEC).read_text().replace('id = "signature-linf"', f'id = "signature-linf"\ntime_limit = {value}', 1)
+    )
+    spec = tmp_path / "spec.toml"
+    spec.write_text(text)
+    with pytest.raises(SpecError, match="time_limit"):
+        load_spec(spec)
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "nan", "inf", "x"])
+def test_bad_command_line_time_limits_are_usage_errors(value, tmp_path):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["audit", SLOW_SPEC, "--time-limit", value, "--out", str(tmp_path)])
+    assert exit_info.value.code == 2
+
+
+def test_a_slow_candidate_out_of_time_is_inconclusive_and_its_worker_is_gone():
+    spec = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"
+    before = set(os.listdir("/proc"))
+    started = time.monotonic()
+    report = audit_candidate(
+        load_spec(spec),
+        spec,
+        parse_candidate("sample_candidates:sleepy_gaussian", path=FIXTURES),
+        limits=CandidateLimits(),
+        seed=0,
+        quick=True,
+        time_limit=3.0,
+    )
+    assert time.monotonic() - started < 20
+    verdicts = [item.evidence for relation in report.claims[0].relations for item in relation.obligations]
+    assert any(e.verdict is Verdict.INCONCLUSIVE and e.summary.startswith("budget") for e in verdicts)
+    time.sleep(0.5)
+    left = {pid for pid in set(os.listdir("/proc")) - before if pid.isdigit()}
+    workers = []
+    for pid in left:
+        try:
+            workers.append(Path(f"/proc/{pid}/cmdline").read_bytes())
+        except OSError:
+            continue
+    assert not any(b"sleepy_gaussian" in cmd for cmd in workers), workers
