@@ -3,6 +3,7 @@
 import operator
 import sys
 from concurrent.futures import Executor, ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -77,3 +78,20 @@ def test_dask_address_without_dask_gives_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)
     with pytest.raises(InvalidArgument, match="optional 'dask' extra"):
         make_executor("dask://127.0.0.1:8786")
+
+
+def test_an_unreachable_dask_scheduler_is_a_usage_error_naming_the_address(monkeypatch, tmp_path):
+    pytest.importorskip("distributed")
+    import socket
+
+    from dpaudit.checks.empirical import executors
+    from dpaudit.cli import main
+
+    monkeypatch.setattr(executors, "_DASK_CONNECT_SECONDS", 1.0)
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(InvalidArgument, match=f"no Dask scheduler answers at tcp://127.0.0.1:{port}"):
+        make_executor(f"dask://127.0.0.1:{port}")
+    spec = str(Path(__file__).parents[2] / "specs" / "gaussian_mechanism.toml")
+    assert main(["audit", spec, "--quick", "--executor", f"dask://127.0.0.1:{port}", "--out", str(tmp_path)]) == 2

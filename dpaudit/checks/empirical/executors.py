@@ -97,6 +97,10 @@ def _is_dask_client(value: Any) -> bool:
     return isinstance(value, Client)
 
 
+#: How long to wait for a Dask scheduler before giving up (exit 2 naming the address).
+_DASK_CONNECT_SECONDS = 10.0
+
+
 def _dask_executor(spec: str, address: str) -> DaskExecutor:
     if not address:
         raise InvalidArgument(f"executor={spec!r}: expected dask://HOST:PORT")
@@ -105,7 +109,13 @@ def _dask_executor(spec: str, address: str) -> DaskExecutor:
     except ImportError as exc:
         raise InvalidArgument(f"executor={spec!r}: {_DASK_MISSING}") from exc
     target = address if "://" in address else f"tcp://{address}"
-    return DaskExecutor(Client(target), owns_client=True)
+    try:
+        client = Client(target, timeout=_DASK_CONNECT_SECONDS)
+    except (OSError, TimeoutError) as exc:
+        raise InvalidArgument(
+            f"executor={spec!r}: no Dask scheduler answers at {target} within {_DASK_CONNECT_SECONDS:g} s ({exc})"
+        ) from None
+    return DaskExecutor(client, owns_client=True)
 
 
 def make_executor(spec: Any = "process") -> Executor:
