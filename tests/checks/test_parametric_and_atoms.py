@@ -85,3 +85,63 @@ def test_laplace_fit_bounds_epsilon(scale, caught):
 def test_a_point_mass_fits_no_family(family):
     constant = np.zeros((100, 1))
     assert fit_pair(constant, constant + 1.0, family, 0.05)[2] == 0.0
+
+
+# --- the Dirichlet family: y ~ Dir(k p), k unknown -----------------------------------------------------
+
+
+def _dirichlet_check(k, *, transform=None, samples=20_000, seed=0):
+    """The example spec's dirichlet-fit obligation (claim (1.73, 0.01), exact at k = 5: 0.009984)
+    on an implementation that samples Dir(k p), optionally transformed."""
+    from dataclasses import replace
+
+    from dpaudit.audit.spec import builtin_spec_dir, load_spec
+    from dpaudit.checks.empirical.parametric import check_parametric_noise_fit
+    from dpaudit.kernel.checkers import CheckContext
+
+    claim = load_spec(builtin_spec_dir() / "examples" / "dirichlet_candidate.toml")
+    (obligation,) = [o for o in claim.obligations if o.id == "dirichlet-fit"]
+    obligation = replace(obligation, params={**obligation.params, "samples": samples})
+
+    class Implementation:
+        def release(self, data, *, rng, size=None):
+            draws = rng.dirichlet(k * np.asarray(data, dtype=float), size)
+            return draws if transform is None else transform(draws, rng)
+
+    context = CheckContext(
+        claim=claim,
+        relation=claim.relations[0],
+        rng=np.random.default_rng(seed),
+        seed=np.random.SeedSequence(seed),
+        mechanism_factory=lambda **params: Implementation(),
+    )
+    return check_parametric_noise_fit(obligation, context)
+
+
+@pytest.mark.parametrize(("k", "caught"), [(5.0, False), (4.0, False), (5.25, True), (6.0, True)])
+def test_dirichlet_fit_bounds_delta(k, caught):
+    from dpaudit.kernel.verdicts import Verdict
+
+    evidence = _dirichlet_check(k)
+    assert evidence.verdict is (Verdict.VIOLATED if caught else Verdict.CONSISTENT), evidence.summary
+    assert "under assumption" in evidence.summary
+
+
+def test_dirichlet_fit_rejects_what_is_not_dirichlet():
+    from dpaudit.kernel.verdicts import Verdict
+
+    def gaussian_on_the_simplex(draws, rng):  # a different law with the right mean, rows summing to 1
+        first = np.clip(draws.mean(axis=0)[0] + 0.1 * rng.standard_normal(len(draws)), 1e-6, 1 - 1e-6)
+        return np.stack([first, 1 - first], axis=1)
+
+    evidence = _dirichlet_check(5.0, transform=gaussian_on_the_simplex)
+    assert evidence.verdict is Verdict.INCONCLUSIVE and "rejected" in evidence.summary
+    off = _dirichlet_check(5.0, transform=lambda draws, rng: draws * 2)
+    assert off.verdict is Verdict.INCONCLUSIVE and "off the simplex" in off.summary
+
+
+def test_dirichlet_false_alarm_rate_at_the_exact_claim_is_within_the_confidence():
+    from dpaudit.kernel.verdicts import Verdict
+
+    alarms = sum(_dirichlet_check(5.0, samples=5000, seed=seed).verdict is Verdict.VIOLATED for seed in range(20))
+    assert alarms <= 2  # 95% confidence: at most about one in twenty, and the claim is 0.2% above exact

@@ -18,6 +18,9 @@ Families:
   Σ|r| ~ Gamma(n, b) (the medians as centres), the L1 shift below by its estimate minus a
   Hoeffding-type radius; ε = shift / b.
 
+* ``dirichlet``: y ~ Dir(k p) for the input p, k unknown (:mod:`dpaudit.checks.empirical.dirichlet_fit`):
+  a likelihood-ratio interval for k, δ(ε) of the pair's Beta reduction at the least private k.
+
 Confidence: one Bonferroni split over the pairs and the two bounds of each (scale, shift).
 
 References:
@@ -36,6 +39,7 @@ from scipy import stats
 
 from dpaudit._validation import check_choice, check_integer, check_real
 from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
+from dpaudit.checks.empirical.dirichlet_fit import fit_dirichlet_pair, least_private_delta
 from dpaudit.checks.empirical.sampling import as_sampler, neighbour_pairs, reference_or_given_pairs
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
@@ -46,7 +50,7 @@ from dpaudit.privacy.profiles import gaussian_epsilon
 
 __all__ = ["FAMILIES", "check_parametric_noise_fit", "fit_pair"]
 
-FAMILIES = ("gaussian", "laplace")
+FAMILIES = ("gaussian", "laplace", "dirichlet")
 _KEYS = {"family", "samples", "confidence", "fit_alpha", "pairs"}
 
 
@@ -58,8 +62,8 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
     family = check_choice("family", params.get("family", "gaussian"), FAMILIES)
     if family == "laplace" and guarantee.delta != 0:
         raise InvalidArgument("family='laplace' audits pure claims (delta = 0)")
-    if family == "gaussian" and guarantee.delta == 0:
-        raise InvalidArgument("family='gaussian' needs delta > 0 (a Gaussian is never pure DP)")
+    if family in ("gaussian", "dirichlet") and guarantee.delta == 0:
+        raise InvalidArgument(f"family={family!r} needs delta > 0 (the family is never pure DP)")
     check_integer("samples", params.get("samples", 20_000), low=100, high=10**7)
     check_real("confidence", params.get("confidence", 0.95), low=0.5, high=1.0, high_open=True)
     check_real("fit_alpha", params.get("fit_alpha", 0.01), low=0.0, high=0.5, low_open=True)
@@ -119,8 +123,8 @@ def fit_pair(
 
 @register_checker(
     "parametric_noise_fit",
-    description="fits a noise family (gaussian, laplace) to the outputs, tests the fit, and bounds epsilon with "
-    "the family's exact profile at the least private corner of the confidence region",
+    description="fits a noise family (gaussian, laplace, dirichlet) to the outputs, tests the fit, and bounds "
+    "epsilon with the family's exact profile at the least private corner of the confidence region",
     validate=_validate,
     audits_candidates=True,
 )
@@ -135,6 +139,8 @@ def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) ->
     pairs = reference_or_given_pairs(params, context)
     alpha = (1.0 - confidence) / len(pairs)
     sampler = as_sampler(context.mechanism())
+    if family == "dirichlet":
+        return _dirichlet_evidence(pairs, sampler, guarantee, samples, confidence, fit_alpha, alpha, context)
     best: tuple[float, str, dict[str, Any]] | None = None
     rejected = []
     for pair in pairs:
@@ -199,4 +205,86 @@ def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) ->
         budget={"samples": samples, "pairs": len(pairs)},
         counterexample={"pair": label, **record} if violated else None,
         details={"assumption": assumption, "fits": [record], "rejected": rejected, "mpmath": mpmath.__version__},
+    )
+
+
+def _dirichlet_evidence(
+    pairs: list[Any],
+    sampler: Any,
+    guarantee: Any,
+    samples: int,
+    confidence: float,
+    fit_alpha: float,
+    alpha: float,
+    context: CheckContext,
+) -> Evidence:
+    """The Dirichlet family: a lower bound on δ(ε_claim) at the least private k of the interval."""
+    assumption = (
+        f"the output is Dir(k p) for the input p and one unknown k (fit test: KS at level {fit_alpha:g}; "
+        "asymptotic likelihood-ratio interval for k)"
+    )
+    domain = f"{len(pairs)} pair(s), {samples} samples per side, under assumption: {assumption}"
+    method = f"Dirichlet fit (pooled maximum likelihood); interval at {confidence:.0%} (Bonferroni over pairs); "
+    method += "exact Beta-reduction profile at the least private k of the interval"
+    best: tuple[float, dict[str, Any]] | None = None
+    rejected = []
+    for pair in pairs:
+        p, q = np.asarray(pair.first, dtype=np.float64), np.asarray(pair.second, dtype=np.float64)
+        first = np.asarray(sampler(pair.first, samples, context.rng), dtype=np.float64).reshape(samples, -1)
+        second = np.asarray(sampler(pair.second, samples, context.rng), dtype=np.float64).reshape(samples, -1)
+        try:
+            fit = fit_dirichlet_pair(first, second, p, q, alpha)
+        except InvalidArgument as exc:
+            rejected.append(f"{pair.label} ({exc})")
+            continue
+        if fit is None or fit.p_value < fit_alpha:
+            rejected.append(
+                f"{pair.label} (" + ("rows off the simplex" if fit is None else f"KS p = {fit.p_value:.2g}") + ")"
+            )
+            continue
+        delta_lower = least_private_delta(guarantee.epsilon, p, q, fit)
+        record = {
+            "pair": pair.label,
+            "k_estimate": fit.k,
+            "k_interval": [fit.k_lower, fit.k_upper],
+            "fit_p_value": fit.p_value,
+            "delta_lower": delta_lower,
+        }
+        if best is None or delta_lower > best[0]:
+            best = (delta_lower, record)
+    if best is None:
+        return Evidence(
+            Verdict.INCONCLUSIVE,
+            f"the dirichlet family is rejected on every pair: {', '.join(rejected)}; no parametric bound",
+            domain,
+            method,
+            budget={"samples": samples, "pairs": len(pairs)},
+            details={"assumption": assumption, "rejected": rejected},
+        )
+    delta_lower, record = best
+    violated = delta_lower > guarantee.delta
+    wording = "violated under assumption" if violated else "consistent under assumption"
+    low, high = record["k_interval"]
+    summary = (
+        f"{wording}: Dirichlet(k p) noise (fit p = {record['fit_p_value']:.2g}), k in [{low:.5g}, {high:.5g}]; "
+        f"certified delta({guarantee.epsilon:g}) >= {delta_lower:.4g} on {record['pair']} against the claimed "
+        f"{guarantee.delta:g} ({confidence:.0%} confidence)"
+    )
+    measurement = Measurement(
+        quantity=f"delta at epsilon={guarantee.epsilon!r}",
+        claimed=guarantee.delta,
+        measured=delta_lower,
+        margin=guarantee.delta - delta_lower,
+        direction=f"lower bound at confidence {confidence} under assumption: Dirichlet(k p) noise",
+        interval=(delta_lower, 1.0),
+    )
+    return Evidence(
+        Verdict.VIOLATED if violated else Verdict.CONSISTENT,
+        summary,
+        domain,
+        method,
+        measurements=(measurement,),
+        budget={"samples": samples, "pairs": len(pairs)},
+        counterexample=record if violated else None,
+        details={"assumption": assumption, "fits": [record], "rejected": rejected},
     )
