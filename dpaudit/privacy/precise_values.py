@@ -43,14 +43,19 @@ class PreciseValue:
         return mpmath.fadd(self.value, self.error, exact=True)
 
 
-def two_precisions(compute: Callable[[], Any], digits: int) -> PreciseValue:
-    """Run ``compute`` at ``digits`` and ``digits + 20``; it returns a value or (value, truncation bound)."""
+def two_precisions(compute: Callable[[], Any], digits: int, *, stable: bool = True) -> PreciseValue:
+    """Run ``compute`` at ``digits`` and ``digits + 20``; it returns a value or (value, truncation bound).
+
+    The error is |difference of the two| + one unit in the last digit + the truncation bound.
+    With ``stable`` (the default) a result whose error exceeds half its digits is refused
+    (NumericalError); series whose truncation bound is set by the caller pass ``stable=False``.
+    """
     with mpmath.workdps(digits):
         low, _ = _with_bound(compute())
     with mpmath.workdps(digits + 20):
         high, bound = _with_bound(compute())
         error = abs(high - low) + abs(high) * mpmath.mpf(10) ** (-digits) + bound
-        if error > abs(high) * mpmath.mpf(10) ** (-digits // 2) and high != 0:
+        if stable and error > abs(high) * mpmath.mpf(10) ** (-digits // 2) and high != 0:
             raise NumericalError(
                 f"value not stable between {digits} and {digits + 20} digits: {mpmath.nstr(low, 15)} vs "
                 f"{mpmath.nstr(high, 15)}"

@@ -7,14 +7,14 @@ import math
 import mpmath
 import pytest
 
-from dpaudit.errors import InvalidArgument, InvalidType
+from dpaudit.errors import InvalidArgument, InvalidType, NumericalError
 from dpaudit.privacy.gaussian_pair_profile import (
     GaussianPair,
     gaussian_pair_delta,
     gaussian_pair_delta_float64,
     gaussian_pair_delta_quadrature,
 )
-from dpaudit.privacy.precise_values import PreciseValue
+from dpaudit.privacy.precise_values import PreciseValue, two_precisions
 from dpaudit.privacy.profiles import gaussian_delta, gaussian_epsilon
 
 NASTY_NEGATIVE = [-1.0, -5e-324, float("nan"), float("-inf")]
@@ -177,3 +177,21 @@ def test_large_noncentrality_series_agrees_with_quadrature(log_ratio_sign):
     assert abs(series.value - mpmath.mpf("0.1")) < mpmath.mpf("1e-3")
     assert _relative(series.value, integrated.value) < mpmath.mpf("1e-28")
     assert series.error < abs(series.value) * mpmath.mpf("1e-50")
+
+
+def test_two_precisions_counts_the_difference_between_precisions():
+    """The error bound includes |value at digits + 20 - value at digits|: a computation whose
+    result moves with the precision is refused, and a small move is inside the enclosure."""
+
+    def unstable():
+        return mpmath.mpf(2) ** -(mpmath.mp.dps // 10)
+
+    with pytest.raises(NumericalError, match="not stable"):
+        two_precisions(unstable, 50)
+
+    def drifting():  # moves by 1e-40 between the two precisions
+        return mpmath.mpf(1) + (mpmath.mpf(10) ** -40 if mpmath.mp.dps > 60 else 0)
+
+    result = two_precisions(drifting, 50)
+    assert result.error >= mpmath.mpf(10) ** -40
+    assert result.lower <= 1 <= result.upper

@@ -19,13 +19,12 @@ References:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import mpmath
 
 from dpaudit._validation import check_integer, check_real
 from dpaudit.errors import NumericalError
 from dpaudit.privacy.accounting.values import UPPER_BOUND, AccountedValue
+from dpaudit.privacy.precise_values import two_precisions
 
 __all__ = [
     "DEFAULT_DIGITS",
@@ -49,22 +48,6 @@ def _check_digits(digits: int) -> int:
     return check_integer("digits", digits, low=50)
 
 
-def _at_two_precisions(
-    compute: Callable[[], tuple[mpmath.mpf, mpmath.mpf]], digits: int
-) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """Run ``compute`` (returning value, truncation bound) at ``digits`` and ``digits + 20``.
-
-    Returns the higher-precision value and an error bound: the difference between the
-    two precisions, the truncation bound, and one unit in the ``digits``-th place.
-    """
-    with mpmath.workdps(digits):
-        low, _ = compute()
-    with mpmath.workdps(digits + 20):
-        high, truncation = compute()
-        error = abs(high - low) + truncation + abs(high) * mpmath.mpf(10) ** (-digits)
-    return high, error
-
-
 def gaussian_rdp(alpha: float, sigma: float, *, digits: int = DEFAULT_DIGITS) -> AccountedValue:
     """RDP of the Gaussian mechanism with unit sensitivity: ε(α) = α / (2σ²), exactly.
 
@@ -86,7 +69,8 @@ def gaussian_rdp(alpha: float, sigma: float, *, digits: int = DEFAULT_DIGITS) ->
     def compute() -> tuple[mpmath.mpf, mpmath.mpf]:
         return mpmath.mpf(a) / (2 * mpmath.mpf(s) ** 2), mpmath.mpf(0)
 
-    value, error = _at_two_precisions(compute, digits)
+    precise = two_precisions(compute, digits, stable=False)
+    value, error = precise.value, precise.error
     return AccountedValue.exact(value, error, method=f"closed form, mpmath {digits} digits", digits=digits)
 
 
@@ -187,7 +171,8 @@ def poisson_gaussian_log_moment(
             return _log_a_integer(int(a), qq, ss), mpmath.mpf(0)
         return _log_a_fractional(mpmath.mpf(a), qq, ss, mpmath.mpf(10) ** (-(digits // 2)))
 
-    value, error = _at_two_precisions(compute, digits)
+    precise = two_precisions(compute, digits, stable=False)
+    value, error = precise.value, precise.error
     method = "MTZ binomial sum" if integer else "MTZ two-sided series with tail bound"
     return AccountedValue.exact(value, error, method=f"{method}, mpmath {digits} digits", digits=digits)
 
@@ -277,7 +262,8 @@ def wor_gaussian_rdp_upper(
             bound = mpmath.log(1 + second + mpmath.fsum(higher)) / (order - 1)
             return +min(bound, order / (2 * ss**2)), mpmath.mpf(0)
 
-    value, error = _at_two_precisions(compute, digits)
+    precise = two_precisions(compute, digits, stable=False)
+    value, error = precise.value, precise.error
     upper = mpmath.fadd(value, error, exact=True)
     return AccountedValue(
         upper, mpmath.ninf, upper, UPPER_BOUND, f"WBK 2019 Theorem {theorem}, mpmath {digits} digits", digits, error

@@ -47,3 +47,13 @@ def test_mismatched_lengths():
         rdp_to_epsilon_improved([2, 3], [gaussian_rdp(2, 1.0)], 1e-5)
     with pytest.raises(InvalidArgument):
         moments_tail_delta([1.0], [0.5], 1.0)
+
+
+def test_conversions_match_their_formulas_by_hand():
+    """Mironov 2017, Prop. 3: min over orders of a/(2 sigma^2) + ln(1/delta)/(a - 1); Canonne, Kamath,
+    Steinke 2020, Prop. 12: + ln((a-1)/a) - (ln delta + ln a)/(a - 1). sigma = 1, delta = 1e-5."""
+    rdp = [gaussian_rdp(a, 1.0) for a in ORDERS]
+    classic = min(a / 2 + math.log(1e5) / (a - 1) for a in ORDERS)
+    improved = min(a / 2 + math.log((a - 1) / a) - (math.log(1e-5) + math.log(a)) / (a - 1) for a in ORDERS)
+    assert float(rdp_to_epsilon_classic(ORDERS, rdp, 1e-5).value) == pytest.approx(classic, rel=1e-12)
+    assert float(rdp_to_epsilon_improved(ORDERS, rdp, 1e-5).value) == pytest.approx(improved, rel=1e-12)

@@ -81,3 +81,16 @@ def test_invalid_steps_and_pairs():
         compose_pairs([], 3)
     with pytest.raises(InvalidArgument):
         compose_pairs([GAUSS], 0)
+
+
+def test_mass_at_infinite_loss_counts_in_delta_at_every_epsilon():
+    """delta(eps) = sum_{l > eps} p(l) (1 - e^(eps - l)) + p(inf): an atom only one side can produce
+    (loss +inf) adds its whole mass at every epsilon, and composition keeps it."""
+    from dpaudit.privacy.accounting.pld import DiscretePld
+
+    pld = DiscretePld(interval=0.5, offset=-1, pmf=np.array([0.3, 0.3, 0.3]), infinity_mass=0.1, pessimistic=True)
+    for epsilon in (0.0, 0.4, 5.0, 50.0):
+        expected = sum(p * (1 - math.exp(epsilon - loss)) for p, loss in zip(pld.pmf, pld.losses) if loss > epsilon)
+        assert pld.delta(epsilon) == pytest.approx(expected + 0.1, abs=1e-15)
+    twice = pld.self_compose(2)
+    assert twice.delta(50.0) == pytest.approx(1 - 0.9**2, rel=1e-9)

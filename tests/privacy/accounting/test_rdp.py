@@ -108,3 +108,16 @@ def test_valid_edge_values():
         compose_rdp(gaussian_rdp(2, 1.0), 0)
     with pytest.raises(InvalidArgument):
         wor_gaussian_rdp_upper(2, 0.1, 1.0, digits=30)
+
+
+def test_fractional_orders_carry_the_series_truncation_in_their_error():
+    """The two-sided MTZ series is cut where its tail bound falls below 10^-(digits // 2) of the sum;
+    that bound (not only the difference between two precisions) must be in the reported error."""
+    from dpaudit.privacy.accounting.rdp import _log_a_fractional, poisson_gaussian_log_moment
+
+    alpha, q, sigma, digits = 2.5, 0.01, 1.0, 60
+    with mpmath.workdps(digits + 20):
+        _, truncation = _log_a_fractional(mpmath.mpf(alpha), mpmath.mpf(q), mpmath.mpf(sigma), mpmath.mpf(10) ** -30)
+    value = poisson_gaussian_log_moment(alpha, q, sigma, digits=digits)
+    assert truncation > 0
+    assert value.error >= truncation * (1 - mpmath.mpf(10) ** -10)
