@@ -90,7 +90,9 @@ def test_mass_at_infinite_loss_counts_in_delta_at_every_epsilon():
 
     pld = DiscretePld(interval=0.5, offset=-1, pmf=np.array([0.3, 0.3, 0.3]), infinity_mass=0.1, pessimistic=True)
     for epsilon in (0.0, 0.4, 5.0, 50.0):
-        expected = sum(p * (1 - math.exp(epsilon - loss)) for p, loss in zip(pld.pmf, pld.losses) if loss > epsilon)
+        expected = sum(
+            p * (1 - math.exp(epsilon - loss)) for p, loss in zip(pld.pmf, pld.losses, strict=True) if loss > epsilon
+        )
         assert pld.delta(epsilon) == pytest.approx(expected + 0.1, abs=1e-15)
     twice = pld.self_compose(2)
     assert twice.delta(50.0) == pytest.approx(1 - 0.9**2, rel=1e-9)
