@@ -210,8 +210,9 @@ def certify_privacy_lower_bound(
 
     pilots = []
     for i, pair in enumerate(pairs):
+        pilot = budget.pilot if pair.pilot_cap is None else max(min(budget.pilot, pair.pilot_cap), 10)
         sides = [
-            draw_outputs(sampler, data, budget.pilot, seed=phase_seed(root, i, PILOT, side), **common)
+            draw_outputs(sampler, data, pilot, seed=phase_seed(root, i, PILOT, side), **common)
             for side, data in enumerate((pair.first, pair.second))
         ]
         projections = _projections(sides[0], sides[1], budget, pair)

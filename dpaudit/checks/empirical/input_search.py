@@ -26,8 +26,12 @@ __all__ = ["SEARCH_MODES", "search_enabled", "searched_pairs"]
 
 SEARCH_MODES = ("auto", "on", "off")
 
-#: The most pairs the search adds (each costs one pilot sample per side).
+#: The most pairs the search adds.
 MAX_SEARCHED_PAIRS = 64
+
+#: Pilot draws per side for a searched pair (the spec's pairs get the budget's full pilot):
+#: enough to see an atom, a skipped noise branch or a scale off by a factor.
+SEARCH_PILOT = 1000
 
 
 def search_enabled(params: dict[str, Any], context: CheckContext) -> bool:
@@ -60,7 +64,9 @@ def searched_pairs(audited: list[NeighbourPair], context: CheckContext) -> list[
         seen.add(repr((first, second)))
         try:
             kind.check_neighbours(first, second, context.relation, params)
-            pair = NeighbourPair(kind.input_domain.from_plain(first), kind.input_domain.from_plain(second), label)
+            pair = NeighbourPair(
+                kind.input_domain.from_plain(first), kind.input_domain.from_plain(second), label, SEARCH_PILOT
+            )
             for data in (pair.first, pair.second):
                 reference.release(data, rng=rng)
         except (DpAuditError, ValueError, TypeError):

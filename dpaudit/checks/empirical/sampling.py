@@ -89,11 +89,16 @@ def as_sampler(source: Any) -> Callable[[Any, int, np.random.Generator], np.ndar
 
 @dataclass(frozen=True)
 class NeighbourPair:
-    """Two neighbouring datasets (X, X') to sample the mechanism on, with a label for reports."""
+    """Two neighbouring datasets (X, X') to sample the mechanism on, with a label for reports.
+
+    ``pilot_cap`` bounds the pilot draws per side of this pair (pairs of the input search
+    are screened on a smaller pilot than the ones a spec names).
+    """
 
     first: Any
     second: Any
     label: str = "(X, X')"
+    pilot_cap: int | None = None
 
 
 def chunk_sizes(total: int, chunk_size: int) -> tuple[int, ...]:
