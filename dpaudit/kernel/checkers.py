@@ -57,13 +57,17 @@ class CheckContext:
         Raises:
             InvalidArgument: if the claim's parameters do not fit the mechanism.
         """
-        from dpaudit.mechanisms.catalogue import build_mechanism
+        from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
+        from dpaudit.mechanisms.interface import AdaptedReference
 
         if self.candidate is not None:
             return self.candidate
         if self.mechanism_factory is not None:
             return self.mechanism_factory(**self.claim.mechanism.params)
-        return build_mechanism(self.claim.mechanism.name, self.claim.mechanism.params)
+        reference = build_mechanism(self.claim.mechanism.name, self.claim.mechanism.params)
+        if get_mechanism(self.claim.mechanism.name).release_adapter is not None:
+            return AdaptedReference(reference, self.claim.mechanism.name)  # samples the plain inputs specs give
+        return reference
 
 
 CheckerFunction = Callable[["Obligation", CheckContext], "Evidence"]

@@ -61,7 +61,10 @@ class PrivateTransitions:
 
 
 def _matrix(data: Any) -> np.ndarray:
-    return check_finite_array("input", data, ndim=3)
+    matrix = check_finite_array("input", data, ndim=3)
+    if matrix.shape[0] != matrix.shape[2]:
+        raise InvalidArgument(f"input: transitions P[s][a][s'] have shape (S, A, S), got {matrix.shape}")
+    return matrix
 
 
 def _plain(data: Any) -> list[Any]:
