@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_INCONCLUSIVE = 0, 1, 2, 3, 4
+PROGRESS_HELP = (
+    "progress on stderr: auto (a bar with ETA on a terminal, else lines), bar, lines (one per finished claim and "
+    "a 'still running' line at least every 10 s) or json (the same events as JSON lines)"
+)
 TIME_LIMIT_HELP = (
     "wall-time budget of the whole run in seconds: obligations still running or not started then are "
     "inconclusive (budget)"
@@ -76,7 +80,8 @@ def _build_parser() -> argparse.ArgumentParser:
         help="exit 1 when a claim is violated or errored (default); 'inconclusive' also exits 4 when inconclusive",
     )
 
-    audit.add_argument("--quiet", action="store_true", help="no progress line per finished claim on stderr")
+    audit.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    audit.add_argument("--progress", choices=("auto", "bar", "lines", "json"), default="auto", help=PROGRESS_HELP)
     audit.add_argument(
         "--time-limit",
         type=_seconds,
@@ -101,6 +106,8 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--timeout", type=float, default=120.0, help="seconds per candidate request (default 120)")
     check.add_argument("--memory", type=int, default=4096, help="candidate address-space limit in MiB (default 4096)")
     check.add_argument("--quick", action="store_true", help="use the spec's reduced budgets")
+    check.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    check.add_argument("--progress", choices=("auto", "bar", "lines", "json"), default="auto", help=PROGRESS_HELP)
     check.add_argument(
         "--time-limit",
         type=_seconds,
@@ -309,16 +316,17 @@ def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
             quick=arguments.quick,
             command="dpaudit " + shlex.join(argv),
             executor=executor,
-            progress=None if arguments.quiet else _claim_finished,
+            progress=_reporter(arguments),
             time_limit=arguments.time_limit,
         )
     return _finish(report, arguments)
 
 
-def _claim_finished(done: int, total: int, result: Any, seconds: float) -> None:
-    """One line on stderr per finished claim, so a CI log shows the audit moving."""
-    verdicts = ", ".join(f"{relation.relation.name} {relation.verdict.value}" for relation in result.relations)
-    print(f"dpaudit: [{done}/{total}] {result.claim.id}: {verdicts} ({seconds:.1f} s)", file=sys.stderr, flush=True)
+def _reporter(arguments: argparse.Namespace) -> Any:
+    """The progress reporter of --progress (None with --quiet)."""
+    from dpaudit.audit.progress import make_reporter
+
+    return None if arguments.quiet else make_reporter(arguments.progress, sys.stderr)
 
 
 def _finish(report: AuditReport, arguments: argparse.Namespace) -> int:
@@ -369,6 +377,7 @@ def _command_check(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
         quick=arguments.quick,
         command="dpaudit " + shlex.join(argv),
         time_limit=arguments.time_limit,
+        progress=_reporter(arguments),
     )
     code = _finish(report, arguments)
     differing = [

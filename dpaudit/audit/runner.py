@@ -17,6 +17,7 @@ import numpy as np
 
 from dpaudit import __version__
 from dpaudit.audit.plugins import get_checker
+from dpaudit.audit.progress import ProgressReporter
 from dpaudit.audit.time_budget import TimeBudgetExhausted, wall_time_limit
 from dpaudit.errors import AuditInterrupted, DpAuditError
 from dpaudit.kernel.checkers import CheckContext
@@ -279,6 +280,7 @@ def run_claim(
     candidate: Any = None,
     mechanism_factory: Callable[..., Any] | None = None,
     deadline: float | None = None,
+    progress: ProgressReporter | None = None,
 ) -> ClaimResult:
     """Audit ``claim`` under each of its relations; every obligation gets its own seeded stream.
 
@@ -287,10 +289,18 @@ def run_claim(
     """
     relations = []
     for relation in claim.relations:
-        results = tuple(
-            _run_obligation(obligation, claim, relation, seed, quick, executor, candidate, mechanism_factory, deadline)
-            for obligation in claim.obligations
-        )
+        items = []
+        for obligation in claim.obligations:
+            if progress is not None:
+                progress.obligation_started(claim.id, relation.name, obligation.id)
+            items.append(
+                _run_obligation(
+                    obligation, claim, relation, seed, quick, executor, candidate, mechanism_factory, deadline
+                )
+            )
+            if progress is not None:
+                progress.obligation_finished()
+        results = tuple(items)
         verdict = combine_verdicts(result.evidence.verdict for result in results)
         relations.append(RelationResult(relation, verdict, results))
     return ClaimResult(claim, spec_path, tuple(relations))
@@ -304,12 +314,13 @@ def run_audit(
     command: str | None = None,
     executor: Executor | None = None,
     candidate: Any = None,
-    progress: Callable[[int, int, ClaimResult, float], None] | None = None,
+    progress: ProgressReporter | None = None,
     time_limit: float | None = None,
 ) -> AuditReport:
     """Audit every ``(claim, spec_path)`` and return the report.
 
-    ``progress(done, total, result, seconds)`` is called after each claim (the CLI prints a line).
+    ``progress`` (:class:`~dpaudit.audit.progress.ProgressReporter`) hears when each obligation
+    starts and ends and when each claim finishes (the CLI prints lines, a bar or JSON).
     On SIGINT (KeyboardInterrupt) or SIGTERM (:class:`AuditInterrupted`) the report holds the
     claims finished so far and says ``interrupted`` (which signal, how many claims were left).
     Past ``time_limit`` seconds the obligations still running or not started are ``inconclusive``
@@ -318,6 +329,8 @@ def run_audit(
     started = time.time()
     start = time.perf_counter()
     deadline = None if time_limit is None else time.monotonic() + time_limit
+    if progress is not None:
+        progress.start(sum(len(claim.relations) * len(claim.obligations) for claim, _ in claims))
     finished: list[ClaimResult] = []
     interrupted = None
     interrupted_signal = None
@@ -333,10 +346,11 @@ def run_audit(
                     executor=executor,
                     candidate=candidate,
                     deadline=deadline,
+                    progress=progress,
                 )
             )
             if progress is not None:
-                progress(len(finished), len(claims), finished[-1], time.perf_counter() - claim_start)
+                progress.claim_finished(len(finished), len(claims), finished[-1], time.perf_counter() - claim_start)
         except KeyboardInterrupt as exc:
             interrupted_signal = int(exc.signal_number if isinstance(exc, AuditInterrupted) else signal.SIGINT)
             left = len(claims) - len(finished)
@@ -344,6 +358,8 @@ def run_audit(
                 f"signal {interrupted_signal}: {left} of {len(claims)} claim(s) not finished, not in this report"
             )
             break
+    if progress is not None:
+        progress.close()
     results = tuple(finished)
     return AuditReport(
         claims=results,

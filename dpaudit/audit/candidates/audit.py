@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from dpaudit.audit.candidates.kinds import CandidateMechanism, candidate_kind_for
 from dpaudit.audit.candidates.process import CandidateLimits, CandidateRef
@@ -42,6 +43,7 @@ def audit_candidate(
     quick: bool,
     command: str | None = None,
     time_limit: float | None = None,
+    progress: Any = None,
 ) -> AuditReport:
     """Run the black-box obligations of ``claim`` on ``candidate`` in an isolated worker.
 
@@ -64,6 +66,7 @@ def audit_candidate(
             command=command,
             candidate=mechanism,
             time_limit=time_limit,
+            progress=progress,
         )
     if kind.candidate is None:
         raise CandidateLoadError(f"mechanism {kind.name!r} has no candidate signature")
