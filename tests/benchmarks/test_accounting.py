@@ -55,3 +55,33 @@ def test_pld_epsilon_width_and_time_against_dp_accounting():
     print(
         f"time vs peer: {our_time / peer_time:.2f}x (target <= 3x: {'met' if our_time <= 3 * peer_time else 'not met'})"
     )
+
+
+def test_fractional_order_rdp_time_per_point_against_dp_accounting():
+    """Issue 20, point 1: fractional-order RDP of the Poisson-subsampled Gaussian, seconds per
+    (order, q, sigma) point (both precisions, tail bound), against dp_accounting's float estimate
+    at the same points in the same process; best of 3. Reported, not asserted."""
+    import time
+
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    from dpaudit.privacy.accounting.rdp import _log_moment, poisson_gaussian_log_moment
+
+    points = [(2.5, 0.01, 1.0), (8.5, 0.001, 0.8), (32.5, 0.01, 4.0), (1.5, 0.003, 0.65)]
+    ours, theirs = [], []
+    for alpha, q, sigma in points:
+        runs = []
+        for _ in range(3):
+            _log_moment.cache_clear()
+            started = time.perf_counter()
+            poisson_gaussian_log_moment(alpha, q, sigma)
+            runs.append(time.perf_counter() - started)
+        ours.append(min(runs))
+        started = time.perf_counter()
+        for _ in range(100):
+            rdp_privacy_accountant._compute_rdp_poisson_subsampled_gaussian(q, sigma, [alpha])
+        theirs.append((time.perf_counter() - started) / 100)
+    for (alpha, q, sigma), mine, peer in zip(points, ours, theirs, strict=True):
+        print(f"alpha={alpha} q={q} sigma={sigma}: {mine:.3f} s per point, {mine / peer:.0f}x dp_accounting")
+    print(f"slowest point {max(ours):.3f} s (target <= 0.1 s); dp_accounting {dp_accounting.__name__}")

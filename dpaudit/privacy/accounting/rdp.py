@@ -19,6 +19,8 @@ References:
 
 from __future__ import annotations
 
+import functools
+
 import mpmath
 
 from dpaudit._validation import check_integer, check_real
@@ -38,6 +40,9 @@ __all__ = [
 
 DEFAULT_DIGITS = 60
 _MAX_SERIES_TERMS = 4_000
+
+#: Terms between two evaluations of the fractional series' tail bound.
+_TAIL_STRIDE = 32
 
 
 def _check_order(alpha: float) -> float:
@@ -112,15 +117,17 @@ def _log_a_fractional(
     k_min = int(mpmath.ceil(max(alpha + 1, alpha - z0, mpmath.mpf(2)))) + 1
     total = mpmath.mpf(0)
     k = 0
+    coefficient = mpmath.mpf(1)  # C(alpha, k), by the recurrence C(alpha, k+1) = C(alpha, k) (alpha - k) / (k + 1)
     while True:
         j = alpha - k
-        coefficient = mpmath.binomial(alpha, k)
         first = mpmath.exp((alpha - k) * log_1mq + k * log_q + (k * k - k) / two_sigma2) * mpmath.ncdf((z0 - k) / sigma)
         second = mpmath.exp(j * log_q + k * log_1mq + (j * j - j) / two_sigma2) * mpmath.ncdf((j - z0) / sigma)
         total += coefficient * (first + second)
+        coefficient = coefficient * (alpha - k) / (k + 1)
         k += 1
-        if k >= k_min:
-            tail = _fractional_tail_bound(alpha, k, q, sigma, z0)
+        # the tail bound is checked every _TAIL_STRIDE terms (it costs as much as a term), and at the cap
+        if k >= k_min and ((k - k_min) % _TAIL_STRIDE == 0 or k >= _MAX_SERIES_TERMS):
+            tail = _fractional_tail_bound(alpha, k, q, sigma, z0, coefficient=abs(coefficient))
             if tail <= abs(total) * tolerance or k >= _MAX_SERIES_TERMS:
                 break
     if total <= 0:
@@ -129,11 +136,19 @@ def _log_a_fractional(
 
 
 def _fractional_tail_bound(
-    alpha: mpmath.mpf, k_first: int, q: mpmath.mpf, sigma: mpmath.mpf, z0: mpmath.mpf
+    alpha: mpmath.mpf,
+    k_first: int,
+    q: mpmath.mpf,
+    sigma: mpmath.mpf,
+    z0: mpmath.mpf,
+    *,
+    coefficient: mpmath.mpf | None = None,
 ) -> mpmath.mpf:
-    """Bound on Σ_{k>=K} of both series' terms in absolute value (see :func:`_log_a_fractional`)."""
+    """Bound on Σ_{k>=K} of both series' terms in absolute value (see :func:`_log_a_fractional`);
+    ``coefficient`` is |C(α, K)| when the caller has it."""
     big_k = mpmath.mpf(k_first)
-    coefficient = abs(mpmath.binomial(alpha, k_first))
+    if coefficient is None:
+        coefficient = abs(mpmath.binomial(alpha, k_first))
     base = coefficient * (1 - q) ** alpha
     far = mpmath.exp(-(z0**2) / (2 * sigma**2)) * (big_k + 1) ** (alpha + 1) * big_k ** (-alpha) / (2 * alpha)
     rate = z0 / (2 * sigma**2)
@@ -162,8 +177,14 @@ def poisson_gaussian_log_moment(
     a = _check_order(alpha)
     rate = check_real("q", q, low=0.0, high=1.0, low_open=True, high_open=True)
     s = check_real("sigma", sigma, low=0.0, low_open=True)
-    digits = _check_digits(digits)
-    integer = float(a).is_integer()
+    return _log_moment(float(a), float(rate), float(s), _check_digits(digits))
+
+
+@functools.lru_cache(maxsize=4096)
+def _log_moment(a: float, rate: float, s: float, digits: int) -> AccountedValue:
+    """:func:`poisson_gaussian_log_moment` on checked arguments, computed once per point (the
+    audit asks for the same (order, q, sigma) from several claims and obligations)."""
+    integer = a.is_integer()
 
     def compute() -> tuple[mpmath.mpf, mpmath.mpf]:
         qq, ss = mpmath.mpf(rate), mpmath.mpf(s)
