@@ -179,6 +179,8 @@ def _claim_lines(claim: dict[str, Any], figure_dir: str | None, detail: _Detail 
         lines.append(f"- parameters: {_pairs(claim['parameters'], '; ')}")
     if claim["spec_path"]:
         lines.append(f"- spec: {_code(claim['spec_path'])}")
+    if claim["reproduce"]:
+        lines.append(f"- reproduce: {_code(claim['reproduce'])}")
     lines += ["", "### Obligation tree", "", f"- {_mark(claim['verdict'])} {escape_markdown(claim['id'])}"]
     for relation in claim["relations"]:
         lines.append(

@@ -130,6 +130,18 @@ def _certificate_text(certificate: Any, verdict: str) -> str:
     return f"{len(certificate['facts'])} facts ({', '.join(routes)}); dpaudit recheck replays them"
 
 
+def _reproduce(document: dict[str, Any], result: dict[str, Any]) -> str:
+    """The command that reruns one claim of the report with its seed and budgets."""
+    path = result.get("spec_path")
+    if not path:
+        return ""
+    quick = " --quick" if document.get("quick") else ""
+    candidate = document.get("candidate")
+    if isinstance(candidate, dict) and candidate.get("ref"):
+        return f"dpaudit check {path} --candidate {candidate['ref']} --seed {document.get('seed')}{quick}"
+    return f"dpaudit audit {path} --seed {document.get('seed')}{quick}"
+
+
 def _obligation(item: dict[str, Any], anchor: str, figures: list[PlacedFigure]) -> dict[str, Any]:
     obligation = item.get("obligation", {})
     evidence = item.get("evidence", {})
@@ -239,6 +251,7 @@ def report_view(document: dict[str, Any], figures: list[PlacedFigure]) -> dict[s
                 "guarantee": _pairs(claim.get("guarantee")),
                 "parameters": _pairs(claim.get("parameters")),
                 "spec_path": str(result.get("spec_path") or ""),
+                "reproduce": _reproduce(document, result),
                 "relations": relations,
                 "by_relation": {relation["name"]: relation for relation in relations},
             }
@@ -255,6 +268,11 @@ def report_view(document: dict[str, Any], figures: list[PlacedFigure]) -> dict[s
             "obligation_summary": [(k, v) for k, v in obligation_verdict_counts(document).items() if v],
         },
         "columns": columns,
+        "filter_verdicts": [
+            v
+            for v in ("violated", "error", "inconclusive", "consistent", "verified", "proven")
+            if any(claim["verdict"] == v for claim in claims)
+        ],
         "claims": claims,
         "provenance": {
             "command": str(document.get("command") or ""),

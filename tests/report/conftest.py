@@ -18,7 +18,9 @@ from dpaudit.report.json_report import dumps_report
 from tests.report.devtools import DevToolsPipe
 from tests.report.synthetic import every_verdict_report
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = (
+    os.environ.get("DPAUDIT_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser") or "chromium"
+)
 
 
 @pytest.fixture(scope="session")

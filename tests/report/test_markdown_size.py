@@ -54,7 +54,9 @@ def test_github_format_appends_the_summary_and_annotates(tmp_path, monkeypatch, 
     from dpaudit.report.json_report import write_report
 
     document = json.loads(COMMITTED.read_text(encoding="utf-8"))
-    relation = document["claims"][0]["relations"][0]
+    relation = next(
+        relation for claim in document["claims"] for relation in claim["relations"] if relation["only_known_findings"]
+    )
     assert relation["verdict"] == "violated"
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n")
