@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dpaudit.errors import SpecError
 from dpaudit.report.figures import collect_figures
 from dpaudit.report.html import render_html
-from dpaudit.report.json_report import write_atomically, write_report
+from dpaudit.report.json_report import load_report, with_digest, write_atomically, write_report
 from dpaudit.report.junit import render_junit
 from dpaudit.report.markdown import render_markdown
 
@@ -68,6 +70,7 @@ def write_report_folder(
     """
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
+    document = with_digest(document)  # every file names the run: the digest of audit.json
     figures = collect_figures(document) if figures is None else figures
     json_path = write_report(document, folder / "audit.json")
     figure_paths = write_figures(figures, folder / FIGURE_DIR, prune=True)
@@ -78,3 +81,30 @@ def write_report_folder(
     junit_path = folder / "junit.xml"
     write_atomically(junit_path, render_junit(document, fail_on=fail_on))
     return ReportFiles(json_path, markdown_path, html_path, junit_path, figure_paths)
+
+
+_RUN_MARKERS = {
+    "audit.md": re.compile(r"· run `(sha256:[0-9a-f]{64})`"),
+    "audit.html": re.compile(r'<meta name="dpaudit-run" content="(sha256:[0-9a-f]{64})">'),
+    "junit.xml": re.compile(r'<property name="dpaudit.run" value="(sha256:[0-9a-f]{64})"'),
+}
+
+
+def verify_report_folder(out: str | Path) -> dict[str, Any]:
+    """Check that a report folder's files come from one run; return its (verified) audit.json.
+
+    Raises:
+        SpecError: when audit.json is missing or edited, or another file names another run or none.
+    """
+    folder = Path(out)
+    document = load_report(folder / "audit.json")
+    run = document.get("digest")
+    for name, marker in _RUN_MARKERS.items():
+        path = folder / name
+        if not path.exists():
+            continue
+        found = set(marker.findall(path.read_text(encoding="utf-8")))
+        if found != {run}:
+            named = ", ".join(sorted(found)) or "no run"
+            raise SpecError(f"{name} names {named}, audit.json is run {run}: files of different runs", path=str(path))
+    return document

@@ -114,6 +114,9 @@ def render_junit(document: dict[str, Any], *, fail_on: str = "violated") -> str:
     for result in document.get("claims", []):
         claim_id = str(result.get("claim", {}).get("id", ""))
         suite = ET.SubElement(root, "testsuite", name=_xml_text(claim_id))
+        if document.get("digest"):
+            properties = ET.SubElement(suite, "properties")
+            ET.SubElement(properties, "property", name="dpaudit.run", value=_xml_text(document["digest"]))
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         suite_time = 0.0
         for relation in result.get("relations", []):

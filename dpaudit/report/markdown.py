@@ -292,7 +292,8 @@ def render_markdown(
         "",
         f"dpaudit {escape_markdown(header['version'])} · seed {escape_markdown(header['seed'])} · "
         f"{header['budgets']} budgets · (claim, relation) verdicts: {escape_markdown(counts)} · "
-        f"obligations: {escape_markdown(obligation_counts)}",
+        f"obligations: {escape_markdown(obligation_counts)}"
+        + (f" · run {_code(header['run'])}" if header["run"] else ""),
         "",
         "Everything below is also in `audit.html` (one page, with filters) and `audit.json` (with certificates; "
         "`dpaudit recheck audit.json` replays them).",

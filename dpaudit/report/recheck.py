@@ -27,6 +27,7 @@ import mpmath
 from dpaudit.checks.certificates.facts import exact_decimal
 from dpaudit.checks.certificates.routes import MAX_RELATIVE_WIDTH, ROUTES, replay
 from dpaudit.errors import DpAuditError, SpecError
+from dpaudit.report.folder import verify_report_folder
 from dpaudit.report.integrity import verify_report
 from dpaudit.report.json_report import with_digest
 
@@ -147,11 +148,19 @@ def _check_fact(fact: Any, claim: dict[str, Any], obligation: dict[str, Any]) ->
 
 
 def recheck_report(path: str | Path) -> RecheckResult:
-    """Replay every certificate of the report at ``path``.
+    """Replay every certificate of the report at ``path`` (an audit.json, or a report folder whose
+    files must then name one run).
 
     Raises:
         SpecError: when the file cannot be read as a dpaudit report.
     """
+    result = RecheckResult()
+    if Path(path).is_dir():  # a report folder: its files must come from one run
+        try:
+            verify_report_folder(path)
+        except SpecError as exc:
+            result.failures.append(f"folder: {exc}")
+        path = Path(path) / "audit.json"
     location = str(path)
     try:
         document = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -159,7 +168,6 @@ def recheck_report(path: str | Path) -> RecheckResult:
         raise SpecError(f"not a readable JSON file: {exc}", path=location) from None
     if not isinstance(document, dict) or not isinstance(document.get("claims"), list):
         raise SpecError("not a dpaudit report (no claims list)", path=location, key="claims")
-    result = RecheckResult()
     try:
         recomputed = with_digest(document)["digest"] if "digest" in document else None
         verify_report(document, location, recomputed_digest=recomputed)

@@ -261,6 +261,7 @@ def report_view(document: dict[str, Any], figures: list[PlacedFigure]) -> dict[s
     return {
         "header": {
             "version": str(tool.get("version", "")),
+            "run": str(document.get("digest") or ""),
             "schema_version": str(document.get("schema_version", "")),
             "seed": format_value(document.get("seed")),
             "budgets": "quick" if document.get("quick") else "full",

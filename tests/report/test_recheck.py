@@ -110,3 +110,20 @@ def test_reports_show_the_assumption_and_the_certificate(report, tmp_path):
     html = tmp_path / "audit.html"
     assert main(["report", str(report), "--format", "html", "--output", str(html)]) == 0
     assert "verified under assumption" in html.read_text()
+
+
+def test_a_folder_whose_files_come_from_different_runs_is_refused(report, tmp_path):
+    import shutil
+
+    folder = tmp_path / "folder"
+    shutil.copytree(report.parent, folder)
+    assert recheck_report(folder).ok
+    run = json.loads((folder / "audit.json").read_text())["digest"]
+    for name in ("audit.md", "audit.html", "junit.xml"):
+        assert run in (folder / name).read_text()
+    other = tmp_path / "other"
+    assert main(["audit", str(SPECS[0]), "--quick", "--quiet", "--seed", "7", "--out", str(other)]) == 0
+    shutil.copy(other / "audit.md", folder / "audit.md")  # a stale file of another run
+    result = recheck_report(folder)
+    assert any("files of different runs" in line for line in result.failures)
+    assert main(["recheck", str(folder)]) == 1
