@@ -57,8 +57,7 @@ class CheckContext:
         Raises:
             InvalidArgument: if the claim's parameters do not fit the mechanism.
         """
-        from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
-        from dpaudit.mechanisms.interface import AdaptedReference
+        from dpaudit.mechanisms.catalogue import AdaptedReference, build_mechanism, get_mechanism
 
         if self.candidate is not None:
             return self.candidate

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from importlib.metadata import entry_points
 from typing import Any
 
+import numpy as np
+
 from dpaudit.errors import InvalidArgument, PluginError
 from dpaudit.mechanisms.accountant import MECHANISM as ACCOUNTANT
 from dpaudit.mechanisms.dirichlet import MECHANISM as DIRICHLET
@@ -26,7 +28,14 @@ from dpaudit.mechanisms.private_transitions import MECHANISM as PRIVATE_SYNTHESI
 from dpaudit.mechanisms.smooth_gaussian import MECHANISM as SMOOTH_GAUSSIAN
 from dpaudit.mechanisms.subsampled_gaussian import MECHANISM as GPOPE_STEP
 
-__all__ = ["BUILTIN_MECHANISMS", "ENTRY_POINT_GROUP", "build_mechanism", "get_mechanism", "list_mechanisms"]
+__all__ = [
+    "BUILTIN_MECHANISMS",
+    "ENTRY_POINT_GROUP",
+    "AdaptedReference",
+    "build_mechanism",
+    "get_mechanism",
+    "list_mechanisms",
+]
 
 ENTRY_POINT_GROUP = "dpaudit.mechanisms"
 
@@ -102,3 +111,23 @@ def list_mechanisms() -> list[Mechanism]:
     """Every known mechanism, sorted by name."""
     catalogue = _catalogue()
     return [catalogue[name] for name in sorted(catalogue)]
+
+
+class AdaptedReference:
+    """A reference whose ``release`` does not take the input as one argument, seen through its
+    mechanism's ``release_adapter``: ``release(data, *, rng, size=None)`` takes the plain input
+    the spec and the candidates use; every other attribute (the white-box views) is the
+    reference's. Picklable (it names its mechanism rather than holding the adapter).
+    """
+
+    def __init__(self, reference: Any, mechanism_name: str):
+        self.reference = reference
+        self.mechanism_name = mechanism_name
+
+    def release(self, data: Any, *, rng: np.random.Generator, size: int | None = None) -> Any:
+        return get_mechanism(self.mechanism_name).release(self.reference, data, rng=rng, size=size)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("reference", "mechanism_name"):  # not set yet (unpickling)
+            raise AttributeError(name)
+        return getattr(self.reference, name)

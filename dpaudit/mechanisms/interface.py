@@ -29,7 +29,6 @@ __all__ = [
     "GAUSSIAN_VIEW",
     "KNOWN_VIEWS",
     "NEIGHBOUR_TOLERANCE",
-    "AdaptedReference",
     "CandidateCall",
     "CandidateSignature",
     "InputDomain",
@@ -273,25 +272,3 @@ class Mechanism:
         """A short label for reports, e.g. ``gaussian(sigma=1, sensitivity=1)``."""
         shown = ", ".join(f"{key}={value!r}" for key, value in sorted(params.items()) if not isinstance(value, list))
         return f"{self.name}({shown})"
-
-
-class AdaptedReference:
-    """A reference whose ``release`` does not take the input as one argument, seen through its
-    mechanism's ``release_adapter``: ``release(data, *, rng, size=None)`` takes the plain input
-    the spec and the candidates use; every other attribute (the white-box views) is the
-    reference's. Picklable (it names its mechanism rather than holding the adapter).
-    """
-
-    def __init__(self, reference: Any, mechanism_name: str):
-        self.reference = reference
-        self.mechanism_name = mechanism_name
-
-    def release(self, data: Any, *, rng: np.random.Generator, size: int | None = None) -> Any:
-        from dpaudit.mechanisms.catalogue import get_mechanism
-
-        return get_mechanism(self.mechanism_name).release(self.reference, data, rng=rng, size=size)
-
-    def __getattr__(self, name: str) -> Any:
-        if name in ("reference", "mechanism_name"):  # not set yet (unpickling)
-            raise AttributeError(name)
-        return getattr(self.reference, name)
