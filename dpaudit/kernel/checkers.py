@@ -57,16 +57,26 @@ class CheckContext:
         Raises:
             InvalidArgument: if the claim's parameters do not fit the mechanism.
         """
-        from dpaudit.mechanisms.catalogue import AdaptedReference, build_mechanism, get_mechanism
+        from dpaudit.mechanisms.catalogue import build_mechanism
 
         if self.candidate is not None:
             return self.candidate
         if self.mechanism_factory is not None:
             return self.mechanism_factory(**self.claim.mechanism.params)
-        reference = build_mechanism(self.claim.mechanism.name, self.claim.mechanism.params)
-        if get_mechanism(self.claim.mechanism.name).release_adapter is not None:
-            return AdaptedReference(reference, self.claim.mechanism.name)  # samples the plain inputs specs give
-        return reference
+        return build_mechanism(self.claim.mechanism.name, self.claim.mechanism.params)
+
+    def sampled_mechanism(self) -> Any:
+        """The mechanism under audit as black-box checks sample it: ``release(data, *, rng, size)``
+        on the inputs a spec gives. A reference whose own ``release`` takes the input apart is
+        seen through its mechanism's release adapter; candidates and mutants are as they are.
+        """
+        from dpaudit.mechanisms.catalogue import AdaptedReference, get_mechanism
+
+        mechanism = self.mechanism()
+        own = self.candidate is None and self.mechanism_factory is None
+        if own and get_mechanism(self.claim.mechanism.name).release_adapter is not None:
+            return AdaptedReference(mechanism, self.claim.mechanism.name)
+        return mechanism
 
 
 CheckerFunction = Callable[["Obligation", CheckContext], "Evidence"]

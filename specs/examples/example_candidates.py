@@ -89,3 +89,46 @@ def smooth_gaussian(data, *, epsilon, delta, dim, constants="main_text", rng):
     alpha = 5.0 * np.sqrt(2.0 * np.log(2.0 / delta)) / epsilon
     theta = np.asarray(data["theta"], dtype=float)
     return theta + alpha * data["smooth_bound"] * rng.standard_normal(theta.shape)
+
+
+def _first_visit_statistics(dataset, n_states, gamma):
+    """|X_s| and the mean first-visit return F_X(s) of every state (Balle et al. 2016, eq. (4))."""
+    counts, sums = np.zeros(n_states), np.zeros(n_states)
+    for trajectory in dataset:
+        rewards = [float(step[2]) for step in trajectory]
+        suffix = np.zeros(len(rewards) + 1)
+        for t in range(len(rewards) - 1, -1, -1):
+            suffix[t] = rewards[t] + gamma * suffix[t + 1]
+        seen = set()
+        for t, step in enumerate(trajectory):
+            if int(step[0]) not in seen:
+                seen.add(int(step[0]))
+                counts[int(step[0])] += 1
+                sums[int(step[0])] += suffix[t]
+    return counts, np.divide(sums, counts, out=np.zeros(n_states), where=counts > 0)
+
+
+def dp_lsl(dataset, *, n_states, features, gamma, r_max, lam, epsilon, delta, rho=None, f_max=None, rng, **_):
+    """Algorithm 2 of Balle et al. 2016 (tabular features, main-text constants): theta_X of eq. (11)
+    plus N(0, sigma_X^2 I) with sigma_X = 2 alpha F ||Phi|| sqrt(psi) / (lambda - ||Phi||^2 ||rho||_inf),
+    psi = max_k e^(-k beta) (c_lambda sqrt(sum_s rho_s min(|X_s| + k, m)) + ||rho||_2)^2 (eq. (12))."""
+    if features != "tabular":
+        raise ValueError("this example implements tabular features only")
+    phi = np.eye(n_states)
+    rho = np.ones(n_states) if rho is None else np.asarray(rho, dtype=float)
+    m = len(dataset)
+    counts, means = _first_visit_statistics(dataset, n_states, gamma)
+    weights = rho * counts / m
+    gram = phi.T @ (weights[:, None] * phi) + lam / (2.0 * m) * np.eye(n_states)
+    theta = np.linalg.solve(gram, phi.T @ (weights * means))
+    alpha = 5.0 * np.sqrt(2.0 * np.log(2.0 / delta)) / epsilon
+    beta = epsilon / (4.0 * (n_states + np.log(2.0 / delta)))
+    norm, rho_inf = float(np.linalg.norm(phi, 2)), float(rho.max())
+    c_lambda = norm * rho_inf / np.sqrt(2.0 * lam)
+    psi = max(
+        np.exp(-k * beta) * (c_lambda * np.sqrt(np.sum(rho * np.minimum(counts + k, m))) + np.linalg.norm(rho)) ** 2
+        for k in range(m + 1)
+    )
+    bound = f_max if f_max is not None else r_max / (1.0 - gamma)
+    sigma = 2.0 * alpha * bound * norm * np.sqrt(psi) / (lam - norm**2 * rho_inf)
+    return theta + sigma * rng.standard_normal(n_states)

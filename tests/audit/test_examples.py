@@ -21,6 +21,7 @@ EXAMPLES = builtin_spec_dir() / "examples"
         ("private_synthesis_candidate.toml", "private_synthesis"),
         ("smooth_gaussian_candidate.toml", "smooth_gaussian"),
         ("accountant_candidate.toml", "accountant"),
+        ("dp_lsl_candidate.toml", "dp_lsl"),
     ],
 )
 def test_example_candidate_passes(tmp_path, monkeypatch, spec, candidate):

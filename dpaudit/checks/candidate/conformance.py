@@ -14,7 +14,7 @@ from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
-from dpaudit.mechanisms.catalogue import build_mechanism
+from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 
 __all__ = ["check_candidate_matches_reference"]
 
@@ -67,13 +67,14 @@ def check_candidate_matches_reference(obligation: Obligation, context: CheckCont
     params = obligation.params
     samples = int(params.get("samples", 2000))
     confidence = float(params.get("confidence", 0.99))
-    audited = context.mechanism()
+    audited = context.sampled_mechanism()
+    kind = get_mechanism(context.claim.mechanism.name)
     reference = build_mechanism(context.claim.mechanism.name, context.claim.mechanism.params)
     inputs = _inputs(params, reference, context)
     tests = []
     for index, data in enumerate(inputs):
         observed = np.asarray(audited.release(data, rng=context.rng, size=samples), dtype=np.float64)
-        expected = np.asarray(reference.release(data, rng=context.rng, size=samples), dtype=np.float64)
+        expected = np.asarray(kind.release(reference, data, rng=context.rng, size=samples), dtype=np.float64)
         if observed.shape != expected.shape:
             raise CheckerError(
                 f"input {index}: the audited outputs have shape {observed.shape[1:]}, the reference's "

@@ -229,7 +229,7 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
     guarantee = approx_dp_of(context.claim)
     params = obligation.params
     budget = budget_from_params(params, default_samples=10**6, extra_keys=("pairs", "search"))
-    mechanism = context.mechanism()
+    mechanism = context.sampled_mechanism()
     pairs = _audited_pairs(mechanism, params, context)
     searched = searched_pairs(pairs, context) if search_enabled(params, context) else []
     if searched:

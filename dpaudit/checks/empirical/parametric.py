@@ -138,7 +138,7 @@ def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) ->
     fit_alpha = float(params.get("fit_alpha", 0.01))
     pairs = reference_or_given_pairs(params, context)
     alpha = (1.0 - confidence) / len(pairs)
-    sampler = as_sampler(context.mechanism())
+    sampler = as_sampler(context.sampled_mechanism())
     if family == "dirichlet":
         return _dirichlet_evidence(pairs, sampler, guarantee, samples, confidence, fit_alpha, alpha, context)
     best: tuple[float, str, dict[str, Any]] | None = None

@@ -201,7 +201,7 @@ def check_privacy_loss_histogram(obligation: Obligation, context: CheckContext) 
     """
     guarantee = approx_dp_of(context.claim)
     settings = _settings(obligation.params, context.claim)
-    mechanism = context.mechanism()
+    mechanism = context.sampled_mechanism()
     pairs = _pairs(mechanism, obligation.params, context)
     root = seed_sequence(context.seed)
     alpha = (1.0 - settings.confidence) / (2 * len(pairs))

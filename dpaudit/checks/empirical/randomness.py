@@ -64,7 +64,7 @@ def check_randomness_contract(obligation: Obligation, context: CheckContext) -> 
     samples = int(obligation.params.get("samples", 500))
     confidence = float(obligation.params.get("confidence", 0.95))
     pairs = reference_or_given_pairs(obligation.params, context)
-    mechanism = context.mechanism()
+    mechanism = context.sampled_mechanism()
     seeds = [int(s) for s in context.rng.integers(0, 2**62, size=samples)]
     alpha = (1.0 - confidence) / (2 * len(pairs))
     domain = f"{len(pairs)} pair(s), {samples} seeds per side"
