@@ -29,6 +29,7 @@ __all__ = [
     "PROBABILITY_VECTOR",
     "REAL_VECTOR",
     "SEARCH_MAGNITUDES",
+    "SEARCH_ROTATIONS",
     "SEARCH_SIZES",
     "TRAJECTORIES",
     "norm_ball",
@@ -218,10 +219,15 @@ def one_trajectory() -> Neighbourhood:
 #: Dataset sizes the input search pads a given pair to (a branch may skip the noise for large m).
 SEARCH_SIZES = (10, 50, 100)
 
+#: The most rotations of a dataset pair the input search tries.
+SEARCH_ROTATIONS = 8
+
 
 def _explore_by_padding(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
-    """Larger neighbouring datasets: the same extra records added to both sides of a given pair
-    (copies of its own records) keep the pair neighbouring under either relation."""
+    """More neighbouring datasets from a given pair: the same extra records added to both sides
+    (copies of its own records, to 10, 50 and 100 records), and both sides rotated so that the
+    record that differs sits at another position (a dataset is a multiset; an implementation that
+    reads records by position, e.g. with a fixed seed, may leak only at some positions)."""
     found: list[tuple[Any, Any, str]] = []
     for first, second in pairs:
         if not isinstance(first, list) or not first:
@@ -230,6 +236,10 @@ def _explore_by_padding(pairs: Any, params: Mapping[str, Any], relation: Relatio
             extra = [first[index % len(first)] for index in range(max(size - len(first), 0))]
             if extra:
                 found.append((first + extra, second + extra, f"search: padded to {len(first) + len(extra)} records"))
+        if len(first) == len(second):
+            for shift in range(1, min(len(first), SEARCH_ROTATIONS + 1)):
+                rotated = (first[shift:] + first[:shift], second[shift:] + second[:shift])
+                found.append((*rotated, f"search: records rotated by {shift}"))
     return found
 
 

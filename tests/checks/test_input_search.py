@@ -65,9 +65,12 @@ def test_padding_keeps_trajectory_pairs_neighbouring():
     first = [[[0, 0, 1.0], [1, 0, 0.0]], [[1, 0, 0.5]]]
     second = [[[0, 0, 1.0], [1, 0, 0.0]], [[2, 0, 0.5]]]
     relation = parse_relation("replace_one")
-    padded = kind.neighbourhood.explore([(first, second)], {}, relation)
-    assert [len(a) for a, _, _ in padded] == [10, 50, 100]
-    for a, b, _ in padded:
+    explored = kind.neighbourhood.explore([(first, second)], {}, relation)
+    padded = [(a, b) for a, b, label in explored if "padded" in label]
+    rotated = [(a, b) for a, b, label in explored if "rotated" in label]
+    assert [len(a) for a, _ in padded] == [10, 50, 100]
+    assert rotated == [([first[1], first[0]], [second[1], second[0]])]
+    for a, b, _ in explored:
         assert kind.neighbourhood.distance(a, b, relation, {}) == 1.0
 
 
