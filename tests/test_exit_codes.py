@@ -57,6 +57,8 @@ def test_a_signal_stops_the_audit_and_keeps_what_finished(tmp_path, sent, code):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # as from a shell: a pytest-xdist worker ignores SIGINT, and an ignored signal stays ignored across exec
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     time.sleep(6.0)
     started = time.monotonic()
