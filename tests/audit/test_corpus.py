@@ -87,3 +87,7 @@ def test_the_repository_corpus_loads_with_its_independent_part():
     assert len(entries) >= 100
     assert {"dp_lsw", "dp_lsl", "private_synthesis", "gpope_step", "dirichlet", "laplace"} <= {e.kind for e in entries}
     assert sum(entry.truth == "leaky" for entry in entries) >= 40
+    from dpaudit.audit.spec import load_spec
+
+    for spec in sorted({entry.spec for entry in entries}):  # every spec loads (pairs checked against the kind)
+        load_spec(spec)
