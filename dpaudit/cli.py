@@ -80,15 +80,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="exit 1 when a claim is violated or errored (default); 'inconclusive' also exits 4 when inconclusive",
     )
 
-    audit.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    audit.add_argument("--progress", choices=("auto", "bar", "lines", "json"), default="auto", help=PROGRESS_HELP)
-    audit.add_argument(
-        "--time-limit",
-        type=_seconds,
-        default=None,
-        metavar="SECONDS",
-        help=TIME_LIMIT_HELP,
-    )
+    _add_run_options(audit)
     audit.add_argument(
         "--executor",
         default="process",
@@ -106,15 +98,7 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--timeout", type=float, default=120.0, help="seconds per candidate request (default 120)")
     check.add_argument("--memory", type=int, default=4096, help="candidate address-space limit in MiB (default 4096)")
     check.add_argument("--quick", action="store_true", help="use the spec's reduced budgets")
-    check.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    check.add_argument("--progress", choices=("auto", "bar", "lines", "json"), default="auto", help=PROGRESS_HELP)
-    check.add_argument(
-        "--time-limit",
-        type=_seconds,
-        default=None,
-        metavar="SECONDS",
-        help=TIME_LIMIT_HELP,
-    )
+    _add_run_options(check)
     check.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
     check.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default ./{DEFAULT_OUT})")
     check.add_argument(
@@ -223,6 +207,13 @@ def _build_parser() -> argparse.ArgumentParser:
         help="junit: inconclusive is skipped (violated, the default) or a failure (inconclusive)",
     )
     return parser
+
+
+def _add_run_options(command: argparse.ArgumentParser) -> None:
+    """--quiet, --progress and --time-limit, shared by audit and check."""
+    command.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    command.add_argument("--progress", choices=("auto", "bar", "lines", "json"), default="auto", help=PROGRESS_HELP)
+    command.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS", help=TIME_LIMIT_HELP)
 
 
 def _seconds(text: str) -> float:

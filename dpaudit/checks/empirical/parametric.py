@@ -171,14 +171,7 @@ def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) ->
     domain = f"{len(pairs)} pair(s), {samples} samples per side, under assumption: {assumption}"
     method = f"{family} fit; confidence region at {confidence:.0%} (Bonferroni over pairs); exact {family} profile"
     if best is None:
-        return Evidence(
-            Verdict.INCONCLUSIVE,
-            f"the {family} family is rejected on every pair: {', '.join(rejected)}; no parametric bound",
-            domain,
-            method,
-            budget={"samples": samples, "pairs": len(pairs)},
-            details={"assumption": assumption, "rejected": rejected},
-        )
+        return _rejected(family, rejected, domain, method, samples, len(pairs), assumption)
     epsilon_lower, label, record = best
     violated = epsilon_lower > guarantee.epsilon
     verdict = Verdict.VIOLATED if violated else Verdict.CONSISTENT
@@ -205,6 +198,20 @@ def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) ->
         budget={"samples": samples, "pairs": len(pairs)},
         counterexample={"pair": label, **record} if violated else None,
         details={"assumption": assumption, "fits": [record], "rejected": rejected, "mpmath": mpmath.__version__},
+    )
+
+
+def _rejected(
+    family: str, rejected: list[str], domain: str, method: str, samples: int, pairs: int, assumption: str
+) -> Evidence:
+    """``inconclusive``: the family fits none of the pairs, so it bounds nothing."""
+    return Evidence(
+        Verdict.INCONCLUSIVE,
+        f"the {family} family is rejected on every pair: {', '.join(rejected)}; no parametric bound",
+        domain,
+        method,
+        budget={"samples": samples, "pairs": pairs},
+        details={"assumption": assumption, "rejected": rejected},
     )
 
 
@@ -253,14 +260,7 @@ def _dirichlet_evidence(
         if best is None or delta_lower > best[0]:
             best = (delta_lower, record)
     if best is None:
-        return Evidence(
-            Verdict.INCONCLUSIVE,
-            f"the dirichlet family is rejected on every pair: {', '.join(rejected)}; no parametric bound",
-            domain,
-            method,
-            budget={"samples": samples, "pairs": len(pairs)},
-            details={"assumption": assumption, "rejected": rejected},
-        )
+        return _rejected("dirichlet", rejected, domain, method, samples, len(pairs), assumption)
     delta_lower, record = best
     violated = delta_lower > guarantee.delta
     wording = "violated under assumption" if violated else "consistent under assumption"
