@@ -104,3 +104,18 @@ def test_a_leak_on_inputs_the_spec_does_not_name_is_found_by_the_search():
 
 def test_the_search_does_not_accuse_a_correct_candidate():
     assert _audit("good_gaussian", "on").verdict is Verdict.CONSISTENT
+
+
+def test_a_bad_search_mode_is_refused_when_the_spec_loads(tmp_path):
+    from dpaudit.errors import SpecError
+
+    path = tmp_path / "spec.toml"
+    path.write_text(
+        SPEC.read_text().replace(
+            "params = { samples = 200000, confidence = 0.95, pairs = [{ first = [0.0]",
+            'params = { search = "sometimes", samples = 200000, confidence = 0.95, pairs = [{ first = [0.0]',
+            1,
+        )
+    )
+    with pytest.raises(SpecError, match="search='sometimes'"):
+        load_spec(path)

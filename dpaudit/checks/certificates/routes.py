@@ -94,10 +94,10 @@ def _beta_pair(inputs: Mapping[str, str]) -> Replay:
     if abs((a_p + b_p) - (a_q + b_q)) > mpmath.mpf(10) ** (-12) * (a_p + b_p):
         raise InvalidArgument("the two Beta laws must have the same total concentration")
     log_norm = mpmath.log(mpmath.beta(a_q, b_q)) - mpmath.log(mpmath.beta(a_p, b_p))
-    slope = a_p - a_q  # loss(u) = slope * logit(u) + (b_p - b_q) ... with b_p - b_q = -slope
+    # loss(u) = (a_p - a_q) ln u + (b_p - b_q) ln(1 - u) + log_norm = slope logit(u) + log_norm (b_p - b_q = -slope)
+    slope = a_p - a_q
     if slope == 0:
         return mpmath.mpf(0), mpmath.mpf(0)  # identical laws up to rounding of the inputs
-    # loss(u) = (a_p - a_q) ln u + (b_p - b_q) ln(1 - u) + log_norm; with b_p - b_q = -(a_p - a_q) up to rounding
     crossing = 1 / (1 + mpmath.exp(-(epsilon - log_norm) / slope))
     factor = mpmath.exp(epsilon)
 

@@ -28,7 +28,7 @@ from typing import Any
 from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
 from dpaudit.checks.empirical.budget import EmpiricalBound, budget_from_params
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
-from dpaudit.checks.empirical.input_search import SEARCH_MODES, search_enabled, searched_pairs
+from dpaudit.checks.empirical.input_search import search_enabled, search_mode, searched_pairs
 from dpaudit.checks.empirical.sampling import (
     NeighbourPair,
     neighbour_pairs,
@@ -38,7 +38,7 @@ from dpaudit.checks.empirical.statistics import (
     samples_to_exceed,
     smallest_detectable_probability,
 )
-from dpaudit.errors import CheckerError, InvalidArgument
+from dpaudit.errors import CheckerError
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
@@ -187,8 +187,7 @@ def bound_evidence(bound: EmpiricalBound, guarantee: ApproxDP, *, domain: str, m
 def _validate_empirical(params: dict[str, Any], claim: Claim) -> None:
     approx_dp_of(claim)
     budget_from_params(params, default_samples=10**6, extra_keys=("pairs", "search"))
-    if params.get("search", "auto") not in SEARCH_MODES:
-        raise InvalidArgument(f"search={params['search']!r}: expected one of {SEARCH_MODES}")
+    search_mode(params)
     if "pairs" in params:
         neighbour_pairs(params.get("pairs"), input_converter(claim))
 

@@ -38,8 +38,7 @@ class DirichletFit:
         k: the pooled maximum-likelihood estimate.
         k_lower, k_upper: the likelihood-ratio interval at the requested level.
         p_value: the smaller KS p-value of the two sides' Beta marginals at ``k``.
-        pair: the Beta reduction at ``k`` (coordinates ``coordinates``).
-        coordinates: (i, j), where the inputs differ.
+        coordinates: (i, j), where the inputs differ (the Beta marginal tested).
     """
 
     k: float

@@ -22,7 +22,7 @@ from dpaudit.errors import DpAuditError, InvalidArgument
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 
-__all__ = ["SEARCH_MODES", "search_enabled", "searched_pairs"]
+__all__ = ["SEARCH_MODES", "search_enabled", "search_mode", "searched_pairs"]
 
 SEARCH_MODES = ("auto", "on", "off")
 
@@ -34,15 +34,21 @@ MAX_SEARCHED_PAIRS = 64
 SEARCH_PILOT = 1000
 
 
-def search_enabled(params: dict[str, Any], context: CheckContext) -> bool:
-    """``search = "auto"`` (the default) searches when a candidate is audited.
+def search_mode(params: dict[str, Any]) -> str:
+    """The obligation's ``search`` param (``auto`` by default).
 
     Raises:
-        InvalidArgument: for another value.
+        InvalidArgument: for a value not in :data:`SEARCH_MODES`.
     """
     mode = params.get("search", "auto")
     if mode not in SEARCH_MODES:
         raise InvalidArgument(f"search={mode!r}: expected one of {SEARCH_MODES}")
+    return str(mode)
+
+
+def search_enabled(params: dict[str, Any], context: CheckContext) -> bool:
+    """``search = "auto"`` (the default) searches when a candidate is audited, ``on`` always."""
+    mode = search_mode(params)
     return mode == "on" or (mode == "auto" and context.candidate is not None)
 
 
