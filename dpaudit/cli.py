@@ -212,7 +212,9 @@ def _build_parser() -> argparse.ArgumentParser:
 def _add_run_options(command: argparse.ArgumentParser) -> None:
     """--quiet, --progress and --time-limit, shared by audit and check."""
     command.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    command.add_argument("--progress", choices=("auto", "bar", "lines", "json"), default="auto", help=PROGRESS_HELP)
+    from dpaudit.audit.progress import PROGRESS_MODES  # standard library only: --help stays fast
+
+    command.add_argument("--progress", choices=PROGRESS_MODES, default="auto", help=PROGRESS_HELP)
     command.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS", help=TIME_LIMIT_HELP)
 
 
