@@ -109,4 +109,5 @@ MECHANISM = Mechanism(
         "point", "accountant(point, *, sampling='poisson', relation='replace_one', interval=1e-4, rng) -> float"
     ),
     source="Xie et al. 2019, Algorithm 1 (the composed steps); PLD accounting",
+    randomised=False,
 )

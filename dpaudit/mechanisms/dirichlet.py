@@ -125,4 +125,5 @@ MECHANISM = Mechanism(
     views=frozenset({"concentration"}),
     candidate=CandidateSignature("p", "dirichlet(p, *, k, eta=None, rng) -> ndarray"),
     source="Gohari et al. 2020, Sec. II-D",
+    noise_family="dirichlet",
 )

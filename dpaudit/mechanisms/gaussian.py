@@ -74,4 +74,5 @@ MECHANISM = Mechanism(
     views=frozenset({"gaussian_view", "audit_pairs"}),
     candidate=CandidateSignature("value", "gaussian(value, *, sigma, sensitivity, rng) -> ndarray"),
     source="Dwork & Roth 2014, Sec. 3.5.3",
+    noise_family="gaussian",
 )

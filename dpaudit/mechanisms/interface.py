@@ -204,6 +204,10 @@ class Mechanism:
         source: where the mechanism is defined (paper, section).
         release_adapter: ``(reference, data, rng, size) -> releases`` for a reference whose
             ``release`` does not take the input as one argument; ``None`` calls ``release(data, ...)``.
+        noise_family: the family of the output law a parametric audit fits (``gaussian``,
+            ``laplace``, ``dirichlet``), or ``None`` when no family describes it.
+        randomised: whether a release is random (an accountant's answer is not): the randomness
+            contract of a candidate is checked only then.
     """
 
     name: str
@@ -217,6 +221,8 @@ class Mechanism:
     candidate: CandidateSignature | None = None
     source: str = ""
     release_adapter: Callable[[Any, Any, np.random.Generator, int | None], Any] | None = None
+    noise_family: str | None = None
+    randomised: bool = True
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.views) - KNOWN_VIEWS)

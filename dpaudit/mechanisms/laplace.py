@@ -89,4 +89,5 @@ MECHANISM = Mechanism(
     views=frozenset({"laplace_view", "audit_pairs", "privacy_profile"}),
     candidate=CandidateSignature("value", "laplace(value, *, scale, sensitivity, rng) -> ndarray"),
     source="Dwork & Roth 2014, Def. 3.3",
+    noise_family="laplace",
 )

@@ -58,7 +58,11 @@ def test_raising_candidate_is_error_with_traceback():
 def test_white_box_only_spec_is_refused():
     claim = load_spec(builtin_spec_dir() / "gaussian_mechanism.toml")
     restricted = candidate_obligations(claim, "x")
-    assert [o.id for o in restricted.obligations] == ["monte-carlo-threshold"]
+    assert [o.id for o in restricted.obligations] == [
+        "monte-carlo-threshold",
+        "implied-randomness-contract",
+        "implied-parametric-gaussian-fit",
+    ]
     white_box_only = restricted.__class__(**{**claim.__dict__, "obligations": claim.obligations[:1]})
     with pytest.raises(SpecError, match="no obligation of this spec audits a candidate"):
         candidate_obligations(white_box_only, "x")

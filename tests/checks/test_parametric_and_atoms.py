@@ -8,7 +8,7 @@ import pytest
 from dpaudit.checks.empirical.budget import AuditBudget
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
 from dpaudit.checks.empirical.events import AtomProjection, atoms_of
-from dpaudit.checks.empirical.parametric import fit_pair
+from dpaudit.checks.empirical.parametric import fit_centred_pair, fit_pair
 from dpaudit.checks.empirical.sampling import NeighbourPair
 
 PAIR = NeighbourPair(np.zeros(1), np.ones(1), "0 vs 1")
@@ -145,3 +145,70 @@ def test_dirichlet_false_alarm_rate_at_the_exact_claim_is_within_the_confidence(
 
     alarms = sum(_dirichlet_check(5.0, samples=5000, seed=seed).verdict is Verdict.VIOLATED for seed in range(20))
     assert alarms <= 2  # 95% confidence: at most about one in twenty, and the claim is 0.2% above exact
+
+
+def _centred(family, first, second, centres=(0.0, 1.0)):
+    known = (np.full(first.shape[1], centres[0]), np.full(first.shape[1], centres[1]))
+    return fit_centred_pair(first, second, known, family, 0.025)
+
+
+@pytest.mark.parametrize(("sigma", "caught"), [(0.97 * 1.9966, True), (2.0, False), (2.2, False)])
+def test_centred_gaussian_fit_sees_a_scale_three_percent_small(sigma, caught):
+    """sigma = 2 on a shift of 1 is (1.9931, 1e-5)-DP; 3% less noise gives 2.062 against a claim of 2.0:
+    with the centres at the inputs, 20,000 draws per side resolve it, and never flag sigma >= 2."""
+    from dpaudit.privacy.profiles import gaussian_epsilon
+
+    rng = np.random.default_rng(8)
+    first = sigma * rng.standard_normal((20_000, 2))
+    second = np.array([0.6, 0.8]) + sigma * rng.standard_normal((20_000, 2))
+    known = (np.zeros(2), np.array([0.6, 0.8]))
+    shift, scale, p_value, _ = fit_centred_pair(first, second, known, "gaussian", 0.025)
+    assert p_value > 0.01 and shift == pytest.approx(1.0)
+    epsilon = float(gaussian_epsilon(1e-5, shift, scale, digits=30)[0])
+    assert (epsilon > 2.0) is caught
+    assert epsilon <= float(gaussian_epsilon(1e-5, 1.0, sigma, digits=30)[1])
+
+
+def test_centred_fit_rejects_a_wrong_centre():
+    rng = np.random.default_rng(4)
+    first = 0.05 + rng.standard_normal((20_000, 1))  # biased by 0.05: the inputs are not the centres
+    second = 1.05 + rng.standard_normal((20_000, 1))
+    assert _centred("gaussian", first, second)[2] < 0.01
+    assert _centred("gaussian", first - 0.05, second - 0.05)[2] > 0.01
+    laplace = rng.laplace(0.1, 1.0, (20_000, 1)), 1.1 + rng.laplace(0.0, 1.0, (20_000, 1))
+    assert _centred("laplace", *laplace)[2] < 0.01
+
+
+@pytest.mark.parametrize(("scale", "caught"), [(0.95, True), (1.0, False)])
+def test_centred_laplace_fit_sees_a_scale_five_percent_small(scale, caught):
+    rng = np.random.default_rng(6)
+    first = rng.laplace(0.0, scale, (20_000, 1))
+    second = 1.0 + rng.laplace(0.0, scale, (20_000, 1))
+    shift, upper, p_value, _ = _centred("laplace", first, second)
+    assert p_value > 0.01
+    assert bool(shift / upper > 1.0) is caught
+
+
+def _escalated(mechanism, escalations):
+    budget = AuditBudget(200_000, events=("threshold", "atom"), escalations=escalations)
+    return certify_privacy_lower_bound(mechanism, [PAIR], delta=1e-5, epsilon=4.38, budget=budget, seed=3)
+
+
+def test_escalation_certifies_an_atom_too_rare_for_the_budget():
+    """An exact output once in 1,000 calls: 200,000 draws cannot refute epsilon = 4.38 at delta = 1e-5,
+    the escalated re-certification of the atom event on 16x fresh draws does."""
+    assert _escalated(_Gaussian(1.0, atom=1e-3), 0).epsilon_lower_bound < 4.38
+    bound = _escalated(_Gaussian(1.0, atom=1e-3), 2)
+    assert bound.epsilon_lower_bound > 4.38
+    best = bound.best_event
+    assert best is not None and best.escalated and best.samples > bound.budget.certification
+    chosen = sum(not event.escalated for event in bound.events)
+    assert bound.planned_bounds == 2 * (chosen + 2)  # the union bound counts every round allowed
+    assert bound.details()["escalated_samples"]
+
+
+def test_escalation_never_refutes_a_private_mechanism():
+    for sigma in (1.0, 1.05):
+        bound = _escalated(_Gaussian(sigma), 2)
+        assert bound.epsilon_lower_bound < 4.377  # the exact epsilon of sigma = 1
+        assert all(event.epsilon_lower_bound < 4.377 for event in bound.events)

@@ -219,7 +219,7 @@ DEFECTS: tuple[Defect, ...] = (
         "union-bound-dropped",
         "empirical",
         "dpaudit/checks/empirical/certification.py",
-        "alpha = (1.0 - budget.confidence) / (2 * len(chosen))",
+        "alpha = (1.0 - budget.confidence) / max(planned_bounds, 1)",
         "alpha = 1.0 - budget.confidence",
         _EMPIRICAL,
     ),

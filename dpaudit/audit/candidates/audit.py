@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from dpaudit.audit.candidates.implied import implied_obligations
 from dpaudit.audit.candidates.kinds import CandidateMechanism, candidate_kind_for
 from dpaudit.audit.candidates.process import CandidateLimits, CandidateRef
 from dpaudit.audit.plugins import get_checker
@@ -17,7 +18,8 @@ __all__ = ["audit_candidate", "candidate_obligations"]
 
 
 def candidate_obligations(claim: Claim, path: str) -> Claim:
-    """The claim restricted to the obligations whose checkers audit candidates (black box).
+    """The claim restricted to the obligations whose checkers audit candidates (black box), plus
+    the checks every candidate audit runs (:mod:`dpaudit.audit.candidates.implied`).
 
     Raises:
         SpecError: if none of the claim's obligations can audit a candidate.
@@ -30,7 +32,7 @@ def candidate_obligations(claim: Claim, path: str) -> Claim:
             path=path,
             key="obligations",
         )
-    return replace(claim, obligations=kept)
+    return replace(claim, obligations=kept + implied_obligations(claim, kept))
 
 
 def audit_candidate(

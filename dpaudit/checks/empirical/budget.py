@@ -16,10 +16,23 @@ from dpaudit._validation import (
 from dpaudit.checks.budget_limits import MAX_BINS, MAX_SAMPLES
 from dpaudit.errors import InvalidArgument
 
-__all__ = ["EVENT_FAMILIES", "AuditBudget", "CertifiedEvent", "EmpiricalBound", "budget_from_params"]
+__all__ = [
+    "ESCALATION_GROWTH",
+    "EVENT_FAMILIES",
+    "MAX_ESCALATION_SAMPLES",
+    "AuditBudget",
+    "CertifiedEvent",
+    "EmpiricalBound",
+    "budget_from_params",
+]
 
 
 EVENT_FAMILIES = ("threshold", "halfspace", "classifier", "atom")
+
+#: Escalation: rounds at most, growth of the certification draws per round, and their cap per side.
+MAX_ESCALATIONS = 4
+ESCALATION_GROWTH = 4
+MAX_ESCALATION_SAMPLES = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -38,6 +51,11 @@ class AuditBudget:
             difference and a linear logistic classifier), ``classifier`` (logistic on (y, y²)).
         max_pairs: pairs kept after the pilot screening.
         classifier_samples: cap on the pilot draws per side used to fit classifiers.
+        escalations: rounds of re-certifying the most promising event on fresh draws, each
+            :data:`ESCALATION_GROWTH` times larger (up to :data:`MAX_ESCALATION_SAMPLES`), when
+            the certified bound stays at or below the claim but the counts suggest more
+            draws would refute it (an atom of probability 1e-3 needs about 10^6 draws at
+            delta = 1e-5). Their bounds share the union bound from the start.
     """
 
     samples: int
@@ -50,6 +68,7 @@ class AuditBudget:
     events: tuple[str, ...] = EVENT_FAMILIES
     max_pairs: int = 2
     classifier_samples: int = 20_000
+    escalations: int = 0
 
     def __post_init__(self) -> None:
         check_integer("samples", self.samples, low=100, high=MAX_SAMPLES)
@@ -61,6 +80,7 @@ class AuditBudget:
         check_integer("batch_size", self.batch_size, low=1)
         check_integer("max_pairs", self.max_pairs, low=1)
         check_integer("classifier_samples", self.classifier_samples, low=10, high=MAX_SAMPLES)
+        check_integer("escalations", self.escalations, low=0, high=MAX_ESCALATIONS)
         families = tuple(self.events)
         if not families:
             raise InvalidArgument(f"events={self.events!r}: expected at least one of {', '.join(EVENT_FAMILIES)}")
@@ -99,6 +119,7 @@ class CertifiedEvent:
         p_lower, q_upper: the Clopper–Pearson bounds.
         epsilon_lower_bound: ln((p_lower − δ) / q_upper) at the audited δ.
         delta_lower_bound: p_lower − e^ε q_upper at the claimed ε (``None`` without a claim).
+        escalated: certified on the larger fresh draws of an escalation round.
     """
 
     pair: str
@@ -113,6 +134,7 @@ class CertifiedEvent:
     q_upper: float
     epsilon_lower_bound: float
     delta_lower_bound: float | None
+    escalated: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in evidence details."""
@@ -139,7 +161,8 @@ class EmpiricalBound:
         budget: the sampling budget used.
         pairs: the number of pairs sampled in the pilot, and kept after screening.
         events_tried: candidate events scored in the selection phase.
-        events: the certified events.
+        events: the certified events (escalated ones last, with their own draw counts).
+        planned_bounds: one-sided bounds the union bound was split over.
     """
 
     epsilon_lower_bound: float
@@ -151,6 +174,7 @@ class EmpiricalBound:
     pairs: tuple[int, int]
     events_tried: int
     events: tuple[CertifiedEvent, ...] = field(default_factory=tuple)
+    planned_bounds: int = 0
 
     @property
     def best_event(self) -> CertifiedEvent | None:
@@ -170,6 +194,8 @@ class EmpiricalBound:
             "events_tried": self.events_tried,
             "events_certified": len(self.events),
             "event_families": list(self.budget.events),
+            "escalations_allowed": self.budget.escalations,
+            "escalated_samples": [event.samples for event in self.events if event.escalated],
             "certified_events": [event.to_json() for event in self.events],
         }
 
@@ -184,6 +210,7 @@ _BUDGET_KEYS = (
     "events",
     "max_pairs",
     "classifier_samples",
+    "escalations",
 )
 
 

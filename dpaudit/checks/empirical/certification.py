@@ -20,7 +20,13 @@ import numpy as np
 from dpaudit._validation import (
     check_real,
 )
-from dpaudit.checks.empirical.budget import AuditBudget, CertifiedEvent, EmpiricalBound
+from dpaudit.checks.empirical.budget import (
+    ESCALATION_GROWTH,
+    MAX_ESCALATION_SAMPLES,
+    AuditBudget,
+    CertifiedEvent,
+    EmpiricalBound,
+)
 from dpaudit.checks.empirical.events import (
     AtomProjection,
     CoordinateProjection,
@@ -33,6 +39,7 @@ from dpaudit.checks.empirical.events import (
 )
 from dpaudit.checks.empirical.sampling import (
     CERTIFICATION,
+    ESCALATION,
     PILOT,
     SELECTION,
     NeighbourPair,
@@ -101,8 +108,14 @@ def _score_candidates(
     delta: float,
     epsilon: float | None,
     alpha: float,
+    rare: bool = False,
 ) -> tuple[list[_Candidate], int]:
-    """The best event per (order, objective) for one score, and the number of events scored."""
+    """The best event per (order, objective) for one score, and the number of events scored.
+
+    With ``rare`` (for atom scores when escalation is on), one more objective picks the event
+    whose plug-in ε (one pseudo-count on the q side) is largest: an atom seen on one side only,
+    too rare for this selection size to certify, which escalation counts on more draws. (On
+    continuous scores the far tails would win it by chance, so only atoms get it.)"""
     trials = int(histograms[0].sum())
     upper_first, lower_first = grid.tail_counts(histograms[0])
     upper_second, lower_second = grid.tail_counts(histograms[1])
@@ -116,6 +129,9 @@ def _score_candidates(
         objectives = {"epsilon": epsilon_lower_bound_array(p_lower, q_upper, delta)}
         if epsilon is not None:
             objectives["delta"] = p_lower - math.exp(epsilon) * q_upper
+        if rare:
+            plug_in = np.maximum(p_counts / trials - delta, 1e-300) / ((q_counts + 1) / trials)
+            objectives["rare"] = np.where(p_counts > 0, np.log(plug_in), -np.inf)
         for name, values in objectives.items():
             index = int(np.argmax(values))
             if not np.isfinite(values[index]):
@@ -245,11 +261,19 @@ def certify_privacy_lower_bound(
                 delta=audited_delta,
                 epsilon=claimed_epsilon,
                 alpha=selection_alpha,
+                rare=budget.escalations > 0 and isinstance(projection, AtomProjection),
             )
             candidates.extend(best)
             tried += count
     chosen = _choose(candidates)
-    events = _certify(sampler, pairs, chosen, root, budget, audited_delta, claimed_epsilon, common)
+    planned_bounds = 2 * (len(chosen) + budget.escalations)
+    alpha = (1.0 - budget.confidence) / max(planned_bounds, 1)
+    certified = _certify(
+        sampler, pairs, chosen, root, budget.certification, alpha, audited_delta, claimed_epsilon, common
+    )
+    if claimed_epsilon is not None:
+        certified += _escalate(sampler, pairs, certified, root, budget, alpha, audited_delta, claimed_epsilon, common)
+    events = [event for _, event in certified]
     epsilon_bound = max((event.epsilon_lower_bound for event in events), default=-math.inf)
     delta_bound = None
     if claimed_epsilon is not None:
@@ -264,6 +288,7 @@ def certify_privacy_lower_bound(
         pairs=(len(pairs), len(kept)),
         events_tried=tried,
         events=tuple(events),
+        planned_bounds=planned_bounds,
     )
 
 
@@ -272,21 +297,21 @@ def _certify(
     pairs: Sequence[NeighbourPair],
     chosen: Sequence[_Candidate],
     root: np.random.SeedSequence,
-    budget: AuditBudget,
+    n: int,
+    alpha: float,
     delta: float,
     epsilon: float | None,
     common: dict[str, Any],
-) -> list[CertifiedEvent]:
-    if not chosen:
-        return []
-    alpha = (1.0 - budget.confidence) / (2 * len(chosen))
-    n = budget.certification
+    *,
+    phase: int = CERTIFICATION,
+) -> list[tuple[_Candidate, CertifiedEvent]]:
+    """Count the chosen events on ``n`` fresh draws per side (seeded by ``phase``) and bound them."""
     certified = []
     for i in sorted({candidate.pair_index for candidate in chosen}):
         mine = [candidate for candidate in chosen if candidate.pair_index == i]
         events = [candidate.event for candidate in mine]
         counts = [
-            count_events(sampler, data, n, events, seed=phase_seed(root, i, CERTIFICATION, side), **common)
+            count_events(sampler, data, n, events, seed=phase_seed(root, i, phase, side), **common)
             for side, data in enumerate((pairs[i].first, pairs[i].second))
         ]
         for k, candidate in enumerate(mine):
@@ -294,20 +319,66 @@ def _certify(
             p_count, q_count = (first, second) if candidate.p_is_first else (second, first)
             p_lower = clopper_pearson_lower(p_count, n, alpha)
             q_upper = clopper_pearson_upper(q_count, n, alpha)
-            certified.append(
-                CertifiedEvent(
-                    pair=pairs[i].label,
-                    order="X vs X'" if candidate.p_is_first else "X' vs X",
-                    event=candidate.event.describe(),
-                    objective=candidate.objective,
-                    p_count=p_count,
-                    q_count=q_count,
-                    samples=n,
-                    alpha=alpha,
-                    p_lower=p_lower,
-                    q_upper=q_upper,
-                    epsilon_lower_bound=epsilon_lower_bound(p_lower, q_upper, delta),
-                    delta_lower_bound=None if epsilon is None else p_lower - math.exp(epsilon) * q_upper,
-                )
+            event = CertifiedEvent(
+                pair=pairs[i].label,
+                order="X vs X'" if candidate.p_is_first else "X' vs X",
+                event=candidate.event.describe(),
+                objective=candidate.objective,
+                p_count=p_count,
+                q_count=q_count,
+                samples=n,
+                alpha=alpha,
+                p_lower=p_lower,
+                q_upper=q_upper,
+                epsilon_lower_bound=epsilon_lower_bound(p_lower, q_upper, delta),
+                delta_lower_bound=None if epsilon is None else p_lower - math.exp(epsilon) * q_upper,
+                escalated=phase != CERTIFICATION,
             )
+            certified.append((candidate, event))
     return certified
+
+
+def _refutes(event: CertifiedEvent, epsilon: float, delta: float) -> bool:
+    return event.epsilon_lower_bound > epsilon or (event.delta_lower_bound or 0.0) > delta
+
+
+def _promise(event: CertifiedEvent, epsilon: float, delta: float) -> float:
+    """How far the counts' plug-in estimate (one pseudo-count on the q side) is past the claim:
+    positive when more draws of this event are expected to refute it."""
+    p_hat = event.p_count / event.samples
+    q_hat = (event.q_count + 1) / event.samples
+    if event.objective == "delta":
+        return (p_hat - math.exp(epsilon) * q_hat - delta) / max(delta, 1e-300)
+    return math.log(max(p_hat - delta, 1e-300) / q_hat) - epsilon
+
+
+def _escalate(
+    sampler: Any,
+    pairs: Sequence[NeighbourPair],
+    certified: list[tuple[_Candidate, CertifiedEvent]],
+    root: np.random.SeedSequence,
+    budget: AuditBudget,
+    alpha: float,
+    delta: float,
+    epsilon: float,
+    common: dict[str, Any],
+) -> list[tuple[_Candidate, CertifiedEvent]]:
+    """Re-certify the most promising event on ever larger fresh draws while no bound refutes the claim.
+
+    Each round's draws are new (their own seed phase) and the event was fixed before them, so its
+    Clopper-Pearson bounds hold at ``alpha`` each; ``alpha`` already counts every round allowed.
+    """
+    escalated: list[tuple[_Candidate, CertifiedEvent]] = []
+    n = budget.certification
+    for round_index in range(budget.escalations):
+        latest = certified + escalated
+        if not latest or any(_refutes(event, epsilon, delta) for _, event in latest):
+            break
+        candidate, event = max(latest, key=lambda item: _promise(item[1], epsilon, delta))
+        if _promise(event, epsilon, delta) <= 0 or n >= MAX_ESCALATION_SAMPLES:
+            break
+        n = min(n * ESCALATION_GROWTH, MAX_ESCALATION_SAMPLES)
+        escalated += _certify(
+            sampler, pairs, [candidate], root, n, alpha, delta, epsilon, common, phase=ESCALATION + round_index
+        )
+    return escalated

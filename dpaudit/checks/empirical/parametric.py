@@ -21,7 +21,14 @@ Families:
 * ``dirichlet``: y ~ Dir(k p) for the input p, k unknown (:mod:`dpaudit.checks.empirical.dirichlet_fit`):
   a likelihood-ratio interval for k, δ(ε) of the pair's Beta reduction at the least private k.
 
-Confidence: one Bonferroni split over the pairs and the two bounds of each (scale, shift).
+For ``gaussian`` and ``laplace`` with ``centres_at_inputs = true``, when the input is a vector of
+the output's length, a second fit takes the centres to be the inputs themselves (y = X + noise,
+as the mechanism is stated): the shift is then known exactly and only the scale is estimated,
+which resolves a scale a few percent off from tens of thousands of draws. It is used only when
+a location test (χ² on the residual means, or a sign test per coordinate for Laplace) and the
+KS test both accept the centres; the bound reported is the larger of the two fits that apply.
+
+Confidence: one Bonferroni split over the pairs, the two fits of each and the bounds of each fit.
 
 References:
     Balle & Wang 2018, Theorem 8 (Gaussian profile); Dwork & Roth 2014, Theorem 3.6 (Laplace);
@@ -48,10 +55,10 @@ from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.privacy.profiles import gaussian_epsilon
 
-__all__ = ["FAMILIES", "check_parametric_noise_fit", "fit_pair"]
+__all__ = ["FAMILIES", "check_parametric_noise_fit", "fit_centred_pair", "fit_pair"]
 
 FAMILIES = ("gaussian", "laplace", "dirichlet")
-_KEYS = {"family", "samples", "confidence", "fit_alpha", "pairs"}
+_KEYS = {"family", "samples", "confidence", "fit_alpha", "pairs", "centres_at_inputs"}
 
 
 def _validate(params: dict[str, Any], claim: Claim) -> None:
@@ -67,8 +74,61 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
     check_integer("samples", params.get("samples", 20_000), low=100, high=10**7)
     check_real("confidence", params.get("confidence", 0.95), low=0.5, high=1.0, high_open=True)
     check_real("fit_alpha", params.get("fit_alpha", 0.01), low=0.0, high=0.5, low_open=True)
+    if not isinstance(params.get("centres_at_inputs", False), bool):
+        raise InvalidArgument(f"centres_at_inputs={params['centres_at_inputs']!r}: expected true or false")
+    if params.get("centres_at_inputs", False) and family == "dirichlet":
+        raise InvalidArgument("centres_at_inputs applies to the gaussian and laplace families")
     if "pairs" in params:
         neighbour_pairs(params["pairs"], input_converter(claim))
+
+
+def fit_centred_pair(
+    first: np.ndarray, second: np.ndarray, centres: tuple[np.ndarray, np.ndarray], family: str, alpha: float
+) -> tuple[float, float, float, dict[str, float]]:
+    """Fit ``family`` with its centres known: the outputs are ``centres`` plus noise of one scale.
+
+    Args:
+        first, second: outputs (rows) on X and X'.
+        centres: the centre of each side (the inputs, for a mechanism stated as y = X + noise).
+        family: ``gaussian`` or ``laplace``.
+        alpha: the error probability of the scale bound.
+
+    Returns:
+        ``(shift, scale_upper, fit_p_value, estimates)`` as :func:`fit_pair`, with the exact shift
+        of the centres (L2 or L1) and a p-value that is the smaller of the KS test and the
+        location test (Bonferroni-corrected), so a wrong centre rejects the fit.
+    """
+    n, dimension = first.shape
+    residuals_by_side = (first - centres[0], second - centres[1])
+    residuals = np.concatenate(residuals_by_side).ravel()
+    count = residuals.size
+    if family == "gaussian":
+        variance = float(np.sum(residuals**2)) / count
+        if not variance > 0:
+            return 0.0, math.inf, 0.0, {"shift": 0.0, "scale": 0.0}
+        scale_upper = math.sqrt(count * variance / stats.chi2.ppf(alpha, count))
+        location = min(
+            float(stats.chi2.sf(n * float(np.sum(side.mean(axis=0) ** 2)) / variance, dimension))
+            for side in residuals_by_side
+        )
+        ks = float(stats.kstest(residuals / math.sqrt(variance), "norm").pvalue)
+        shift = float(np.linalg.norm(centres[0] - centres[1]))
+        scale = math.sqrt(variance)
+    else:
+        scale = float(np.sum(np.abs(residuals))) / count
+        if not scale > 0:
+            return 0.0, math.inf, 0.0, {"shift": 0.0, "scale": 0.0}
+        scale_upper = scale * count / stats.gamma.ppf(alpha, count)
+        location = min(
+            float(stats.binomtest(int(np.count_nonzero(column > 0)), n, 0.5).pvalue)
+            for side in residuals_by_side
+            for column in side.T
+        )
+        ks = float(stats.kstest(residuals / scale, "laplace").pvalue)
+        shift = float(np.abs(centres[0] - centres[1]).sum())
+    tests = 2 * dimension if family == "laplace" else 2  # sign tests run per coordinate and side
+    p_value = min(ks, min(1.0, tests * location))
+    return shift, scale_upper, p_value, {"shift": shift, "scale": scale, "location_p_value": location}
 
 
 def fit_pair(
@@ -136,6 +196,7 @@ def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) ->
     samples = int(params.get("samples", 20_000))
     confidence = float(params.get("confidence", 0.95))
     fit_alpha = float(params.get("fit_alpha", 0.01))
+    at_inputs = bool(params.get("centres_at_inputs", False))
     pairs = reference_or_given_pairs(params, context)
     alpha = (1.0 - confidence) / len(pairs)
     sampler = as_sampler(context.sampled_mechanism())
@@ -146,30 +207,37 @@ def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) ->
     for pair in pairs:
         first = np.asarray(sampler(pair.first, samples, context.rng), dtype=np.float64).reshape(samples, -1)
         second = np.asarray(sampler(pair.second, samples, context.rng), dtype=np.float64).reshape(samples, -1)
-        shift_lower, scale_upper, p_value, estimates = fit_pair(first, second, family, alpha)
-        if p_value < fit_alpha:
-            rejected.append(f"{pair.label} (KS p = {p_value:.2g})")
+        centres = _input_centres(pair, first.shape[1]) if at_inputs else None
+        share = alpha if centres is None else alpha / 2
+        fits = [("estimated", fit_pair(first, second, family, share))]
+        if centres is not None:
+            fits.append(("the inputs", fit_centred_pair(first, second, centres, family, share)))
+        accepted = [(centre, fit) for centre, fit in fits if fit[2] >= fit_alpha]
+        if not accepted:
+            rejected.append(f"{pair.label} (fit p = {max(fit[2] for _, fit in fits):.2g})")
             continue
-        if family == "gaussian":
-            epsilon_lower = (
-                0.0
-                if shift_lower == 0
-                else float(gaussian_epsilon(guarantee.delta, shift_lower, scale_upper, digits=30)[0])
-            )
-        else:
-            epsilon_lower = shift_lower / scale_upper
-        record = {
-            "pair": pair.label,
-            "shift_lower": shift_lower,
-            "scale_upper": scale_upper,
-            "fit_p_value": p_value,
-            **{f"{key}_estimate": value for key, value in estimates.items()},
-        }
-        if best is None or epsilon_lower > best[0]:
-            best = (epsilon_lower, pair.label, record)
-    assumption = f"the output is the input's centre plus {family} noise (fit test: KS at level {fit_alpha:g})"
+        for centre, (shift_lower, scale_upper, p_value, estimates) in accepted:
+            epsilon_lower = _family_epsilon(family, guarantee.delta, shift_lower, scale_upper)
+            record = {
+                "pair": pair.label,
+                "centres": centre,
+                "shift_lower": shift_lower,
+                "scale_upper": scale_upper,
+                "fit_p_value": p_value,
+                **{f"{key}_estimate": value for key, value in estimates.items()},
+            }
+            if best is None or epsilon_lower > best[0]:
+                best = (epsilon_lower, pair.label, record)
+    assumption = (
+        f"the output is a centre per input plus {family} noise of one scale (fit test: KS and, for centres at the "
+        f"inputs, a location test, at level {fit_alpha:g})"
+    )
     domain = f"{len(pairs)} pair(s), {samples} samples per side, under assumption: {assumption}"
-    method = f"{family} fit; confidence region at {confidence:.0%} (Bonferroni over pairs); exact {family} profile"
+    method = (
+        f"{family} fit, centres estimated"
+        + (" and (when the data accept it) at the inputs" if at_inputs else "")
+        + f"; confidence region at {confidence * 100:.4g}% (Bonferroni over pairs and fits); exact {family} profile"
+    )
     if best is None:
         return _rejected(family, rejected, domain, method, samples, len(pairs), assumption)
     epsilon_lower, label, record = best
@@ -179,7 +247,8 @@ def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) ->
     summary = (
         f"{wording}: {family} noise (fit p = {record['fit_p_value']:.2g}); certified epsilon >= "
         f"{epsilon_lower:.4g} at delta={guarantee.delta:g} on {label} against the claimed {guarantee.epsilon:g} "
-        f"(scale <= {record['scale_upper']:.4g}, shift >= {record['shift_lower']:.4g}, {confidence:.0%} confidence)"
+        f"(scale <= {record['scale_upper']:.4g}, shift >= {record['shift_lower']:.4g}, centres: {record['centres']}, "
+        f"{confidence * 100:.4g}% confidence)"
     )
     measurement = Measurement(
         quantity=f"epsilon at delta={guarantee.delta!r}",
@@ -199,6 +268,26 @@ def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) ->
         counterexample={"pair": label, **record} if violated else None,
         details={"assumption": assumption, "fits": [record], "rejected": rejected, "mpmath": mpmath.__version__},
     )
+
+
+def _input_centres(pair: Any, dimension: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The pair's inputs as centres, when both are real vectors of the output's length."""
+    try:
+        centres = tuple(np.asarray(data, dtype=np.float64).ravel() for data in (pair.first, pair.second))
+    except (TypeError, ValueError):
+        return None
+    if any(c.size != dimension or not np.all(np.isfinite(c)) for c in centres):
+        return None
+    return centres[0], centres[1]
+
+
+def _family_epsilon(family: str, delta: float, shift: float, scale: float) -> float:
+    """ε(δ) of the family at the given shift and scale (0 when the shift is 0)."""
+    if shift == 0 or not math.isfinite(scale):
+        return 0.0
+    if family == "gaussian":
+        return float(gaussian_epsilon(delta, shift, scale, digits=30)[0])
+    return shift / scale
 
 
 def _rejected(
@@ -231,7 +320,7 @@ def _dirichlet_evidence(
         "asymptotic likelihood-ratio interval for k)"
     )
     domain = f"{len(pairs)} pair(s), {samples} samples per side, under assumption: {assumption}"
-    method = f"Dirichlet fit (pooled maximum likelihood); interval at {confidence:.0%} (Bonferroni over pairs); "
+    method = f"Dirichlet fit (pooled maximum likelihood); interval at {confidence * 100:.4g}% (Bonferroni over pairs); "
     method += "exact Beta-reduction profile at the least private k of the interval"
     best: tuple[float, dict[str, Any]] | None = None
     rejected = []
@@ -268,7 +357,7 @@ def _dirichlet_evidence(
     summary = (
         f"{wording}: Dirichlet(k p) noise (fit p = {record['fit_p_value']:.2g}), k in [{low:.5g}, {high:.5g}]; "
         f"certified delta({guarantee.epsilon:g}) >= {delta_lower:.4g} on {record['pair']} against the claimed "
-        f"{guarantee.delta:g} ({confidence:.0%} confidence)"
+        f"{guarantee.delta:g} ({confidence * 100:.4g}% confidence)"
     )
     measurement = Measurement(
         quantity=f"delta at epsilon={guarantee.epsilon!r}",

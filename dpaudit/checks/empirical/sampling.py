@@ -42,6 +42,8 @@ __all__ = [
 ]
 
 PILOT, SELECTION, CERTIFICATION = 0, 1, 2
+#: The seed phase of the first escalation round (round r uses ESCALATION + r).
+ESCALATION = 3
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,101 @@
+"""Checks every candidate audit runs, whether or not its spec names them.
+
+A spec written for the reference points at the leaks its author thought of. Code nobody has
+seen leaks elsewhere: noise from a fixed seed, a scale a few percent too small. So a candidate
+audit always adds, on the pairs the spec names (or the reference's least private pairs):
+
+* ``randomness_contract`` (for a randomised mechanism): the outputs vary with the ``rng`` and repeat for one seed;
+* ``parametric_noise_fit`` for the kind's noise family (:attr:`Mechanism.noise_family`),
+  when the claim is of the form the family can refute.
+
+An obligation the spec already has for the same checker is kept as written and not added
+again. The added obligations say so in their statement, and the report lists them with the
+others.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dpaudit.audit.plugins import get_checker
+from dpaudit.errors import DpAuditError
+from dpaudit.kernel.claims import Claim, Obligation
+from dpaudit.mechanisms.catalogue import get_mechanism
+
+__all__ = ["IMPLIED_PREFIX", "implied_obligations"]
+
+#: The id prefix of an obligation dpaudit added to a candidate audit.
+IMPLIED_PREFIX = "implied-"
+
+#: Samples per side of the implied parametric fit (full run, ``--quick``).
+FIT_SAMPLES = 50_000
+FIT_SAMPLES_QUICK = 20_000
+
+#: Confidence of the implied fit. A fit pins the scale to a fraction of a percent, so its bound
+#: sits close to the truth; against a claim stated at the truth, 95% would cry wolf on about
+#: one correct implementation in a few hundred audits. 99.9% still resolves a scale 3% small.
+FIT_CONFIDENCE = 0.999
+
+#: Families whose mechanisms are stated as y = X + noise: the implied fit also tries the inputs
+#: as centres (a tested assumption; see :mod:`dpaudit.checks.empirical.parametric`).
+CENTRED_FAMILIES = ("gaussian", "laplace")
+
+
+def _spec_pairs(obligations: tuple[Obligation, ...]) -> dict[str, Any]:
+    """The ``pairs`` of the first obligation that names some, as a params fragment."""
+    for obligation in obligations:
+        if "pairs" in obligation.params:
+            return {"pairs": obligation.params["pairs"]}
+    return {}
+
+
+def _candidates(claim: Claim, pairs: dict[str, Any]) -> list[Obligation]:
+    mechanism = get_mechanism(claim.mechanism.name)
+    if not mechanism.randomised:
+        return []
+    added = [
+        Obligation(
+            id=f"{IMPLIED_PREFIX}randomness-contract",
+            statement="added for every candidate audit: the outputs vary with the rng and repeat for one seed; "
+            "an output that never varies is an atom (public noise)",
+            checker="randomness_contract",
+            params=dict(pairs),
+        )
+    ]
+    family = mechanism.noise_family
+    if family is not None:
+        added.append(
+            Obligation(
+                id=f"{IMPLIED_PREFIX}parametric-{family}-fit",
+                statement=f"added for every candidate audit: under a tested {family} noise law, the exact profile at "
+                "the least private corner of the fitted parameters' confidence region meets the claim",
+                checker="parametric_noise_fit",
+                params={
+                    "family": family,
+                    "samples": FIT_SAMPLES,
+                    "confidence": FIT_CONFIDENCE,
+                    **({"centres_at_inputs": True} if family in CENTRED_FAMILIES else {}),
+                    **pairs,
+                },
+                quick_params={"samples": FIT_SAMPLES_QUICK},
+            )
+        )
+    return added
+
+
+def implied_obligations(claim: Claim, kept: tuple[Obligation, ...]) -> tuple[Obligation, ...]:
+    """The obligations to add to a candidate audit of ``claim`` whose black-box obligations are ``kept``."""
+    present = {obligation.checker for obligation in kept}
+    taken = {obligation.id for obligation in claim.obligations}
+    added = []
+    for obligation in _candidates(claim, _spec_pairs(kept)):
+        if obligation.checker in present or obligation.id in taken:
+            continue
+        validate = get_checker(obligation.checker).validate
+        try:
+            if validate is not None:
+                validate(obligation.params, claim)
+        except DpAuditError:
+            continue  # the claim is not of a form this check can refute (e.g. a pure claim and a Gaussian fit)
+        added.append(obligation)
+    return tuple(added)

@@ -1,0 +1,48 @@
+"""The checks every candidate audit runs whether or not the spec names them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from dpaudit.audit.candidates.implied import IMPLIED_PREFIX, implied_obligations
+from dpaudit.audit.spec import builtin_spec_dir, load_spec
+from dpaudit.kernel.claims import Obligation
+
+
+def _added(spec: str, keep=None):
+    claim = load_spec(builtin_spec_dir() / "examples" / spec)
+    kept = tuple(o for o in claim.obligations if keep is None or o.checker in keep)
+    return claim, {o.checker: o for o in implied_obligations(claim, kept)}
+
+
+def test_the_kind_noise_family_is_fitted_on_the_spec_pairs():
+    claim, added = _added("gaussian_candidate.toml", keep={"empirical_epsilon_lower_bound"})
+    assert set(added) == {"randomness_contract", "parametric_noise_fit"}
+    fit = added["parametric_noise_fit"]
+    assert fit.params["family"] == "gaussian" and fit.id.startswith(IMPLIED_PREFIX)
+    assert fit.params["centres_at_inputs"] is True and fit.params["confidence"] == 0.999
+    spec_pairs = next(o.params["pairs"] for o in claim.obligations if "pairs" in o.params)
+    assert fit.params["pairs"] == spec_pairs == added["randomness_contract"].params["pairs"]
+    assert fit.for_run(quick=True).params["samples"] < fit.params["samples"]
+
+
+def test_a_check_the_spec_already_has_is_not_added_again():
+    claim = load_spec(builtin_spec_dir() / "examples" / "gaussian_candidate.toml")
+    own = Obligation("own-fit", "mine", "parametric_noise_fit", {"family": "gaussian"})
+    added = implied_obligations(claim, (own,))
+    assert [o.checker for o in added] == ["randomness_contract"]
+
+
+def test_a_family_that_cannot_refute_the_claim_is_left_out():
+    claim = load_spec(builtin_spec_dir() / "examples" / "gaussian_candidate.toml")
+    pure = replace(claim, guarantee=replace(claim.guarantee, delta=0.0))  # a Gaussian is never pure DP
+    assert [o.checker for o in implied_obligations(pure, ())] == ["randomness_contract"]
+
+
+def test_kinds_without_a_family_get_the_randomness_check_only():
+    _, added = _added("dp_lsw_candidate.toml")
+    assert set(added) <= {"randomness_contract"}
+    _, laplace = _added("laplace_candidate.toml", keep=set())
+    assert laplace["parametric_noise_fit"].params["family"] == "laplace"
+    _, dirichlet = _added("dirichlet_candidate.toml", keep=set())
+    assert "centres_at_inputs" not in dirichlet["parametric_noise_fit"].params  # Dir(k p) is not p + noise
