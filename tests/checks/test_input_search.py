@@ -1,5 +1,6 @@
 """The input search: neighbouring pairs inside the claim's domain, and the leaks they expose."""
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -100,6 +101,30 @@ def test_a_leak_on_inputs_the_spec_does_not_name_is_found_by_the_search():
     assert "search:" in found.counterexample["pair"]
     # without the search, the spec's pair (0 vs 1) shows nothing
     assert _audit("skips_noise_above_1000", "off").verdict is Verdict.CONSISTENT
+
+
+def test_the_pair_the_search_found_replays_from_the_counterexample():
+    found = _audit("skips_noise_above_1000", None).counterexample
+    assert "pairs_file" in found["replay"] and found["neighbours"]["X"] == json.loads(found["pair_json"])[0]["first"]
+    claim = load_spec(SPEC)
+    replayed = tuple(
+        replace(o, params={**o.params, "pairs": json.loads(found["pair_json"]), "search": "off"})
+        if o.id == "empirical-privacy-searched-inputs"
+        else o
+        for o in claim.obligations
+    )
+    report = audit_candidate(
+        replace(claim, obligations=replayed),
+        SPEC,
+        parse_candidate("sample_candidates:skips_noise_above_1000", path=FIXTURES),
+        limits=CandidateLimits(),
+        seed=3,
+        quick=True,
+    )
+    (relation,) = report.claims[0].relations
+    evidence = {item.obligation.id: item.evidence for item in relation.obligations}
+    assert evidence["empirical-privacy-searched-inputs"].verdict is Verdict.VIOLATED
+    assert evidence["empirical-privacy-searched-inputs"].counterexample["pair"] == found["pair"]
 
 
 def test_the_search_does_not_accuse_a_correct_candidate():

@@ -27,6 +27,7 @@ certified bound holds with probability at least the stated confidence. A claim i
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, replace
 from typing import Any
@@ -49,7 +50,7 @@ from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
-from dpaudit.mechanisms.catalogue import build_mechanism
+from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 from dpaudit.privacy.guarantees import ApproxDP
 
 __all__ = ["CANDIDATE_ESCALATIONS", "bound_evidence", "check_empirical_epsilon_lower_bound"]
@@ -257,7 +258,7 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
         executor=context.executor,
     )
     labels = ", ".join(pair.label for pair in pairs[:4]) + (", ..." if len(pairs) > 4 else "")
-    return bound_evidence(
+    evidence = bound_evidence(
         bound,
         guarantee,
         domain=f"{len(pairs)} neighbouring pair(s) under {context.relation.name}"
@@ -268,3 +269,39 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
         f"over {bound.planned_bounds} bounds"
         + (f" ({budget.escalations} escalation rounds allowed)" if budget.escalations else ""),
     )
+    return _with_replay(evidence, pairs, context)
+
+
+#: The largest JSON text of a pair of inputs a counterexample carries inline.
+MAX_INLINE_INPUTS = 20_000
+
+
+def _with_replay(evidence: Evidence, pairs: list[NeighbourPair], context: CheckContext) -> Evidence:
+    """Add the violating pair's inputs and how to replay it to the counterexample.
+
+    The pair may be one the input search found, which no spec names: its inputs (as the spec
+    writes them) and the steps to audit that pair alone make the finding reproducible.
+    """
+    counterexample = evidence.counterexample
+    if not counterexample:
+        return evidence
+    pair = next((pair for pair in pairs if pair.label == counterexample.get("pair")), None)
+    if pair is None:
+        return evidence
+    domain = get_mechanism(context.claim.mechanism.name).input_domain
+    try:
+        plain = {"first": domain.to_plain(pair.first), "second": domain.to_plain(pair.second), "label": pair.label}
+        text = json.dumps([plain], allow_nan=False)
+    except (TypeError, ValueError):
+        return evidence
+    if len(text) > MAX_INLINE_INPUTS:
+        note = f"the pair's inputs are {len(text)} characters of JSON, too large to inline; its label says how "
+        note += "the input search built it from the pairs the spec names"
+        return replace(evidence, counterexample={**counterexample, "replay": note})
+    added = {
+        "neighbours": {"X": plain["first"], "X'": plain["second"]},
+        "pair_json": text,
+        "replay": "save pair_json as pair.json next to the spec, and in this obligation's params set "
+        'pairs_file = "pair.json" and search = "off"; then run the same dpaudit command (its seed is in the report)',
+    }
+    return replace(evidence, counterexample={**counterexample, **added})
