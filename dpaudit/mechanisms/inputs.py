@@ -29,6 +29,7 @@ __all__ = [
     "PROBABILITY_VECTOR",
     "REAL_VECTOR",
     "SEARCH_MAGNITUDES",
+    "SEARCH_RECORD_SCALES",
     "SEARCH_ROTATIONS",
     "SEARCH_SIZES",
     "TRAJECTORIES",
@@ -216,22 +217,69 @@ def one_trajectory() -> Neighbourhood:
     )
 
 
-#: Dataset sizes the input search pads a given pair to (a branch may skip the noise for large m).
-SEARCH_SIZES = (10, 50, 100)
+#: Dataset sizes the input search pads a given pair to (a branch may skip the noise for large m,
+#: and a noise scale that shrinks too fast with m shows only on large datasets).
+SEARCH_SIZES = (10, 50, 100, 1000)
 
 #: The most rotations of a dataset pair the input search tries.
 SEARCH_ROTATIONS = 8
 
+#: Factors the input search scales a differing gradient record by (beyond a clipping norm).
+SEARCH_RECORD_SCALES = (10.0, 1e3)
+
+
+def _is_trajectory(record: Any) -> bool:
+    return isinstance(record, list) and bool(record) and all(isinstance(step, list) for step in record)
+
+
+def _degenerate_records(record: Any) -> list[tuple[Any, str]]:
+    """Boundary variants of one record: for a trajectory its first step alone and its rewards set to
+    zero; for a row of numbers the zero row and the row scaled far beyond any clipping norm."""
+    if _is_trajectory(record):
+        variants = [(record[:1], "its first step alone"), ([[*step[:-1], 0.0] for step in record], "zero rewards")]
+        return [(variant, text) for variant, text in variants if variant != record]
+    if isinstance(record, list) and record and all(isinstance(v, int | float) for v in record):
+        scaled = [([factor * float(v) for v in record], f"the record times {factor:g}") for factor in SEARCH_RECORD_SCALES]
+        zero = [0.0] * len(record)
+        return ([(zero, "the zero row")] if zero != record else []) + (scaled if any(record) else [])
+    return []
+
+
+def _explore_differing_record(first: list[Any], second: list[Any]) -> list[tuple[Any, Any, str]]:
+    """For two datasets of one size that differ in one position: the two differing records alone
+    (datasets of one record), and either of them replaced by a boundary variant."""
+    positions = [index for index, (a, b) in enumerate(zip(first, second, strict=True)) if a != b]
+    if len(positions) != 1:
+        return []
+    (index,) = positions
+    found: list[tuple[Any, Any, str]] = []
+    if len(first) > 1:
+        found.append(([first[index]], [second[index]], "search: the differing records alone"))
+    for side, record in (("X'", second[index]), ("X", first[index])):
+        for variant, text in _degenerate_records(record):
+            changed = [*(second if side == "X'" else first)]
+            changed[index] = variant
+            pair = (first, changed) if side == "X'" else (changed, second)
+            found.append((*pair, f"search: the differing record on {side} replaced by {text}"))
+            if len(first) > 1:
+                alone = ([pair[0][index]], [pair[1][index]])
+                found.append((*alone, f"search: the differing records alone, the one on {side} replaced by {text}"))
+    return found
+
 
 def _explore_by_padding(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
-    """More neighbouring datasets from a given pair: the same extra records added to both sides
-    (copies of its own records, to 10, 50 and 100 records), and both sides rotated so that the
-    record that differs sits at another position (a dataset is a multiset; an implementation that
-    reads records by position, e.g. with a fixed seed, may leak only at some positions)."""
+    """More neighbouring datasets from a given pair: the differing record at the boundary of the
+    domain (alone; a one-step or zero-reward trajectory; a zero or huge gradient row), the same
+    extra records added to both sides (copies of its own records, to 10, 50, 100 and 1000
+    records), and both sides rotated so that the record that differs sits at another position (a
+    dataset is a multiset; an implementation that reads records by position, e.g. with a fixed
+    seed, may leak only at some positions)."""
     found: list[tuple[Any, Any, str]] = []
     for first, second in pairs:
-        if not isinstance(first, list) or not first:
+        if not isinstance(first, list) or not first or not isinstance(second, list):
             continue
+        if len(first) == len(second):
+            found.extend(_explore_differing_record(first, second))
         for size in SEARCH_SIZES:
             extra = [first[index % len(first)] for index in range(max(size - len(first), 0))]
             if extra:

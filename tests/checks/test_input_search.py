@@ -69,9 +69,28 @@ def test_padding_keeps_trajectory_pairs_neighbouring():
     explored = kind.neighbourhood.explore([(first, second)], {}, relation)
     padded = [(a, b) for a, b, label in explored if "padded" in label]
     rotated = [(a, b) for a, b, label in explored if "rotated" in label]
-    assert [len(a) for a, _ in padded] == [10, 50, 100]
+    assert [len(a) for a, _ in padded] == [10, 50, 100, 1000]
     assert rotated == [([first[1], first[0]], [second[1], second[0]])]
+    boundary = {label: (a, b) for a, b, label in explored if "differing" in label}
+    assert boundary["search: the differing records alone"] == ([first[1]], [second[1]])
+    assert boundary["search: the differing record on X' replaced by zero rewards"][1][1] == [[2, 0, 0.0]]
+    assert boundary["search: the differing records alone, the one on X' replaced by zero rewards"] == (
+        [[[1, 0, 0.5]]],
+        [[[2, 0, 0.0]]],
+    )
+    assert not any("first step" in label for label in boundary)  # one-step records have no shorter variant
     for a, b, _ in explored:
+        assert kind.neighbourhood.distance(a, b, relation, {}) == 1.0
+
+
+def test_a_differing_gradient_record_is_pushed_to_the_boundary():
+    kind = get_mechanism("gpope_step")
+    first, second = [[0.1, 0.2], [0.3, 0.4]], [[0.1, 0.2], [0.5, -0.1]]
+    relation = parse_relation("replace_one")
+    explored = {label: (a, b) for a, b, label in kind.neighbourhood.explore([(first, second)], {}, relation)}
+    assert explored["search: the differing record on X' replaced by the zero row"] == (first, [[0.1, 0.2], [0.0, 0.0]])
+    assert explored["search: the differing record on X replaced by the record times 1000"][0][1] == [300.0, 400.0]
+    for a, b in explored.values():
         assert kind.neighbourhood.distance(a, b, relation, {}) == 1.0
 
 
