@@ -25,6 +25,7 @@ from dpaudit.privacy.relations import (
 from dpaudit.rl.trajectory import Trajectory
 
 __all__ = [
+    "COVERAGE_SIZES",
     "GRADIENT_RECORDS",
     "PROBABILITY_VECTOR",
     "REAL_VECTOR",
@@ -213,13 +214,69 @@ def one_trajectory() -> Neighbourhood:
         )
 
     return Neighbourhood(
-        "the datasets differ in one trajectory", distance, lambda params, relation: 1.0, explore=_explore_by_padding
+        "the datasets differ in one trajectory", distance, lambda params, relation: 1.0, explore=_explore_trajectories
     )
 
 
-#: Dataset sizes the input search pads a given pair to (a branch may skip the noise for large m,
-#: and a noise scale that shrinks too fast with m shows only on large datasets).
-SEARCH_SIZES = (10, 50, 100, 1000)
+def _covering(n_states: int, return_bound: float, gamma: float | None) -> list[list[float]]:
+    """A trajectory through states 0, ..., n_states - 1 (action 0) whose return from every state
+    is ``return_bound``: reward B (1 - gamma) at each step and B at the last (Sec. 3.1's F_max
+    reached everywhere); without a discount, B at the last step only."""
+    step = 0.0 if gamma is None else return_bound * (1.0 - gamma)
+    return [[state, 0, return_bound if state == n_states - 1 else step] for state in range(n_states)]
+
+
+def _positive(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return None
+
+
+def _coverage_pairs(params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
+    """Datasets at the edges of what a trajectory can be, from the public parameters alone:
+    trajectories that visit every state (largest coverage) with every return at the bound
+    (min of ``r_max`` and ``f_max``) or zero, against one that differs in its rewards or visits a
+    single state (smallest coverage), at :data:`COVERAGE_SIZES` trajectories (the rest
+    unrewarded covering ones)."""
+    n_states = params.get("n_states")
+    if not isinstance(n_states, int) or isinstance(n_states, bool) or n_states < 1:
+        return []
+    bounds = [bound for bound in (_positive(params.get("r_max", 1.0)), _positive(params.get("f_max"))) if bound]
+    if not bounds:
+        return []
+    gamma = params.get("gamma")
+    discount = float(gamma) if isinstance(gamma, int | float) and 0 <= gamma < 1 else None
+    rewarded = _covering(n_states, min(bounds), discount)
+    silent, single_state = _covering(n_states, 0.0, None), [[0, 0, 0.0]]
+    differing = (
+        (rewarded, silent, "returns at the bound vs unrewarded"),
+        (rewarded, single_state, "returns at the bound vs one step in state 0"),
+        (silent, single_state, "unrewarded vs one step in state 0"),
+    )
+    found: list[tuple[Any, Any, str]] = []
+    for size in COVERAGE_SIZES:
+        common = [silent] * (size - 1)
+        if relation.kind == REPLACE_ONE:
+            for record, other, text in differing:
+                found.append(([*common, record], [*common, other], f"search: {size} covering trajectories, {text}"))
+        elif size > 1:
+            found.append(
+                ([*common, rewarded], common, f"search: {size} covering trajectories, the rewarded one removed")
+            )
+    return found
+
+
+def _explore_trajectories(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
+    """The coverage pairs of the public parameters, then the given pairs explored as datasets."""
+    return _coverage_pairs(params, relation) + _explore_by_padding(pairs, params, relation)
+
+
+#: Dataset sizes the input search pads a given pair to (a branch may skip the noise for large m).
+SEARCH_SIZES = (10, 50, 100)
+
+#: Dataset sizes of the coverage pairs (every state visited): a noise scale that shrinks too
+#: fast with m, or a sensitivity bound that is not smoothed, shows only on such datasets.
+COVERAGE_SIZES = (1, 2, 10, 100)
 
 #: The most rotations of a dataset pair the input search tries.
 SEARCH_ROTATIONS = 8
@@ -239,7 +296,9 @@ def _degenerate_records(record: Any) -> list[tuple[Any, str]]:
         variants = [(record[:1], "its first step alone"), ([[*step[:-1], 0.0] for step in record], "zero rewards")]
         return [(variant, text) for variant, text in variants if variant != record]
     if isinstance(record, list) and record and all(isinstance(v, int | float) for v in record):
-        scaled = [([factor * float(v) for v in record], f"the record times {factor:g}") for factor in SEARCH_RECORD_SCALES]
+        scaled = [
+            ([factor * float(v) for v in record], f"the record times {factor:g}") for factor in SEARCH_RECORD_SCALES
+        ]
         zero = [0.0] * len(record)
         return ([(zero, "the zero row")] if zero != record else []) + (scaled if any(record) else [])
     return []
@@ -270,10 +329,10 @@ def _explore_differing_record(first: list[Any], second: list[Any]) -> list[tuple
 def _explore_by_padding(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
     """More neighbouring datasets from a given pair: the differing record at the boundary of the
     domain (alone; a one-step or zero-reward trajectory; a zero or huge gradient row), the same
-    extra records added to both sides (copies of its own records, to 10, 50, 100 and 1000
-    records), and both sides rotated so that the record that differs sits at another position (a
-    dataset is a multiset; an implementation that reads records by position, e.g. with a fixed
-    seed, may leak only at some positions)."""
+    extra records added to both sides (copies of its own records, to 10, 50 and 100 records),
+    and both sides rotated so that the record that differs sits at another position (a dataset
+    is a multiset; an implementation that reads records by position, e.g. with a fixed seed,
+    may leak only at some positions)."""
     found: list[tuple[Any, Any, str]] = []
     for first, second in pairs:
         if not isinstance(first, list) or not first or not isinstance(second, list):

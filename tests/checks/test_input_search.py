@@ -69,7 +69,7 @@ def test_padding_keeps_trajectory_pairs_neighbouring():
     explored = kind.neighbourhood.explore([(first, second)], {}, relation)
     padded = [(a, b) for a, b, label in explored if "padded" in label]
     rotated = [(a, b) for a, b, label in explored if "rotated" in label]
-    assert [len(a) for a, _ in padded] == [10, 50, 100, 1000]
+    assert [len(a) for a, _ in padded] == [10, 50, 100]
     assert rotated == [([first[1], first[0]], [second[1], second[0]])]
     boundary = {label: (a, b) for a, b, label in explored if "differing" in label}
     assert boundary["search: the differing records alone"] == ([first[1]], [second[1]])
@@ -81,6 +81,21 @@ def test_padding_keeps_trajectory_pairs_neighbouring():
     assert not any("first step" in label for label in boundary)  # one-step records have no shorter variant
     for a, b, _ in explored:
         assert kind.neighbourhood.distance(a, b, relation, {}) == 1.0
+
+
+def test_coverage_pairs_come_from_the_public_parameters_and_stay_in_the_domain():
+    kind = get_mechanism("dp_lsw")
+    params = {"n_states": 3, "r_max": 1.0, "f_max": 0.5, "gamma": 0.9}
+    relation = parse_relation("replace_one")
+    coverage = [(a, b, label) for a, b, label in kind.neighbourhood.explore([], params, relation)]
+    assert len(coverage) == 12
+    first, second, label = coverage[0]
+    assert label == "search: 1 covering trajectories, returns at the bound vs unrewarded"
+    assert first == [[[0, 0, pytest.approx(0.05)], [1, 0, pytest.approx(0.05)], [2, 0, 0.5]]]  # every return 0.5
+    assert second == [[[0, 0, 0.0], [1, 0, 0.0], [2, 0, 0.0]]]
+    for a, b, _ in coverage:
+        assert kind.neighbourhood.distance(a, b, relation, params) == 1.0
+    assert kind.neighbourhood.explore([], {"r_max": 1.0}, relation) == []  # no state count: nothing to cover
 
 
 def test_a_differing_gradient_record_is_pushed_to_the_boundary():
