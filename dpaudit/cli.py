@@ -216,6 +216,13 @@ def _add_run_options(command: argparse.ArgumentParser) -> None:
 
     command.add_argument("--progress", choices=PROGRESS_MODES, default="auto", help=PROGRESS_HELP)
     command.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS", help=TIME_LIMIT_HELP)
+    command.add_argument(
+        "--samples",
+        choices=("auto",),
+        default=None,
+        help="auto: size every Monte Carlo epsilon check so that an event of probability 1%% seen on one side "
+        "only would refute the claim (docs/statistics.md); default: the spec's budgets",
+    )
 
 
 def _seconds(text: str) -> float:
@@ -300,7 +307,7 @@ def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     from dpaudit.checks.empirical.executors import make_executor
 
     paths = [Path(spec) for spec in arguments.specs] or builtin_specs()
-    claims = [(claim, spec_display_path(path)) for claim, path in load_specs(paths)]
+    claims = [(_sampled(claim, arguments), spec_display_path(path)) for claim, path in load_specs(paths)]
     check_output_folder(arguments.out)
     with make_executor(arguments.executor) as executor:
         report = run_audit(
@@ -313,6 +320,15 @@ def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
             time_limit=arguments.time_limit,
         )
     return _finish(report, arguments)
+
+
+def _sampled(claim: Any, arguments: argparse.Namespace) -> Any:
+    """The claim with ``--samples auto`` applied to its Monte Carlo epsilon checks."""
+    if arguments.samples != "auto":
+        return claim
+    from dpaudit.checks.empirical.audit import with_auto_samples
+
+    return with_auto_samples(claim)
 
 
 def _reporter(arguments: argparse.Namespace) -> Any:
@@ -359,7 +375,7 @@ def _command_check(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     from dpaudit.audit.spec import load_spec
 
     path = Path(arguments.spec)
-    claim = load_spec(path)
+    claim = _sampled(load_spec(path), arguments)
     check_output_folder(arguments.out)
     report = audit_candidate(
         claim,

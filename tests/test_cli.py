@@ -58,6 +58,33 @@ def test_usage_error_exits_two():
     with pytest.raises(SystemExit) as info:
         main(["audit", "--seed", "-4"])
     assert info.value.code == 2
+    with pytest.raises(SystemExit) as info:
+        main(["check", "spec.toml", "--candidate", "m:f", "--samples", "many"])
+    assert info.value.code == 2
+
+
+def test_samples_auto_sizes_the_monte_carlo_check(write_gaussian_spec, tmp_path):
+    spec = write_gaussian_spec(
+        extra="""
+[[obligations]]
+id = "events"
+statement = "no event refutes the claim"
+checker = "empirical_epsilon_lower_bound"
+params = { samples = 2000, pairs = [{ first = [0.0], second = [1.0] }] }
+quick = { samples = 1000 }
+"""
+    )
+    out = tmp_path / "out"
+    assert main(["audit", str(spec), "--quick", "--samples", "auto", "--out", str(out), "--quiet"]) == 0
+    document = json.loads((out / "audit.json").read_text())
+    budgets = [
+        item["evidence"]["budget"]
+        for claim in document["claims"]
+        for relation in claim["relations"]
+        for item in relation["obligations"]
+        if item["obligation"]["checker"] == "empirical_epsilon_lower_bound"
+    ]
+    assert [budget["samples_per_side"] for budget in budgets] == [100_000]  # not the spec's 1000
 
 
 def test_same_seed_same_json_apart_from_timing(write_gaussian_spec, tmp_path):

@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from dpaudit.checks.empirical.audit import bound_evidence
+from dpaudit.audit.spec import builtin_spec_dir, load_spec
+from dpaudit.checks.empirical.audit import AUTO_CAP, AUTO_START, auto_samples, bound_evidence, with_auto_samples
 from dpaudit.checks.empirical.budget import AuditBudget
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
 from dpaudit.checks.empirical.sampling import NeighbourPair
@@ -80,3 +81,28 @@ def test_a_consistent_result_states_its_power():
     quantities = [m.quantity for m in evidence.measurements]
     assert any("largest epsilon" in q for q in quantities)
     assert any("smallest P[M(X) in E]" in q for q in quantities)
+
+
+def test_auto_samples_grow_until_a_rare_one_sided_event_refutes_the_claim():
+
+    assert auto_samples(ApproxDP(2.0, 1e-5), 0.95, 0) == AUTO_START  # the floor already suffices
+    sizes = [auto_samples(ApproxDP(epsilon, 1e-5), 0.95, 2) for epsilon in (6.0, 8.0, 9.0)]
+    assert sizes == sorted(sizes) and sizes[-1] > AUTO_START  # larger claims need more draws
+    chosen = sizes[1]
+    alpha = 0.05 / (2 * (6 + 2))
+    detectable = smallest_detectable_probability(AuditBudget(chosen).certification, alpha, 1e-5, 8.0)
+    assert detectable is not None and detectable <= 1e-5 + 0.01
+    smaller = smallest_detectable_probability(AuditBudget(chosen // 2).certification, alpha, 1e-5, 8.0)
+    assert smaller is None or smaller > 1e-5 + 0.01  # and half of it does not
+    assert auto_samples(ApproxDP(30.0, 1e-5), 0.95, 0) == AUTO_CAP
+
+
+def test_samples_auto_reaches_every_monte_carlo_epsilon_check_and_only_those():
+
+    claim = load_spec(builtin_spec_dir() / "examples" / "gaussian_candidate.toml")
+    auto = with_auto_samples(claim)
+    for before, after in zip(claim.obligations, auto.obligations, strict=True):
+        if before.checker == "empirical_epsilon_lower_bound":
+            assert after.params["samples"] == "auto" and after.for_run(quick=True).params["samples"] == "auto"
+        else:
+            assert after == before

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
-from dpaudit.checks.empirical.budget import EmpiricalBound, budget_from_params
+from dpaudit.checks.empirical.budget import AuditBudget, EmpiricalBound, budget_from_params
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
 from dpaudit.checks.empirical.input_search import search_enabled, search_mode, searched_pairs
 from dpaudit.checks.empirical.sampling import (
@@ -53,7 +53,14 @@ from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 from dpaudit.privacy.guarantees import ApproxDP
 
-__all__ = ["CANDIDATE_ESCALATIONS", "bound_evidence", "check_empirical_epsilon_lower_bound"]
+__all__ = [
+    "AUTO_SAMPLES",
+    "CANDIDATE_ESCALATIONS",
+    "auto_samples",
+    "bound_evidence",
+    "check_empirical_epsilon_lower_bound",
+    "with_auto_samples",
+]
 
 #: Escalation rounds of a candidate audit whose obligation does not set ``escalations``: code
 #: nobody has seen may leak through an event too rare for the spec's budget (an atom).
@@ -195,9 +202,63 @@ def bound_evidence(bound: EmpiricalBound, guarantee: ApproxDP, *, domain: str, m
     )
 
 
+#: ``samples = "auto"``: the budget with which an event of probability delta + AUTO_EVENT_PROBABILITY
+#: on one side (and none on the other) refutes the claim, searched from AUTO_START draws per side
+#: by doubling up to AUTO_CAP.
+AUTO_SAMPLES = "auto"
+AUTO_EVENT_PROBABILITY = 0.01
+AUTO_START = 100_000
+AUTO_CAP = 1 << 24
+
+#: Events certified per pair at most (two objectives and the atom slot, each in both orders).
+_MAX_CHOSEN_EVENTS = 6
+
+
+def auto_samples(guarantee: ApproxDP, confidence: float, escalations: int) -> int:
+    """Draws per side for ``samples = "auto"``: the fewest (``AUTO_START`` doubled) whose
+    certification split lets an event of probability δ + :data:`AUTO_EVENT_PROBABILITY` on one
+    side and 0 on the other refute the claim at the error each bound gets; ``AUTO_CAP`` when none
+    below it does (the power statement then says what the budget could see)."""
+    alpha = (1.0 - confidence) / (2 * (_MAX_CHOSEN_EVENTS + escalations))
+    samples = AUTO_START
+    while samples < AUTO_CAP:
+        certification = AuditBudget(samples).certification
+        smallest = smallest_detectable_probability(certification, alpha, guarantee.delta, guarantee.epsilon)
+        if smallest is not None and smallest <= guarantee.delta + AUTO_EVENT_PROBABILITY:
+            return samples
+        samples *= 2
+    return AUTO_CAP
+
+
+def _budget(params: dict[str, Any], guarantee: ApproxDP, *, candidate: bool) -> AuditBudget:
+    """The obligation's budget; ``samples = "auto"`` sized by :func:`auto_samples`."""
+    fixed = {key: value for key, value in params.items() if not (key == "samples" and value == AUTO_SAMPLES)}
+    budget = budget_from_params(fixed, default_samples=10**6, extra_keys=("pairs", "search"))
+    if candidate and "escalations" not in params:
+        budget = replace(budget, escalations=CANDIDATE_ESCALATIONS)
+    if params.get("samples") == AUTO_SAMPLES:
+        budget = replace(budget, samples=auto_samples(guarantee, budget.confidence, budget.escalations))
+    return budget
+
+
+def with_auto_samples(claim: Claim) -> Claim:
+    """``claim`` with ``samples = "auto"`` in every ``empirical_epsilon_lower_bound`` obligation,
+    also under ``--quick`` (``dpaudit audit|check --samples auto``)."""
+    obligations = tuple(
+        replace(
+            obligation,
+            params={**obligation.params, "samples": AUTO_SAMPLES},
+            quick_params={key: value for key, value in obligation.quick_params.items() if key != "samples"},
+        )
+        if obligation.checker == EMPIRICAL_CHECKER
+        else obligation
+        for obligation in claim.obligations
+    )
+    return replace(claim, obligations=obligations)
+
+
 def _validate_empirical(params: dict[str, Any], claim: Claim) -> None:
-    approx_dp_of(claim)
-    budget_from_params(params, default_samples=10**6, extra_keys=("pairs", "search"))
+    _budget(params, approx_dp_of(claim), candidate=False)
     search_mode(params)
     if "pairs" in params:
         neighbour_pairs(params.get("pairs"), input_converter(claim))
@@ -218,8 +279,11 @@ def _audited_pairs(mechanism: Any, params: dict[str, Any], context: CheckContext
     )
 
 
+EMPIRICAL_CHECKER = "empirical_epsilon_lower_bound"
+
+
 @register_checker(
-    "empirical_epsilon_lower_bound",
+    EMPIRICAL_CHECKER,
     description="black-box Monte Carlo epsilon lower bound: threshold, half-space and classifier events, "
     "held-out selection, Clopper-Pearson with a union bound",
     validate=_validate_empirical,
@@ -238,7 +302,7 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
     """
     guarantee = approx_dp_of(context.claim)
     params = obligation.params
-    budget = budget_from_params(params, default_samples=10**6, extra_keys=("pairs", "search"))
+    budget = _budget(params, guarantee, candidate=context.candidate is not None)
     mechanism = context.sampled_mechanism()
     pairs = _audited_pairs(mechanism, params, context)
     searched = searched_pairs(pairs, context) if search_enabled(params, context) else []
@@ -246,8 +310,6 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
         # the spec's pairs and the best searched ones compete in the pilot screening
         pairs = [*pairs, *searched]
         budget = replace(budget, max_pairs=budget.max_pairs + 2)
-    if context.candidate is not None and "escalations" not in params:
-        budget = replace(budget, escalations=CANDIDATE_ESCALATIONS)
     bound = certify_privacy_lower_bound(
         mechanism,
         pairs,
