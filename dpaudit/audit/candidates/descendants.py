@@ -123,14 +123,50 @@ def kill_process_tree(root: int, token: str, since: int | None, protect: frozens
     """
     with contextlib.suppress(OSError):
         os.killpg(root, signal.SIGKILL)
+    killed: set[int] = set()
     for _ in range(_ROUNDS):
         found = candidate_processes(root, token, since=since, protect=protect) if _PROC.is_dir() else set()
         if not found:
             break
         for pid in found:
             _kill(pid)
+        killed |= found
         _reap(found)
         time.sleep(0.01)
+    if since is not None and _PROC.is_dir():
+        _reap_orphans(since, killed, protect | {root})
+
+
+def _reap_orphans(since: int, killed: set[int], protect: frozenset[int]) -> None:
+    """Reap the candidate's processes that were reparented to this subreaper and have died: those
+    killed above, and those that exited on their own (the middle process of a double fork) —
+    zombies that are children of this process and started after the worker. Unreaped, each
+    would hold a process-table entry for the auditor's lifetime."""
+    me = os.getpid()
+    helpers = {child.pid for child in multiprocessing.active_children()} | set(protect)
+    deadline = time.monotonic() + 1.0
+    while True:
+        waiting = False
+        for pid in _pids():
+            stat = _stat(pid, zombies=True)
+            if stat is None or stat[0] != me or stat[1] < since or pid in helpers:
+                continue
+            if _is_zombie(pid):
+                with contextlib.suppress(ChildProcessError, OSError):
+                    os.waitpid(pid, os.WNOHANG)
+            elif pid in killed:
+                waiting = True  # SIGKILL sent, not dead yet
+        if not waiting or time.monotonic() > deadline:
+            return
+        time.sleep(0.01)
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        text = (_PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return False
+    return text[text.rfind(")") + 2 :].split()[0] in ("Z", "X")
 
 
 def _kill(pid: int) -> None:
