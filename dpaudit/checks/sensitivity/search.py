@@ -15,12 +15,12 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from hypothesis import HealthCheck, find, settings
-from hypothesis import strategies as st
-from hypothesis.errors import NoSuchExample
+
+if TYPE_CHECKING:  # hypothesis is imported where a search runs: it is slow to import
+    from hypothesis import strategies as st
 
 from dpaudit._validation import check_integer
 from dpaudit.checks.budget_limits import MAX_SEARCH_EXAMPLES
@@ -69,6 +69,8 @@ class SearchResult:
 
 def chain_universes(max_states: int = 5, max_horizon: int = 5) -> st.SearchStrategy[TrajectoryUniverse]:
     """Small chain universes: 2..max_states states, p and γ in {0, 1/4, 1/2, 3/4}, horizon 1..max_horizon."""
+    from hypothesis import strategies as st
+
     quarters = st.sampled_from(["0", "1/4", "1/2", "3/4"])
     return st.builds(
         chain_universe,
@@ -81,6 +83,8 @@ def chain_universes(max_states: int = 5, max_horizon: int = 5) -> st.SearchStrat
 
 def datasets(n_profiles: int, m_max: int) -> st.SearchStrategy[tuple[int, ...]]:
     """Datasets of 1..m_max trajectories as sorted tuples of profile indices."""
+    from hypothesis import strategies as st
+
     return st.lists(st.integers(0, n_profiles - 1), min_size=1, max_size=m_max).map(lambda xs: tuple(sorted(xs)))
 
 
@@ -92,6 +96,8 @@ def neighbouring_pairs(
     Raises:
         InvalidArgument: for a relation other than replace_one / add_remove_one.
     """
+    from hypothesis import strategies as st
+
     if relation == REPLACE_ONE:
 
         def replace(data: tuple[int, ...], position: int, added: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -159,6 +165,9 @@ def search_sensitivity_violation(
     def violates(pair: tuple[tuple[int, ...], tuple[int, ...]]) -> bool:
         distance, limit = excess(pair)
         return distance > limit * (1 + tolerance)
+
+    from hypothesis import HealthCheck, find, settings
+    from hypothesis.errors import NoSuchExample
 
     options = settings(max_examples=max_examples, database=None, deadline=None, suppress_health_check=list(HealthCheck))
     try:

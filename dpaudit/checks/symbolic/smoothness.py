@@ -28,7 +28,6 @@ from fractions import Fraction
 from typing import Any
 
 import mpmath
-import sympy as sp
 
 from dpaudit._validation import check_choice, check_integer, check_rational
 from dpaudit.errors import InvalidArgument
@@ -81,6 +80,8 @@ def _monotone(saturate: type) -> tuple[bool, str]:
     For Max this is Max(u + t, c, u) == Max(u + t, c); for Min it is Min(u + t, c, u) == Min(u, c);
     sympy must reduce the left side to the right one using t >= 0.
     """
+    import sympy as sp  # imported on first use: sympy takes half a second to import
+
     u = sp.Symbol("u", integer=True)
     t = sp.Symbol("t", integer=True, nonnegative=True)
     c = sp.Symbol("c", integer=True, positive=True)
@@ -100,6 +101,8 @@ def lemma5_symbolic() -> SymbolicResult:
     References:
         Balle et al. 2016, Lemma 5 (p. 5); supplement Lemma 5 (proof by the same reduction).
     """
+    import sympy as sp  # imported on first use: sympy takes half a second to import
+
     v = sp.Symbol("v", integer=True, nonnegative=True)
     k = sp.Symbol("k", integer=True, nonnegative=True)
     j = sp.Symbol("j", integer=True, nonnegative=True)
@@ -132,6 +135,8 @@ def lemma9_symbolic(reading: str) -> SymbolicResult:
     References:
         Balle et al. 2016, Lemma 9 (Sec. 4.2, p. 5), eq. (12); supplement Lemma 8.
     """
+    import sympy as sp  # imported on first use: sympy takes half a second to import
+
     check_choice("reading", reading, READINGS)
     saturate = sp.Max if reading == "max" else sp.Min
     v = sp.Symbol("v", integer=True, nonnegative=True)

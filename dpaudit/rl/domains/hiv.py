@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from dpaudit._validation import check_choice, check_finite_array, check_real
 from dpaudit.errors import InvalidArgument, NumericalError
@@ -158,6 +157,8 @@ class HIVTreatment:
         eps1, eps2 = self._efficacies(action)
         x0 = check_finite_array("state", state, shape=(6,))
         q = self.parameters
+        from scipy.integrate import solve_ivp  # imported on first use: scipy.integrate is slow to import
+
         solution = solve_ivp(
             lambda _t, x: _derivatives(x, eps1, eps2, q),
             (0.0, self.step_days),
