@@ -55,6 +55,8 @@ def test_corpus_tables(corpus, tmp_path):
     halved = next(row for row in document["rows"] if row["name"] == "halved")
     assert halved["epsilon_lower_bound"] > halved["claimed_epsilon"]
     assert "| halved | gaussian | leaky | sigma halved | 9.3 | violated x1 |" in (out / "corpus.md").read_text()
+    good = next(row for row in document["rows"] if row["name"] == "good")
+    assert "power:" in good["reason"] and len(good["reason"]) <= 210  # what the budget could have seen
 
 
 def test_bad_manifest_is_refused(corpus):

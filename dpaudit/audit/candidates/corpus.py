@@ -184,12 +184,24 @@ def _lower_bound(report: AuditReport) -> tuple[float | None, float | None]:
     return best, claimed
 
 
+_REASON_CHARS = 200
+
+
 def _reason(report: AuditReport) -> str:
-    for claim in report.claims:
-        for relation in claim.relations:
-            for item in relation.obligations:
-                if item.evidence.verdict.value in ("violated", "error"):
-                    return item.evidence.summary.splitlines()[0][:200]
+    """Why the verdict: the first violated or failed obligation's summary; otherwise (a miss, for
+    a leaky candidate) what the Monte Carlo check certified and what its budget could have seen."""
+    items = [item for claim in report.claims for relation in claim.relations for item in relation.obligations]
+    for item in items:
+        if item.evidence.verdict.value in ("violated", "error"):
+            return item.evidence.summary.splitlines()[0][:_REASON_CHARS]
+    for item in items:
+        if item.obligation.checker == "empirical_epsilon_lower_bound":
+            text = item.evidence.summary.splitlines()[0]
+            if len(text) <= _REASON_CHARS:
+                return text
+            head, _, power = text.partition("; power: ")
+            shown = head[: _REASON_CHARS // 2] + " ..."
+            return shown + (f" power: {power}"[: _REASON_CHARS // 2] if power else "")
     return ""
 
 
