@@ -82,3 +82,59 @@ def test_broken_pipe_is_quiet():
     )
     assert "Traceback" not in run.stderr
     assert "BrokenPipe" not in run.stderr
+
+
+def _descendants(root: int) -> set[int]:
+    """Live descendants of ``root`` (through /proc parent links)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] not in ("Z", "X"):
+                parents[int(entry)] = int(fields[1])
+    found, grew = {root}, True
+    while grew:
+        more = {pid for pid, parent in parents.items() if parent in found and pid not in found}
+        grew = bool(more)
+        found |= more
+    return found - {root}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def test_sigterm_stops_a_process_pool_audit_and_its_workers_within_5_s(tmp_path):
+    out = tmp_path / "out"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dpaudit.cli", "audit", "--executor", "process:2", "--out", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    workers: set[int] = set()
+    deadline = time.monotonic() + 60
+    while len(workers) < 2 and time.monotonic() < deadline:  # wait until the pool is up
+        time.sleep(0.5)
+        workers = _descendants(process.pid)
+    time.sleep(2.0)
+    workers |= _descendants(process.pid)
+    started = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    while any(_alive(pid) for pid in workers) and time.monotonic() - started < 5.0:
+        time.sleep(0.05)
+    assert process.returncode == 143, stderr[-2000:]
+    assert "Traceback" not in stderr
+    assert workers, "the audit never started its process pool"
+    assert not [pid for pid in workers if _alive(pid)], "pool workers outlived the audit by more than 5 s"
+    assert time.monotonic() - started < 5.0
+    assert json.loads((out / "audit.json").read_text())["interrupted"].startswith("signal 15:")
