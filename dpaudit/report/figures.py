@@ -62,15 +62,19 @@ from dpaudit.report.values import to_float
 
 __all__ = ["PlacedFigure", "collect_figures", "comparison_figure", "render_svg"]
 
-MAX_COMPARISON_ROWS = 40
-_VERDICT_COLOURS = {
-    "proven": "#1a7f37",
-    "verified": "#1a7f37",
-    "consistent": "#0a7c86",
-    "inconclusive": "#b08800",
-    "error": "#bc4c00",
-    "violated": "#cf222e",
+#: One colour-blind-safe palette for every figure (Okabe & Ito 2008), with a marker per verdict so
+#: that no reading depends on colour alone; the legend of every comparison figure lists them all.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+_VERDICT_STYLES = {
+    "proven": ("#0072B2", "D"),
+    "verified": ("#0072B2", "o"),
+    "consistent": ("#009E73", "s"),
+    "inconclusive": ("#E69F00", "^"),
+    "error": ("#CC79A7", "v"),
+    "violated": ("#D55E00", "X"),
 }
+_OTHER_STYLE = ("#000000", ".")
+_LABEL_WIDTH = 56
 _RC: dict[str, Any] = {
     "svg.hashsalt": "dpaudit",
     "svg.fonttype": "none",
@@ -146,42 +150,58 @@ def _wrap(text: str, width: int = 80) -> str:
     return _plain("\n".join(textwrap.wrap(text, width)[:3])) if text else ""
 
 
-def _draw_comparison(axes: Any, figure: dict[str, Any]) -> str:
-    rows = figure["rows"][:MAX_COMPARISON_ROWS]
+def _draw_comparison(axes: Any, figure: dict[str, Any]) -> None:
+    """Every row as a point (and its enclosure), styled by verdict; violations drawn larger."""
+    rows = figure["rows"]
     ratios, labels = [], []
     for position, row in enumerate(reversed(rows)):
         claimed, measured = _float(row["claimed"]), _float(row["measured"])
         ratio = measured / claimed if claimed else math.nan
-        colour = _VERDICT_COLOURS.get(str(row.get("verdict", "")), "#57606a")
+        colour, marker = _VERDICT_STYLES.get(str(row.get("verdict", "")), _OTHER_STYLE)
+        violated = row.get("verdict") == "violated"
         if "lower" in row and "upper" in row and claimed:
             ends = sorted((_float(row["lower"]) / claimed, _float(row["upper"]) / claimed))
             axes.plot(ends, [position, position], color=colour, linewidth=3, alpha=0.6, solid_capstyle="butt")
-        axes.plot([ratio], [position], marker="o", color=colour, markersize=6, linestyle="none")
+        axes.plot(
+            [ratio],
+            [position],
+            marker=marker,
+            color=colour,
+            markersize=9 if violated else 6,
+            markeredgecolor="#000000" if violated else colour,
+            linestyle="none",
+        )
         side = "≤" if row.get("safe", "below") == "below" else "≥"
-        labels.append(_plain(textwrap.shorten(f"{row['label']} (safe {side} 1)", 60, placeholder="…")))
+        labels.append(_plain(textwrap.fill(f"{row['label']} (safe {side} 1)", _LABEL_WIDTH)))
         ratios.append(ratio)
-    axes.axvline(1.0, color="#24292f", linestyle="--", linewidth=1)
-    axes.set_yticks(range(len(rows)), labels)
+    axes.axvline(1.0, color="#000000", linestyle="--", linewidth=1)
+    axes.set_yticks(range(len(rows)), labels, fontsize=8)
     axes.set_ylim(-0.7, len(rows) - 0.3)
     finite = [r for r in ratios if math.isfinite(r)]
     if figure.get("x_scale") == "log" or (
         finite and min(finite) > 0 and max([*finite, 1.0]) / min([*finite, 1.0]) > 50
     ):
         axes.set_xscale("log")
-    dropped = len(figure["rows"]) - len(rows)
-    return f" ({dropped} further rows not drawn)" if dropped else ""
+    for verdict, (colour, marker) in _VERDICT_STYLES.items():
+        axes.plot([], [], marker=marker, color=colour, linestyle="none", label=verdict)
+
+
+def _comparison_height(rows: list[dict[str, Any]]) -> float:
+    """Inches for a comparison figure: every row, with room for labels that wrap."""
+    lines = sum(len(textwrap.wrap(f"{row['label']} (safe ≤ 1)", _LABEL_WIDTH)) or 1 for row in rows)
+    return 1.6 + 0.16 * lines + 0.12 * len(rows)
 
 
 def _draw_series(axes: Any, figure: dict[str, Any]) -> None:
     kind = figure["kind"]
     for series in figure["series"]:
         x, y = _floats(series["x"]), _floats(series["y"])
-        label = _plain(textwrap.shorten(series["label"], 60, placeholder="…")) or None
+        label = _plain(textwrap.fill(series["label"], 60)) or None
         if kind == "histogram":
             axes.stairs(y, x, fill=True, alpha=0.45, label=label)
             continue
         if series.get("role") == "bound":
-            axes.plot(x, y, color="#24292f", linestyle="--", linewidth=1.2, label=label)
+            axes.plot(x, y, color="#000000", linestyle="--", linewidth=1.2, label=label)
             continue
         lower = _floats(series["lower"]) if "lower" in series else None
         upper = _floats(series["upper"]) if "upper" in series else None
@@ -231,26 +251,29 @@ def render_svg(figure: dict[str, Any]) -> str:
     """
     check_figure(figure)
     import matplotlib
+    from cycler import cycler
     from matplotlib.figure import Figure
 
-    # matplotlib's stubs type rc keys as a Literal union; _RC holds valid keys only.
-    with matplotlib.rc_context(_RC), np.errstate(all="ignore"):  # type: ignore[arg-type]
-        height = 3.4 if figure["kind"] != "comparison" else 1.3 + 0.32 * min(len(figure["rows"]), MAX_COMPARISON_ROWS)
+    settings = {**_RC, "axes.prop_cycle": cycler(color=PALETTE)}
+    # matplotlib's stubs type rc keys as a Literal union; settings holds valid keys only.
+    with matplotlib.rc_context(settings), np.errstate(all="ignore"):  # type: ignore[arg-type]
+        height = 3.4 if figure["kind"] != "comparison" else _comparison_height(figure["rows"])
         canvas = Figure(figsize=(7.0, height), layout="constrained")
         axes = canvas.add_subplot()
-        note = _draw_comparison(axes, figure) if figure["kind"] == "comparison" else ""
-        if figure["kind"] != "comparison":
+        if figure["kind"] == "comparison":
+            _draw_comparison(axes, figure)
+        else:
             _draw_series(axes, figure)
         for line in figure.get("reference_lines", []):
             draw = axes.axhline if line["axis"] == "y" else axes.axvline
             label = _plain(line.get("label", "")) or None
-            draw(_float(line["value"]), color="#cf222e", linestyle=":", linewidth=1.2, label=label)
-        canvas.suptitle(_wrap(figure["title"] + note, 100), fontsize=10)
+            draw(_float(line["value"]), color="#D55E00", linestyle=":", linewidth=1.2, label=label)
+        canvas.suptitle(_wrap(figure["title"], 100), fontsize=10)
         axes.set_xlabel(_wrap(figure.get("x_label", "")))
         axes.set_ylabel(_wrap(figure.get("y_label", ""), 50))
         axes.grid(True, linewidth=0.4, alpha=0.5)
         if axes.get_legend_handles_labels()[1]:
-            axes.legend(fontsize=8)
+            axes.legend(fontsize=8, loc="best")
         buffer = io.StringIO()
         canvas.savefig(buffer, format="svg", metadata={"Date": None})
     text = buffer.getvalue()

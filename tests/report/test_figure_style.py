@@ -1,0 +1,50 @@
+"""Figures draw every point with its full label, in one colour-blind-safe palette, with the same
+verdict legend in every comparison figure and violations drawn larger."""
+
+from __future__ import annotations
+
+import re
+
+from dpaudit.report.figures import PALETTE, render_svg
+
+VERDICTS = ("proven", "verified", "consistent", "inconclusive", "error", "violated")
+
+
+def _comparison(rows):
+    return {"kind": "comparison", "title": "t", "x_label": "measured / claimed", "y_label": "", "rows": rows}
+
+
+def _row(index, verdict="verified"):
+    label = f"obligation-{index}: a long quantity name that goes on for a while at delta={index}e-5 and beyond"
+    return {"label": label, "claimed": 1.0, "measured": 0.5 + index / 200, "verdict": verdict, "safe": "below"}
+
+
+def test_every_row_is_drawn_with_its_whole_label():
+    rows = [_row(i) for i in range(60)]  # more than the 40 rows drawn before
+    svg = render_svg(_comparison(rows))
+    text = re.sub(r"<[^>]+>", " ", svg)
+    for index in (0, 39, 59):
+        assert f"obligation-{index}:" in text and f"delta={index}e-5" in text
+    assert "not drawn" not in text
+
+
+def test_one_palette_and_a_legend_of_every_verdict_in_each_comparison():
+    svg = render_svg(_comparison([_row(0, "violated"), _row(1, "consistent")]))
+    text = re.sub(r"<[^>]+>", " ", svg)
+    assert all(verdict in text for verdict in VERDICTS)  # the shared legend, also for absent verdicts
+    colours = {colour.upper() for colour in re.findall(r"#[0-9A-Fa-f]{6}", svg)}
+    drawn = {colour for colour in colours if len({colour[1:3], colour[3:5], colour[5:7]}) > 1}  # greys aside
+    assert drawn <= {colour.upper() for colour in PALETTE}, drawn
+    assert "#CF222E" not in colours and "#1A7F37" not in colours  # no red/green pair
+
+
+def test_series_figures_cycle_through_the_palette():
+    figure = {
+        "kind": "line",
+        "title": "t",
+        "x_label": "x",
+        "y_label": "y",
+        "series": [{"label": f"series {i}", "x": [0, 1], "y": [i, i + 1]} for i in range(3)],
+    }
+    svg = render_svg(figure).upper()
+    assert all(colour.upper() in svg for colour in PALETTE[:3])
