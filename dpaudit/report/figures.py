@@ -272,7 +272,9 @@ def render_svg(figure: dict[str, Any]) -> str:
         axes.set_xlabel(_wrap(figure.get("x_label", "")))
         axes.set_ylabel(_wrap(figure.get("y_label", ""), 50))
         axes.grid(True, linewidth=0.4, alpha=0.5)
-        if axes.get_legend_handles_labels()[1]:
+        if figure["kind"] == "comparison":  # the verdict legend, beside the points rather than over them
+            axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+        elif axes.get_legend_handles_labels()[1]:
             axes.legend(fontsize=8, loc="best")
         buffer = io.StringIO()
         canvas.savefig(buffer, format="svg", metadata={"Date": None})
