@@ -1,10 +1,9 @@
-"""What a run may leave behind: child processes, open file descriptors, temporary files, memory."""
+"""What a run may leave behind: child processes, open file descriptors, temporary files."""
 
 from __future__ import annotations
 
 import glob
 import os
-import resource
 import tempfile
 from dataclasses import dataclass
 
@@ -36,15 +35,13 @@ class Footprint:
     live_children: tuple[int, ...]
     descriptors: int
     temporary_files: tuple[str, ...]
-    max_rss_kib: int
 
 
 def footprint() -> Footprint:
-    """Children of this process, its open descriptors, dpaudit's temporary files, its peak RSS."""
+    """Children of this process, its open descriptors and dpaudit's temporary files."""
     return Footprint(
         children=tuple(sorted(_children(os.getpid()))),
         live_children=tuple(sorted(_children(os.getpid(), zombies=False))),
         descriptors=len(os.listdir("/proc/self/fd")),
         temporary_files=tuple(sorted(glob.glob(os.path.join(tempfile.gettempdir(), "dpaudit-candidate-*")))),
-        max_rss_kib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,7 @@ from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
 from dpaudit.checks.empirical.events import AtomProjection, atoms_of
 from dpaudit.checks.empirical.parametric import fit_centred_pair, fit_pair
 from dpaudit.checks.empirical.sampling import NeighbourPair
+from dpaudit.cli import main
 
 PAIR = NeighbourPair(np.zeros(1), np.ones(1), "0 vs 1")
 
@@ -212,3 +215,33 @@ def test_escalation_never_refutes_a_private_mechanism():
         bound = _escalated(_Gaussian(sigma), 2)
         assert bound.epsilon_lower_bound < 4.377  # the exact epsilon of sigma = 1
         assert all(event.epsilon_lower_bound < 4.377 for event in bound.events)
+
+
+FIT = """
+[[obligations]]
+id = "fit"
+statement = "under a tested Gaussian law the exact profile meets the claim"
+checker = "parametric_noise_fit"
+params = {{ family = "gaussian", samples = 20000, pairs = [{{ first = [0.0], second = [1.0] }}]{extra} }}
+"""
+
+
+@pytest.mark.parametrize(("epsilon", "verdict"), [("4.30", "violated"), ("4.38", "consistent")])
+def test_the_checker_with_centres_at_the_inputs_says_violated_only_below_the_truth(
+    write_gaussian_spec, tmp_path, epsilon, verdict
+):
+    """sigma = 1 on a shift of 1 is (4.3772, 1e-5)-DP: a claim of 4.30 is refuted from 2*10^4 draws per
+    side, a claim of 4.38 is not."""
+    spec = write_gaussian_spec(epsilon=epsilon, extra=FIT.format(extra=", centres_at_inputs = true"))
+    out = tmp_path / "out"
+    main(["audit", str(spec), "--out", str(out), "--quiet"])
+    document = json.loads((out / "audit.json").read_text())
+    (evidence,) = [
+        item["evidence"]
+        for relation in document["claims"][0]["relations"]
+        for item in relation["obligations"]
+        if item["obligation"]["id"] == "fit"
+    ][:1]
+    assert evidence["verdict"] == verdict, evidence["summary"]
+    if verdict == "violated":
+        assert "centres: the inputs" in evidence["summary"]
