@@ -52,6 +52,26 @@ def gpope_step(gradients, *, records, clip_norm, noise_multiplier, steps=1, samp
     return clipped + clip_norm * noise_multiplier * rng.standard_normal(matrix.shape[1])
 
 
+def gpope(table, *, clip_norm, noise_multiplier, iterations, step_sizes=None, normalisation="mean", clip=True, rng):
+    """Xie et al. 2019, Algorithm 1: N times pick a trajectory, clip its GTD2 gradient (eq. 4.1) to h,
+    add h N(0, sigma^2 I), step theta and w by eta; release theta."""
+    n, m = len(table["phi"][0]), len(table["offsets"]) - 1
+    eta = float((step_sizes or {}).get("eta", 0.1))
+    theta, w = np.zeros(n), np.zeros(n)
+    for _ in range(iterations):
+        i = int(rng.integers(m))
+        lo, hi = table["offsets"][i], table["offsets"][i + 1]
+        phi, rho = np.asarray(table["phi"][lo:hi]), np.asarray(table["rho"][lo:hi])
+        td = phi - table["gamma"] * np.asarray(table["phi_next"][lo:hi])
+        primal = -(td.T @ (rho * (phi @ w)))
+        dual = phi.T @ (rho * (td @ theta)) + phi.T @ (phi @ w) - phi.T @ (rho * np.asarray(table["rewards"][lo:hi]))
+        gradient = np.concatenate([primal, dual]) / (hi - lo)
+        gradient = gradient / max(1.0, float(np.linalg.norm(gradient)) / clip_norm)
+        gradient = gradient + clip_norm * noise_multiplier * rng.standard_normal(2 * n)
+        theta, w = theta - eta * gradient[:n], w - eta * gradient[n:]
+    return theta
+
+
 def private_synthesis(transitions, *, k, structural_zeros="reject", rng):
     """Step 1 of Gohari et al. 2020, Algorithm 1: every row P(s, a) replaced by a draw of Dir(k P(s, a))."""
     rows = np.asarray(transitions, dtype=float)

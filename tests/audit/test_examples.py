@@ -18,6 +18,7 @@ EXAMPLES = builtin_spec_dir() / "examples"
         ("laplace_candidate.toml", "laplace_vectorised"),
         ("dirichlet_candidate.toml", "dirichlet"),
         ("gpope_step_candidate.toml", "gpope_step"),
+        ("gpope_candidate.toml", "gpope"),
         ("private_synthesis_candidate.toml", "private_synthesis"),
         ("smooth_gaussian_candidate.toml", "smooth_gaussian"),
         ("accountant_candidate.toml", "accountant"),
