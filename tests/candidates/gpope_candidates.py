@@ -40,27 +40,47 @@ def _eta(step_sizes):
     return float((step_sizes or {}).get("eta", 0.1))
 
 
-def algorithm1(table, *, clip_norm, noise_multiplier, iterations, step_sizes=None, normalisation="mean", clip=True, rng):
+def algorithm1(
+    table, *, clip_norm, noise_multiplier, iterations, step_sizes=None, normalisation="mean", clip=True, rng
+):
     """Correct: Algorithm 1 as written (uniform pick, clip to h, noise h sigma)."""
     return _run(
-        table, clip_norm=clip_norm, noise_multiplier=noise_multiplier, iterations=iterations,
-        eta=_eta(step_sizes), rng=rng,
+        table,
+        clip_norm=clip_norm,
+        noise_multiplier=noise_multiplier,
+        iterations=iterations,
+        eta=_eta(step_sizes),
+        rng=rng,
     )
 
 
-def more_noise(table, *, clip_norm, noise_multiplier, iterations, step_sizes=None, normalisation="mean", clip=True, rng):
+def more_noise(
+    table, *, clip_norm, noise_multiplier, iterations, step_sizes=None, normalisation="mean", clip=True, rng
+):
     """Correct deviation: noise 1.5 h sigma."""
     return _run(
-        table, clip_norm=clip_norm, noise_multiplier=noise_multiplier, iterations=iterations,
-        eta=_eta(step_sizes), rng=rng, noise_scale=1.5 * clip_norm * noise_multiplier,
+        table,
+        clip_norm=clip_norm,
+        noise_multiplier=noise_multiplier,
+        iterations=iterations,
+        eta=_eta(step_sizes),
+        rng=rng,
+        noise_scale=1.5 * clip_norm * noise_multiplier,
     )
 
 
-def no_clipping(table, *, clip_norm, noise_multiplier, iterations, step_sizes=None, normalisation="mean", clip=True, rng):
+def no_clipping(
+    table, *, clip_norm, noise_multiplier, iterations, step_sizes=None, normalisation="mean", clip=True, rng
+):
     """Bug: skips step 5 (the gradient's sensitivity is unbounded)."""
     return _run(
-        table, clip_norm=clip_norm, noise_multiplier=noise_multiplier, iterations=iterations,
-        eta=_eta(step_sizes), rng=rng, clip=False,
+        table,
+        clip_norm=clip_norm,
+        noise_multiplier=noise_multiplier,
+        iterations=iterations,
+        eta=_eta(step_sizes),
+        rng=rng,
+        clip=False,
     )
 
 
@@ -81,9 +101,18 @@ def noise_scaled_by_gradient_norm(
     return theta
 
 
-def rounded_output(table, *, clip_norm, noise_multiplier, iterations, step_sizes=None, normalisation="mean", clip=True, rng):
+def rounded_output(
+    table, *, clip_norm, noise_multiplier, iterations, step_sizes=None, normalisation="mean", clip=True, rng
+):
     """Correct deviation: theta rounded to 3 decimals (post-processing)."""
-    return np.round(algorithm1(
-        table, clip_norm=clip_norm, noise_multiplier=noise_multiplier, iterations=iterations,
-        step_sizes=step_sizes, rng=rng,
-    ), 3)
+    return np.round(
+        algorithm1(
+            table,
+            clip_norm=clip_norm,
+            noise_multiplier=noise_multiplier,
+            iterations=iterations,
+            step_sizes=step_sizes,
+            rng=rng,
+        ),
+        3,
+    )
