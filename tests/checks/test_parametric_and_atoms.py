@@ -245,3 +245,24 @@ def test_the_checker_with_centres_at_the_inputs_says_violated_only_below_the_tru
     assert evidence["verdict"] == verdict, evidence["summary"]
     if verdict == "violated":
         assert "centres: the inputs" in evidence["summary"]
+
+
+class _SometimesLittleNoise:
+    """sigma = 3, except that one call in 20 adds noise of sd 1e-4: a spike at the input (unbounded
+    epsilon) that every tail event dilutes with the bulk of both sides."""
+
+    def release(self, data, *, rng, size=None):
+        value = np.asarray(data, dtype=float)
+        scale = np.where(rng.random(size) < 0.05, 1e-4, 3.0)[:, None]
+        return value + scale * rng.standard_normal((size, *value.shape))
+
+
+def test_interval_events_certify_a_spike_that_tail_events_miss():
+    spike = _SometimesLittleNoise()
+    assert _bound(spike, events=("threshold", "halfspace", "classifier", "atom")) < 1.5
+    assert _bound(spike, events=("threshold", "interval")) > 2.0
+
+
+def test_interval_events_never_refute_the_gaussian_mechanism():
+    for sigma in (1.0, 1.05):
+        assert _bound(_Gaussian(sigma), events=("threshold", "interval")) < 4.377

@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 
-EVENT_FAMILIES = ("threshold", "halfspace", "classifier", "atom")
+EVENT_FAMILIES = ("threshold", "interval", "halfspace", "classifier", "atom")
 
 #: Escalation: rounds at most, growth of the certification draws per round, and their cap per side.
 MAX_ESCALATIONS = 4
@@ -47,8 +47,10 @@ class AuditBudget:
         selection_fraction: share of the non-pilot draws used for selection.
         chunk_size: draws per chunk (the unit of seeding and of parallel work).
         batch_size: draws per mechanism call inside a chunk (keeps arrays in cache).
-        events: event families: ``threshold`` (coordinates), ``halfspace`` (mean
-            difference and a linear logistic classifier), ``classifier`` (logistic on (y, y²)).
+        events: event families: ``threshold`` (coordinates), ``interval`` (ranges of 1, 2, 4, ...
+            grid steps of every score's histogram), ``halfspace``
+            (mean difference and a linear logistic classifier), ``classifier`` (logistic on
+            (y, y²)), ``atom`` (exact repeated outputs and the input itself).
         max_pairs: pairs kept after the pilot screening.
         classifier_samples: cap on the pilot draws per side used to fit classifiers.
         escalations: rounds of re-certifying the most promising event on fresh draws, each

@@ -30,6 +30,8 @@ from dpaudit.checks.empirical.budget import (
 from dpaudit.checks.empirical.events import (
     AtomProjection,
     CoordinateProjection,
+    Event,
+    IntervalEvent,
     Projection,
     ThresholdEvent,
     ThresholdGrid,
@@ -72,7 +74,7 @@ _SCREENING_ALPHA = 0.05
 @dataclass(frozen=True)
 class _Candidate:
     pair_index: int
-    event: ThresholdEvent
+    event: Event
     p_is_first: bool
     objective: str
     score: float
@@ -109,8 +111,12 @@ def _score_candidates(
     epsilon: float | None,
     alpha: float,
     rare: bool = False,
+    intervals: bool = False,
 ) -> tuple[list[_Candidate], int]:
     """The best event per (order, objective) for one score, and the number of events scored.
+
+    With ``intervals``, the ranges ``{t_a <= score < t_b}`` of 1, 2, 4, ... grid steps compete
+    with the tails for each (order, objective).
 
     With ``rare`` (for atom scores when escalation is on), one more objective picks the event
     whose plug-in ε (one pseudo-count on the q side) is largest: an atom seen on one side only,
@@ -120,10 +126,17 @@ def _score_candidates(
     upper_first, lower_first = grid.tail_counts(histograms[0])
     upper_second, lower_second = grid.tail_counts(histograms[1])
     thresholds = grid.thresholds()
+    tails = 2 * grid.size
+    first_counts, second_counts = [upper_first, lower_first], [upper_second, lower_second]
+    starts = stops = np.zeros(0, dtype=np.int64)
+    if intervals:
+        starts, stops, inside_first = grid.interval_counts(histograms[0])
+        first_counts.append(inside_first)
+        second_counts.append(grid.interval_counts(histograms[1])[2])
     best: list[_Candidate] = []
     for p_is_first in (True, False):
-        p_counts = np.concatenate([upper_first, lower_first] if p_is_first else [upper_second, lower_second])
-        q_counts = np.concatenate([upper_second, lower_second] if p_is_first else [upper_first, lower_first])
+        p_counts = np.concatenate(first_counts if p_is_first else second_counts)
+        q_counts = np.concatenate(second_counts if p_is_first else first_counts)
         p_lower = clopper_pearson_lower_array(p_counts, trials, alpha)
         q_upper = clopper_pearson_upper_array(q_counts, trials, alpha)
         objectives = {"epsilon": epsilon_lower_bound_array(p_lower, q_upper, delta)}
@@ -136,10 +149,14 @@ def _score_candidates(
             index = int(np.argmax(values))
             if not np.isfinite(values[index]):
                 continue
-            upper = index < grid.size
-            event = ThresholdEvent(projection, float(thresholds[index % grid.size]), upper)
+            event: Event
+            if index >= tails:
+                k = index - tails
+                event = IntervalEvent(projection, float(thresholds[starts[k]]), float(thresholds[stops[k]]))
+            else:
+                event = ThresholdEvent(projection, float(thresholds[index % grid.size]), index < grid.size)
             best.append(_Candidate(pair_index, event, p_is_first, name, float(values[index])))
-    return best, 2 * 2 * grid.size
+    return best, 2 * (tails + starts.size)
 
 
 def _pilot_screen_score(
@@ -148,12 +165,20 @@ def _pilot_screen_score(
     projections: Sequence[Projection],
     grids: Sequence[ThresholdGrid],
     delta: float,
+    intervals: bool,
 ) -> float:
     best = -math.inf
     for projection, grid in zip(projections, grids, strict=False):
         histograms = (grid.histogram(projection.scores(first)), grid.histogram(projection.scores(second)))
         candidates, _ = _score_candidates(
-            0, projection, grid, histograms, delta=delta, epsilon=None, alpha=_SCREENING_ALPHA
+            0,
+            projection,
+            grid,
+            histograms,
+            delta=delta,
+            epsilon=None,
+            alpha=_SCREENING_ALPHA,
+            intervals=intervals and not isinstance(projection, AtomProjection),
         )
         best = max([best, *(candidate.score for candidate in candidates)])
     return best
@@ -165,7 +190,7 @@ def _choose(candidates: Sequence[_Candidate]) -> list[_Candidate]:
         key = (candidate.objective, candidate.p_is_first)
         if key not in chosen or candidate.score > chosen[key].score:
             chosen[key] = candidate
-    unique: dict[tuple[int, ThresholdEvent, bool], _Candidate] = {}
+    unique: dict[tuple[int, Event, bool], _Candidate] = {}
     for key in sorted(chosen):
         candidate = chosen[key]
         unique.setdefault((candidate.pair_index, candidate.event, candidate.p_is_first), candidate)
@@ -239,7 +264,9 @@ def certify_privacy_lower_bound(
         pilots.append((sides, projections, grids))
     kept = list(range(len(pairs)))
     if len(pairs) > budget.max_pairs:
-        scores = [_pilot_screen_score(s[0], s[1], p, g, audited_delta) for s, p, g in pilots]
+        scores = [
+            _pilot_screen_score(s[0], s[1], p, g, audited_delta, "interval" in budget.events) for s, p, g in pilots
+        ]
         kept = sorted(sorted(kept, key=lambda i: (-scores[i], i))[: budget.max_pairs])
 
     candidates: list[_Candidate] = []
@@ -262,6 +289,7 @@ def certify_privacy_lower_bound(
                 epsilon=claimed_epsilon,
                 alpha=selection_alpha,
                 rare=budget.escalations > 0 and isinstance(projection, AtomProjection),
+                intervals="interval" in budget.events and not isinstance(projection, AtomProjection),
             )
             candidates.extend(best)
             tried += count

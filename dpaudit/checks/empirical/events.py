@@ -1,6 +1,9 @@
-"""Events for black-box auditing: projections of outputs, threshold events, and a logistic classifier.
+"""Events for black-box auditing: projections of outputs, threshold and interval events, and a
+logistic classifier.
 
-An event is ``{score(y) >= t}`` or ``{score(y) < t}`` for a scalar score of the output y.
+An event is ``{score(y) >= t}``, ``{score(y) < t}`` or ``{a <= score(y) < b}`` (a histogram
+range: it sees a leak in the middle of the output law, such as noise that is sometimes far
+too small, which every tail event dilutes) for a scalar score of the output y.
 An atom score (1 when y equals a value seen repeatedly or the input itself) sees point masses.
 A coordinate score gives threshold events, a linear score gives half-space events, and
 the score of a logistic-regression classifier on output features (y, y²) gives the
@@ -21,6 +24,8 @@ from dpaudit.errors import InvalidArgument, NumericalError
 __all__ = [
     "AtomProjection",
     "CoordinateProjection",
+    "Event",
+    "IntervalEvent",
     "LinearProjection",
     "Projection",
     "QuadraticProjection",
@@ -164,6 +169,26 @@ class ThresholdEvent:
 
 
 @dataclass(frozen=True)
+class IntervalEvent:
+    """The event ``{low <= score(y) < high}`` (a range of a histogram of the score)."""
+
+    projection: Projection
+    low: float
+    high: float
+
+    def indicator(self, scores: np.ndarray) -> np.ndarray:
+        """Boolean membership of each score in the event."""
+        return (scores >= self.low) & (scores < self.high)
+
+    def describe(self) -> str:
+        """A short text for reports."""
+        return f"{self.low!r} <= {self.projection.describe()} < {self.high!r}"
+
+
+Event = ThresholdEvent | IntervalEvent
+
+
+@dataclass(frozen=True)
 class ThresholdGrid:
     """Uniform candidate thresholds t_j = low + j · width, j = 0 … size − 1.
 
@@ -209,6 +234,16 @@ class ThresholdGrid:
         below = np.cumsum(histogram)[:-1]
         total = int(histogram.sum())
         return total - below, below
+
+    def interval_counts(self, histogram: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Counts of ``{t_a <= score < t_b}`` for every range of 1, 2, 4, ... grid steps (b - a a
+        power of two below ``size``): fine ranges for narrow spikes, wide ones for shifted bulk.
+        Returns (index a, index b, count), one entry per range (about size * log2(size) of them)."""
+        below = np.cumsum(histogram)[:-1]
+        widths = 1 << np.arange(max(int(self.size - 1).bit_length(), 0))
+        starts = np.concatenate([np.arange(self.size - w) for w in widths])
+        stops = starts + np.repeat(widths, self.size - widths)
+        return starts, stops, below[stops] - below[starts]
 
 
 def mean_difference_projection(first: np.ndarray, second: np.ndarray) -> LinearProjection:

@@ -22,7 +22,7 @@ import numpy as np
 
 from dpaudit._validation import check_finite_array, check_integer
 from dpaudit.checks.claim_inputs import input_converter
-from dpaudit.checks.empirical.events import Projection, ThresholdEvent, ThresholdGrid
+from dpaudit.checks.empirical.events import Event, Projection, ThresholdGrid
 from dpaudit.checks.empirical.executors import run_tasks
 from dpaudit.errors import CheckerError, InvalidArgument, InvalidType
 from dpaudit.kernel.checkers import CheckContext
@@ -138,7 +138,7 @@ class _Chunk:
     batch_size: int
     projections: tuple[Projection, ...] = ()
     grids: tuple[ThresholdGrid, ...] = ()
-    events: tuple[ThresholdEvent, ...] = ()
+    events: tuple[Event, ...] = ()
 
 
 def _batches(chunk: _Chunk):
@@ -222,7 +222,7 @@ def count_events(
     sampler: Any,
     data: Any,
     count: int,
-    events: Sequence[ThresholdEvent],
+    events: Sequence[Event],
     *,
     seed: np.random.SeedSequence,
     chunk_size: int,
