@@ -57,6 +57,12 @@ def test_corpus_tables(corpus, tmp_path):
     assert "| halved | gaussian | leaky | sigma halved | 9.3 | violated x1 |" in (out / "corpus.md").read_text()
     good = next(row for row in document["rows"] if row["name"] == "good")
     assert "power:" in good["reason"] and len(good["reason"]) <= 210  # what the budget could have seen
+    # per candidate: the pairs, samples, worst event with its counts and bound, the power, the time
+    worst = halved["detail"]["worst"]
+    assert worst["p_count"] > worst["q_count"] and 0 < worst["epsilon_lower_bound"] <= halved["epsilon_lower_bound"]
+    assert halved["detail"]["samples_per_side"] > 0 and "neighbouring pair(s)" in halved["detail"]["pairs"]
+    assert good["detail"]["power"].startswith("an event of probability") and good["seconds"] > 0
+    assert "- **halved** (violated, " in (out / "corpus.md").read_text()
 
 
 def test_bad_manifest_is_refused(corpus):

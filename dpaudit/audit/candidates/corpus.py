@@ -27,7 +27,7 @@ import json
 import math
 import time
 import tomllib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +70,7 @@ class CorpusRow:
     claimed_epsilon: float | None
     reason: str
     elapsed_seconds: float
+    detail: dict[str, Any] = field(default_factory=dict)
 
     @property
     def caught(self) -> bool:
@@ -89,6 +90,8 @@ class CorpusRow:
             "epsilon_lower_bound": _number(self.epsilon_lower_bound),
             "claimed_epsilon": _number(self.claimed_epsilon),
             "reason": self.reason,
+            "seconds": round(self.elapsed_seconds, 1),
+            "detail": self.detail,
         }
 
 
@@ -205,6 +208,38 @@ def _reason(report: AuditReport) -> str:
     return ""
 
 
+def _detail(report: AuditReport) -> dict[str, Any]:
+    """What the Monte Carlo check did: the pairs (how many, how chosen), samples, the worst pair and
+    event with its counts and bound, and the power statement (empty without such a check)."""
+    items = [item for claim in report.claims for relation in claim.relations for item in relation.obligations]
+    for item in items:
+        if item.obligation.checker != "empirical_epsilon_lower_bound" or not item.evidence.details:
+            continue
+        details = item.evidence.details
+        events = details.get("certified_events", [])
+        best = max(events, key=lambda event: _float(event.get("epsilon_lower_bound")), default=None)
+        _, _, power = item.evidence.summary.partition("; power: ")
+        return {
+            "pairs": item.evidence.domain,
+            "samples_per_side": (item.evidence.budget or {}).get("samples_per_side"),
+            "events_tried": details.get("events_tried"),
+            "worst": None
+            if best is None
+            else {key: best.get(key) for key in ("pair", "order", "event", "p_count", "q_count", "samples")}
+            | {"epsilon_lower_bound": best.get("epsilon_lower_bound")},
+            "confidence": (item.evidence.budget or {}).get("confidence"),
+            "power": power.split("; ")[0],
+        }
+    return {}
+
+
+def _float(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return -math.inf
+
+
 def run_corpus(
     entries: list[CorpusEntry],
     *,
@@ -230,7 +265,7 @@ def run_corpus(
             verdict = report.claims[0].verdict.value
             bound, claimed = _lower_bound(report)
             elapsed = time.perf_counter() - started
-            rows.append(CorpusRow(entry, seed, verdict, bound, claimed, _reason(report), elapsed))
+            rows.append(CorpusRow(entry, seed, verdict, bound, claimed, _reason(report), elapsed, _detail(report)))
     return rows
 
 
@@ -238,6 +273,22 @@ def _cell(value: float | None) -> str:
     if value is None:
         return ""
     return "inf" if math.isinf(value) else f"{value:.4g}"
+
+
+def _describe(detail: dict[str, Any]) -> str:
+    if not detail:
+        return "no Monte Carlo check"
+    text = f"{detail['pairs']}; {detail['samples_per_side']} samples per side, {detail['events_tried']} events tried"
+    worst = detail.get("worst")
+    if worst:
+        text += (
+            f"; worst: {worst['event']} on {worst['pair']} ({worst['order']}), counts {worst['p_count']} vs "
+            f"{worst['q_count']} of {worst['samples']}, epsilon lower bound "
+            f"{_cell(_float(worst['epsilon_lower_bound']))} at confidence {detail['confidence']}"
+        )
+    if detail.get("power"):
+        text += f"; power: {detail['power']}"
+    return text.replace("|", "/").replace("\n", " ")
 
 
 def write_corpus_tables(rows: list[CorpusRow], out: str | Path, *, command: str) -> tuple[Path, Path]:
@@ -286,6 +337,9 @@ def write_corpus_tables(rows: list[CorpusRow], out: str | Path, *, command: str)
             f"| {name} | {entry.kind} | {entry.truth} | {entry.bug.replace('|', '/')} | {_cell(entry.true_epsilon)} "
             f"| {shown} | {_cell(max(bounds) if bounds else None)} | {reason} |"
         )
+    lines += ["", f"## What the Monte Carlo check did (seed {seeds[0] if seeds else 0})", ""]
+    for name, runs in by_name.items():
+        lines.append(f"- **{name}** ({runs[0].verdict}, {runs[0].elapsed_seconds:.1f} s): {_describe(runs[0].detail)}")
     markdown_path = folder / "corpus.md"
     markdown_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return json_path, markdown_path
