@@ -221,7 +221,9 @@ def discretise_pair(
     h = check_real("interval", interval, low=1e-9, high=1.0)
     pair, x, loss = _orient(pair, check_real("tail", tail, low=0.0, high=1e-3, low_open=True))
     k_min = math.ceil(loss[0] / h)
-    k_max = max(math.floor(loss[-1] / h), k_min)
+    # one grid point above the largest loss in the x-range: a loss bounded above (the reverse order of a
+    # subsampled pair, sup = -ln(1 - q)) would otherwise leave its top cell's leftover at +inf
+    k_max = max(math.floor(loss[-1] / h) + 1, k_min)
     grid = np.arange(k_min, k_max + 1) * h
     boundaries = _inverse_loss(pair, x, loss, np.clip(grid, loss[0], loss[-1]))
     boundaries = np.maximum.accumulate(boundaries)

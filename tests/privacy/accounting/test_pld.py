@@ -96,3 +96,20 @@ def test_mass_at_infinite_loss_counts_in_delta_at_every_epsilon():
         assert pld.delta(epsilon) == pytest.approx(expected + 0.1, abs=1e-15)
     twice = pld.self_compose(2)
     assert twice.delta(50.0) == pytest.approx(1 - 0.9**2, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("records", "steps", "sigma", "sampling"),
+    [(3000, 2819, 1.2011224087864498, "uniform_one"), (300, 3000, 0.65, "poisson")],
+)
+def test_a_loss_bounded_above_leaves_no_mass_at_infinity(records, steps, sigma, sampling):
+    """The reverse order of a sampled pair has loss below -ln(1 - q); with no grid point above it the top
+    cell's leftover went to +inf and the upper end of epsilon(1e-5) was inf at the default grid step."""
+    from dpaudit.mechanisms.accountant import SubsampledGaussianAccountant
+
+    point = {"records": records, "noise_multiplier": sigma, "steps": steps, "delta": 1e-5}
+    coarse = SubsampledGaussianAccountant(sampling=sampling).certified_epsilon(point)
+    fine = SubsampledGaussianAccountant(sampling=sampling, interval=2e-5).certified_epsilon(point)
+    assert math.isfinite(coarse.upper)
+    assert max(coarse.lower, fine.lower) <= min(coarse.upper, fine.upper)  # both enclose the true epsilon
+    assert fine.upper - fine.lower < 0.01 * fine.lower
