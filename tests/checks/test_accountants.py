@@ -92,6 +92,37 @@ def test_points_outside_the_theorem_domain_are_skipped():
     assert evidence.verdict is Verdict.INCONCLUSIVE and evidence.budget["skipped_outside_domain"] == 1
 
 
+POINTS = dict(epsilon=0.1, delta=1e-5, interval=1e-4, sampling="uniform_one")
+
+
+def test_the_papers_experimental_setting_is_violated_with_the_true_epsilon():
+    """Sec. 7: m = 300, N = 200, sigma = 3.199 (eq. B.32): the true epsilon at 1e-5 is about 0.1105."""
+    points = [{"records": 300, "steps": 200, "noise_multiplier": 3.199017274792054}]
+    evidence = run(check_approx_dp_pld, {**POINTS, "points": points}, replace_one())
+    assert evidence.verdict is Verdict.VIOLATED
+    low, high = evidence.details["true_epsilon_at_delta"][0]["epsilon_interval"]
+    assert 0.1104 < low <= high < 0.1106
+    assert "(300, 200, 3.19902)" in evidence.domain
+
+
+def test_a_setting_with_enough_noise_is_verified_at_its_points():
+    points = [{"records": 300, "steps": 200, "noise_multiplier": 4.0}]
+    evidence = run(check_approx_dp_pld, {**POINTS, "points": points}, replace_one())
+    assert evidence.verdict is Verdict.VERIFIED
+    assert evidence.details["true_epsilon_at_delta"][0]["epsilon_interval"][1] < 0.1
+
+
+@pytest.mark.parametrize(
+    "points",
+    [[], [{"records": 300, "steps": 200}], [{"records": 1, "steps": 200, "noise_multiplier": 1.0}], "x"],
+)
+def test_invalid_points(points):
+    with pytest.raises(InvalidArgument):
+        get_checker("approx_dp_pld").validate({**POINTS, "points": points}, None)
+    with pytest.raises(InvalidArgument, match="not both"):
+        get_checker("approx_dp_pld").validate({**THEOREM1, "points": points}, None)
+
+
 TAIL = dict(
     sampling="poisson",
     records=[100],

@@ -262,7 +262,10 @@ _PLD_KEYS = (
     "noise_multipliers",
     "interval",
     "delta_scale",
+    "points",
 )
+
+_POINT_KEYS = {"records", "steps", "noise_multiplier"}
 
 
 def _validate_pld(params: dict[str, Any], claim: Any = None) -> None:
@@ -270,6 +273,24 @@ def _validate_pld(params: dict[str, Any], claim: Any = None) -> None:
     check_real("epsilon", params.get("epsilon"), low=0.0, low_open=True)
     check_real("delta", params.get("delta"), low=0.0, high=1.0, low_open=True, high_open=True)
     check_choice("sampling", params.get("sampling", UNIFORM_ONE), SAMPLING_SCHEMES)
+    check_real("interval", params.get("interval", 1e-4), low=1e-9, high=0.1)
+    check_real("delta_scale", params.get("delta_scale", 1.0), low=0.0, low_open=True)
+    if "points" in params:
+        grid_keys = sorted(
+            {"records", "steps", "steps_per_records_squared", "c2", "c1", "noise_multipliers"} & set(params)
+        )
+        if grid_keys:
+            raise InvalidArgument(f"points: give either 'points' or a grid ({', '.join(grid_keys)}), not both")
+        points = params["points"]
+        if not isinstance(points, list) or not points:
+            raise InvalidArgument("points: expected a non-empty list of {records, steps, noise_multiplier} tables")
+        for i, point in enumerate(points):
+            if not isinstance(point, dict) or set(point) != _POINT_KEYS:
+                raise InvalidArgument(f"points[{i}]={point!r}: expected a table with keys {sorted(_POINT_KEYS)}")
+            check_integer(f"points[{i}].records", point["records"], low=2)
+            check_integer(f"points[{i}].steps", point["steps"], low=1)
+            check_real(f"points[{i}].noise_multiplier", point["noise_multiplier"], low=0.0, low_open=True)
+        return
     _integers("records", params.get("records"), 2)
     if ("steps" in params) == ("steps_per_records_squared" in params):
         raise InvalidArgument("give exactly one of 'steps' (list of N) or 'steps_per_records_squared' (list of N/m^2)")
@@ -285,8 +306,27 @@ def _validate_pld(params: dict[str, Any], claim: Any = None) -> None:
         _reals("noise_multipliers", params["noise_multipliers"], low=0.0, low_open=True)
     if params.get("c1") is not None:
         check_real("c1", params["c1"], low=0.0, low_open=True)
-    check_real("interval", params.get("interval", 1e-4), low=1e-9, high=0.1)
-    check_real("delta_scale", params.get("delta_scale", 1.0), low=0.0, low_open=True)
+
+
+def _pld_points(params: dict[str, Any], eps: float) -> tuple[list[tuple[int, int, float]], list[dict[str, Any]]]:
+    """The (m, N, sigma) points to account, and those skipped outside Theorem 1's domain."""
+    if "points" in params:
+        return [(p["records"], p["steps"], p["noise_multiplier"]) for p in params["points"]], []
+    points: list[tuple[int, int, float]] = []
+    skipped: list[dict[str, Any]] = []
+    for m in params["records"]:
+        for steps in _steps_for(params, m):
+            sigmas = (
+                [xie2019_theorem1_noise(eps, params["delta"], steps, m, params["c2"])]
+                if "c2" in params
+                else list(params["noise_multipliers"])
+            )
+            for sigma in sigmas:
+                if "c2" in params and not xie2019_theorem1_precondition(eps, steps, m, sigma, params.get("c1")):
+                    skipped.append({"records": m, "steps": steps, "noise_multiplier": sigma})
+                else:
+                    points.append((m, steps, sigma))
+    return points, skipped
 
 
 def _steps_for(params: dict[str, Any], m: int) -> list[int]:
@@ -306,8 +346,10 @@ def check_approx_dp_pld(obligation: Obligation, context: CheckContext) -> Eviden
     Params: ``epsilon``, ``delta`` (the claim), ``sampling``, ``records``, ``steps`` or
     ``steps_per_records_squared``, and either ``c2`` (σ set by Theorem 1, eq. 5.1, with
     equality; points outside the theorem's domain — ``c1`` if given, else the proof's
-    eq. B.31 — are skipped and counted) or ``noise_multipliers``; ``interval`` (PLD grid
-    step); ``delta_scale`` (multiplies the claimed δ; 1 = as stated).
+    eq. B.31 — are skipped and counted) or ``noise_multipliers``; or instead of that grid
+    ``points`` (a list of ``{records, steps, noise_multiplier}``, e.g. a paper's experimental
+    settings); ``interval`` (PLD grid step); ``delta_scale`` (multiplies the claimed δ;
+    1 = as stated). The details give the enclosure of the true ε at δ at every point.
 
     References:
         Xie et al. 2019, Theorem 1 and eqs. (B.31)–(B.33).
@@ -318,39 +360,50 @@ def check_approx_dp_pld(obligation: Obligation, context: CheckContext) -> Eviden
     sampling = params.get("sampling", UNIFORM_ONE)
     interval = params.get("interval", 1e-4)
     tally = _Tally()
-    skipped = []
-    for m in params["records"]:
-        for steps in _steps_for(params, m):
-            sigmas = (
-                [xie2019_theorem1_noise(eps, params["delta"], steps, m, params["c2"])]
-                if "c2" in params
-                else list(params["noise_multipliers"])
-            )
-            for sigma in sigmas:
-                if "c2" in params and not xie2019_theorem1_precondition(eps, steps, m, sigma, params.get("c1")):
-                    skipped.append({"records": m, "steps": steps, "noise_multiplier": sigma})
-                    continue
-                step = GpopeStep(records=m, clip_norm=1.0, noise_multiplier=sigma, steps=steps, sampling=sampling)
-                view = step.step_pairs(context.relation)
-                value = compose_pairs(view.pairs, steps, interval=interval).delta(eps)
+    points, skipped = _pld_points(params, eps)
+    true_epsilons = []
+    for m, steps, sigma in points:
+        step = GpopeStep(records=m, clip_norm=1.0, noise_multiplier=sigma, steps=steps, sampling=sampling)
+        view = step.step_pairs(context.relation)
+        composed = compose_pairs(view.pairs, steps, interval=interval)
+        value = composed.delta(eps)
+        true_epsilon = composed.epsilon(delta)
+        true_epsilons.append(
+            {
+                "records": m,
+                "steps": steps,
+                "noise_multiplier": sigma,
+                "epsilon_interval": [true_epsilon.lower, true_epsilon.upper],
+            }
+        )
 
-                def witness(step=step, view=view):
-                    return {
-                        "records": step.records,
-                        "steps": step.steps,
-                        "noise_multiplier": step.noise_multiplier,
-                        "relation": context.relation.name,
-                        "sampling": step.sampling,
-                        "per_step": view.to_json(),
-                    }
+        def witness(step=step, view=view):
+            return {
+                "records": step.records,
+                "steps": step.steps,
+                "noise_multiplier": step.noise_multiplier,
+                "relation": context.relation.name,
+                "sampling": step.sampling,
+                "per_step": view.to_json(),
+            }
 
-                tally.add(f"delta({eps:g}) at m={m}, N={steps}, sigma={sigma:.6g}", delta, value, witness)
+        tally.add(f"delta({eps:g}) at m={m}, N={steps}, sigma={sigma:.6g}", delta, value, witness)
     return tally.evidence(
         what=f"({eps:g}, {delta:g})-DP after N steps",
-        domain=f"{context.relation.name}, sampling={sampling}, m in {params['records']}, grid of N and sigma",
+        domain=f"{context.relation.name}, sampling={sampling}, "
+        + (
+            "(m, N, sigma) in " + ", ".join(f"({m}, {n}, {sigma:.6g})" for m, n, sigma in points)
+            if "points" in params
+            else f"m in {params['records']}, grid of N and sigma"
+        ),
         method=f"PLD (pessimistic split / optimistic merge), grid step {interval:g}, FFT self-composition",
         budget={"interval": interval, "skipped_outside_domain": len(skipped)},
-        details={"skipped": skipped[:_MAX_MEASUREMENTS], "epsilon": eps, "delta": delta},
+        details={
+            "skipped": skipped[:_MAX_MEASUREMENTS],
+            "epsilon": eps,
+            "delta": delta,
+            "true_epsilon_at_delta": true_epsilons[:_MAX_MEASUREMENTS],
+        },
     )
 
 
