@@ -70,6 +70,11 @@ class SubsampledGaussianAccountant:
 
     def certified_epsilon(self, data: Any) -> AccountedValue:
         """An enclosure [lower, upper] of the true ε(δ) at the point (PLD, both directions of rounding)."""
+        return self.epsilon_enclosures(data)[0]
+
+    def epsilon_enclosures(self, data: Any) -> tuple[AccountedValue, AccountedValue]:
+        """The certified enclosure of ε(δ) at the point, and the same with the FFT round-off estimated
+        instead of bounded (narrower after many steps; evidence for ``consistent`` only)."""
         point = accounting_point(data)
         step = GpopeStep(
             records=point["records"],
@@ -79,7 +84,8 @@ class SubsampledGaussianAccountant:
             sampling=self.sampling,
         )
         pairs = step.step_pairs(Relation(self.relation)).pairs
-        return compose_pairs(pairs, point["steps"], interval=self.interval).epsilon(point["delta"])
+        composed = compose_pairs(pairs, point["steps"], interval=self.interval)
+        return composed.epsilon(point["delta"]), composed.epsilon_estimate(point["delta"])
 
     def release(self, data: Any, *, rng: Any, size: int | None = None) -> np.ndarray:
         """The upper end of the certified ε (deterministic; ``size`` copies stacked)."""

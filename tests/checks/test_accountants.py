@@ -180,3 +180,23 @@ def test_invalid_pld_params(params):
 def test_invalid_tail_params():
     with pytest.raises(InvalidArgument):
         get_checker("moments_tail_bound").validate({**TAIL, "lambdas": [1.5]}, None)
+
+
+def test_a_point_decided_only_by_the_round_off_estimate_is_consistent_not_verified():
+    from dpaudit.checks.accountants.claims import _Tally
+    from dpaudit.privacy.accounting.values import AccountedValue
+
+    def value(upper):
+        return AccountedValue(upper, 0.0, upper, "interval", "test")
+
+    def decide(rigorous, estimate):
+        tally = _Tally()
+        tally.add("delta(0.1) at m=1", 1e-5, value(rigorous), dict, None if estimate is None else value(estimate))
+        return tally.evidence(what="claim", domain="d", method="m", budget={}, details={})
+
+    assert decide(8e-6, None).verdict is Verdict.VERIFIED
+    assert decide(2e-5, None).verdict is Verdict.INCONCLUSIVE
+    numerical = decide(2e-5, 8e-6)
+    assert numerical.verdict is Verdict.CONSISTENT and "estimated" in numerical.summary
+    assert numerical.budget["numerical"] == 1
+    assert decide(2e-5, 3e-5).verdict is Verdict.INCONCLUSIVE

@@ -62,12 +62,14 @@ def check_accountant_certified(obligation: Obligation, context: CheckContext) ->
     worst: dict[str, Any] | None = None
     for point in _points(obligation.params):
         stated = float(np.asarray(audited.release(point, rng=context.rng)).reshape(-1)[0])
-        certified = reference.certified_epsilon(point)
+        certified, estimated = reference.epsilon_enclosures(point)
         lower, upper = float(certified.lower), float(certified.upper)
         if stated < lower:
             verdict = Verdict.VIOLATED
         elif stated >= upper:
             verdict = Verdict.VERIFIED
+        elif stated >= float(estimated.upper):
+            verdict = Verdict.CONSISTENT  # numerical: holds with the FFT round-off estimated, not bounded
         else:
             verdict = Verdict.INCONCLUSIVE
         verdicts.append(verdict)
@@ -91,7 +93,8 @@ def check_accountant_certified(obligation: Obligation, context: CheckContext) ->
     looseness = [float(m.claimed) / float(mpmath.mpf(m.interval[1])) for m in measurements if m.interval]
     summary = (
         f"{verdicts.count(Verdict.VIOLATED)} of {len(verdicts)} points understate epsilon, "
-        f"{verdicts.count(Verdict.VERIFIED)} are valid bounds (stated / certified upper: "
+        f"{verdicts.count(Verdict.VERIFIED)} are certified bounds, {verdicts.count(Verdict.CONSISTENT)} bounds only "
+        f"with the FFT round-off estimated (stated / certified upper: "
         f"{min(looseness):.3g}..{max(looseness):.3g})"
     )
     return Evidence(

@@ -113,3 +113,31 @@ def test_a_loss_bounded_above_leaves_no_mass_at_infinity(records, steps, sigma, 
     assert math.isfinite(coarse.upper)
     assert max(coarse.lower, fine.lower) <= min(coarse.upper, fine.upper)  # both enclose the true epsilon
     assert fine.upper - fine.lower < 0.01 * fine.lower
+
+
+def test_fft_roundoff_bound_contains_the_error_against_exact_convolution():
+    """Higham's bound (pld._fft_roundoff) against the T-fold convolution in exact rationals."""
+    from fractions import Fraction
+
+    from dpaudit.privacy.accounting.pld import DiscretePld
+
+    rng = np.random.default_rng(5)
+    pmf = rng.random(9)
+    pmf /= pmf.sum() * 1.001
+    steps = 7
+    exact = [Fraction(1)]
+    for _ in range(steps):
+        out = [Fraction(0)] * (len(exact) + pmf.size - 1)
+        for i, a in enumerate(exact):
+            for j, b in enumerate(pmf):
+                out[i + j] += a * Fraction(float(b))
+        exact = out
+    composed = DiscretePld(1.0, 0, pmf, 0.0, True).self_compose(steps, tail_mass=1e-300)
+    got = np.zeros(len(exact))
+    start = composed.offset
+    for k, value in enumerate(composed.pmf):
+        if 0 <= start + k < len(exact):
+            got[start + k] = value
+    error = sum(abs(Fraction(float(g)) - e) for g, e in zip(got, exact, strict=True))
+    assert 0 < float(error) <= composed.roundoff < 1e-12  # a bound, and not a vacuous one
+    assert composed.roundoff_estimate <= composed.roundoff
