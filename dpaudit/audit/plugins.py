@@ -18,6 +18,7 @@ from importlib.metadata import entry_points
 
 import dpaudit.checks.accountants.certified_epsilon
 import dpaudit.checks.accountants.claims
+import dpaudit.checks.accountants.peers
 import dpaudit.checks.candidate.conformance
 import dpaudit.checks.empirical.audit
 import dpaudit.checks.empirical.parametric

@@ -1,0 +1,112 @@
+"""A peer library's accountant audited like any accountant: its ε at each point against dpaudit's
+certified enclosure of the true ε of N Poisson-subsampled Gaussian steps (add/remove-one).
+
+``peer_accountant`` asks dp_accounting's PLD accountant (``accountant = "pld"``) or its RDP
+accountant (``"rdp"``, which also compares its RDP at fractional orders with the exact value,
+MTZ 2019) for ε(δ) and decides each point as ``accountant_certified`` does: below the certified
+lower end is an understatement (``violated``), at or above the upper end a valid bound
+(``verified``), in between undecided. dp_accounting is an optional dependency (the ``test``
+extra): without it the obligation is ``inconclusive`` and says how to install it.
+
+References:
+    Mironov 2017 and Mironov, Talwar & Zhang 2019 (RDP of the subsampled Gaussian); Doroshenko et
+    al. 2022 (dp_accounting's PLD); Koskela, Jälkö & Honkela 2020.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import replace
+from typing import Any
+
+from dpaudit._validation import check_choice, check_real
+from dpaudit.checks.accountants.certified_epsilon import compare_with_certified
+from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checkers import CheckContext, register_checker
+from dpaudit.kernel.claims import Claim, Obligation
+from dpaudit.kernel.evidence import Evidence
+from dpaudit.kernel.verdicts import Verdict
+from dpaudit.mechanisms.accountant import SubsampledGaussianAccountant, accounting_point
+from dpaudit.privacy.accounting.peer_audit import audit_peer_rdp
+from dpaudit.privacy.relations import ADD_REMOVE_ONE
+
+__all__ = ["check_peer_accountant"]
+
+ACCOUNTANTS = ("pld", "rdp")
+_KEYS = {"peer", "accountant", "points", "peer_interval", "fractional_orders"}
+
+
+def _validate(params: dict[str, Any], claim: Claim) -> None:
+    if claim.mechanism.name != "accountant":
+        raise InvalidArgument(f"mechanism={claim.mechanism.name!r}: this checker audits the 'accountant' kind")
+    if claim.mechanism.params.get("sampling") != "poisson" or claim.mechanism.params.get("relation") != ADD_REMOVE_ONE:
+        raise InvalidArgument("the peer accountants model Poisson sampling under add/remove-one: set those params")
+    unknown = set(params) - _KEYS
+    if unknown:
+        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected {sorted(_KEYS)}")
+    check_choice("peer", params.get("peer"), ("dp_accounting",))
+    check_choice("accountant", params.get("accountant"), ACCOUNTANTS)
+    check_real("peer_interval", params.get("peer_interval", 1e-4), low=1e-6, high=0.1)
+    for order in params.get("fractional_orders", []):
+        check_real("fractional_orders", order, low=1.0, low_open=True)
+    points = params.get("points")
+    if not isinstance(points, list) or not points:
+        raise InvalidArgument("points: expected a list of {records, noise_multiplier, steps, delta}")
+    for point in points:
+        accounting_point(point)
+
+
+def _peer_epsilon(library: Any, accountant: str, interval: float, point: dict[str, Any]) -> float:
+    event = library.SelfComposedDpEvent(
+        library.PoissonSampledDpEvent(1.0 / point["records"], library.GaussianDpEvent(point["noise_multiplier"])),
+        point["steps"],
+    )
+    if accountant == "pld":
+        engine = importlib.import_module("dp_accounting.pld").PLDAccountant(value_discretization_interval=interval)
+    else:
+        engine = importlib.import_module("dp_accounting.rdp").RdpAccountant()
+    engine.compose(event)
+    return float(engine.get_epsilon(point["delta"]))
+
+
+@register_checker(
+    "peer_accountant",
+    description="a peer library's epsilon (dp_accounting PLD or RDP) against dpaudit's certified PLD interval",
+    validate=_validate,
+)
+def check_peer_accountant(obligation: Obligation, context: CheckContext) -> Evidence:
+    """Audit the peer's accountant at the spec's points (see the module docstring)."""
+    params = obligation.params
+    accountant = params["accountant"]
+    try:
+        library = importlib.import_module("dp_accounting")
+    except ImportError:
+        return Evidence(
+            Verdict.INCONCLUSIVE,
+            "peer library 'dp_accounting' is not installed (pip install 'dpaudit[test]'); nothing was compared",
+            "dp_accounting",
+            "none",
+        )
+    interval = params.get("peer_interval", 1e-4)
+    points = [accounting_point(point) for point in params["points"]]
+    evidence = compare_with_certified(
+        lambda point: _peer_epsilon(library, accountant, interval, point),
+        SubsampledGaussianAccountant(**context.claim.mechanism.params),
+        points,
+        method_note=f"; peer: dp_accounting {getattr(library, '__version__', '?')} {accountant.upper()} accountant"
+        + (f", grid {interval:g}" if accountant == "pld" else ""),
+    )
+    orders = params.get("fractional_orders", [])
+    if accountant != "rdp" or not orders:
+        return evidence
+    first = points[0]
+    comparisons = audit_peer_rdp(
+        "dp_accounting", orders, [1.0 / first["records"]], [first["noise_multiplier"]], steps=first["steps"]
+    )
+    rows = [comparison.to_json() for comparison in comparisons]
+    summary = (
+        evidence.summary
+        + "; RDP at fractional orders "
+        + ", ".join(f"{row['alpha']:g}: {row['direction']} ({row['relative_error']:+.3g} relative)" for row in rows)
+    )
+    return replace(evidence, summary=summary, details={**evidence.details, "fractional_order_rdp": rows})

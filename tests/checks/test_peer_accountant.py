@@ -1,0 +1,75 @@
+"""peer_accountant: dp_accounting's epsilon against dpaudit's certified enclosure."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+import pytest
+
+from dpaudit.audit.plugins import get_checker
+from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checkers import CheckContext
+from dpaudit.kernel.claims import Claim, MechanismSpec, Obligation, Source
+from dpaudit.kernel.verdicts import Verdict
+from dpaudit.privacy.guarantees import ApproxDP
+from dpaudit.privacy.relations import add_remove_one
+
+MECHANISM = MechanismSpec("accountant", {"sampling": "poisson", "relation": "add_remove_one", "interval": 1e-4})
+POINT = {"records": 300, "noise_multiplier": 1.3, "steps": 1000, "delta": 1e-5}
+
+
+def _run(params, mechanism=MECHANISM):
+    checker = get_checker("peer_accountant")
+    obligation = Obligation("o", "statement", "peer_accountant", params)
+    claim = Claim("c", "t", mechanism, ApproxDP(1.0, 1e-5), (add_remove_one(),), Source("p", "l"), (obligation,))
+    checker.validate(params, claim)
+    context = CheckContext(claim, add_remove_one(), np.random.default_rng(0), np.random.SeedSequence(0))
+    return checker.function(obligation, context)
+
+
+def test_the_rdp_accountant_is_a_certified_upper_bound_and_sound_at_fractional_orders():
+    pytest.importorskip("dp_accounting")
+    evidence = _run({"peer": "dp_accounting", "accountant": "rdp", "points": [POINT], "fractional_orders": [2.5]})
+    assert evidence.verdict is Verdict.VERIFIED
+    assert evidence.details["fractional_order_rdp"][0]["direction"] == "sound over-approximation"
+
+
+def test_an_understating_peer_is_violated(monkeypatch):
+    pytest.importorskip("dp_accounting")
+    import dpaudit.checks.accountants.peers as peers
+
+    monkeypatch.setattr(peers, "_peer_epsilon", lambda library, accountant, interval, point: 0.05)
+    evidence = _run({"peer": "dp_accounting", "accountant": "pld", "points": [POINT]})
+    assert evidence.verdict is Verdict.VIOLATED and evidence.counterexample["stated_epsilon"] == 0.05
+
+
+def test_without_the_library_it_is_inconclusive(monkeypatch):
+    real_import = builtins.__import__
+
+    def no_peer(name, *args, **kwargs):
+        if name.startswith("dp_accounting"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_peer)
+    monkeypatch.setattr("importlib.import_module", lambda name: no_peer(name))
+    evidence = _run({"peer": "dp_accounting", "accountant": "pld", "points": [POINT]})
+    assert evidence.verdict is Verdict.INCONCLUSIVE and "not installed" in evidence.summary
+
+
+@pytest.mark.parametrize(
+    ("params", "mechanism"),
+    [
+        ({"peer": "autodp", "accountant": "pld", "points": [POINT]}, MECHANISM),
+        ({"peer": "dp_accounting", "accountant": "pld", "points": []}, MECHANISM),
+        ({"peer": "dp_accounting", "accountant": "pld", "points": [POINT], "bogus": 1}, MECHANISM),
+        (
+            {"peer": "dp_accounting", "accountant": "pld", "points": [POINT]},
+            MechanismSpec("accountant", {"sampling": "uniform_one", "relation": "add_remove_one"}),
+        ),
+    ],
+)
+def test_bad_params_are_refused(params, mechanism):
+    with pytest.raises(InvalidArgument):
+        _run(params, mechanism)
