@@ -43,6 +43,15 @@ def test_lemma9_as_printed_is_violated_with_a_counterexample():
     assert float(example["difference"]) > 1
 
 
+def test_lemma9_counterexample_is_found_by_search_and_none_exists_under_min():
+    from dpaudit.checks.symbolic.smoothness import _lemma9_counterexample
+
+    found, searched = _lemma9_counterexample(max)
+    assert found == ((1,), 1, (1,), 1) and searched == 3
+    assert "first of 3 configurations" in lemma9_symbolic("max").counterexample["search"]
+    assert _lemma9_counterexample(min) == (None, 502)  # the same search finds nothing under eq. (12)'s min
+
+
 def test_lemma9_with_min_as_in_eq12_is_proven():
     assert lemma9_symbolic("min").verdict is Verdict.PROVEN
 

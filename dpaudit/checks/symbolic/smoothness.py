@@ -129,8 +129,9 @@ def lemma9_symbolic(reading: str) -> SymbolicResult:
     φ^λ is an increasing function of Σ_s ρ_s sat{v'_s, m} (c_λ, ρ >= 0), and sat{·, m} is
     non-decreasing, so the max over the ball takes v'_s = v_s + k: the closed form follows
     for both readings. The "furthermore" part substitutes k = m − v_s + j (j >= 0): sat{m + j, m}
-    must reduce to m. Under ``max`` it reduces to m + j; the counterexample S = 1, ρ = 1,
-    m = 1, v = (1), k = 1, c_λ = 1 gives φ^λ_1(v) = (√2 + 1)² ≠ (1 + 1)² = 4.
+    must reduce to m. Under ``max`` it reduces to m + j; a counterexample is then searched for
+    (:func:`_lemma9_counterexample`): the first found is S = 1, ρ = 1, m = 1, v = (1), k = 1,
+    c_λ = 1, φ^λ_1(v) = (√2 + 1)² ≠ (1 + 1)² = 4.
 
     References:
         Balle et al. 2016, Lemma 9 (Sec. 4.2, p. 5), eq. (12); supplement Lemma 8.
@@ -160,20 +161,60 @@ def lemma9_symbolic(reading: str) -> SymbolicResult:
         return SymbolicResult(Verdict.INCONCLUSIVE, statement, location, steps)
     if sp.simplify(tail - m) == 0:
         return SymbolicResult(Verdict.PROVEN, statement, location, steps)
-    phi_k = (1 * sp.sqrt(2) + 1) ** 2
-    claimed = (1 * sp.sqrt(1) * sp.sqrt(1) + 1) ** 2
+    found, searched = _lemma9_counterexample(max if reading == "max" else min)
+    if found is None:
+        return SymbolicResult(
+            Verdict.INCONCLUSIVE, statement, location, (*steps, f"no counterexample in {searched} configurations")
+        )
+    rho, m_value, v_value, k_value = found
+    c_lambda = 1
+    rho_norm = sp.sqrt(sum(r * r for r in rho))
+    inner = sum(
+        r * (max if reading == "max" else min)(vs + k_value, m_value) for r, vs in zip(rho, v_value, strict=True)
+    )
+    phi_k = (c_lambda * sp.sqrt(inner) + rho_norm) ** 2
+    claimed = (c_lambda * sp.sqrt(m_value) * sp.sqrt(sum(rho)) + rho_norm) ** 2
     counterexample = {
-        "S": 1,
-        "rho": [1],
-        "m": 1,
-        "v": [1],
-        "k": 1,
-        "c_lambda": 1,
+        "S": len(rho),
+        "rho": list(rho),
+        "m": m_value,
+        "v": list(v_value),
+        "k": k_value,
+        "c_lambda": c_lambda,
         "phi_k_by_definition": str(sp.nsimplify(sp.expand(phi_k))),
-        "claimed_value": str(claimed),
+        "claimed_value": str(sp.nsimplify(sp.expand(claimed))),
         "difference": str(sp.N(phi_k - claimed, 20)),
+        "search": f"first of {searched} configurations in order (S <= 2, m <= 3, rho in {{1, 2}}^S, "
+        "k = m - min v .. m + 2, v in {0..m}^S), phi_k by enumerating the ball of Lemma 4",
     }
     return SymbolicResult(Verdict.VIOLATED, statement, location, steps, counterexample)
+
+
+def _lemma9_counterexample(
+    saturate: Callable[[int, int], int],
+) -> tuple[tuple[tuple[int, ...], int, tuple[int, ...], int] | None, int]:
+    """The first small configuration (rho, m, v, k) with k >= m - min v where phi^lambda_k(v), by its
+    definition (the max of phi^lambda over the ball of radius k around v, Lemma 4), differs from the
+    "furthermore" closed form of Lemma 9; and how many configurations were tried.
+
+    phi^lambda = (c sqrt(X) + ||rho||)^2 is strictly increasing in X = sum_s rho_s sat{v'_s, m}, so the
+    exact rational comparison of X with m sum_s rho_s decides it."""
+    searched = 0
+    for n_states in (1, 2):
+        for m in (1, 2, 3):
+            for rho in itertools.product((1, 2), repeat=n_states):
+                for k in range(0, m + 3):
+                    for v in itertools.product(range(m + 1), repeat=n_states):
+                        if k < m - min(v):
+                            continue
+                        searched += 1
+
+                        def inner(point: tuple[int, ...], rho: tuple[int, ...] = rho, m: int = m) -> Fraction:
+                            return Fraction(sum(r * saturate(p, m) for r, p in zip(rho, point, strict=True)))
+
+                        if phi_k_by_enumeration(inner, v, k) != m * sum(rho):
+                            return (rho, m, v, k), searched
+    return None, searched
 
 
 def _mpf(value: Any) -> mpmath.mpf:
