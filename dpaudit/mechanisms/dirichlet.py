@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import logsumexp
 
+from dpaudit._lazy import lazy_module
 from dpaudit._validation import check_integer, check_real
 from dpaudit.errors import NumericalError
 from dpaudit.mechanisms.inputs import PROBABILITY_VECTOR, simplex_adjacency
@@ -25,6 +25,8 @@ from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, OutputSp
 from dpaudit.privacy.dirichlet_pair import SIMPLEX_ATOL, check_open_simplex
 from dpaudit.privacy.relations import SIMPLEX_ADJACENT
 from dpaudit.rng import normalize_rng
+
+special = lazy_module("scipy.special")
 
 __all__ = ["MECHANISM", "SIMPLEX_ATOL", "DirichletMechanism", "check_open_simplex", "log_gamma_variates"]
 
@@ -94,7 +96,7 @@ class DirichletMechanism:
                 f"release_log: a shape k*p_i={float(alpha.min())!r} is so small that log x_i overflows float64; "
                 "no float64 representation of the output exists (raise k or the smallest component)"
             )
-        return log_g - logsumexp(log_g, axis=-1, keepdims=True)
+        return log_g - special.logsumexp(log_g, axis=-1, keepdims=True)
 
     def release(self, data: Any, *, rng: Any, size: int | None = None) -> np.ndarray:
         """Return x ~ Dir(k·p) (shape (n,), or (size, n) for ``size`` independent releases).

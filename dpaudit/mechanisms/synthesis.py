@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import logsumexp
 
+from dpaudit._lazy import lazy_module
 from dpaudit._validation import check_choice, check_real
 from dpaudit.errors import InvalidArgument, NumericalError
 from dpaudit.mechanisms.dirichlet import (
@@ -42,6 +42,8 @@ from dpaudit.rl.mdp import FiniteMDP
 from dpaudit.rl.planning import backward_induction, evaluate_policy, value_iteration
 from dpaudit.rl.policy import MarkovPolicy
 from dpaudit.rng import normalize_rng
+
+special = lazy_module("scipy.special")
 
 __all__ = [
     "CostOfPrivacy",
@@ -135,7 +137,7 @@ def privatize_transitions(
             f"privatize_transitions: a shape k*P(s,a,s')={float(shapes[support].min())!r} is too small for float64 "
             "log-space sampling"
         )
-    log_x = log_g - logsumexp(log_g, axis=1, keepdims=True)
+    log_x = log_g - special.logsumexp(log_g, axis=1, keepdims=True)
     privatized = np.exp(log_x)
     single = support.sum(axis=1) == 1
     privatized[single] = rows[single]

@@ -17,11 +17,13 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from scipy import special, stats
 
+from dpaudit._lazy import lazy_module
 from dpaudit._validation import check_finite_array, check_integer, check_real
 from dpaudit.errors import InvalidArgument, NumericalError
 from dpaudit.privacy.precise_values import PreciseValue, two_precisions
+
+special, stats = lazy_module("scipy.special"), lazy_module("scipy.stats")
 
 __all__ = [
     "DEFAULT_DIGITS",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
+from dpaudit._lazy import lazy_module
 from dpaudit._validation import check_integer, check_real
 from dpaudit.checks.budget_limits import MAX_SAMPLES
 from dpaudit.errors import CheckerError, InvalidArgument
@@ -15,6 +15,8 @@ from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
+
+stats = lazy_module("scipy.stats")
 
 __all__ = ["check_candidate_matches_reference"]
 

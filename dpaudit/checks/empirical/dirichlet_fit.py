@@ -21,9 +21,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, special, stats
 
+from dpaudit._lazy import lazy_module
 from dpaudit.privacy.dirichlet_pair import BetaPair, beta_pair_delta, dirichlet_pair
+
+optimize, special, stats = lazy_module("scipy.optimize"), lazy_module("scipy.special"), lazy_module("scipy.stats")
 
 __all__ = ["DirichletFit", "fit_dirichlet_pair", "least_private_delta"]
 

@@ -16,10 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize
 
+from dpaudit._lazy import lazy_module
 from dpaudit._validation import check_integer, check_real
 from dpaudit.errors import InvalidArgument, NumericalError
+
+optimize = lazy_module("scipy.optimize")
 
 __all__ = [
     "AtomProjection",

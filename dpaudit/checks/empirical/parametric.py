@@ -42,8 +42,8 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from scipy import stats
 
+from dpaudit._lazy import lazy_module
 from dpaudit._validation import check_choice, check_integer, check_real
 from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
 from dpaudit.checks.empirical.dirichlet_fit import fit_dirichlet_pair, least_private_delta
@@ -54,6 +54,8 @@ from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.privacy.profiles import gaussian_epsilon
+
+stats = lazy_module("scipy.stats")
 
 __all__ = ["FAMILIES", "check_parametric_noise_fit", "fit_centred_pair", "fit_pair"]
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special
 
+from dpaudit._lazy import lazy_module
 from dpaudit._validation import check_integer, check_real
 from dpaudit.errors import InvalidArgument
+
+special = lazy_module("scipy.special")
 
 __all__ = [
     "certifiable_ceiling",

@@ -12,8 +12,8 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from scipy import stats
 
+from dpaudit._lazy import lazy_module
 from dpaudit._validation import check_choice, check_integer, check_real
 from dpaudit.checks.budget_limits import MAX_BINS, MAX_DIGITS, MAX_GRID, MAX_SAMPLES
 from dpaudit.checks.certificates.facts import certified_fact
@@ -30,6 +30,8 @@ from dpaudit.privacy.dirichlet_composition import composition_delta_bounds, conc
 from dpaudit.privacy.dirichlet_pair import BetaPair
 from dpaudit.privacy.dirichlet_worst_case import worst_pair_delta
 from dpaudit.privacy.guarantees import ApproxDP, Concentration
+
+stats = lazy_module("scipy.stats")
 
 __all__ = ["check_dirichlet_composition", "check_dirichlet_concentration", "check_dirichlet_exact_profile"]
 

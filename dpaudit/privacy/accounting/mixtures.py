@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import special
 
+from dpaudit._lazy import lazy_module
 from dpaudit._validation import check_finite_array, check_real
 from dpaudit.errors import InvalidArgument
+
+special = lazy_module("scipy.special")
 
 __all__ = ["GaussianMixture", "OutputPair"]
 

@@ -32,12 +32,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import fft as scipy_fft
 
+from dpaudit._lazy import lazy_module
 from dpaudit._validation import check_integer, check_real
 from dpaudit.errors import InvalidArgument, NumericalError
 from dpaudit.privacy.accounting.mixtures import OutputPair
 from dpaudit.privacy.accounting.values import INTERVAL, AccountedValue
+
+scipy_fft = lazy_module("scipy.fft")
 
 __all__ = ["ComposedPld", "DiscretePld", "compose_pairs", "discretise_pair", "pld_delta", "pld_epsilon"]
 

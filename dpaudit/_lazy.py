@@ -1,0 +1,34 @@
+"""Modules imported on first use, so that ``dpaudit --help`` and ``dpaudit list`` do not pay for scipy.
+
+``stats = lazy_module("scipy.stats")`` at module level stands for ``from scipy import stats``: the
+import happens at the first attribute access (``stats.norm``), once.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+__all__ = ["lazy_module"]
+
+
+class _LazyModule:
+    """A stand-in for a module that imports it at the first attribute access."""
+
+    def __init__(self, name: str):
+        self._name = name
+        self._module: ModuleType | None = None
+
+    def __getattr__(self, attribute: str) -> Any:
+        if self._module is None:
+            self._module = importlib.import_module(self._name)
+        return getattr(self._module, attribute)
+
+    def __repr__(self) -> str:
+        return f"<lazy module {self._name!r}>"
+
+
+def lazy_module(name: str) -> Any:
+    """The module ``name``, imported when one of its attributes is first read."""
+    return _LazyModule(name)
