@@ -85,8 +85,18 @@ def console_errors(pipe: DevToolsPipe) -> list[str]:
     return problems
 
 
+#: The tallest screenshot taken, in CSS pixels: Chromium refuses a capture taller than its largest
+#: texture ("Page is too large"), which a full audit report exceeds.
+MAX_SCREENSHOT_HEIGHT = 8000
+
+
 def screenshot(pipe: DevToolsPipe, session: str, path: Path) -> Path:
-    """Save a full-page PNG screenshot of the page to ``path``."""
-    data = pipe.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, session=session)
+    """Save a PNG screenshot of the page's top (the whole page up to MAX_SCREENSHOT_HEIGHT) to ``path``."""
+    metrics = pipe.send("Page.getLayoutMetrics", session=session)
+    size = metrics.get("cssContentSize") or metrics["contentSize"]
+    clip = {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], MAX_SCREENSHOT_HEIGHT), "scale": 1}
+    data = pipe.send(
+        "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip}, session=session
+    )
     path.write_bytes(base64.b64decode(data["data"]))
     return path
