@@ -217,6 +217,14 @@ def _add_run_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--progress", choices=PROGRESS_MODES, default="auto", help=PROGRESS_HELP)
     command.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS", help=TIME_LIMIT_HELP)
     command.add_argument(
+        "--ceiling",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="lower a budget ceiling for every spec (repeatable; samples, digits, bins, grid, search_examples, "
+        "time_limit_seconds): a spec asking for more is exit 2 before any work",
+    )
+    command.add_argument(
         "--samples",
         choices=("auto",),
         default=None,
@@ -562,10 +570,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = parser.parse_args(args)
     previous = _stop_on_sigterm()
     try:
-        if arguments.command == "audit":
-            return _command_audit(arguments, args)
-        if arguments.command == "check":
-            return _command_check(arguments, args)
+        if arguments.command in ("audit", "check"):
+            from dpaudit.checks.budget_limits import lowered_ceilings, parse_ceiling
+
+            with lowered_ceilings(dict(parse_ceiling(text) for text in arguments.ceiling)):
+                if arguments.command == "audit":
+                    return _command_audit(arguments, args)
+                return _command_check(arguments, args)
         if arguments.command == "calibrate":
             return _command_calibrate(arguments)
         if arguments.command == "reproduce":

@@ -13,7 +13,7 @@ from typing import Any
 
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.spec_values import MAX_NESTING, MAX_SPEC_BYTES, _check_id, _check_values, _printable, load_pairs_file
-from dpaudit.checks.budget_limits import MAX_TIME_LIMIT_SECONDS
+from dpaudit.checks.budget_limits import ceiling, check_ceilings, lowered_ceilings
 from dpaudit.errors import CheckerError, DpAuditError, SpecError
 from dpaudit.kernel.claims import Claim, FindingPin, KnownFinding, MechanismSpec, Obligation, Source
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
@@ -145,10 +145,10 @@ def _obligation(reader: _Reader, data: Any, index: int) -> Obligation:
     if time_limit is not None and (
         isinstance(time_limit, bool)
         or not isinstance(time_limit, int | float)
-        or not 0 < time_limit <= MAX_TIME_LIMIT_SECONDS
+        or not 0 < time_limit <= ceiling("time_limit_seconds")
     ):
         raise reader.fail(
-            f"{prefix}time_limit", f"got {time_limit!r}; expected seconds in (0, {MAX_TIME_LIMIT_SECONDS:g}]"
+            f"{prefix}time_limit", f"got {time_limit!r}; expected seconds in (0, {ceiling('time_limit_seconds'):g}]"
         )
     return Obligation(
         id=_check_id(reader, reader.text(data, "id", prefix), f"{prefix}id"),
@@ -218,7 +218,7 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
         SpecError: naming the file, the key and the expected form.
     """
     reader = _Reader(path)
-    reader.no_unknown(data, {"schema", "claim", "obligations", "candidate"}, "")
+    reader.no_unknown(data, {"schema", "claim", "obligations", "candidate", "ceilings"}, "")
     schema = data.get("schema")
     if isinstance(schema, int) and not isinstance(schema, bool) and schema > SCHEMA_VERSION:
         raise reader.fail(
@@ -227,6 +227,16 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
     if schema != SCHEMA_VERSION or isinstance(schema, bool):
         raise reader.fail("schema", f"got {schema!r}; expected schema = {SCHEMA_VERSION}")
     _check_values(reader, data)
+    try:
+        ceilings = check_ceilings(reader.table(data, "ceilings", "", required=False))
+    except DpAuditError as exc:
+        raise reader.fail("ceilings", str(exc)) from None
+    with lowered_ceilings(ceilings):
+        return _parse_claim(reader, data)
+
+
+def _parse_claim(reader: _Reader, data: dict[str, Any]) -> Claim:
+    """The claim of a spec whose schema and values were checked (see :func:`parse_spec`)."""
     claim = reader.table(data, "claim", "")
     reader.no_unknown(
         claim,

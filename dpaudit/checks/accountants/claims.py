@@ -25,7 +25,7 @@ from typing import Any
 import mpmath
 
 from dpaudit._validation import check_choice, check_integer, check_real
-from dpaudit.checks.budget_limits import MAX_DIGITS
+from dpaudit.checks.budget_limits import ceiling
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Obligation
@@ -218,7 +218,7 @@ def _validate_moment(params: dict[str, Any], claim: Any = None) -> None:
     _reals("lambdas", params.get("lambdas"), low=0.0, low_open=True)
     check_choice("lambda_range", params.get("lambda_range", "all"), ("all", "theorem1_proof"))
     check_real("scale", params.get("scale", 1.0), low=0.0, low_open=True)
-    check_integer("digits", params.get("digits", 60), low=50, high=MAX_DIGITS)
+    check_integer("digits", params.get("digits", 60), low=50, high=ceiling("digits"))
 
 
 @register_checker(
@@ -472,7 +472,7 @@ def _validate_tail(params: dict[str, Any], claim: Any = None) -> None:
         raise InvalidArgument(f"lambdas={lambdas}: expected integers (exact moments at integer orders)")
     check_real("moment_scale", params.get("moment_scale", 1.0), low=0.0, low_open=True)
     check_real("interval", params.get("interval", 1e-4), low=1e-9, high=0.1)
-    check_integer("digits", params.get("digits", 60), low=50, high=MAX_DIGITS)
+    check_integer("digits", params.get("digits", 60), low=50, high=ceiling("digits"))
 
 
 @register_checker(

@@ -8,7 +8,7 @@ import numpy as np
 
 from dpaudit._lazy import lazy_module
 from dpaudit._validation import check_integer, check_real
-from dpaudit.checks.budget_limits import MAX_SAMPLES
+from dpaudit.checks.budget_limits import ceiling
 from dpaudit.errors import CheckerError, InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
@@ -25,7 +25,7 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
     unknown = set(params) - {"samples", "confidence", "inputs"}
     if unknown:
         raise InvalidArgument(f"unknown params {sorted(unknown)}: expected samples, confidence, inputs")
-    check_integer("samples", params.get("samples", 2000), low=20, high=MAX_SAMPLES)
+    check_integer("samples", params.get("samples", 2000), low=20, high=ceiling("samples"))
     check_real("confidence", params.get("confidence", 0.99), low=0.5, high=1.0, high_open=True)
     inputs = params.get("inputs")
     if inputs is not None and (not isinstance(inputs, list) or not inputs):

@@ -13,7 +13,7 @@ from dpaudit._validation import (
     check_integer,
     check_real,
 )
-from dpaudit.checks.budget_limits import MAX_BINS, MAX_SAMPLES
+from dpaudit.checks.budget_limits import ceiling
 from dpaudit.errors import InvalidArgument
 
 __all__ = [
@@ -73,15 +73,15 @@ class AuditBudget:
     escalations: int = 0
 
     def __post_init__(self) -> None:
-        check_integer("samples", self.samples, low=100, high=MAX_SAMPLES)
+        check_integer("samples", self.samples, low=100, high=ceiling("samples"))
         check_real("confidence", self.confidence, low=0.5, high=1.0, high_open=True)
-        check_integer("thresholds", self.thresholds, low=2, high=MAX_BINS)
-        check_integer("pilot_samples", self.pilot_samples, low=10, high=MAX_SAMPLES)
+        check_integer("thresholds", self.thresholds, low=2, high=ceiling("bins"))
+        check_integer("pilot_samples", self.pilot_samples, low=10, high=ceiling("samples"))
         check_real("selection_fraction", self.selection_fraction, low=0.0, high=1.0, low_open=True, high_open=True)
         check_integer("chunk_size", self.chunk_size, low=1)
         check_integer("batch_size", self.batch_size, low=1)
         check_integer("max_pairs", self.max_pairs, low=1)
-        check_integer("classifier_samples", self.classifier_samples, low=10, high=MAX_SAMPLES)
+        check_integer("classifier_samples", self.classifier_samples, low=10, high=ceiling("samples"))
         check_integer("escalations", self.escalations, low=0, high=MAX_ESCALATIONS)
         families = tuple(self.events)
         if not families:

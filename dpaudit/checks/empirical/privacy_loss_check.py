@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit._validation import check_finite_array, check_integer, check_real
-from dpaudit.checks.budget_limits import MAX_BINS, MAX_SAMPLES
+from dpaudit.checks.budget_limits import ceiling
 from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
 from dpaudit.checks.empirical.loss_histogram import (
     GaussianLogDensityRatio,
@@ -154,10 +154,12 @@ def _settings(params: dict[str, Any], claim: Claim) -> _Settings:
     if "pairs" in params:
         neighbour_pairs(params["pairs"], input_converter(claim))
     return _Settings(
-        samples=check_integer("samples", params.get("samples", 10**6), low=100, high=MAX_SAMPLES),
+        samples=check_integer("samples", params.get("samples", 10**6), low=100, high=ceiling("samples")),
         confidence=check_real("confidence", params.get("confidence", 0.95), low=0.5, high=1.0, high_open=True),
-        bins=check_integer("bins", params.get("bins", 2048), low=2, high=MAX_BINS),
-        pilot_samples=check_integer("pilot_samples", params.get("pilot_samples", 10_000), low=10, high=MAX_SAMPLES),
+        bins=check_integer("bins", params.get("bins", 2048), low=2, high=ceiling("bins")),
+        pilot_samples=check_integer(
+            "pilot_samples", params.get("pilot_samples", 10_000), low=10, high=ceiling("samples")
+        ),
     )
 
 

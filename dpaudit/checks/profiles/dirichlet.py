@@ -15,7 +15,7 @@ import numpy as np
 
 from dpaudit._lazy import lazy_module
 from dpaudit._validation import check_choice, check_integer, check_real
-from dpaudit.checks.budget_limits import MAX_BINS, MAX_DIGITS, MAX_GRID, MAX_SAMPLES
+from dpaudit.checks.budget_limits import ceiling
 from dpaudit.checks.certificates.facts import certified_fact
 from dpaudit.checks.claim_inputs import approx_dp_of
 from dpaudit.errors import CheckerError, InvalidArgument
@@ -96,8 +96,8 @@ def _validate_profile(params: dict[str, Any], claim: Claim) -> None:
     _require_simplex_relations(claim)
     _check_keys(params, {"n", "grid", "digits"})
     check_integer("n", params.get("n", 2), low=2)
-    check_integer("grid", params.get("grid", 200), low=8, high=MAX_GRID)
-    check_integer("digits", params.get("digits", 60), low=50, high=MAX_DIGITS)
+    check_integer("grid", params.get("grid", 200), low=8, high=ceiling("grid"))
+    check_integer("digits", params.get("digits", 60), low=50, high=ceiling("digits"))
 
 
 def _float64_epsilon_at(delta: float, k: float, b: float, n: int, eta: float | None, grid: int) -> float:
@@ -237,9 +237,9 @@ def _validate_composition(params: dict[str, Any], claim: Claim) -> None:
     check_integer("rows", params.get("rows"), low=1)
     check_choice("reading", params.get("reading"), READINGS)
     check_integer("n", params.get("n", 2), low=2)
-    check_integer("grid", params.get("grid", 100), low=8, high=MAX_GRID)
-    check_integer("digits", params.get("digits", 60), low=50, high=MAX_DIGITS)
-    check_integer("thresholds", params.get("thresholds", 300), low=10, high=MAX_BINS)
+    check_integer("grid", params.get("grid", 100), low=8, high=ceiling("grid"))
+    check_integer("digits", params.get("digits", 60), low=50, high=ceiling("digits"))
+    check_integer("thresholds", params.get("thresholds", 300), low=10, high=ceiling("bins"))
 
 
 @register_checker(
@@ -335,7 +335,7 @@ def _validate_concentration(params: dict[str, Any], claim: Claim) -> None:
         check_real("ks[]", k, low=0.0, low_open=True)
     for beta in params["betas"]:
         check_real("betas[]", beta, low=0.0, high=1.0, low_open=True, high_open=True)
-    check_integer("samples", params.get("samples", 20000), low=100, high=MAX_SAMPLES)
+    check_integer("samples", params.get("samples", 20000), low=100, high=ceiling("samples"))
     check_real("confidence", params.get("confidence", 0.95), low=0.5, high=1.0, high_open=True)
     check_real("radius_scale", params.get("radius_scale", 1.0), low=0.0, low_open=True)
 

@@ -13,7 +13,7 @@ import mpmath
 import numpy as np
 
 from dpaudit._validation import check_integer
-from dpaudit.checks.budget_limits import MAX_DIGITS
+from dpaudit.checks.budget_limits import ceiling
 from dpaudit.checks.certificates.facts import certified_fact
 from dpaudit.checks.claim_inputs import approx_dp_of
 from dpaudit.checks.empirical.audit import bound_evidence
@@ -48,7 +48,7 @@ def _validate_exact(params: dict[str, Any], claim: Claim) -> None:
     unknown = set(params) - {"digits"}
     if unknown:
         raise InvalidArgument(f"unknown params {sorted(unknown)}: expected only 'digits'")
-    check_integer("digits", params.get("digits", 60), low=50, high=MAX_DIGITS)
+    check_integer("digits", params.get("digits", 60), low=50, high=ceiling("digits"))
 
 
 @register_checker(

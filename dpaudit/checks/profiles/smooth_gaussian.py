@@ -15,7 +15,7 @@ from typing import Any
 import mpmath
 
 from dpaudit._validation import check_choice, check_integer, check_real
-from dpaudit.checks.budget_limits import MAX_DIGITS
+from dpaudit.checks.budget_limits import ceiling
 from dpaudit.checks.certificates.facts import certified_fact
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
@@ -57,7 +57,7 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
     _grid(params, "epsilons")
     _grid(params, "deltas")
     _grid(params, "dims", integer=True)
-    check_integer("digits", params.get("digits", 60), low=50, high=MAX_DIGITS)
+    check_integer("digits", params.get("digits", 60), low=50, high=ceiling("digits"))
     check_real("alpha_factor", params.get("alpha_factor", 1.0), low=0.0, low_open=True)
 
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # hypothesis is imported where a search runs: it is slow to i
     from hypothesis import strategies as st
 
 from dpaudit._validation import check_integer
-from dpaudit.checks.budget_limits import MAX_SEARCH_EXAMPLES
+from dpaudit.checks.budget_limits import ceiling
 from dpaudit.errors import CheckerError, InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Obligation
@@ -155,7 +155,7 @@ def search_sensitivity_violation(
         Balle et al. 2016, Lemma 1 (a), Corollaries 3 and 8 (the bounds searched against).
     """
     check_integer("m_max", m_max, low=1)
-    check_integer("max_examples", max_examples, low=1, high=MAX_SEARCH_EXAMPLES)
+    check_integer("max_examples", max_examples, low=1, high=ceiling("search_examples"))
 
     def excess(pair: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple[float, float]:
         left, right = (universe.trajectories(d) for d in pair)
@@ -186,7 +186,7 @@ def _validate(params: dict[str, Any], claim: Any) -> None:
         raise InvalidArgument(f"unknown params {sorted(unknown)}: expected p, horizon, m_max, max_examples")
     check_integer("horizon", params.get("horizon", 6), low=1, high=10)
     check_integer("m_max", params.get("m_max", 6), low=1)
-    check_integer("max_examples", params.get("max_examples", 500), low=1, high=MAX_SEARCH_EXAMPLES)
+    check_integer("max_examples", params.get("max_examples", 500), low=1, high=ceiling("search_examples"))
 
 
 @register_checker(
