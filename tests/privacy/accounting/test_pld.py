@@ -141,3 +141,27 @@ def test_fft_roundoff_bound_contains_the_error_against_exact_convolution():
     error = sum(abs(Fraction(float(g)) - e) for g, e in zip(got, exact, strict=True))
     assert 0 < float(error) <= composed.roundoff < 1e-12  # a bound, and not a vacuous one
     assert composed.roundoff_estimate <= composed.roundoff
+
+
+def test_fft_roundoff_bound_is_higham_by_hand_for_a_point_mass():
+    """x = (1): every coefficient is 1, so each term of the bound has a closed form (Higham 2002,
+    Thm 24.2 with t = log2 n + 1, mu = 4u; the power's error rho = T (3u pi + 2u) + 4u)."""
+    from dpaudit.privacy.accounting.pld import DiscretePld, _fft_roundoff
+
+    u, n, steps = 2.0**-53, 64, 1000
+    pmf = np.zeros(n)
+    pmf[0] = 1.0
+    spectrum = np.fft.rfft(pmf)
+    gamma4 = 4 * u / (1 - 4 * u)
+    eta = 4 * u + gamma4 * (math.sqrt(2) + 4 * u)
+    c = 7 * eta / (1 - 7 * eta)
+    forward = c * math.sqrt(n)
+    propagated = steps * (1 + forward) ** (steps - 1) * forward
+    rho = steps * (3 * u * math.pi + 2 * u) + 4 * u
+    half = n // 2 + 1
+    power = math.sqrt(2) * rho * math.exp(rho) * math.sqrt(half)
+    expected = 2 * (propagated + power + c * math.sqrt(2) * math.sqrt(half))
+    assert _fft_roundoff(pmf, spectrum, spectrum, steps, n) == pytest.approx(expected, rel=1e-9)
+    composed = DiscretePld(1.0, 0, pmf[:2], 0.0, True).self_compose(steps)
+    assert composed.slack == composed.truncation + composed.roundoff  # the rigorous bound, not the estimate
+    assert composed.estimated_slack <= composed.slack
