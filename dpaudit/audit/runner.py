@@ -9,7 +9,7 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -222,9 +222,13 @@ def _run_obligation(
             evidence = get_checker(run.checker).function(run, context)
     except TimeBudgetExhausted:
         if evidence is None:  # (a late alarm after the checker returned keeps its result)
-            evidence = _out_of_time(run, remaining, started=remaining is None or remaining > 0)
             if hasattr(candidate, "close"):
                 candidate.close()  # a call cut short leaves the worker mid-answer: start a fresh one
+            if context.decided:  # cut short in an optional refinement of a result already decided
+                decided = context.decided[-1]
+                evidence = replace(decided, summary=f"{decided.summary} (refining it was cut short by the time budget)")
+            else:
+                evidence = _out_of_time(run, remaining, started=remaining is None or remaining > 0)
     except DpAuditError as exc:
         evidence = Evidence(
             verdict=Verdict.ERROR,

@@ -8,7 +8,7 @@ plugins declare, before it looks one up.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -39,6 +39,9 @@ class CheckContext:
         candidate: a loaded candidate implementation, when auditing one.
         mechanism_factory: builds the mechanism under audit from the claim's public
             parameters instead of the registered reference (used to audit mutants).
+        decided: evidence the checker has already decided before an optional refinement (e.g.
+            shrinking a counterexample); when the time budget interrupts the refinement, the
+            runner reports this instead of ``inconclusive`` (budget).
     """
 
     claim: Claim
@@ -49,6 +52,7 @@ class CheckContext:
     executor: Executor | None = None
     candidate: Any = None
     mechanism_factory: Callable[..., Any] | None = None
+    decided: list[Any] = field(default_factory=list)
 
     def mechanism(self) -> Any:
         """The mechanism under audit: the candidate when one is loaded, else the mutant or

@@ -120,3 +120,29 @@ def test_a_slow_candidate_out_of_time_is_inconclusive_and_its_worker_is_gone():
         except OSError:
             continue
     assert not any(b"sleepy_gaussian" in cmd for cmd in workers), workers
+
+
+def test_a_decided_result_survives_a_time_limit_hit_while_refining_it(monkeypatch):
+    """A checker that has decided (e.g. violated) and is then stopped while shrinking its pair keeps
+    its verdict: an optional refinement never turns a found violation into inconclusive (budget)."""
+    from dataclasses import replace
+
+    import dpaudit.audit.runner as runner
+    from dpaudit.audit.runner import run_audit
+    from dpaudit.kernel.checkers import CheckerEntry
+    from dpaudit.kernel.evidence import Evidence
+
+    def decides_then_refines_forever(obligation, context):
+        context.decided.append(Evidence(Verdict.VIOLATED, "found a leak", "d", "m"))
+        while True:
+            pass
+
+    entry = CheckerEntry("refining", decides_then_refines_forever, "test")
+    monkeypatch.setattr(runner, "get_checker", lambda name: entry)
+    claim = load_spec(builtin_spec_dir() / "gaussian_mechanism.toml")
+    claim = replace(claim, obligations=(replace(claim.obligations[0], time_limit=0.5),))
+    started = time.monotonic()
+    report = run_audit([(claim, None)], seed=0)
+    assert time.monotonic() - started < 30
+    evidence = report.claims[0].relations[0].obligations[0].evidence
+    assert evidence.verdict is Verdict.VIOLATED and "cut short by the time budget" in evidence.summary

@@ -334,6 +334,8 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
         f"over {bound.planned_bounds} bounds"
         + (f" ({budget.escalations} escalation rounds allowed)" if budget.escalations else ""),
     )
+    # the verdict is decided: if the time budget stops the shrinking below, the runner reports this
+    context.decided.append(_with_replay(evidence, pairs, context))
     return _with_replay(_with_shrunk_pair(evidence, pairs, mechanism, budget, guarantee, context), pairs, context)
 
 

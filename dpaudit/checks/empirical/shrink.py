@@ -17,7 +17,6 @@ References:
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,11 +27,11 @@ from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.interface import Mechanism
 from dpaudit.privacy.relations import Relation
 
-__all__ = ["MAX_SHRINK_ATTEMPTS", "MAX_SHRINK_SECONDS", "SHRINK_SEED_PATH", "ShrunkPair", "shrink_pair"]
+__all__ = ["MAX_SHRINK_ATTEMPTS", "SHRINK_SEED_PATH", "ShrunkPair", "shrink_pair"]
 
-#: Certification runs one shrink may spend, and the wall time (seconds) after which no new one starts.
-MAX_SHRINK_ATTEMPTS = 6
-MAX_SHRINK_SECONDS = 20.0
+#: Certification runs one shrink may spend (a count, not a wall time: the report must not depend on
+#: how fast the machine is).
+MAX_SHRINK_ATTEMPTS = 4
 
 #: The seed path below the audit's root of shrink attempt k: (SHRINK_SEED_PATH, k); the audit's own
 #: draws use paths that start with a pair index (far below it).
@@ -86,7 +85,6 @@ def shrink_pair(
     refutes: Callable[[NeighbourPair, int], float | None],
     *,
     max_attempts: int = MAX_SHRINK_ATTEMPTS,
-    max_seconds: float = MAX_SHRINK_SECONDS,
 ) -> ShrunkPair | None:
     """Remove shared records from both inputs while ``refutes`` still certifies a violation.
 
@@ -98,8 +96,6 @@ def shrink_pair(
         refutes: ``refutes(candidate_pair, attempt)`` certifies the claim on fresh draws and returns
             the certified epsilon lower bound when it refutes the claim, else None.
         max_attempts: the most certification runs.
-        max_seconds: no run starts that would end (if it takes as long as the last) after this much
-            wall time: a per-call candidate is slow.
 
     Returns:
         The smallest refuting pair, or None when nothing could be removed.
@@ -116,9 +112,7 @@ def shrink_pair(
     best: ShrunkPair | None = None
     chunk = len(_shared(first, second)) // 2
     attempts = 0
-    deadline = time.monotonic() + max_seconds
-    last_attempt = 0.0  # seconds the last run took: the next is not started if it would pass the deadline
-    while chunk >= 1 and attempts < max_attempts and time.monotonic() + last_attempt < deadline:
+    while chunk >= 1 and attempts < max_attempts:
         shared = _shared(first, second)
         if len(shared) < chunk or len(first) - chunk < 1 or len(second) - chunk < 1:
             chunk //= 2
@@ -134,9 +128,7 @@ def shrink_pair(
         attempts += 1
         label = f"{pair.label}, shrunk to {len(smaller[0])} and {len(smaller[1])} records"
         candidate = NeighbourPair(inputs[0], inputs[1], label)
-        started = time.monotonic()
         bound = refutes(candidate, attempts)
-        last_attempt = time.monotonic() - started
         if bound is None:
             chunk //= 2
             continue
