@@ -170,7 +170,7 @@ DEFECTS: tuple[Defect, ...] = (
         "pld-slack-dropped",
         "accountants",
         "dpaudit/privacy/accounting/pld.py",
-        "upper = min(1.0, max(pld.delta(epsilon) + pld.slack for pld in self.pessimistic))",
+        "upper = min(1.0, max(pld.delta(epsilon) + slack(pld) for pld in self.pessimistic))",
         "upper = min(1.0, max(pld.delta(epsilon) for pld in self.pessimistic))",
         _ACCOUNTANTS,
     ),

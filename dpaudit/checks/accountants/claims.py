@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import mpmath
@@ -91,6 +92,18 @@ def step_moment(
             digits,
         )
     return AccountedValue(exact.value, exact.lower, mpmath.inf, "lower bound", exact.method, digits)
+
+
+def _step_witness(step: GpopeStep, view: Any, relation: Relation) -> dict[str, Any]:
+    """The counterexample of a failing point: the step's parameters and its per-step pair."""
+    return {
+        "records": step.records,
+        "steps": step.steps,
+        "noise_multiplier": step.noise_multiplier,
+        "relation": relation.name,
+        "sampling": step.sampling,
+        "per_step": view.to_json(),
+    }
 
 
 @dataclass
@@ -411,16 +424,7 @@ def check_approx_dp_pld(obligation: Obligation, context: CheckContext) -> Eviden
             }
         )
 
-        def witness(step=step, view=view):
-            return {
-                "records": step.records,
-                "steps": step.steps,
-                "noise_multiplier": step.noise_multiplier,
-                "relation": context.relation.name,
-                "sampling": step.sampling,
-                "per_step": view.to_json(),
-            }
-
+        witness = partial(_step_witness, step, view, context.relation)
         tally.add(
             f"delta({eps:g}) at m={m}, N={steps}, sigma={sigma:.6g}",
             delta,
@@ -526,16 +530,7 @@ def check_moments_tail_bound(obligation: Obligation, context: CheckContext) -> E
                     else:
                         claimed = claim_low
 
-                    def witness(step=step, view=view):
-                        return {
-                            "records": step.records,
-                            "steps": step.steps,
-                            "noise_multiplier": step.noise_multiplier,
-                            "relation": context.relation.name,
-                            "sampling": step.sampling,
-                            "per_step": view.to_json(),
-                        }
-
+                    witness = partial(_step_witness, step, view, context.relation)
                     tally.add(quantity, claimed, measured, witness, composed.delta_estimate(eps))
     return tally.evidence(
         what=f"moments tail bound (moments x{mpmath.nstr(scale, 6)})",

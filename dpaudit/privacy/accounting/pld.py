@@ -370,49 +370,45 @@ class ComposedPld:
 
     def delta(self, epsilon: float) -> AccountedValue:
         """An enclosure [lower, upper] of δ(ε) of the composed mechanism."""
-        upper = min(1.0, max(pld.delta(epsilon) + pld.slack for pld in self.pessimistic))
-        lower = max(0.0, max(pld.delta(epsilon) - pld.slack for pld in self.optimistic))
-        return AccountedValue(
-            upper, lower, upper, INTERVAL, f"PLD, {self.steps} compositions, float64 FFT ({self._grid_text()})"
-        )
+        return self._delta(epsilon, estimated=False)
 
     def delta_estimate(self, epsilon: float) -> AccountedValue:
         """δ(ε) as :meth:`delta`, with the FFT round-off estimated instead of bounded: not an enclosure
         a checker may call ``verified`` on, only evidence for ``consistent``."""
-        upper = min(1.0, max(pld.delta(epsilon) + pld.estimated_slack for pld in self.pessimistic))
-        lower = max(0.0, max(pld.delta(epsilon) - pld.estimated_slack for pld in self.optimistic))
-        return AccountedValue(
-            upper,
-            min(lower, upper),
-            upper,
-            INTERVAL,
-            f"PLD, {self.steps} compositions, float64 FFT, round-off estimated ({self._grid_text()})",
-        )
+        return self._delta(epsilon, estimated=True)
 
     def epsilon(self, delta: float) -> AccountedValue:
         """An enclosure [lower, upper] of the smallest ε with δ(ε) <= delta."""
-        upper = max(pld.epsilon(delta, slack=pld.slack) for pld in self.pessimistic)
-        lower = max(pld.epsilon(delta, slack=-pld.slack) for pld in self.optimistic)
-        if lower > upper:
-            raise NumericalError(f"PLD enclosure crossed: lower={lower!r} > upper={upper!r}")
-        return AccountedValue(
-            upper, lower, upper, INTERVAL, f"PLD, {self.steps} compositions, float64 FFT ({self._grid_text()})"
-        )
+        return self._epsilon(delta, estimated=False)
 
     def epsilon_estimate(self, delta: float) -> AccountedValue:
         """ε(δ) as :meth:`epsilon`, with the FFT round-off estimated (see :meth:`delta_estimate`)."""
-        upper = max(pld.epsilon(delta, slack=pld.estimated_slack) for pld in self.pessimistic)
-        lower = max(pld.epsilon(delta, slack=-pld.estimated_slack) for pld in self.optimistic)
-        return AccountedValue(
-            upper,
-            min(lower, upper),
-            upper,
-            INTERVAL,
-            f"PLD, {self.steps} compositions, float64 FFT, round-off estimated ({self._grid_text()})",
-        )
+        return self._epsilon(delta, estimated=True)
 
-    def _grid_text(self) -> str:
-        return f"grid step {self.pessimistic[0].interval:g}"
+    def _delta(self, epsilon: float, *, estimated: bool) -> AccountedValue:
+        slack = _slack_of(estimated)
+        upper = min(1.0, max(pld.delta(epsilon) + slack(pld) for pld in self.pessimistic))
+        lower = max(0.0, max(pld.delta(epsilon) - slack(pld) for pld in self.optimistic))
+        return self._value(lower, upper, estimated)
+
+    def _epsilon(self, delta: float, *, estimated: bool) -> AccountedValue:
+        slack = _slack_of(estimated)
+        upper = max(pld.epsilon(delta, slack=slack(pld)) for pld in self.pessimistic)
+        lower = max(pld.epsilon(delta, slack=-slack(pld)) for pld in self.optimistic)
+        if lower > upper and not estimated:
+            raise NumericalError(f"PLD enclosure crossed: lower={lower!r} > upper={upper!r}")
+        return self._value(lower, upper, estimated)
+
+    def _value(self, lower: float, upper: float, estimated: bool) -> AccountedValue:
+        rounding = ", round-off estimated" if estimated else ""
+        method = f"PLD, {self.steps} compositions, float64 FFT{rounding} (grid step {self.pessimistic[0].interval:g})"
+        # a rigorous enclosure that crossed is an error (AccountedValue refuses it); an estimate may cross
+        return AccountedValue(upper, min(lower, upper) if estimated else lower, upper, INTERVAL, method)
+
+
+def _slack_of(estimated: bool) -> Any:
+    """The δ error allowance of one PLD: the rigorous bound, or the one with round-off estimated."""
+    return (lambda pld: pld.estimated_slack) if estimated else (lambda pld: pld.slack)
 
 
 def compose_pairs(
