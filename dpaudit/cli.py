@@ -222,7 +222,8 @@ def _add_run_options(command: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NAME=VALUE",
         help="lower a budget ceiling for every spec (repeatable; samples, digits, bins, grid, search_examples, "
-        "time_limit_seconds): a spec asking for more is exit 2 before any work",
+        "enumeration, memory_mib, time_limit_seconds): a spec asking for more is exit 2 before any work; "
+        "an allocation past memory_mib makes the obligation inconclusive (budget)",
     )
     command.add_argument(
         "--samples",
@@ -571,9 +572,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = _stop_on_sigterm()
     try:
         if arguments.command in ("audit", "check"):
-            from dpaudit.checks.budget_limits import lowered_ceilings, parse_ceiling
+            from dpaudit.audit.memory_budget import limit_memory
+            from dpaudit.checks.budget_limits import ceiling, lowered_ceilings, parse_ceiling
 
             with lowered_ceilings(dict(parse_ceiling(text) for text in arguments.ceiling)):
+                limit_memory(ceiling("memory_mib"))  # before any worker starts, so every worker inherits it
                 if arguments.command == "audit":
                     return _command_audit(arguments, args)
                 return _command_check(arguments, args)
@@ -605,6 +608,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _quiet_stdout()
         return EXIT_OK
+    except MemoryError:  # outside an obligation (those are inconclusive): the ceiling is too low to run at all
+        from dpaudit.audit.memory_budget import lift_memory_limit
+
+        lift_memory_limit()
+        log.error("out of memory outside any obligation: the memory ceiling is too low for this command")
+        return EXIT_USAGE
     except Exception:
         log.exception("internal error; please report it with the command line above")
         return EXIT_INTERNAL

@@ -16,9 +16,11 @@ from typing import Any
 import numpy as np
 
 from dpaudit import __version__
+from dpaudit.audit.memory_budget import memory_limit
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.progress import ProgressReporter
 from dpaudit.audit.time_budget import TimeBudgetExhausted, wall_time_limit
+from dpaudit.checks.budget_limits import ceiling
 from dpaudit.errors import AuditInterrupted, DpAuditError
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.kernel.claims import Claim, Obligation
@@ -218,7 +220,7 @@ def _run_obligation(
     try:
         if remaining is not None and remaining <= 0:
             raise TimeBudgetExhausted
-        with wall_time_limit(remaining):
+        with wall_time_limit(remaining), memory_limit(run.memory_limit):
             evidence = get_checker(run.checker).function(run, context)
     except TimeBudgetExhausted:
         if evidence is None:  # (a late alarm after the checker returned keeps its result)
@@ -237,6 +239,8 @@ def _run_obligation(
             method=run.checker,
             details={"error": f"{type(exc).__name__}: {exc}"},
         )
+    except MemoryError:
+        evidence = _out_of_memory(run)
     except Exception as exc:
         internal = True
         evidence = Evidence(
@@ -257,6 +261,18 @@ def _run_obligation(
         internal,
         None if known is None else known.finding,
         changed,
+    )
+
+
+def _out_of_memory(obligation: Obligation) -> Evidence:
+    limits = [limit for limit in (obligation.memory_limit, ceiling("memory_mib")) if limit is not None]
+    return Evidence(
+        verdict=Verdict.INCONCLUSIVE,
+        summary=f"budget: stopped when an allocation went past the memory ceiling ({min(limits):.0f} MiB); "
+        "nothing is claimed from the partial work",
+        domain="none (out of memory)",
+        method=obligation.checker,
+        details={"budget": "memory", "memory_mib": min(limits)},
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -232,7 +233,11 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
     except DpAuditError as exc:
         raise reader.fail("ceilings", str(exc)) from None
     with lowered_ceilings(ceilings):
-        return _parse_claim(reader, data)
+        claim = _parse_claim(reader, data)
+    if "memory_mib" not in ceilings:
+        return claim
+    limited = tuple(replace(item, memory_limit=ceilings["memory_mib"]) for item in claim.obligations)
+    return replace(claim, obligations=limited)
 
 
 def _parse_claim(reader: _Reader, data: dict[str, Any]) -> Claim:

@@ -2,15 +2,18 @@
 loads (exit 2), before any work, instead of running for days or exhausting memory.
 
 The default ceilings are far above every budget the built-in specs use (the largest: 10^7
-samples per side, 80 digits, 2,048 bins) and below what a 2-core machine could finish in a CI
-job. They can be **lowered**, never raised: on the command line (``--ceiling samples=1e7``, for a
-CI job that bounds the cost of any spec it is given) and in a spec's ``[ceilings]`` table (for
-that spec's obligations). A spec may be hostile; a ceiling it could raise would protect nothing.
+samples per side, 80 digits, 2,048 bins, 2.5*10^8 enumerated pairs) and below what a 2-core
+machine could finish in a CI job; the memory ceiling is the machine's physical memory (see
+:mod:`dpaudit.audit.memory_budget`). They can be **lowered**, never raised: on the command line
+(``--ceiling samples=1e7``, for a CI job that bounds the cost of any spec it is given) and in a
+spec's ``[ceilings]`` table (for that spec's obligations). A spec may be hostile; a ceiling it
+could raise would protect nothing.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -23,12 +26,15 @@ __all__ = [
     "DEFAULT_CEILINGS",
     "MAX_BINS",
     "MAX_DIGITS",
+    "MAX_ENUMERATION",
     "MAX_GRID",
+    "MAX_MEMORY_MIB",
     "MAX_SAMPLES",
     "MAX_SEARCH_EXAMPLES",
     "MAX_TIME_LIMIT_SECONDS",
     "ceiling",
     "check_ceilings",
+    "check_enumeration",
     "lowered_ceilings",
     "parse_ceiling",
 ]
@@ -42,8 +48,22 @@ MAX_BINS = 10**6
 MAX_GRID = 10**5
 #: Examples of a hypothesis counterexample search.
 MAX_SEARCH_EXAMPLES = 10**6
+#: Items an exhaustive enumeration visits (neighbouring pairs of a sweep, box points times
+#: neighbours times orders of a smoothness check, records drawn by a search).
+MAX_ENUMERATION = 10**10
 #: The longest wall-time budget a spec or the command line may set (a week).
 MAX_TIME_LIMIT_SECONDS = 7 * 24 * 3600.0
+
+
+def _physical_memory_mib() -> float:
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (ValueError, OSError, AttributeError):  # a platform without these names
+        return float(2**20)  # 1 TiB: no practical ceiling
+
+
+#: The auditor's memory (data segment) in MiB: the machine's physical memory.
+MAX_MEMORY_MIB = _physical_memory_mib()
 
 DEFAULT_CEILINGS: Mapping[str, float] = MappingProxyType(
     {
@@ -52,6 +72,8 @@ DEFAULT_CEILINGS: Mapping[str, float] = MappingProxyType(
         "bins": MAX_BINS,
         "grid": MAX_GRID,
         "search_examples": MAX_SEARCH_EXAMPLES,
+        "enumeration": MAX_ENUMERATION,
+        "memory_mib": MAX_MEMORY_MIB,
         "time_limit_seconds": MAX_TIME_LIMIT_SECONDS,
     }
 )
@@ -60,9 +82,23 @@ _LOWERED: ContextVar[Mapping[str, float]] = ContextVar("dpaudit_ceilings", defau
 
 
 def ceiling(name: str) -> Any:
-    """The ceiling ``name`` in force (an int for counts, a float for seconds)."""
+    """The ceiling ``name`` in force (an int for counts, a float for seconds and MiB)."""
     value = _LOWERED.get().get(name, DEFAULT_CEILINGS[name])
-    return value if name == "time_limit_seconds" else int(value)
+    return value if name in ("time_limit_seconds", "memory_mib") else int(value)
+
+
+def check_enumeration(what: str, count: int) -> int:
+    """``count``, the items an exhaustive check of ``what`` would visit, if within the ceiling.
+
+    Raises:
+        InvalidArgument: naming the count and the ceiling, before any of the work is done.
+    """
+    if count > ceiling("enumeration"):
+        raise InvalidArgument(
+            f"{what}: {count:.3g} items to enumerate, above the enumeration ceiling "
+            f"({ceiling('enumeration'):.3g}); make the domain smaller"
+        )
+    return count
 
 
 def check_ceilings(overrides: Mapping[str, Any]) -> dict[str, float]:

@@ -60,6 +60,9 @@ class Obligation:
         quick_params: overrides of ``params`` for ``--quick`` runs (smaller domains, budgets).
         time_limit: wall-time budget in seconds; past it the obligation is ``inconclusive``
             (budget) and nothing is claimed from the partial work (``None``: no own limit).
+        memory_limit: the auditor's memory budget in MiB while it runs (a spec's
+            ``[ceilings] memory_mib``); an allocation past it makes the obligation
+            ``inconclusive`` (budget) (``None``: the command's ceiling only).
     """
 
     id: str
@@ -69,6 +72,7 @@ class Obligation:
     source: Source | None = None
     quick_params: dict[str, Any] = field(default_factory=dict)
     time_limit: float | None = None
+    memory_limit: float | None = None
 
     def for_run(self, *, quick: bool) -> Obligation:
         """The obligation with ``quick_params`` applied when ``quick`` is set."""
@@ -85,7 +89,11 @@ class Obligation:
             "params": dict(self.params),
             "quick_params": dict(self.quick_params),
             "source": None if self.source is None else self.source.to_json(),
-        } | ({} if self.time_limit is None else {"time_limit": self.time_limit})
+        } | {
+            key: value
+            for key, value in (("time_limit", self.time_limit), ("memory_limit", self.memory_limit))
+            if value is not None
+        }
 
 
 @dataclass(frozen=True)

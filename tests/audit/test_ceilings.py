@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
 import pytest
 
+from dpaudit.audit.memory_budget import memory_limit
+from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.checks.budget_limits import DEFAULT_CEILINGS, ceiling, lowered_ceilings, parse_ceiling
+from dpaudit.checks.sensitivity.pair_sweep import pair_blocks, pair_count
 from dpaudit.cli import main
 from dpaudit.errors import InvalidArgument, SpecError
+from dpaudit.mechanisms.policy_evaluation.trajectory_universe import chain_universe
 
 GAUSSIAN = builtin_spec_dir() / "gaussian_mechanism.toml"  # asks for 10^7 samples per side
+_DPAUDIT = (sys.executable, "-m", "dpaudit.cli")
 
 
 def test_a_lowered_ceiling_refuses_a_spec_before_any_work(tmp_path, caplog):
@@ -47,3 +58,86 @@ def test_command_line_ceilings_are_name_value_pairs():
         with pytest.raises(InvalidArgument, match="NAME=VALUE"):
             parse_ceiling(text)
     assert main(["check", str(GAUSSIAN), "--candidate", "m:f", "--ceiling", "digits=1e9"]) == 2
+
+
+def _data_segment_mib() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmData:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmData in /proc/self/status")
+
+
+def test_the_memory_limit_fails_an_allocation_past_it_and_is_lifted_after():
+    limit = _data_segment_mib() + 64
+    with memory_limit(limit), pytest.raises(MemoryError):
+        np.empty(2**28)  # 2 GiB of address space, never touched
+    assert np.empty(2**28).nbytes == 2**31  # the limit is gone after the block
+    with memory_limit(None):
+        assert np.empty(2**28).nbytes == 2**31
+
+
+def test_a_spec_memory_ceiling_makes_its_obligations_inconclusive_not_a_crash(tmp_path):
+    spec = _with_ceilings(tmp_path, "memory_mib = 1")
+    assert all(item.memory_limit == 1 for item in load_spec(spec).obligations)
+    out = tmp_path / "out"
+    run = subprocess.run(
+        [*_DPAUDIT, "audit", str(spec), "--quick", "--executor", "serial", "--quiet", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    document = json.loads((out / "audit.json").read_text())
+    items = [item for claim in document["claims"] for r in claim["relations"] for item in r["obligations"]]
+    stopped = {item["obligation"]["id"] for item in items if item["evidence"]["details"].get("budget") == "memory"}
+    assert "privacy-loss-histogram" in stopped  # its sample arrays need fresh memory
+    for item in items:  # a small computation may run in memory the process already holds
+        assert item["obligation"]["id"] in stopped or item["evidence"]["verdict"] != "error"
+        if item["obligation"]["id"] in stopped:
+            assert item["evidence"]["verdict"] == "inconclusive"
+            assert item["evidence"]["details"] == {"budget": "memory", "memory_mib": 1.0}
+    assert all(item["obligation"]["memory_limit"] == 1.0 for item in items)
+    with pytest.raises(SpecError, match="can only be lowered"):
+        load_spec(_with_ceilings(tmp_path, "memory_mib = 1e12"))
+
+
+def test_an_enumeration_over_the_ceiling_is_refused_before_any_work(tmp_path, caplog):
+    spec = builtin_spec_dir() / "balle2016_dp_lsw_sensitivity.toml"
+    out = tmp_path / "out"
+    assert main(["audit", str(spec), "--ceiling", "enumeration=1e6", "--out", str(out)]) == 2
+    assert "enumeration ceiling" in caplog.text and not out.exists()
+    assert load_spec(spec).id  # the built-in domain is within the default ceiling
+    text = spec.read_text()
+    huge = tmp_path / "huge.toml"
+    huge.write_text(text.replace("horizon = 6, m_max = 4 }", "horizon = 8, m_max = 6 }"))
+    with pytest.raises(SpecError, match=r"4\.2e\+10 items to enumerate|items to enumerate"):
+        load_spec(huge)
+
+
+def test_the_pair_count_is_the_number_of_pairs_the_sweep_visits():
+    universe = chain_universe(4, "1/2", "1/2", 4)
+    for relation in ("replace_one", "add_remove_one"):
+        for m_max in (1, 2, 3):
+            visited = sum(block.mask.size for block in pair_blocks(universe, relation, m_max))
+            assert pair_count(len(universe), relation, m_max) == visited
+
+
+def test_lemma4_and_search_domains_are_bounded_by_the_enumeration_ceiling():
+    with pytest.raises(InvalidArgument, match="Lemma 4's box"):
+        get_checker("balle_lemma4_smoothness").validate(
+            {"function": "phi_lambda", "n_states": 4, "v_max": 12, "m": 10**9}, None
+        )
+    with pytest.raises(InvalidArgument, match="examples of datasets"):
+        get_checker("balle_condition_a_search").validate({"m_max": 10**12}, None)
+
+
+def test_a_memory_ceiling_too_low_to_start_is_a_usage_error_without_a_traceback(tmp_path):
+    run = subprocess.run(
+        [*_DPAUDIT, "audit", str(GAUSSIAN), "--quick", "--ceiling", "memory_mib=5", "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert "memory ceiling is too low" in run.stderr

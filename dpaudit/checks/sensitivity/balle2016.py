@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit._validation import check_choice, check_integer, check_rational
+from dpaudit.checks.budget_limits import check_enumeration
 from dpaudit.checks.sensitivity.exact_setting import DIGITS, _pairwise_squared, _Setting
 from dpaudit.checks.sensitivity.lemma1_conditions import (
     ConditionA,
@@ -43,6 +44,7 @@ from dpaudit.checks.sensitivity.pair_sweep import (
     GUARD_BAND,
     SweepResult,
     pair_blocks,
+    pair_count,
     sweep_statements,
 )
 from dpaudit.checks.sensitivity.statements import (
@@ -66,7 +68,7 @@ from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
     TrajectoryUniverse,
     chain_universe,
 )
-from dpaudit.privacy.relations import REPLACE_ONE
+from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE
 
 __all__ = [
     "check_exhaustive_sensitivity",
@@ -178,10 +180,32 @@ def _domain_params(params: dict[str, Any]) -> tuple[Fraction, int, int]:
     return p, horizon, m_max
 
 
+def _check_domain_size(params: dict[str, Any], claim: Claim, *, passes: int) -> None:
+    """Refuse a domain whose sweep is above the enumeration ceiling, before any work.
+
+    The chain's trajectories (at most N 2^(L+1) of them, N returns each) are counted first, then
+    the ordered pairs of every relation of the claim, times the sweeps over them (``passes``).
+    """
+    p, horizon, m_max = _domain_params(params)
+    try:
+        n_states = int(claim.mechanism.params["n_states"])
+        gamma = Fraction(claim.mechanism.params.get("gamma", 0))
+    except (KeyError, TypeError, ValueError, OverflowError):
+        return  # the mechanism's own validation names what is wrong with its parameters
+    universe_size = n_states**2 * 2 ** (horizon + 1)
+    check_enumeration(f"the chain universe (n_states = {n_states}, horizon = {horizon})", universe_size)
+    universe = chain_universe(n_states, p, gamma, horizon)
+    for relation in claim.relations:
+        if relation.kind in (REPLACE_ONE, ADD_REMOVE_ONE):
+            count = pair_count(len(universe), relation.kind, m_max) * passes
+            check_enumeration(f"the {relation.kind} pairs of datasets of 1..{m_max} trajectories", count)
+
+
 def _validate(params: dict[str, Any], claim: Claim) -> None:
     _domain_params(params)
     if claim.mechanism.name not in ("dp_lsw", "dp_lsl"):
         raise InvalidArgument(f"mechanism={claim.mechanism.name!r}: this checker needs 'dp_lsw' or 'dp_lsl'")
+    _check_domain_size(params, claim, passes=1)
     allowed = LSW_STATEMENTS if claim.mechanism.name == "dp_lsw" else LSL_STATEMENTS
     check_choice("statement", params.get("statement"), allowed)
 
@@ -362,6 +386,8 @@ def _validate_slack(params: dict[str, Any], claim: Claim) -> None:
     _domain_params(params)
     if claim.mechanism.name not in ("dp_lsw", "dp_lsl"):
         raise InvalidArgument(f"mechanism={claim.mechanism.name!r}: this checker needs 'dp_lsw' or 'dp_lsl'")
+    m_max = int(params.get("m_max", 4))
+    _check_domain_size(params, claim, passes=2 * m_max + 3)  # LS once, then up to 2 m_max + 2 reach steps
 
 
 @register_checker(

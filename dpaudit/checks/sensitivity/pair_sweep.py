@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
+from math import comb
 from typing import Any, Protocol
 
 import mpmath
@@ -47,6 +48,7 @@ __all__ = [
     "SweepResult",
     "exact_margin_text",
     "pair_blocks",
+    "pair_count",
     "sweep_pairs",
     "sweep_statements",
 ]
@@ -118,6 +120,21 @@ def _insert(cores: np.ndarray, n_profiles: int) -> np.ndarray:
     added = np.broadcast_to(np.arange(n_profiles)[None, :, None], (batch, n_profiles, 1))
     grown = np.concatenate([np.broadcast_to(cores[:, None, :], (batch, n_profiles, cores.shape[1])), added], axis=2)
     return np.sort(grown, axis=2)
+
+
+def pair_count(n_profiles: int, relation: str, m_max: int) -> int:
+    """The number of ordered pairs :func:`pair_blocks` yields (masked-out diagonal included),
+    without enumerating them: replace_one visits U² rows per core of size 0..m_max − 1,
+    add_remove_one 2U per dataset of size 1..m_max − 1 (C(U + m − 1, m) datasets of size m).
+
+    Raises:
+        InvalidArgument: for a relation other than replace_one / add_remove_one.
+    """
+    if relation == REPLACE_ONE:
+        return sum(comb(n_profiles + m - 2, m - 1) for m in range(1, m_max + 1)) * n_profiles * n_profiles
+    if relation == ADD_REMOVE_ONE:
+        return sum(comb(n_profiles + m - 1, m) for m in range(1, m_max)) * 2 * n_profiles
+    raise InvalidArgument(f"relation={relation!r}: expected {REPLACE_ONE!r} or {ADD_REMOVE_ONE!r}")
 
 
 def pair_blocks(universe: TrajectoryUniverse, relation: str, m_max: int, *, chunk: int = 96) -> Iterator[PairBlock]:

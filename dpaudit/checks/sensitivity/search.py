@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # hypothesis is imported where a search runs: it is slow to i
     from hypothesis import strategies as st
 
 from dpaudit._validation import check_integer
-from dpaudit.checks.budget_limits import ceiling
+from dpaudit.checks.budget_limits import ceiling, check_enumeration
 from dpaudit.errors import CheckerError, InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Obligation
@@ -185,8 +185,9 @@ def _validate(params: dict[str, Any], claim: Any) -> None:
     if unknown:
         raise InvalidArgument(f"unknown params {sorted(unknown)}: expected p, horizon, m_max, max_examples")
     check_integer("horizon", params.get("horizon", 6), low=1, high=10)
-    check_integer("m_max", params.get("m_max", 6), low=1)
-    check_integer("max_examples", params.get("max_examples", 500), low=1, high=ceiling("search_examples"))
+    m_max = check_integer("m_max", params.get("m_max", 6), low=1)
+    examples = check_integer("max_examples", params.get("max_examples", 500), low=1, high=ceiling("search_examples"))
+    check_enumeration(f"{examples} examples of datasets of up to {m_max} trajectories", 2 * m_max * examples)
 
 
 @register_checker(

@@ -30,6 +30,7 @@ from typing import Any
 import mpmath
 
 from dpaudit._validation import check_choice, check_integer, check_rational
+from dpaudit.checks.budget_limits import check_enumeration
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
@@ -384,8 +385,14 @@ def _validate_lemma4(params: dict[str, Any], claim: Claim) -> None:
     check_choice("reading", params.get("reading", "min"), READINGS)
     check_integer("n_states", params.get("n_states", 3), low=1, high=4)
     check_integer("v_max", params.get("v_max", 5), low=0, high=12)
-    check_integer("m", params.get("m", 5), low=1)
+    m = check_integer("m", params.get("m", 5), low=1)
     check_rational("beta", params.get("beta", "1/32"), low=0.0, low_open=True)
+    n_states, v_max = int(params.get("n_states", 3)), int(params.get("v_max", 5))
+    k_max = v_max + 1 if params["function"] == "phi_w" else m
+    check_enumeration(
+        f"Lemma 4's box {{0..{v_max}}}^{n_states} with its neighbours and k = 0..{k_max}",
+        (v_max + 1) ** n_states * 3**n_states * (k_max + 1),
+    )
 
 
 @register_checker(
