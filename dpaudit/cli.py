@@ -177,14 +177,21 @@ def _build_parser() -> argparse.ArgumentParser:
         "recheck",
         help="replay the certificate of every verified obligation of an audit.json",
         description="Re-derive every certified fact of the report by an independent route (numerical integration "
-        "of the densities in mpmath instead of the checker's closed form), check that it belongs to its claim and "
-        "supports its verdict, and check the digest and the verdict chain. Exit 1 on any mismatch.",
+        "of the densities in mpmath instead of the checker's closed form), or by running an exhaustive check again "
+        "from its spec with the recorded seed; check that each fact belongs to its claim and supports its verdict, "
+        "and check the digest and the verdict chain. Exit 1 on any mismatch.",
     )
     recheck.add_argument("file", metavar="FILE.json")
     recheck.add_argument(
         "--require-all",
         action="store_true",
         help="also fail when a verified obligation has no certificate or no independent route",
+    )
+    recheck.add_argument(
+        "--no-rerun",
+        action="store_true",
+        help="do not run again the obligations certified by re-running (exhaustive enumerations, accountants); "
+        "list them instead (with --require-all, they fail)",
     )
 
     report = commands.add_parser("report", help="re-render an audit.json")
@@ -556,7 +563,7 @@ def _command_init(arguments: argparse.Namespace) -> int:
 def _command_recheck(arguments: argparse.Namespace) -> int:
     from dpaudit.report.recheck import recheck_report
 
-    result = recheck_report(arguments.file)
+    result = recheck_report(arguments.file, rerun=not arguments.no_rerun)
     for line in result.lines():
         print(line)
     incomplete = arguments.require_all and (result.uncertified or result.no_route)

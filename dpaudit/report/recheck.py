@@ -9,6 +9,11 @@ Each certified fact is checked four ways, without running the audited code:
    independent computation, and the value lies in the enclosure up to the route's error;
 4. the file's digest and the verdicts above each obligation follow (as ``dpaudit report``).
 
+A fact of the route ``rerun`` (an exhaustive enumeration or a rigorous accountant, which
+no second formula re-derives) is checked by running its obligation again from the claim's
+spec with the recorded seed (:mod:`dpaudit.audit.rerun`): the verdict must be ``verified``
+again and each margin inside its enclosure. ``rerun=False`` skips those runs and lists them.
+
 A verified obligation without a certificate, or whose route dpaudit does not know, is
 listed as such: the replay covers what it names and no more.
 """
@@ -16,6 +21,7 @@ listed as such: the replay covers what it names and no more.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -24,6 +30,7 @@ from typing import Any
 
 import mpmath
 
+from dpaudit.audit.rerun import RERUN_ROUTE, replayed_margin, rerun_obligation
 from dpaudit.checks.certificates.facts import exact_decimal
 from dpaudit.checks.certificates.routes import MAX_RELATIVE_WIDTH, ROUTES, replay
 from dpaudit.errors import DpAuditError, SpecError
@@ -108,13 +115,23 @@ def _bound_to_claim(fact: dict[str, Any], claim: dict[str, Any], obligation: dic
     return None
 
 
-def _check_fact(fact: Any, claim: dict[str, Any], obligation: dict[str, Any]) -> tuple[str, str]:
-    """(status, message): status "ok" (replayed), "no_route" or "fail"; raises nothing."""
+def _check_fact(
+    fact: Any, claim: dict[str, Any], obligation: dict[str, Any], rerun: Callable[[], Any] | None
+) -> tuple[str, str]:
+    """(status, message): status "ok" (replayed), "no_route" or "fail"; raises nothing.
+
+    ``rerun`` gives the evidence of the obligation run again (for ``rerun`` facts), or is None
+    when re-runs are skipped.
+    """
     if not isinstance(fact, dict):
         return "fail", "a fact is not a table"
-    problem = _bound_to_claim(fact, claim, obligation)
-    if problem:
-        return "fail", problem
+    if fact.get("route") == RERUN_ROUTE:
+        if fact.get("relation") != ">=" or fact.get("bound") not in ("0", "1"):
+            return "fail", "a re-run fact must state a margin >= 0"
+    else:
+        problem = _bound_to_claim(fact, claim, obligation)
+        if problem:
+            return "fail", problem
     try:
         low, high = (_fraction(v, "an enclosure end") for v in fact.get("enclosure", [None, None]))
         bound = _fraction(fact.get("bound"), "the bound")
@@ -131,6 +148,8 @@ def _check_fact(fact: Any, claim: dict[str, Any], obligation: dict[str, Any]) ->
         return "fail", f"unknown relation {relation!r}"
     if fact.get("route") in ROUTES and high - low > Fraction(MAX_RELATIVE_WIDTH) * max(abs(low), abs(high)):
         return "fail", f"its enclosure is wider than {MAX_RELATIVE_WIDTH:g} relative, more than its route's precision"
+    if fact.get("route") == RERUN_ROUTE:
+        return _check_rerun(fact, low, high, rerun)
     if fact.get("route") not in ROUTES:
         return "no_route", f"{fact.get('route')}: enclosure supports the verdict"
     try:
@@ -147,7 +166,41 @@ def _check_fact(fact: Any, claim: dict[str, Any], obligation: dict[str, Any]) ->
     return "ok", f"{fact.get('route')} = {mpmath.nstr(value, 15)} in the enclosure, <= {fact['bound']}"
 
 
-def recheck_report(path: str | Path) -> RecheckResult:
+def _check_rerun(
+    fact: dict[str, Any], low: Fraction, high: Fraction, rerun: Callable[[], Any] | None
+) -> tuple[str, str]:
+    quantity = str(fact.get("quantity"))
+    if rerun is None:
+        return "no_route", f"rerun skipped: {quantity} in [{fact['enclosure'][0]}, {fact['enclosure'][1]}]"
+    try:
+        evidence = rerun()
+    except DpAuditError as exc:
+        return "fail", f"could not run it again: {exc}"
+    if evidence.verdict.value != "verified":
+        return "fail", f"run again, the check says {evidence.verdict.value}: {evidence.summary}"
+    margin = replayed_margin(evidence, quantity)
+    if margin is None:
+        return "fail", f"run again, the check states no {quantity!r}"
+    value = margin if isinstance(margin, Fraction) else None
+    with mpmath.workdps(60):
+        inside = (
+            low <= value <= high
+            if value is not None
+            else mpmath.mpf(low.numerator) / low.denominator <= margin <= mpmath.mpf(high.numerator) / high.denominator
+        )
+    if not inside:
+        return "fail", (
+            f"run again, {quantity} is {_text(margin)}, outside the certified "
+            f"[{fact['enclosure'][0]}, {fact['enclosure'][1]}]"
+        )
+    return "ok", f"rerun: verified again, {quantity} = {_text(margin)} in the enclosure"
+
+
+def _text(value: Fraction | mpmath.mpf) -> str:
+    return f"{float(value):.15g}" if isinstance(value, Fraction) else mpmath.nstr(value, 15)
+
+
+def recheck_report(path: str | Path, *, rerun: bool = True) -> RecheckResult:
     """Replay every certificate of the report at ``path`` (an audit.json, or a report folder whose
     files must then name one run).
 
@@ -191,8 +244,21 @@ def recheck_report(path: str | Path) -> RecheckResult:
                 if not isinstance(facts, list) or not facts:
                     result.failures.append(f"{where}: a certificate without facts")
                     continue
+                run_again = _once(entry, relation, item, Path(path), bool(document.get("quick"))) if rerun else None
                 for index, fact in enumerate(facts):
-                    status, message = _check_fact(fact, claim, item.get("obligation", {}))
+                    status, message = _check_fact(fact, claim, item.get("obligation", {}), run_again)
                     target = {"ok": result.replayed, "no_route": result.no_route, "fail": result.failures}[status]
                     target.append(f"{where} fact {index}: {message}")
     return result
+
+
+def _once(entry: dict[str, Any], relation: dict[str, Any], item: dict[str, Any], path: Path, quick: bool) -> Any:
+    """A function running the obligation again on its first call and remembering the evidence."""
+    memo: list[Any] = []
+
+    def run() -> Any:
+        if not memo:
+            memo.append(rerun_obligation(entry, relation, item, path, quick=quick))
+        return memo[0]
+
+    return run

@@ -1,0 +1,71 @@
+"""Certificates by re-running: exhaustive enumerations and accountants are re-run by recheck."""
+
+import json
+
+import pytest
+
+from dpaudit.audit.spec import builtin_spec_dir
+from dpaudit.cli import main
+from dpaudit.report.json_report import with_digest
+from dpaudit.report.recheck import recheck_report
+
+SPECS = [builtin_spec_dir() / name for name in ("balle2016_dp_lsw_sensitivity.toml", "balle2016_smooth_bounds.toml")]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("audit")
+    assert main(["audit", *map(str, SPECS), "--quick", "--quiet", "--out", str(out)]) == 0
+    return out / "audit.json"
+
+
+def _rerun_facts(document):
+    for claim in document["claims"]:
+        for relation in claim["relations"]:
+            for item in relation["obligations"]:
+                for fact in item["evidence"].get("certificate", {}).get("facts", []):
+                    if fact["route"] == "rerun":
+                        yield item, fact
+
+
+def _write(tmp_path, document):
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(with_digest(document)))
+    return path
+
+
+def test_every_verified_enumeration_has_a_certificate_that_reruns(report):
+    document = json.loads(report.read_text())
+    facts = list(_rerun_facts(document))
+    assert len({item["obligation"]["id"] for item, _ in facts}) >= 8  # sweeps and Lemma 4's boxes
+    result = recheck_report(report)
+    assert result.ok, result.failures
+    assert not result.uncertified
+    assert sum("rerun: verified again" in line for line in result.replayed) == len(facts)
+
+
+def test_a_rerun_margin_changed_in_its_sixth_digit_fails(report, tmp_path):
+    document = json.loads(report.read_text())
+    item, fact = next((i, f) for i, f in _rerun_facts(document) if f["enclosure"][0] not in ("0", "1"))
+    low, high = (float(v) for v in fact["enclosure"])
+    fact["enclosure"] = [repr(low * (1 + 2e-6)), repr(high * (1 + 2e-6))]
+    result = recheck_report(_write(tmp_path, document))
+    assert any(item["obligation"]["id"] in line and "outside the certified" in line for line in result.failures)
+
+
+def test_a_spec_that_no_longer_states_the_claim_is_refused(report, tmp_path):
+    document = json.loads(report.read_text())
+    moved = tmp_path / "moved.toml"
+    moved.write_text(SPECS[0].read_text().replace("epsilon = 1.0", "epsilon = 2.0", 1))
+    for claim in document["claims"]:
+        if claim["claim"]["id"] == "balle2016-dp-lsw-sensitivity":
+            claim["spec_path"] = str(moved)
+    result = recheck_report(_write(tmp_path, document))
+    assert any("no longer states the claim" in line for line in result.failures)
+
+
+def test_reruns_can_be_skipped_and_are_then_listed(report, capsys):
+    result = recheck_report(report, rerun=False)
+    assert result.ok and result.no_route and all("rerun skipped" in line for line in result.no_route)
+    assert main(["recheck", str(report), "--no-rerun", "--require-all"]) == 1
+    assert main(["recheck", str(report)]) == 0
