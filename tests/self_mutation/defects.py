@@ -122,8 +122,8 @@ DEFECTS: tuple[Defect, ...] = (
         "rdp-truncation-dropped",
         "accountants",
         "dpaudit/privacy/accounting/rdp.py",
-        "return mpmath.log(total), tail / (total - tail) if total > tail else mpmath.inf",
-        "return mpmath.log(total), mpmath.mpf(0)",
+        "low, high = total.lower() - tail.upper(), total.upper() + tail.upper()",
+        "low, high = total.lower(), total.upper()",
         _ACCOUNTANTS,
     ),
     Defect(

@@ -20,6 +20,8 @@ References:
 from __future__ import annotations
 
 import functools
+import math
+from typing import Any
 
 import mpmath
 
@@ -92,10 +94,9 @@ def _log_a_integer(alpha: int, q: mpmath.mpf, sigma: mpmath.mpf) -> mpmath.mpf:
     return mpmath.log1p(excess)
 
 
-def _log_a_fractional(
-    alpha: mpmath.mpf, q: mpmath.mpf, sigma: mpmath.mpf, tolerance: mpmath.mpf
-) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """log A_α for fractional α by the two-sided series of MTZ 2019, Sec. 3.3, with a tail bound.
+def _log_a_fractional(alpha: float, q: float, sigma: float, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """log A_α for fractional α by the two-sided series of MTZ 2019, Sec. 3.3, with a tail bound,
+    in ball arithmetic (arb, through python-flint): every operation's rounding is enclosed.
 
     A_α = Σ_k C(α,k) [ (1-q)^(α-k) q^k e^{(k²-k)/(2σ²)} Φ((z0-k)/σ)
                        + q^(α-k) (1-q)^k e^{(j²-j)/(2σ²)} Φ((j-z0)/σ) ],  j = α - k,
@@ -104,55 +105,74 @@ def _log_a_fractional(
     G = e^{-Kc}/(1-e^{-c}), c = z0/(2σ²), covers the terms with k <= z0 (zero if K > z0);
     this uses |C(α,k+1)/C(α,k)| = (k-α)/(k+1) <= exp(-(α+1)/(k+1)) and e^{u²/2}Φ(-u) <= 1/2.
 
-    The series is summed until the tail bound is below ``tolerance`` times the partial sum
-    (the tail decays only polynomially in K, so the tolerance is set by the caller).
+    The exponential factors follow their ratios (each term's is the previous one times a
+    geometric factor), so a term costs two multiplications and two erfc. The series is summed
+    until the tail bound is below 10^(-digits/2) of the partial sum, or to 4,000 terms (the tail
+    decays only polynomially in K); the tail bound, evaluated every 32 terms, joins the ball's
+    radius in the returned error.
 
     Returns:
-        (log A_α, an absolute bound on the error of log A_α from truncating the series).
+        (log A_α, a rigorous bound on its absolute error: rounding and truncation).
     """
-    one_minus_q = 1 - q
-    z0 = sigma**2 * mpmath.log(1 / q - 1) + mpmath.mpf(1) / 2
-    log_q, log_1mq = mpmath.log(q), mpmath.log(one_minus_q)
-    two_sigma2 = 2 * sigma**2
-    k_min = int(mpmath.ceil(max(alpha + 1, alpha - z0, mpmath.mpf(2)))) + 1
-    total = mpmath.mpf(0)
-    k = 0
-    coefficient = mpmath.mpf(1)  # C(alpha, k), by the recurrence C(alpha, k+1) = C(alpha, k) (alpha - k) / (k + 1)
-    while True:
-        j = alpha - k
-        first = mpmath.exp((alpha - k) * log_1mq + k * log_q + (k * k - k) / two_sigma2) * mpmath.ncdf((z0 - k) / sigma)
-        second = mpmath.exp(j * log_q + k * log_1mq + (j * j - j) / two_sigma2) * mpmath.ncdf((j - z0) / sigma)
-        total += coefficient * (first + second)
-        coefficient = coefficient * (alpha - k) / (k + 1)
-        k += 1
-        # the tail bound is checked every _TAIL_STRIDE terms (it costs as much as a term), and at the cap
-        if k >= k_min and ((k - k_min) % _TAIL_STRIDE == 0 or k >= _MAX_SERIES_TERMS):
-            tail = _fractional_tail_bound(alpha, k, q, sigma, z0, coefficient=abs(coefficient))
-            if tail <= abs(total) * tolerance or k >= _MAX_SERIES_TERMS:
-                break
-    if total <= 0:
-        raise NumericalError(f"MTZ series for alpha={alpha}, q={q}, sigma={sigma} gave a non-positive A_alpha")
-    return mpmath.log(total), tail / (total - tail) if total > tail else mpmath.inf
+    from flint import arb, ctx  # python-flint: loaded on first use
+
+    previous = ctx.prec
+    ctx.prec = int(digits * 3.33) + 32
+    try:
+        a, rate, s = arb(alpha), arb(q), arb(sigma)
+        one_minus_q = 1 - rate
+        two_sigma2 = 2 * s * s
+        z0 = s * s * (1 / rate - 1).log() + arb(1) / 2
+        sqrt2_sigma = s * arb(2).sqrt()
+        k_min = math.ceil(max(alpha + 1, alpha - float(z0.mid()), 2.0)) + 1  # + 1: z0's rounding
+        # first_k = (1-q)^(α-k) q^k e^{(k²-k)/(2σ²)}: ratio first_{k+1}/first_k = (q/(1-q)) e^{k/σ²}
+        # second_k = q^(α-k) (1-q)^k e^{(j²-j)/(2σ²)}: ratio = ((1-q)/q) e^{(1-j)/σ²} with j = α - k
+        first = (alpha * one_minus_q.log()).exp()
+        second = (a * rate.log() + (a * a - a) / two_sigma2).exp()
+        odds, step = rate / one_minus_q, (1 / (s * s)).exp()
+        grow_first = arb(1)  # e^{k/σ²}
+        shrink_second = ((1 - a) / (s * s)).exp()  # e^{(1-j)/σ²} at k = 0
+        total, coefficient, tolerance = arb(0), arb(1), arb(10) ** (-(digits // 2))
+        k = 0
+        while True:
+            j = a - k
+            term = first * ((k - z0) / sqrt2_sigma).erfc() + second * ((z0 - j) / sqrt2_sigma).erfc()
+            total += coefficient * term / 2
+            first *= odds * grow_first
+            grow_first *= step
+            second *= shrink_second / odds
+            shrink_second *= step
+            coefficient = coefficient * (a - k) / (k + 1)
+            k += 1
+            if k >= k_min and ((k - k_min) % _TAIL_STRIDE == 0 or k >= _MAX_SERIES_TERMS):
+                tail = _fractional_tail_bound(a, k, rate, s, z0, abs(coefficient))
+                if (tail <= abs(total) * tolerance) is True or k >= _MAX_SERIES_TERMS:
+                    break
+        low, high = total.lower() - tail.upper(), total.upper() + tail.upper()
+        if not low > 0:
+            raise NumericalError(f"MTZ series for alpha={alpha}, q={q}, sigma={sigma} gave no positive A_alpha")
+        log_low, log_high = arb(low).log().lower(), arb(high).log().upper()
+        return _to_mpf((log_low + log_high) / 2), _to_mpf(((log_high - log_low) / 2).upper())
+    finally:
+        ctx.prec = previous
 
 
-def _fractional_tail_bound(
-    alpha: mpmath.mpf,
-    k_first: int,
-    q: mpmath.mpf,
-    sigma: mpmath.mpf,
-    z0: mpmath.mpf,
-    *,
-    coefficient: mpmath.mpf | None = None,
-) -> mpmath.mpf:
-    """Bound on Σ_{k>=K} of both series' terms in absolute value (see :func:`_log_a_fractional`);
-    ``coefficient`` is |C(α, K)| when the caller has it."""
-    big_k = mpmath.mpf(k_first)
-    if coefficient is None:
-        coefficient = abs(mpmath.binomial(alpha, k_first))
+def _to_mpf(value: Any) -> mpmath.mpf:
+    """An arb's midpoint (exact binary) as an mpmath number."""
+    mantissa, exponent = value.mid().man_exp()
+    return mpmath.mpf((int(mantissa), int(exponent)))
+
+
+def _fractional_tail_bound(alpha: Any, k_first: int, q: Any, sigma: Any, z0: Any, coefficient: Any) -> Any:
+    """Bound (an arb) on Σ_{k>=K} of both series' terms in absolute value (see
+    :func:`_log_a_fractional`); ``coefficient`` is |C(α, K)|."""
+    from flint import arb
+
+    big_k = arb(k_first)
     base = coefficient * (1 - q) ** alpha
-    far = mpmath.exp(-(z0**2) / (2 * sigma**2)) * (big_k + 1) ** (alpha + 1) * big_k ** (-alpha) / (2 * alpha)
-    rate = z0 / (2 * sigma**2)
-    near = mpmath.exp(-big_k * rate) / (1 - mpmath.exp(-rate)) if big_k <= z0 and rate > 0 else mpmath.mpf(0)
+    far = (-(z0 * z0) / (2 * sigma * sigma)).exp() * (big_k + 1) ** (alpha + 1) / big_k**alpha / (2 * alpha)
+    rate = z0 / (2 * sigma * sigma)
+    near = (-big_k * rate).exp() / (1 - (-rate).exp()) if (big_k <= z0) is True and (rate > 0) is True else 0
     return base * (near + far) + base * far
 
 
@@ -184,18 +204,19 @@ def poisson_gaussian_log_moment(
 def _log_moment(a: float, rate: float, s: float, digits: int) -> AccountedValue:
     """:func:`poisson_gaussian_log_moment` on checked arguments, computed once per point (the
     audit asks for the same (order, q, sigma) from several claims and obligations)."""
-    integer = a.is_integer()
+    if not a.is_integer():
+        with mpmath.workdps(digits + 20):
+            value, error = _log_a_fractional(a, rate, s, digits)
+        method = f"MTZ two-sided series with tail bound, arb ball arithmetic at {digits} digits"
+        return AccountedValue.exact(value, error, method=method, digits=digits)
 
     def compute() -> tuple[mpmath.mpf, mpmath.mpf]:
-        qq, ss = mpmath.mpf(rate), mpmath.mpf(s)
-        if integer:
-            return _log_a_integer(int(a), qq, ss), mpmath.mpf(0)
-        return _log_a_fractional(mpmath.mpf(a), qq, ss, mpmath.mpf(10) ** (-(digits // 2)))
+        return _log_a_integer(int(a), mpmath.mpf(rate), mpmath.mpf(s)), mpmath.mpf(0)
 
     precise = two_precisions(compute, digits, stable=False)
-    value, error = precise.value, precise.error
-    method = "MTZ binomial sum" if integer else "MTZ two-sided series with tail bound"
-    return AccountedValue.exact(value, error, method=f"{method}, mpmath {digits} digits", digits=digits)
+    return AccountedValue.exact(
+        precise.value, precise.error, method=f"MTZ binomial sum, mpmath {digits} digits", digits=digits
+    )
 
 
 def poisson_gaussian_rdp(alpha: float, q: float, sigma: float, *, digits: int = DEFAULT_DIGITS) -> AccountedValue:

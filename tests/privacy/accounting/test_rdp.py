@@ -10,6 +10,7 @@ from dpaudit.privacy.accounting.rdp import (
     compose_rdp,
     gaussian_rdp,
     moment_from_rdp,
+    poisson_gaussian_log_moment,
     poisson_gaussian_rdp,
     wor_gaussian_rdp_upper,
 )
@@ -111,13 +112,45 @@ def test_valid_edge_values():
 
 
 def test_fractional_orders_carry_the_series_truncation_in_their_error():
-    """The two-sided MTZ series is cut where its tail bound falls below 10^-(digits // 2) of the sum;
-    that bound (not only the difference between two precisions) must be in the reported error."""
-    from dpaudit.privacy.accounting.rdp import _log_a_fractional, poisson_gaussian_log_moment
+    """The two-sided MTZ series is cut at 4,000 terms here (its tail decays polynomially); the tail
+    bound there (not only the ball's rounding radius) must be in the reported error."""
+    from flint import arb
+
+    from dpaudit.privacy.accounting.rdp import _MAX_SERIES_TERMS, _fractional_tail_bound
 
     alpha, q, sigma, digits = 2.5, 0.01, 1.0, 60
-    with mpmath.workdps(digits + 20):
-        _, truncation = _log_a_fractional(mpmath.mpf(alpha), mpmath.mpf(q), mpmath.mpf(sigma), mpmath.mpf(10) ** -30)
+    a, rate, s = arb(alpha), arb(q), arb(sigma)
+    z0 = s * s * (1 / rate - 1).log() + arb(1) / 2
+    coefficient = abs(_binomial(alpha, _MAX_SERIES_TERMS))
+    tail = _fractional_tail_bound(a, _MAX_SERIES_TERMS, rate, s, z0, coefficient)
     value = poisson_gaussian_log_moment(alpha, q, sigma, digits=digits)
-    assert truncation > 0
-    assert value.error >= truncation * (1 - mpmath.mpf(10) ** -10)
+    total = mpmath.exp(value.value)
+    assert float(tail.lower()) > 0
+    assert value.error >= mpmath.mpf(float(tail.lower())) / total * (1 - mpmath.mpf(10) ** -6)
+
+
+def _binomial(alpha, k):
+    from flint import arb
+
+    result = arb(1)
+    for i in range(k):
+        result = result * (arb(alpha) - i) / (i + 1)
+    return result
+
+
+@pytest.mark.parametrize(
+    ("alpha", "q", "sigma"), [(2.5, 0.01, 1.0), (1.5, 1 / 300, 1.3), (3.25, 0.05, 3.0), (7.7, 0.01, 2.0)]
+)
+def test_fractional_orders_enclose_the_moment_integrated_by_quadrature(alpha, q, sigma):
+    """An independent route: log E_{z ~ N(0, sigma^2)}[((1-q) + q e^{(2z-1)/(2 sigma^2)})^alpha] by quadrature."""
+    value = poisson_gaussian_log_moment(alpha, q, sigma)
+    with mpmath.workdps(40):
+        a, r, s = mpmath.mpf(alpha), mpmath.mpf(q), mpmath.mpf(sigma)
+
+        def integrand(z):
+            density = mpmath.exp(-(z**2) / (2 * s**2)) / (s * mpmath.sqrt(2 * mpmath.pi))
+            return density * ((1 - r) + r * mpmath.exp((2 * z - 1) / (2 * s**2))) ** a
+
+        moment, error = mpmath.quad(integrand, [-mpmath.inf, 0, 1, mpmath.inf], error=True)
+        reference = mpmath.log(moment)
+        assert abs(reference - value.value) <= value.error + 100 * error / moment + abs(reference) * 10**-15
