@@ -81,17 +81,37 @@ def gaussian_rdp(alpha: float, sigma: float, *, digits: int = DEFAULT_DIGITS) ->
     return AccountedValue.exact(value, error, method=f"closed form, mpmath {digits} digits", digits=digits)
 
 
-def _log_a_integer(alpha: int, q: mpmath.mpf, sigma: mpmath.mpf) -> mpmath.mpf:
-    """log A_α for integer α, as log1p of A_α - 1 = Σ_{k>=2} C(α,k) (1-q)^(α-k) q^k expm1((k²-k)/(2σ²)).
+def _log_a_integer(alpha: int, q: float, sigma: float, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """log A_α for integer α, as log1p of A_α - 1 = Σ_{k>=2} C(α,k) (1-q)^(α-k) q^k expm1((k²-k)/(2σ²)),
+    in ball arithmetic (arb): every rounding is enclosed.
 
     The binomial weights sum to 1, so subtracting them termwise leaves only positive
-    terms: no cancellation even when A_α - 1 is far below the working precision.
+    terms: no cancellation even when A_α - 1 is far below the working precision. The powers
+    and binomial coefficients follow their ratios from one term to the next.
+
+    Returns:
+        (log A_α, a rigorous bound on its absolute error).
     """
-    excess = mpmath.fsum(
-        mpmath.binomial(alpha, k) * (1 - q) ** (alpha - k) * q**k * mpmath.expm1(mpmath.mpf(k * k - k) / (2 * sigma**2))
-        for k in range(2, alpha + 1)
-    )
-    return mpmath.log1p(excess)
+    from flint import arb, ctx  # python-flint: loaded on first use
+
+    previous = ctx.prec
+    ctx.prec = int(digits * 3.33) + 32
+    try:
+        rate, s = arb(q), arb(sigma)
+        one_minus_q = 1 - rate
+        two_sigma2 = 2 * s * s
+        odds = rate / one_minus_q
+        # weight_k = C(α,k) (1-q)^(α-k) q^k, from weight_0 = (1-q)^α
+        weight = (alpha * one_minus_q.log()).exp()
+        excess = arb(0)
+        for k in range(1, alpha + 1):
+            weight = weight * (alpha - k + 1) / k * odds
+            if k >= 2:
+                excess += weight * (arb(k * k - k) / two_sigma2).expm1()
+        result = excess.log1p()
+        return _to_mpf(result), _to_mpf(arb(result.rad()).upper())
+    finally:
+        ctx.prec = previous
 
 
 def _log_a_fractional(alpha: float, q: float, sigma: float, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -210,12 +230,10 @@ def _log_moment(a: float, rate: float, s: float, digits: int) -> AccountedValue:
         method = f"MTZ two-sided series with tail bound, arb ball arithmetic at {digits} digits"
         return AccountedValue.exact(value, error, method=method, digits=digits)
 
-    def compute() -> tuple[mpmath.mpf, mpmath.mpf]:
-        return _log_a_integer(int(a), mpmath.mpf(rate), mpmath.mpf(s)), mpmath.mpf(0)
-
-    precise = two_precisions(compute, digits, stable=False)
+    with mpmath.workdps(digits + 20):
+        value, error = _log_a_integer(int(a), rate, s, digits)
     return AccountedValue.exact(
-        precise.value, precise.error, method=f"MTZ binomial sum, mpmath {digits} digits", digits=digits
+        value, error, method=f"MTZ binomial sum, arb ball arithmetic at {digits} digits", digits=digits
     )
 
 
