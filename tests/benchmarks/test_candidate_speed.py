@@ -68,13 +68,22 @@ def _best(run, repetitions: int = 3) -> float:
     ("candidate", "samples", "target"),
     [("vectorised_good_gaussian", 10**6, 2.0), ("vectorised_good_gaussian", 10**7, 2.0), ("good_gaussian", 10**5, 5.0)],
 )
-def test_candidate_audit_against_reference(candidate, samples, target):
+def test_candidate_audit_against_reference(candidate, samples, target, record):
     claim = _claim(samples)
     reference = _best(lambda: run_audit([(claim, str(SPEC))], seed=1))
     ref = parse_candidate(f"sample_candidates:{candidate}", path=FIXTURES)
     limits = CandidateLimits(timeout_seconds=60.0)
     same = _best(lambda: _same_obligation(claim, ref, limits))
     audited = _best(lambda: audit_candidate(claim, SPEC, ref, limits=limits, seed=1, quick=False))
+    record(
+        "17.7",
+        f"candidate {candidate}, {samples:,} draws per side, same obligation: time / reference",
+        same / reference,
+        "x",
+        f"<= {target}x",
+        same / reference <= target,
+        f"reference {reference:.3f} s, candidate {same:.3f} s; whole dpaudit check {audited:.3f} s",
+    )
     print(
         f"\n{candidate} at {samples:,} samples per side: reference {reference:.3f} s; candidate, same obligation "
         f"{same:.3f} s, ratio {same / reference:.2f} (target <= {target}); whole dpaudit check {audited:.3f} s "
@@ -82,7 +91,7 @@ def test_candidate_audit_against_reference(candidate, samples, target):
     )
 
 
-def test_per_call_overhead_against_calling_the_candidate_in_process():
+def test_per_call_overhead_against_calling_the_candidate_in_process(record):
     """What the isolation costs per call: n calls through the worker against the same n calls in this process."""
     import sys
 
@@ -101,6 +110,15 @@ def test_per_call_overhead_against_calling_the_candidate_in_process():
     with CandidateProcess(parse_candidate("sample_candidates:good_gaussian", path=FIXTURES)) as worker:
         call = CandidateCall().to_json(list(params))
         isolated = _best(lambda: worker.sample([0.0], params, call, calls, np.random.SeedSequence(0)))
+    record(
+        "17.7",
+        f"per-call candidate, {calls:,} calls: through the isolated worker / in process",
+        isolated / bare,
+        "x",
+        "reported",
+        None,
+        f"worker {isolated:.3f} s, in process {bare:.3f} s",
+    )
     print(
         f"\nper-call candidate, {calls:,} calls: through the worker {isolated:.3f} s, in process {bare:.3f} s, "
         f"ratio {isolated / bare:.2f}"
