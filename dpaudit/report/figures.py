@@ -48,9 +48,13 @@ from __future__ import annotations
 import hashlib
 import io
 import math
+import multiprocessing
+import os
 import re
+import signal
 import textwrap
 import xml.etree.ElementTree as ET
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -182,6 +186,7 @@ def _draw_comparison(axes: Any, figure: dict[str, Any]) -> None:
         finite and min(finite) > 0 and max([*finite, 1.0]) / min([*finite, 1.0]) > 50
     ):
         axes.set_xscale("log")
+        _plain_log_ticks(axes.xaxis)
     for verdict, (colour, marker) in _VERDICT_STYLES.items():
         axes.plot([], [], marker=marker, color=colour, linestyle="none", label=verdict)
 
@@ -221,6 +226,16 @@ def _draw_series(axes: Any, figure: dict[str, Any]) -> None:
     for scale_key, setter in (("x_scale", axes.set_xscale), ("y_scale", axes.set_yscale)):
         if figure.get(scale_key) == "log":
             setter("log")
+            _plain_log_ticks(axes.xaxis if scale_key == "x_scale" else axes.yaxis)
+
+
+def _plain_log_ticks(axis: Any) -> None:
+    """Label a log axis's decades in plain text ("1e-05") and leave its minor ticks unlabelled:
+    matplotlib's default typesets every label in mathtext, most of the cost of a figure."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axis.set_minor_formatter(NullFormatter())
 
 
 def _assert_inert(svg: str) -> None:
@@ -336,14 +351,14 @@ def collect_figures(document: dict[str, Any]) -> list[PlacedFigure]:
     A figure whose data breaks the convention is returned with ``svg=None`` and the
     reason in ``problem``; it never stops the report.
     """
-    placed = []
+    jobs: list[tuple[Any, tuple[int, int, int | None], tuple[str, ...]]] = []
     for c, result in enumerate(document.get("claims", [])):
         claim_id = str(result.get("claim", {}).get("id", f"claim-{c}"))
         for r, relation in enumerate(result.get("relations", [])):
             relation_name = str(relation.get("relation", f"relation-{r}"))
             default = comparison_figure(f"{claim_id} under {relation_name}: claimed vs measured", relation)
             if default is not None:
-                placed.append(_place(default, (c, r, None), (claim_id, relation_name, "comparison")))
+                jobs.append((default, (c, r, None), (claim_id, relation_name, "comparison")))
             for o, item in enumerate(relation.get("obligations", [])):
                 details = item.get("evidence", {}).get("details") or {}
                 figures = details.get("figures", []) if isinstance(details, dict) else []
@@ -351,6 +366,32 @@ def collect_figures(document: dict[str, Any]) -> list[PlacedFigure]:
                     figures = [figures]
                 obligation_id = str(item.get("obligation", {}).get("id", f"obligation-{o}"))
                 for f, figure in enumerate(figures):
-                    names = (claim_id, relation_name, obligation_id, str(f))
-                    placed.append(_place(figure, (c, r, o), names))
-    return placed
+                    jobs.append((figure, (c, r, o), (claim_id, relation_name, obligation_id, str(f))))
+    return _draw_all(jobs)
+
+
+#: Fewer figures than this are drawn in this process (a pool costs more than it saves).
+_PARALLEL_FROM = 8
+
+
+def _draw_all(jobs: list[tuple[Any, tuple[int, int, int | None], tuple[str, ...]]]) -> list[PlacedFigure]:
+    """Draw the figures, on every core when there are enough of them (forked workers that
+    already hold matplotlib); the SVG of a figure does not depend on where it is drawn."""
+    workers = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1, 4)
+    if len(jobs) < _PARALLEL_FROM or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return [_place(*job) for job in jobs]
+    import matplotlib.figure  # noqa: F401  (imported once here, inherited by the forked workers)
+
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_quiet_worker) as pool:
+        return list(pool.map(_place_job, jobs, chunksize=max(1, len(jobs) // (4 * workers))))
+
+
+def _quiet_worker() -> None:
+    """A drawing worker leaves Ctrl-C to the auditor (which stops the pool) and dies quietly on SIGTERM."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _place_job(job: tuple[Any, tuple[int, int, int | None], tuple[str, ...]]) -> PlacedFigure:
+    return _place(*job)

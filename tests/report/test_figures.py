@@ -202,3 +202,26 @@ def test_collect_figures_places_every_figure_and_reports_broken_ones(every_verdi
     defaults = [figure for figure in placed if figure.obligation is None]
     relations = sum(len(result["relations"]) for result in every_verdict_document["claims"])
     assert len(defaults) == relations
+
+
+def test_figures_drawn_on_several_cores_are_the_bytes_drawn_in_process(every_verdict_document, monkeypatch):
+    import dpaudit.report.figures as figures
+
+    document = {"claims": every_verdict_document["claims"] * 3}  # enough figures for the pool
+    parallel = figures.collect_figures(document)
+    assert len(parallel) >= figures._PARALLEL_FROM
+    monkeypatch.setattr(figures, "_PARALLEL_FROM", 10**9)
+    serial = figures.collect_figures(document)
+    assert [(f.file_name, f.svg, f.problem) for f in parallel] == [(f.file_name, f.svg, f.problem) for f in serial]
+
+
+def test_log_axes_are_labelled_in_plain_text():
+    figure = {
+        "kind": "line",
+        "title": "t",
+        "x_scale": "log",
+        "y_scale": "log",
+        "series": [{"label": "s", "x": [1e-6, 1e-3, 1.0], "y": [1e-5, 1e-2, 1.0]}],
+    }
+    svg = render_svg(figure)
+    assert "1e-05" in svg or "1e-06" in svg
