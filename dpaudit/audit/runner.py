@@ -8,7 +8,7 @@ import signal
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -268,6 +268,70 @@ def _run_obligation(
     )
 
 
+#: Relative cost of an obligation by checker, to start the longest claims first (others: 1).
+_COST_HINTS = {
+    "approx_dp_pld": 8,
+    "balle_exhaustive_sensitivity": 2,
+    "moment_bound_exact": 2,
+    "lemma1_exact_profile": 3,
+    "empirical_epsilon_lower_bound": 2,
+    "peer_accountant": 2,
+}
+
+
+def _claim_pool(executor: Executor | None) -> ProcessPoolExecutor | None:
+    """The executor, when it is a local process pool with at least two workers: claims run in it."""
+    if isinstance(executor, ProcessPoolExecutor) and getattr(executor, "_max_workers", 1) >= 2:
+        return executor
+    return None
+
+
+def _claim_cost(claim: Claim) -> int:
+    return len(claim.relations) * sum(_COST_HINTS.get(item.checker, 1) for item in claim.obligations)
+
+
+def _claim_task(claim: Claim, path: str | None, seed: int, quick: bool, deadline: float | None) -> ClaimResult:
+    """One claim in a pool worker: its Monte Carlo runs in the worker (the result is the same bytes)."""
+    return run_claim(claim, seed=seed, quick=quick, spec_path=path, deadline=deadline)
+
+
+def _run_claims_in_pool(
+    pool: ProcessPoolExecutor,
+    claims: Sequence[tuple[Claim, str | None]],
+    seed: int,
+    quick: bool,
+    deadline: float | None,
+    progress: ProgressReporter | None,
+) -> tuple[list[ClaimResult], int | None]:
+    """Run the claims on every worker of ``pool``, the costliest first; the results keep the claims' order.
+
+    On SIGINT/SIGTERM the workers are killed at once (a claim can run for minutes) and the claims
+    finished so far are returned with the signal number.
+    """
+    order = sorted(range(len(claims)), key=lambda index: -_claim_cost(claims[index][0]))
+    futures = {pool.submit(_claim_task, *claims[index], seed, quick, deadline): index for index in order}
+    if progress is not None:
+        progress.obligation_started(f"{len(claims)} claims on {getattr(pool, '_max_workers', 2)} workers", "", "")
+    results: dict[int, ClaimResult] = {}
+    try:
+        for future in as_completed(futures):
+            index = futures[future]
+            results[index] = future.result()
+            if progress is not None:
+                items = [item for relation in results[index].relations for item in relation.obligations]
+                for _ in items:
+                    progress.obligation_finished()
+                seconds = sum(item.evidence.elapsed_seconds or 0.0 for item in items)
+                progress.claim_finished(len(results), len(claims), results[index], seconds)
+    except KeyboardInterrupt as exc:
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        number = int(exc.signal_number if isinstance(exc, AuditInterrupted) else signal.SIGINT)
+        return [results[index] for index in sorted(results)], number
+    return [results[index] for index in range(len(claims))], None
+
+
 def _out_of_memory(obligation: Obligation) -> Evidence:
     limits = [limit for limit in (obligation.memory_limit, ceiling("memory_mib")) if limit is not None]
     return Evidence(
@@ -358,6 +422,15 @@ def run_audit(
     finished: list[ClaimResult] = []
     interrupted = None
     interrupted_signal = None
+    pool = _claim_pool(executor) if candidate is None and len(claims) > 1 else None
+    if pool is not None:
+        finished, interrupted_signal = _run_claims_in_pool(pool, claims, seed, quick, deadline, progress)
+        if interrupted_signal is not None:
+            interrupted = (
+                f"signal {interrupted_signal}: {len(claims) - len(finished)} of {len(claims)} claim(s) not finished, "
+                "not in this report"
+            )
+        claims = []  # every claim ran (or was interrupted) in the pool
     for claim, path in claims:
         claim_start = time.perf_counter()
         try:
