@@ -152,7 +152,13 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     corpus.add_argument("manifest", help="the corpus manifest, e.g. tests/candidates/manifest.toml")
     corpus.add_argument("--quick", action="store_true", help="use the specs' reduced budgets")
-    corpus.add_argument("--seeds", type=int, default=1, help="check each candidate with seeds 0..N-1 (default 1)")
+    corpus.add_argument("--seeds", type=int, default=1, help="check each candidate with N seeds (default 1)")
+    corpus.add_argument(
+        "--first-seed",
+        type=int,
+        default=0,
+        help="the first seed (default 0): seeds K..K+N-1, so a long run can be split into parts",
+    )
     corpus.add_argument("--only", nargs="+", metavar="NAME", help="check only these candidates")
     corpus.add_argument("--timeout", type=float, default=120.0, help="seconds per candidate call (default 120)")
     corpus.add_argument("--out", default="dpaudit-corpus", help="output folder (default ./dpaudit-corpus)")
@@ -458,7 +464,12 @@ def _command_corpus(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     entries = load_manifest(arguments.manifest)
     rows = run_corpus(
         entries,
-        seeds=list(range(check_integer("seeds", arguments.seeds, low=1, high=1000))),
+        seeds=list(
+            range(
+                check_integer("first-seed", arguments.first_seed, low=0, high=2**31),
+                arguments.first_seed + check_integer("seeds", arguments.seeds, low=1, high=1000),
+            )
+        ),
         quick=arguments.quick,
         limits=CandidateLimits(timeout_seconds=arguments.timeout),
         only=set(arguments.only) if arguments.only else None,
