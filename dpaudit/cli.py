@@ -481,28 +481,25 @@ def _command_corpus(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _command_list(arguments: argparse.Namespace) -> int:
-    from dpaudit.audit.mutants.library import list_mutants
-    from dpaudit.audit.plugins import list_checkers
-    from dpaudit.audit.spec import builtin_specs, load_spec
-    from dpaudit.mechanisms.catalogue import list_mechanisms
+    from dpaudit.audit.listing import listing
 
+    entries = listing()
     if arguments.what in (None, "specs"):
         print("specs:")
-        for path in builtin_specs():
-            claim = load_spec(path)
-            print(f"  {path.name:45s} {claim.id}: {claim.title}")
+        for file_name, claim_id, title in entries["specs"]:
+            print(f"  {file_name:45s} {claim_id}: {title}")
     if arguments.what in (None, "mechanisms"):
         print("mechanisms:")
-        for mechanism in list_mechanisms():
-            print(f"  {mechanism.name:30s} {mechanism.description}")
+        for name, description in entries["mechanisms"]:
+            print(f"  {name:30s} {description}")
     if arguments.what in (None, "checkers"):
         print("checkers:")
-        for entry in list_checkers():
-            print(f"  {entry.name:30s} {entry.description}")
+        for name, description in entries["checkers"]:
+            print(f"  {name:30s} {description}")
     if arguments.what in (None, "mutants"):
         print("mutants:")
-        for mutant in list_mutants():
-            print(f"  {mutant.name:30s} [{mutant.family}] {mutant.bug}")
+        for name, family, bug in entries["mutants"]:
+            print(f"  {name:30s} [{family}] {bug}")
     return EXIT_OK
 
 
