@@ -265,6 +265,23 @@ def test_local_sensitivities_match_exact_enumeration(spec_universe):
         assert values[position] == pytest.approx(float(exact.squared), rel=1e-12)
 
 
+@pytest.mark.parametrize("mechanism", ["lsl", "lsw"])
+def test_local_sensitivity_bounds_enclose_the_exact_values(spec_universe, mechanism):
+    from dpaudit.checks.sensitivity.balle2016 import local_sensitivity_bounds
+    from dpaudit.mechanisms.policy_evaluation.trajectory_universe import DatasetIndex, exact_local_sensitivity
+
+    problem = mechanism_problem(DPLSL(**SPEC_LSL) if mechanism == "lsl" else DPLSW(**SPEC_LSW))
+    low, high, error = local_sensitivity_bounds(_Setting(spec_universe, problem), "add_remove_one", 2)
+    index = DatasetIndex(len(spec_universe), 2)
+    assert np.all(low <= high) and error < 1e-12
+    for dataset in [(0,), (3,), (1, 4), (2, 2)]:
+        exact = exact_local_sensitivity(problem, spec_universe, dataset, "add_remove_one", 2)
+        position = int(index.global_index(np.array(dataset)))
+        value = mpmath.sqrt(mpmath.mpf(exact.squared.numerator) / exact.squared.denominator)
+        assert low[position] <= value <= high[position]
+        assert high[position] - low[position] <= 1e-12 * max(float(value), 1.0)
+
+
 def test_smooth_sensitivity_is_smooth_and_above_local(spec_universe):
     from dpaudit.checks.sensitivity.balle2016 import local_sensitivities, smooth_sensitivity
     from dpaudit.checks.sensitivity.pair_sweep import pair_blocks

@@ -28,6 +28,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+import mpmath
 import numpy as np
 
 from dpaudit._validation import check_choice, check_integer, check_rational
@@ -41,7 +42,7 @@ from dpaudit.checks.sensitivity.lemma1_conditions import (
     sigma_table,
 )
 from dpaudit.checks.sensitivity.pair_sweep import (
-    GUARD_BAND,
+    DatasetBlock,
     SweepResult,
     pair_blocks,
     pair_count,
@@ -362,8 +363,12 @@ def smooth_sensitivity(
         Nissim, Raskhodnikova, Smith 2007, Def. 3.1 and Lemma 3.2 (the smallest smooth bound);
         Balle et al. 2016, Lemma 4.
     """
+    return _smooth(np.sqrt(local), universe, relation, m_max, lambda k: float(np.exp(-k * beta)))
+
+
+def _smooth(reach: np.ndarray, universe: TrajectoryUniverse, relation: str, m_max: int, factor: Any) -> np.ndarray:
+    """max_k factor(k) max_{d(X,Y) <= k} reach(Y), k = 0.. until the reach stops growing (factor(0) = 1)."""
     index = DatasetIndex(len(universe), m_max)
-    reach = np.sqrt(local)
     best = reach.copy()
     for k in range(1, 2 * m_max + 2):
         grown = reach.copy()
@@ -375,8 +380,52 @@ def smooth_sensitivity(
         if np.array_equal(grown, reach):
             break
         reach = grown
-        best = np.maximum(best, np.exp(-k * beta) * reach)
+        best = np.maximum(best, factor(k) * reach)
     return best
+
+
+_U = 2.0**-53  # the unit roundoff of float64
+
+
+def _float_bound(value: Any, *, up: bool) -> float:
+    """A float on the given side of an mpmath value computed far beyond float precision."""
+    return float(np.nextafter(float(value), np.inf if up else -np.inf))
+
+
+def local_sensitivity_bounds(setting: _Setting, relation: str, m_max: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """Rigorous lower and upper bounds on LS(X) = max over neighbours ‖θ_X − θ_X'‖₂ for every dataset.
+
+    θ is computed in float64 once per dataset and compared with the exact rational θ_X: the
+    largest entry error e is measured exactly. The distances are taken from those floats as a
+    sum of d squared differences (relative error <= (d + 3) u with u = 2⁻⁵³), and the triangle
+    inequality moves a distance by at most 2 √d e; a factor (1 ± 64 u) absorbs the rounding of
+    the bound's own arithmetic.
+
+    Returns:
+        (lower, upper, e), indexed like :meth:`DatasetIndex.global_index`.
+    """
+    universe = setting.universe
+    index = DatasetIndex(len(universe), m_max)
+    theta = np.concatenate([setting.theta(DatasetBlock.of(universe, index.datasets(m))) for m in range(1, m_max + 1)])
+    error = Fraction(0)
+    position = 0
+    for m in range(1, m_max + 1):
+        for rows in index.datasets(m):
+            exact = setting.exact_theta(tuple(int(v) for v in rows))
+            error = max([error, *(abs(Fraction(float(a)) - b) for a, b in zip(theta[position], exact, strict=True))])
+            position += 1
+    dimension = theta.shape[1]
+    shift = _float_bound(2 * mpmath.sqrt(dimension) * mpmath.mpf(error.numerator) / error.denominator, up=True)
+    squared = np.zeros(index.total)
+    for block in pair_blocks(universe, relation, m_max):
+        left = theta[index.global_index(block.left.rows)]
+        right = theta[index.global_index(block.right.rows)]
+        distances = ((left[:, :, None, :] - right[:, None, :, :]) ** 2).sum(axis=-1)
+        np.maximum.at(squared, index.global_index(block.left.rows), np.where(block.mask, distances, 0.0).max(axis=2))
+    root = np.sqrt(squared)
+    upper = (root * (1 + (dimension + 64) * _U) + shift) * (1 + 4 * _U)
+    lower = np.maximum((root * (1 - (dimension + 64) * _U) - shift) * (1 - 4 * _U), 0.0)
+    return lower, upper, float(error)
 
 
 def _validate_slack(params: dict[str, Any], claim: Claim) -> None:
@@ -401,8 +450,10 @@ def check_smooth_sensitivity_slack(obligation: Obligation, context: CheckContext
 
     Conditions (a) and (b) of Lemma 1 make σ_X/α a (β/2)-smooth upper bound of LS on the
     domain's neighbour graph, so σ_X >= α S*_{β/2}(X) is necessary; it is checked at every
-    dataset (float64, 1e-9 guard band; a dataset inside the band makes the verdict
-    inconclusive). The slack σ_X / (α S*_β(X)) is reported (min, median, max).
+    dataset against rigorous bounds of the right side (:func:`local_sensitivity_bounds`,
+    e^{−kβ/2} and α rounded outward): ``verified`` when σ_X is above the upper bound everywhere,
+    ``violated`` when it is below the lower bound somewhere, else ``inconclusive``. The slack
+    σ_X / (α S*_β(X)) is reported (min, median, max) as a float64 point value.
 
     References:
         Balle et al. 2016, Lemma 1, Lemma 4; Nissim, Raskhodnikova, Smith 2007, Sec. 3.
@@ -417,17 +468,23 @@ def check_smooth_sensitivity_slack(obligation: Obligation, context: CheckContext
     )
     sigmas = _sigma_evaluation(mechanism, universe, m_max, np.random.default_rng(context.seed)).table
     local = local_sensitivities(setting, relation, m_max)
-    necessary = float(alpha) * smooth_sensitivity(local, universe, relation, m_max, float(beta) / 2)
     ratio_beta = sigmas / (float(alpha) * smooth_sensitivity(local, universe, relation, m_max, float(beta)))
-    relative = (sigmas - necessary) / sigmas
-    worst = int(np.argmin(relative))
+    low_ls, high_ls, theta_error = local_sensitivity_bounds(setting, relation, m_max)
+    with mpmath.workdps(60):  # e^{-k beta/2} from above and below, then each product rounded outward
+        half = beta / 2
+        decay_up = {k: _float_bound(mpmath.exp(-k * half), up=True) * (1 + 2 * _U) for k in range(2 * m_max + 2)}
+        decay_low = {k: _float_bound(mpmath.exp(-k * half), up=False) * (1 - 2 * _U) for k in range(2 * m_max + 2)}
+    necessary_high = _float_bound(alpha, up=True) * _smooth(high_ls, universe, relation, m_max, decay_up.get)
+    necessary_low = _float_bound(alpha, up=False) * _smooth(low_ls, universe, relation, m_max, decay_low.get)
+    necessary_high, necessary_low = necessary_high * (1 + 2 * _U), necessary_low * (1 - 2 * _U)
     index = DatasetIndex(len(universe), m_max)
-    if relative[worst] < -GUARD_BAND:
-        verdict = Verdict.VIOLATED
-    elif relative[worst] <= GUARD_BAND:
-        verdict = Verdict.INCONCLUSIVE
+    if np.all(sigmas >= necessary_high):
+        verdict, worst = Verdict.VERIFIED, int(np.argmin(sigmas / necessary_high))
+    elif np.any(sigmas < necessary_low):
+        verdict, worst = Verdict.VIOLATED, int(np.argmin(sigmas / np.maximum(necessary_low, 1e-300)))
     else:
-        verdict = Verdict.VERIFIED
+        verdict, worst = Verdict.INCONCLUSIVE, int(np.argmin(sigmas / necessary_high))
+    necessary = necessary_high
     worst_rows = _dataset_at(index, worst)
     summary = (
         f"sigma_X >= alpha S*_(beta/2)(X) at all {index.total} datasets: {verdict is Verdict.VERIFIED}; slack "
@@ -447,8 +504,9 @@ def check_smooth_sensitivity_slack(obligation: Obligation, context: CheckContext
         verdict,
         summary,
         f"{universe.description}; every dataset of 1..{m_max} trajectories ({index.total}), {relation} graph",
-        "exact enumeration of LS and S* on the domain (float64 with a 1e-9 guard band); sigma_X from the "
-        "implementation",
+        f"exact enumeration of LS and S* on the domain, bounded rigorously: theta in float64 against the exact "
+        f"rational theta (largest entry error {theta_error:.2e}), distances and products rounded outward, "
+        "e^(-k beta/2) and alpha from mpmath at 60 digits; sigma_X from the implementation",
         (
             Measurement(
                 "min over X of sigma_X / (alpha S*_beta(X))",
