@@ -13,6 +13,7 @@ import argparse
 import importlib
 import json
 import logging
+import multiprocessing
 import os
 import shlex
 import signal
@@ -331,6 +332,8 @@ def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     paths = [Path(spec) for spec in arguments.specs] or builtin_specs()
     claims = [(_sampled(claim, arguments), spec_display_path(path)) for claim, path in load_specs(paths)]
     check_output_folder(arguments.out)
+    # pool workers start from a server that has already imported the checkers (once, not per worker)
+    multiprocessing.get_context("forkserver").set_forkserver_preload(["dpaudit.audit.plugins"])
     with make_executor(arguments.executor) as executor:
         report = run_audit(
             claims,
