@@ -172,7 +172,8 @@ def _log_a_fractional(alpha: float, q: float, sigma: float, digits: int) -> tupl
         if not low > 0:
             raise NumericalError(f"MTZ series for alpha={alpha}, q={q}, sigma={sigma} gave no positive A_alpha")
         log_low, log_high = arb(low).log().lower(), arb(high).log().upper()
-        return _to_mpf((log_low + log_high) / 2), _to_mpf(((log_high - log_low) / 2).upper())
+        centre = (log_low + log_high) / 2  # a ball: its midpoint is within its radius of the true centre
+        return _to_mpf(centre), _to_mpf(((log_high - log_low) / 2 + centre.rad()).upper())
     finally:
         ctx.prec = previous
 
