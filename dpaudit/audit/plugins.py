@@ -36,11 +36,20 @@ from dpaudit.kernel import checkers as registry
 from dpaudit.kernel.checkers import CheckerEntry
 from dpaudit.mechanisms.interface import Mechanism
 
-__all__ = ["ENTRY_POINT_GROUP", "applicable_checkers", "get_checker", "list_checkers", "load_plugin_checkers"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "applicable_checkers",
+    "found_by_a_fresh_process",
+    "get_checker",
+    "list_checkers",
+    "load_plugin_checkers",
+]
 
 ENTRY_POINT_GROUP = "dpaudit.checkers"
 
 _loaded: list[bool] = []
+#: The checkers that importing the plugins' entry points registered.
+_from_plugins: set[str] = set()
 
 
 def load_plugin_checkers() -> None:
@@ -52,6 +61,7 @@ def load_plugin_checkers() -> None:
     if _loaded:
         return
     _loaded.append(True)
+    before = {entry.name for entry in registry.list_checkers()}
     for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda point: point.name):
         try:
             importlib.import_module(point.value.split(":")[0])
@@ -61,6 +71,15 @@ def load_plugin_checkers() -> None:
             raise PluginError(
                 f"entry point {point.name!r} ({point.value}) of {ENTRY_POINT_GROUP} failed to import: {exc}"
             ) from exc
+    _from_plugins.update({entry.name for entry in registry.list_checkers()} - before)
+
+
+def found_by_a_fresh_process(name: str) -> bool:
+    """Whether a worker process that imports this module finds checker ``name``: built in, or
+    registered by a plugin's entry point (not one that a script or a test registered in this process).
+    """
+    entry = get_checker(name)
+    return entry.function.__module__.startswith("dpaudit.checks.") or name in _from_plugins
 
 
 def get_checker(name: str) -> CheckerEntry:

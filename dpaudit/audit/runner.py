@@ -17,7 +17,7 @@ import numpy as np
 
 from dpaudit import __version__
 from dpaudit.audit.memory_budget import memory_limit
-from dpaudit.audit.plugins import get_checker
+from dpaudit.audit.plugins import found_by_a_fresh_process, get_checker
 from dpaudit.audit.progress import ProgressReporter
 from dpaudit.audit.rerun import rerun_certificate
 from dpaudit.audit.time_budget import TimeBudgetExhausted, wall_time_limit
@@ -268,31 +268,70 @@ def _run_obligation(
     )
 
 
-#: Relative cost of an obligation by checker, to start the longest claims first (others: 1).
+#: Typical seconds of one task by checker, (full budgets, quick budgets), measured on the built-in
+#: specs on a 2-core machine: the scheduler starts the longest tasks first. Others: (1, 0.1).
 _COST_HINTS = {
-    "approx_dp_pld": 8,
-    "balle_exhaustive_sensitivity": 2,
-    "moment_bound_exact": 2,
-    "lemma1_exact_profile": 3,
-    "empirical_epsilon_lower_bound": 2,
-    "peer_accountant": 2,
+    "balle_exhaustive_sensitivity": (15.0, 0.2),
+    "approx_dp_pld": (8.0, 1.0),
+    "peer_accountant": (2.0, 1.0),
+    "moments_tail_bound": (2.0, 0.6),
+    "lemma1_exact_profile": (3.0, 0.1),
+    "balle_smooth_sensitivity_slack": (2.0, 0.1),
+    "balle_lemma4_smoothness": (2.0, 0.03),
+    "empirical_epsilon_lower_bound": (1.0, 0.4),
+    "dirichlet_concentration": (1.0, 0.3),
 }
+
+#: A task: one claim's (relation index, obligation index) cells, run in this order in one worker.
+_Cells = tuple[tuple[int, int], ...]
 
 
 def _claim_pool(executor: Executor | None) -> ProcessPoolExecutor | None:
-    """The executor, when it is a local process pool with at least two workers: claims run in it."""
+    """The executor, when it is a local process pool with at least two workers: obligations run in it."""
     if isinstance(executor, ProcessPoolExecutor) and getattr(executor, "_max_workers", 1) >= 2:
         return executor
     return None
 
 
-def _claim_cost(claim: Claim) -> int:
-    return len(claim.relations) * sum(_COST_HINTS.get(item.checker, 1) for item in claim.obligations)
+def _claim_tasks(claim: Claim) -> list[_Cells]:
+    """The claim's work cut into tasks that may run in parallel, each in the order :func:`run_claim` uses.
+
+    An obligation is a task with all its relations (they often share work: the same worst pair
+    under two relations); the obligations of a ``batch_by_relation`` checker under one relation
+    are one task (one sweep decides them all).
+    """
+    groups: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
+    for r in range(len(claim.relations)):
+        for o, obligation in enumerate(claim.obligations):
+            if get_checker(obligation.checker).batch_by_relation:
+                groups.setdefault(("relation", r, obligation.checker), []).append((r, o))
+            else:
+                groups.setdefault(("obligation", o), []).append((r, o))
+    return [tuple(cells) for cells in groups.values()]
 
 
-def _claim_task(claim: Claim, path: str | None, seed: int, quick: bool, deadline: float | None) -> ClaimResult:
-    """One claim in a pool worker: its Monte Carlo runs in the worker (the result is the same bytes)."""
-    return run_claim(claim, seed=seed, quick=quick, spec_path=path, deadline=deadline)
+def _task_cost(claim: Claim, cells: _Cells, quick: bool) -> float:
+    checkers = {claim.obligations[o].checker for _, o in cells}
+    return sum(_COST_HINTS.get(checker, (1.0, 0.1))[quick] for checker in checkers) * len({r for r, _ in cells})
+
+
+def _cells_task(
+    claim: Claim, cells: _Cells, seed: int, quick: bool, deadline: float | None
+) -> tuple[ObligationResult, ...]:
+    """One task in a pool worker: its Monte Carlo runs in the worker (the result is the same bytes)."""
+    return tuple(
+        _run_obligation(claim.obligations[o], claim, claim.relations[r], seed, quick, None, None, None, deadline)
+        for r, o in cells
+    )
+
+
+def _claim_result(claim: Claim, path: str | None, results: dict[tuple[int, int], ObligationResult]) -> ClaimResult:
+    """Assemble a claim's result from its (relation index, obligation index) cells."""
+    relations = []
+    for r, relation in enumerate(claim.relations):
+        items = tuple(results[r, o] for o in range(len(claim.obligations)))
+        relations.append(RelationResult(relation, combine_verdicts(item.evidence.verdict for item in items), items))
+    return ClaimResult(claim, path, tuple(relations))
 
 
 def _run_claims_in_pool(
@@ -303,26 +342,34 @@ def _run_claims_in_pool(
     deadline: float | None,
     progress: ProgressReporter | None,
 ) -> tuple[list[ClaimResult], int | None]:
-    """Run the claims on every worker of ``pool``, the costliest first; the results keep the claims' order.
+    """Run the claims' tasks on every worker of ``pool``, the costliest first; the results keep the claims' order.
 
-    On SIGINT/SIGTERM the workers are killed at once (a claim can run for minutes) and the claims
-    finished so far are returned with the signal number.
+    A claim is finished when its last task is. On SIGINT/SIGTERM the workers are killed at once
+    (a task can run for minutes) and the claims finished so far are returned with the signal number.
     """
-    order = sorted(range(len(claims)), key=lambda index: -_claim_cost(claims[index][0]))
-    futures = {pool.submit(_claim_task, *claims[index], seed, quick, deadline): index for index in order}
+    tasks = [(c, cells) for c, (claim, _) in enumerate(claims) for cells in _claim_tasks(claim)]
+    tasks.sort(key=lambda task: -_task_cost(claims[task[0]][0], task[1], quick))  # stable: spec order on ties
+    futures = {pool.submit(_cells_task, claims[c][0], cells, seed, quick, deadline): (c, cells) for c, cells in tasks}
     if progress is not None:
-        progress.obligation_started(f"{len(claims)} claims on {getattr(pool, '_max_workers', 2)} workers", "", "")
+        workers = getattr(pool, "_max_workers", 2)
+        progress.obligation_started(f"{len(tasks)} tasks of {len(claims)} claims on {workers} workers", "", "")
+    cells_done: dict[int, dict[tuple[int, int], ObligationResult]] = {c: {} for c in range(len(claims))}
+    left = {c: sum(1 for task_claim, _ in tasks if task_claim == c) for c in range(len(claims))}
     results: dict[int, ClaimResult] = {}
     try:
         for future in as_completed(futures):
-            index = futures[future]
-            results[index] = future.result()
+            c, cells = futures[future]
+            cells_done[c].update(zip(cells, future.result(), strict=True))
             if progress is not None:
-                items = [item for relation in results[index].relations for item in relation.obligations]
-                for _ in items:
+                for _ in cells:
                     progress.obligation_finished()
-                seconds = sum(item.evidence.elapsed_seconds or 0.0 for item in items)
-                progress.claim_finished(len(results), len(claims), results[index], seconds)
+            left[c] -= 1
+            if left[c] == 0:
+                results[c] = _claim_result(claims[c][0], claims[c][1], cells_done[c])
+                if progress is not None:
+                    items = [item for relation in results[c].relations for item in relation.obligations]
+                    seconds = sum(item.evidence.elapsed_seconds or 0.0 for item in items)
+                    progress.claim_finished(len(results), len(claims), results[c], seconds)
     except KeyboardInterrupt as exc:
         for process in list(getattr(pool, "_processes", {}).values()):
             process.terminate()
@@ -375,23 +422,17 @@ def run_claim(
     ``mechanism_factory`` replaces the registered reference mechanism (to audit a mutant);
     ``deadline`` (``time.monotonic()``) ends every obligation still running or not started then.
     """
-    relations = []
-    for relation in claim.relations:
-        items = []
-        for obligation in claim.obligations:
+    results = {}
+    for r, relation in enumerate(claim.relations):
+        for o, obligation in enumerate(claim.obligations):
             if progress is not None:
                 progress.obligation_started(claim.id, relation.name, obligation.id)
-            items.append(
-                _run_obligation(
-                    obligation, claim, relation, seed, quick, executor, candidate, mechanism_factory, deadline
-                )
+            results[r, o] = _run_obligation(
+                obligation, claim, relation, seed, quick, executor, candidate, mechanism_factory, deadline
             )
             if progress is not None:
                 progress.obligation_finished()
-        results = tuple(items)
-        verdict = combine_verdicts(result.evidence.verdict for result in results)
-        relations.append(RelationResult(relation, verdict, results))
-    return ClaimResult(claim, spec_path, tuple(relations))
+    return _claim_result(claim, spec_path, results)
 
 
 def run_audit(
@@ -422,7 +463,9 @@ def run_audit(
     finished: list[ClaimResult] = []
     interrupted = None
     interrupted_signal = None
-    pool = _claim_pool(executor) if candidate is None and len(claims) > 1 else None
+    tasks = sum(len(_claim_tasks(claim)) for claim, _ in claims)
+    local = any(not found_by_a_fresh_process(item.checker) for claim, _ in claims for item in claim.obligations)
+    pool = _claim_pool(executor) if candidate is None and tasks > 1 and not local else None
     if pool is not None:
         finished, interrupted_signal = _run_claims_in_pool(pool, claims, seed, quick, deadline, progress)
         if interrupted_signal is not None:

@@ -99,6 +99,7 @@ class CheckerEntry:
     validate: ParamsValidator | None = None
     audits_candidates: bool = False
     requires_views: frozenset[str] = frozenset()
+    batch_by_relation: bool = False
 
 
 _REGISTRY: dict[str, CheckerEntry] = {}
@@ -111,6 +112,7 @@ def register_checker(
     validate: ParamsValidator | None = None,
     audits_candidates: bool = False,
     requires_views: tuple[str, ...] = (),
+    batch_by_relation: bool = False,
 ) -> Callable[[CheckerFunction], CheckerFunction]:
     """Register the decorated function as checker ``name``.
 
@@ -118,6 +120,10 @@ def register_checker(
     box), so ``dpaudit check`` may run it on a candidate implementation.
     ``requires_views``: the white-box views of the Mechanism interface the checker calls
     on the reference; a spec naming it for a mechanism without them is refused.
+    ``batch_by_relation``: the checker's obligations of one claim under one relation share
+    one computation (e.g. an exhaustive sweep that decides every statement at once), so a
+    scheduler runs them together, in the spec's order; otherwise each obligation is a task of
+    its own (with all its relations).
 
     Raises:
         CheckerError: if the name is already taken.
@@ -127,7 +133,7 @@ def register_checker(
         if name in _REGISTRY:
             raise CheckerError(f"checker {name!r} is registered twice")
         _REGISTRY[name] = CheckerEntry(
-            name, function, description, validate, audits_candidates, frozenset(requires_views)
+            name, function, description, validate, audits_candidates, frozenset(requires_views), batch_by_relation
         )
         return function
 

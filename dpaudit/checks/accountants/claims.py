@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 import mpmath
@@ -39,6 +39,7 @@ from dpaudit.mechanisms.subsampled_gaussian import (
     GpopeStep,
 )
 from dpaudit.privacy.accounting.conversions import moments_tail_delta
+from dpaudit.privacy.accounting.mixtures import OutputPair
 from dpaudit.privacy.accounting.pld import compose_pairs
 from dpaudit.privacy.accounting.rdp import (
     moment_from_rdp,
@@ -382,6 +383,27 @@ def _steps_for(params: dict[str, Any], m: int) -> list[int]:
     return [max(1, round(ratio * m * m)) for ratio in params["steps_per_records_squared"]]
 
 
+def _laws(pairs: Iterable[OutputPair]) -> tuple[tuple[Any, Any], ...]:
+    """The ordered pairs' laws without their labels: what the PLD numbers depend on."""
+    return tuple((pair.first, pair.second) for pair in pairs)
+
+
+@lru_cache(maxsize=256)
+def _pld_answers(
+    laws: tuple[tuple[Any, Any], ...], steps: int, interval: float, epsilons: tuple[float, ...], delta: float | None
+) -> tuple[Any, ...]:
+    """δ(ε) (enclosure and estimate) at each ε and, if ``delta`` is given, the enclosure of ε(δ),
+    of ``steps`` compositions of the pairs with these laws.
+
+    Kept per process: the same laws recur under several relations of a claim (GPOPE's
+    uniform_one step has one worst pair under both), and a composition costs seconds; only the
+    answers are kept, not the composed distributions (megabytes each).
+    """
+    composed = compose_pairs([OutputPair(first, second) for first, second in laws], steps, interval=interval)
+    answers = [(composed.delta(eps), composed.delta_estimate(eps)) for eps in epsilons]
+    return (*answers, None if delta is None else composed.epsilon(delta))
+
+
 @register_checker(
     "approx_dp_pld",
     description="claimed (epsilon, delta) after N GPOPE steps vs the PLD interval of delta(epsilon)",
@@ -412,9 +434,7 @@ def check_approx_dp_pld(obligation: Obligation, context: CheckContext) -> Eviden
     for m, steps, sigma in points:
         step = GpopeStep(records=m, clip_norm=1.0, noise_multiplier=sigma, steps=steps, sampling=sampling)
         view = step.step_pairs(context.relation)
-        composed = compose_pairs(view.pairs, steps, interval=interval)
-        value = composed.delta(eps)
-        true_epsilon = composed.epsilon(delta)
+        (value, estimate), true_epsilon = _pld_answers(_laws(view.pairs), steps, interval, (eps,), delta)
         true_epsilons.append(
             {
                 "records": m,
@@ -430,7 +450,7 @@ def check_approx_dp_pld(obligation: Obligation, context: CheckContext) -> Eviden
             delta,
             value,
             witness,
-            composed.delta_estimate(eps),
+            estimate,
         )
     return tally.evidence(
         what=f"({eps:g}, {delta:g})-DP after N steps",
@@ -519,11 +539,11 @@ def check_moments_tail_bound(obligation: Obligation, context: CheckContext) -> E
                     for v in moments
                 ]
                 view = step.step_pairs(context.relation)
-                composed = compose_pairs(view.pairs, steps, interval=interval)
-                for eps in params["epsilons"]:
+                epsilons = tuple(float(eps) for eps in params["epsilons"])
+                *answers, _ = _pld_answers(_laws(view.pairs), steps, interval, epsilons, None)
+                for eps, (measured, estimate) in zip(epsilons, answers, strict=True):
                     claim_high = moments_tail_delta(lambdas, upper, eps).value
                     claim_low = moments_tail_delta(lambdas, lower, eps).value
-                    measured = composed.delta(eps)
                     quantity = f"delta({eps:g}) at m={m}, sigma={sigma:g}, N={steps}"
                     if mpmath.mpf(measured.upper) <= claim_low or mpmath.mpf(measured.lower) > claim_high:
                         claimed = claim_low if mpmath.mpf(measured.upper) <= claim_low else claim_high
@@ -531,7 +551,7 @@ def check_moments_tail_bound(obligation: Obligation, context: CheckContext) -> E
                         claimed = claim_low
 
                     witness = partial(_step_witness, step, view, context.relation)
-                    tally.add(quantity, claimed, measured, witness, composed.delta_estimate(eps))
+                    tally.add(quantity, claimed, measured, witness, estimate)
     return tally.evidence(
         what=f"moments tail bound (moments x{mpmath.nstr(scale, 6)})",
         domain=f"{context.relation.name}, sampling={sampling}, m in {params['records']}, sigma in "

@@ -278,6 +278,7 @@ def exhaustive_audit(
     description="Balle et al. 2016 sensitivity statements and Lemma 1 (a)/(b), exhaustive over a bounded chain "
     "universe, exact",
     validate=_validate,
+    batch_by_relation=True,
 )
 def check_exhaustive_sensitivity(obligation: Obligation, context: CheckContext) -> Evidence:
     """Decide one statement of :data:`LSW_STATEMENTS` / :data:`LSL_STATEMENTS` on every neighbouring pair.
@@ -304,7 +305,18 @@ def check_exhaustive_sensitivity(obligation: Obligation, context: CheckContext) 
             "not run",
             budget={"datasets": 0, "pairs": 0},
         )
-    key = (repr(mechanism), context.mechanism_factory is not None, str(p), horizon, m_max, relation)
+    # the claim and the root seed are part of the key: the sigma spot checks draw from the first
+    # obligation's stream, so another claim's sweep is never reused
+    key = (
+        context.claim.id,
+        repr(context.seed.entropy),
+        repr(mechanism),
+        context.mechanism_factory is not None,
+        str(p),
+        horizon,
+        m_max,
+        relation,
+    )
     if key not in _SWEEP_CACHE:
         sigmas = _sigma_evaluation(mechanism, universe, m_max, np.random.default_rng(context.seed))
         statements = mechanism_statements(mechanism, universe, m_max, relation, sigmas)

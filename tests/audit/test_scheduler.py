@@ -1,0 +1,63 @@
+"""The audit's scheduler: obligations run as parallel tasks and give the bytes of a serial run."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+
+from dpaudit.audit.runner import _claim_tasks, run_audit
+from dpaudit.audit.spec import builtin_spec_dir, load_specs
+from dpaudit.kernel.checkers import register_checker
+from dpaudit.kernel.claims import Obligation
+from dpaudit.kernel.evidence import Evidence
+from dpaudit.kernel.verdicts import Verdict
+from dpaudit.report.json_report import strip_timing
+
+
+def _claims(*names: str):
+    return [(claim, str(path)) for claim, path in load_specs([builtin_spec_dir() / name for name in names])]
+
+
+def test_every_cell_is_one_task_and_a_shared_sweep_stays_together():
+    ((claim, _),) = _claims("balle2016_dp_lsl_sensitivity.toml")
+    tasks = _claim_tasks(claim)
+    cells = [cell for task in tasks for cell in task]
+    grid = {(r, o) for r in range(len(claim.relations)) for o in range(len(claim.obligations))}
+    assert sorted(cells) == sorted(grid)  # each (relation, obligation) once
+    sweeps = [o for o, item in enumerate(claim.obligations) if item.checker == "balle_exhaustive_sensitivity"]
+    assert len(sweeps) > 1
+    for r in range(len(claim.relations)):
+        together = [task for task in tasks if (r, sweeps[0]) in task]
+        assert together == [tuple((r, o) for o in sweeps)]  # one task, in the spec's order
+    others = [o for o in range(len(claim.obligations)) if o not in sweeps]
+    for o in others:  # any other obligation: one task with all its relations
+        assert tuple((r, o) for r in range(len(claim.relations))) in tasks
+
+
+def test_a_pool_of_tasks_gives_the_serial_report():
+    claims = _claims("balle2016_dp_lsl_sensitivity.toml", "xie2019_section7.toml", "gaussian_mechanism.toml")
+    serial = run_audit(claims, seed=11, quick=True)
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        pooled = run_audit(claims, seed=11, quick=True, executor=pool)
+    assert [result.claim.id for result in pooled.claims] == [claim.id for claim, _ in claims]
+    assert json.dumps(strip_timing(pooled.to_json()), sort_keys=True) == json.dumps(
+        strip_timing(serial.to_json()), sort_keys=True
+    )
+
+
+@register_checker("test_scheduler_local", description="a checker only this process knows")
+def _local(obligation, context):
+    return Evidence(verdict=Verdict.INCONCLUSIVE, summary="local", domain="none", method="test")
+
+
+def test_a_checker_registered_in_this_process_runs_here_not_in_a_worker():
+    (claim, path), second = _claims("gaussian_mechanism.toml", "laplace_mechanism.toml")
+    local = Obligation(id="local", statement="only here", checker="test_scheduler_local")
+    claims = [(replace(claim, obligations=(*claim.obligations, local)), path), second]
+    # spawned workers know only what importing dpaudit registers (forked ones would inherit this registry)
+    with ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        report = run_audit(claims, seed=3, quick=True, executor=pool)
+    verdicts = [item.evidence.verdict for item in report.claims[0].relations[0].obligations]
+    assert verdicts[-1] is Verdict.INCONCLUSIVE  # a worker would not know the checker: error
