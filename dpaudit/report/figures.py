@@ -175,8 +175,7 @@ def _draw_comparison(axes: Any, figure: dict[str, Any]) -> None:
             markeredgecolor="#000000" if violated else colour,
             linestyle="none",
         )
-        side = "≤" if row.get("safe", "below") == "below" else "≥"
-        labels.append(_plain(textwrap.fill(f"{row['label']} (safe {side} 1)", _LABEL_WIDTH)))
+        labels.append(_plain(_comparison_label(row)))
         ratios.append(ratio)
     axes.axvline(1.0, color="#000000", linestyle="--", linewidth=1)
     axes.set_yticks(range(len(rows)), labels, fontsize=8)
@@ -189,6 +188,11 @@ def _draw_comparison(axes: Any, figure: dict[str, Any]) -> None:
         _plain_log_ticks(axes.xaxis)
     for verdict, (colour, marker) in _VERDICT_STYLES.items():
         axes.plot([], [], marker=marker, color=colour, linestyle="none", label=verdict)
+
+
+def _comparison_label(row: dict[str, Any]) -> str:
+    side = "≤" if row.get("safe", "below") == "below" else "≥"
+    return textwrap.fill(f"{row['label']} (safe {side} 1)", _LABEL_WIDTH)
 
 
 def _comparison_height(rows: list[dict[str, Any]]) -> float:
@@ -251,6 +255,43 @@ def _assert_inert(svg: str) -> None:
                 raise InvalidArgument(f"figure SVG holds attribute {local}={value!r}; refusing to embed it")
 
 
+_WIDTH = 7.0
+#: Inches per text line of 10- and 9-point text: the margins are sized from the text (tick labels of
+#: a comparison measured with the font's metrics) instead of by a layout engine, which costs more
+#: than the drawing.
+_LINE_INCHES = {10: 0.19, 9: 0.17}
+
+
+def _lines(text: str, width: int) -> int:
+    return min(len(textwrap.wrap(text, width)), 3) if text else 0
+
+
+def _margins(figure: dict[str, Any], height: float) -> dict[str, float]:
+    """Where the axes sit (figure fractions), with room for the title, labels, ticks and legend."""
+    top = 0.12 + _LINE_INCHES[10] * max(_lines(figure["title"], 100), 1)
+    bottom = 0.42 + _LINE_INCHES[9] * _lines(figure.get("x_label", ""), 80)
+    if figure["kind"] == "comparison":
+        from matplotlib.font_manager import FontProperties
+        from matplotlib.textpath import text_to_path
+
+        font = FontProperties(family=_RC["font.family"], size=8)
+        lines = {line for row in figure["rows"] for line in _comparison_label(row).split("\n")}
+        points = max(
+            (text_to_path.get_text_width_height_descent(line, font, ismath=False)[0] for line in lines), default=0.0
+        )
+        left = 0.2 + points / 72
+        right = 1.2  # the verdict legend, outside the axes
+    else:
+        left = 0.62 + _LINE_INCHES[9] * _lines(figure.get("y_label", ""), 50)
+        right = 0.25
+    return {
+        "left": left / _WIDTH,
+        "right": 1 - right / _WIDTH,
+        "top": 1 - top / height,
+        "bottom": bottom / height,
+    }
+
+
 def render_svg(figure: dict[str, Any]) -> str:
     """Draw a figure dict as an SVG document; the same data gives the same bytes.
 
@@ -273,7 +314,8 @@ def render_svg(figure: dict[str, Any]) -> str:
     # matplotlib's stubs type rc keys as a Literal union; settings holds valid keys only.
     with matplotlib.rc_context(settings), np.errstate(all="ignore"):  # type: ignore[arg-type]
         height = 3.4 if figure["kind"] != "comparison" else _comparison_height(figure["rows"])
-        canvas = Figure(figsize=(7.0, height), layout="constrained")
+        canvas = Figure(figsize=(_WIDTH, height))
+        canvas.subplots_adjust(**_margins(figure, height))
         axes = canvas.add_subplot()
         if figure["kind"] == "comparison":
             _draw_comparison(axes, figure)
@@ -283,7 +325,7 @@ def render_svg(figure: dict[str, Any]) -> str:
             draw = axes.axhline if line["axis"] == "y" else axes.axvline
             label = _plain(line.get("label", "")) or None
             draw(_float(line["value"]), color="#D55E00", linestyle=":", linewidth=1.2, label=label)
-        canvas.suptitle(_wrap(figure["title"], 100), fontsize=10)
+        canvas.suptitle(_wrap(figure["title"], 100), fontsize=10, y=1 - 0.08 / height, va="top")
         axes.set_xlabel(_wrap(figure.get("x_label", "")))
         axes.set_ylabel(_wrap(figure.get("y_label", ""), 50))
         axes.grid(True, linewidth=0.4, alpha=0.5)

@@ -48,3 +48,13 @@ def test_series_figures_cycle_through_the_palette():
     }
     svg = render_svg(figure).upper()
     assert all(colour.upper() in svg for colour in PALETTE[:3])
+
+
+def test_wide_labels_and_long_titles_stay_inside_the_canvas():
+    """The margins are sized from the text (no layout engine): every label starts inside the figure."""
+    rows = [{**_row(i), "label": "W" * 40 + f" {i} " + "M" * 30} for i in range(3)]
+    figure = {**_comparison(rows), "title": "a title " * 30, "x_label": "an x label " * 20}
+    svg = render_svg(figure)
+    width = float(re.search(r'<svg[^>]* width="([0-9.]+)pt"', svg).group(1))
+    starts = [float(x) for x in re.findall(r'<text [^>]*transform="translate\(([-0-9.e]+) ', svg)]
+    assert starts and min(starts) >= 0 and max(starts) < width
