@@ -162,6 +162,12 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     corpus.add_argument("--only", nargs="+", metavar="NAME", help="check only these candidates")
     corpus.add_argument("--timeout", type=float, default=120.0, help="seconds per candidate call (default 120)")
+    corpus.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="check this many candidates at once, each in its own process (default 1); the tables do not change",
+    )
     corpus.add_argument("--out", default="dpaudit-corpus", help="output folder (default ./dpaudit-corpus)")
 
     explain = commands.add_parser(
@@ -476,6 +482,7 @@ def _command_corpus(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
         quick=arguments.quick,
         limits=CandidateLimits(timeout_seconds=arguments.timeout),
         only=set(arguments.only) if arguments.only else None,
+        jobs=check_integer("jobs", arguments.jobs, low=1, high=64),
     )
     json_path, markdown_path = write_corpus_tables(rows, arguments.out, command="dpaudit " + shlex.join(argv))
     print(markdown_path.read_text(encoding="utf-8"))

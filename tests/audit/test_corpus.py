@@ -99,3 +99,16 @@ def test_the_repository_corpus_loads_with_its_independent_part():
 
     for spec in sorted({entry.spec for entry in entries}):  # every spec loads (pairs checked against the kind)
         load_spec(spec)
+
+
+def test_checking_two_candidates_at_once_gives_the_same_tables(corpus, tmp_path):
+    documents = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs-{jobs}"
+        assert main(["corpus", str(corpus), "--quick", "--jobs", jobs, "--out", str(out)]) == 0
+        document = json.loads((out / "corpus.json").read_text())
+        for row in document["rows"]:
+            row.pop("seconds")
+            row["detail"].pop("seconds", None)
+        documents.append({key: value for key, value in document.items() if key != "command"})
+    assert documents[0] == documents[1]
