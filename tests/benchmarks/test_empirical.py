@@ -12,6 +12,7 @@ from dpaudit.checks.empirical.budget import AuditBudget
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
 from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.mechanisms.gaussian import GaussianMechanism
+from tests.benchmarks.timing import timed
 
 pytestmark = pytest.mark.benchmark
 
@@ -38,13 +39,14 @@ def _certify(samples, events=("threshold",), seed=0):
 
 def test_throughput_against_raw_standard_normal(record):
     samples = 10**7
-    raw = min(_raw_seconds(2 * samples, batch) for batch in (1 << 14, 1 << 20, 2 * samples))
+    _certify(10**5)  # imports and first calls out of the timing
+    raw = min(_raw_seconds(2 * samples, batch) for batch in (1 << 14, 1 << 20) for _ in range(3))
     rows = []
     for events in (("threshold",), ("threshold", "halfspace", "classifier")):
-        bound, seconds = _certify(samples, events)
-        rows.append((events, bound.epsilon_lower_bound, seconds, raw / seconds))
+        (bound, _), timings = timed(lambda events=events: _certify(samples, events))
+        rows.append((events, bound.epsilon_lower_bound, timings, raw / min(timings)))
     raw_rate = f"raw standard_normal {2 * samples / raw / 1e6:.1f} M draws/s"
-    for (events, epsilon, seconds, ratio), (point, target) in zip(
+    for (events, epsilon, timings, ratio), (point, target) in zip(
         rows, ((">= 0.7", 0.7), (">= 0.3", 0.3)), strict=True
     ):
         record(
@@ -54,7 +56,9 @@ def test_throughput_against_raw_standard_normal(record):
             "x",
             point,
             ratio >= target,
-            f"{seconds:.3f} s, eps_lb {epsilon:.4f}; {raw_rate} ({raw:.3f} s for {2 * samples})",
+            f"{min(timings):.3f} s, eps_lb {epsilon:.4f}; {raw_rate} ({raw:.3f} s for {2 * samples}, best of 3 "
+            "with the best of two batch sizes)",
+            timings=timings,
         )
 
 

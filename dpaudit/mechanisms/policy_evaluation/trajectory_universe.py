@@ -23,7 +23,7 @@ import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, lru_cache
 from math import comb
 from typing import Any
 
@@ -128,7 +128,14 @@ def chain_universe(n_states: int, p: Any, gamma: Any, horizon: int) -> Trajector
         Balle et al. 2016, Sec. 6 (the chain domain).
     """
     chain = Chain(n_states=n_states, p=p, gamma=gamma)
-    cap = check_integer("horizon", horizon, low=1)
+    return _chain_universe(chain.n_states, chain.p, chain.gamma, check_integer("horizon", horizon, low=1))
+
+
+@lru_cache(maxsize=16)
+def _chain_universe(n_states: int, p: Fraction, gamma: Fraction, cap: int) -> TrajectoryUniverse:
+    """:func:`chain_universe` on checked arguments, kept per process (a spec's validation counts
+    the pairs of the same universe that its checker then sweeps)."""
+    chain = Chain(n_states=n_states, p=p, gamma=gamma)
     groups: dict[tuple[frozenset[int], tuple[Fraction, ...]], list[Trajectory]] = {}
     total = 0
     for start in range(chain.n_states):
