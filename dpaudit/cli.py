@@ -14,7 +14,6 @@ import importlib
 import json
 import logging
 import multiprocessing
-import multiprocessing.forkserver
 import os
 import shlex
 import signal
@@ -336,14 +335,11 @@ def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     from dpaudit.audit.spec import builtin_specs, load_specs
     from dpaudit.checks.empirical.executors import make_executor
 
-    # pool workers start from a server that has already imported the checkers (once, not per worker);
-    # started now, it imports them while this process loads the specs
-    multiprocessing.get_context("forkserver").set_forkserver_preload(["dpaudit.audit.plugins"])
-    if str(arguments.executor).startswith("process"):
-        multiprocessing.forkserver.ensure_running()
     paths = [Path(spec) for spec in arguments.specs] or builtin_specs()
     claims = [(_sampled(claim, arguments), spec_display_path(path)) for claim, path in load_specs(paths)]
     check_output_folder(arguments.out)
+    # pool workers start from a server that has already imported the checkers (once, not per worker)
+    multiprocessing.get_context("forkserver").set_forkserver_preload(["dpaudit.audit.plugins"])
     with make_executor(arguments.executor) as executor:
         report = run_audit(
             claims,
