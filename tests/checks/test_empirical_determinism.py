@@ -31,11 +31,27 @@ def test_same_bound_on_every_local_executor(reference, spec):
         assert _bound(executor) == reference
 
 
-def test_same_bound_on_a_dask_local_cluster(reference):
+def test_same_bound_on_a_dask_local_cluster(reference, caplog, monkeypatch):
+    """Two worker processes (a real LocalCluster); with the nanny's malloc setting a warning says
+    how to start faster workers (docs/executors.md), without it none."""
     distributed = pytest.importorskip("distributed", reason="Dask is an optional extra: pip install 'dpaudit[dask]'")
-    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None)
-    with cluster, distributed.Client(cluster) as client:
-        executor = make_executor(client)
-        assert _bound(executor) == reference
-        executor.shutdown()
-        assert client.status == "running"
+    import dask
+
+    environ = dask.config.get("distributed.nanny.pre-spawn-environ")
+    settings = [
+        ({}, True),
+        ({"distributed.nanny.pre-spawn-environ": {k: v for k, v in environ.items() if "MALLOC" not in k}}, False),
+    ]
+    for config, warned in settings:
+        caplog.clear()
+        monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)  # a nanny leaves it in this process's environment
+        with dask.config.set(config):
+            cluster = distributed.LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            )
+        with cluster, distributed.Client(cluster) as client:
+            executor = make_executor(client)
+            assert _bound(executor) == reference
+            executor.shutdown()
+            assert client.status == "running"
+        assert ("MALLOC_TRIM_THRESHOLD_" in caplog.text) is warned

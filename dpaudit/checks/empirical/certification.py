@@ -252,10 +252,7 @@ def certify_privacy_lower_bound(
     pilots = []
     for i, pair in enumerate(pairs):
         pilot = budget.pilot if pair.pilot_cap is None else max(min(budget.pilot, pair.pilot_cap), 10)
-        sides = [
-            draw_outputs(sampler, data, pilot, seed=phase_seed(root, i, PILOT, side), **common)
-            for side, data in enumerate((pair.first, pair.second))
-        ]
+        sides = draw_outputs(sampler, _sides(root, i, PILOT, pair), pilot, **common)
         projections = _projections(sides[0], sides[1], budget, pair)
         grids = [
             ThresholdGrid.spanning(np.concatenate([p.scores(sides[0]), p.scores(sides[1])]), budget.thresholds)
@@ -273,12 +270,9 @@ def certify_privacy_lower_bound(
     tried = 0
     for i in kept:
         _, projections, grids = pilots[i]
-        histograms = [
-            histogram_scores(
-                sampler, data, budget.selection, projections, grids, seed=phase_seed(root, i, SELECTION, side), **common
-            )
-            for side, data in enumerate((pairs[i].first, pairs[i].second))
-        ]
+        histograms = histogram_scores(
+            sampler, _sides(root, i, SELECTION, pairs[i]), budget.selection, projections, grids, **common
+        )
         for j, (projection, grid) in enumerate(zip(projections, grids, strict=False)):
             best, count = _score_candidates(
                 i,
@@ -320,6 +314,13 @@ def certify_privacy_lower_bound(
     )
 
 
+def _sides(
+    root: np.random.SeedSequence, index: int, phase: int, pair: NeighbourPair
+) -> list[tuple[Any, np.random.SeedSequence]]:
+    """Both sides of pair ``index`` with the seeds of their draws in ``phase``."""
+    return [(data, phase_seed(root, index, phase, side)) for side, data in enumerate((pair.first, pair.second))]
+
+
 def _certify(
     sampler: Any,
     pairs: Sequence[NeighbourPair],
@@ -338,10 +339,7 @@ def _certify(
     for i in sorted({candidate.pair_index for candidate in chosen}):
         mine = [candidate for candidate in chosen if candidate.pair_index == i]
         events = [candidate.event for candidate in mine]
-        counts = [
-            count_events(sampler, data, n, events, seed=phase_seed(root, i, phase, side), **common)
-            for side, data in enumerate((pairs[i].first, pairs[i].second))
-        ]
+        counts = count_events(sampler, _sides(root, i, phase, pairs[i]), n, events, **common)
         for k, candidate in enumerate(mine):
             first, second = int(counts[0][k]), int(counts[1][k])
             p_count, q_count = (first, second) if candidate.p_is_first else (second, first)

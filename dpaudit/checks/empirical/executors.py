@@ -8,6 +8,7 @@ extra (``pip install dpaudit[dask]``) and is imported only when asked for.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import sys
@@ -24,6 +25,8 @@ from typing import IO, Any
 from dpaudit.errors import InvalidArgument, InvalidType
 
 __all__ = ["DaskExecutor", "SerialExecutor", "make_executor", "run_tasks"]
+
+log = logging.getLogger("dpaudit")
 
 _DASK_MISSING = (
     "the Dask executor needs the optional 'dask' extra: pip install 'dpaudit[dask]' "
@@ -66,6 +69,14 @@ class DaskExecutor(Executor):
         self.client = client
         self._owns_client = owns_client
         self._inner = client.get_executor(pure=False)
+        slow = sorted(worker for worker, value in client.run(_trim_threshold).items() if value is not None)
+        if slow:
+            log.warning(
+                "%d Dask worker(s) run with MALLOC_TRIM_THRESHOLD_ set (the nanny's default): every numpy "
+                "batch array then goes through mmap and dpaudit's sampling runs 2-4x slower; start the "
+                "workers without it (docs/executors.md)",
+                len(slow),
+            )
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
         """Submit ``fn(*args, **kwargs)`` to the cluster."""
@@ -76,6 +87,11 @@ class DaskExecutor(Executor):
         self._inner.shutdown(wait=wait and not cancel_futures)
         if self._owns_client:
             self.client.close()
+
+
+def _trim_threshold() -> str | None:
+    """MALLOC_TRIM_THRESHOLD_ in this (worker) process: set, glibc stops adapting its mmap threshold."""
+    return os.environ.get("MALLOC_TRIM_THRESHOLD_")
 
 
 def _worker_count(spec: str, text: str | None) -> int | None:

@@ -160,7 +160,7 @@ def privacy_loss_histogram(
         "progress": progress,
     }
     pilot_count = check_integer("pilot_samples", pilot_samples, low=10)
-    pilot = draw_outputs(sampler, pair.first, pilot_count, seed=phase_seed(root, 0), **common)
+    (pilot,) = draw_outputs(sampler, [(pair.first, phase_seed(root, 0))], pilot_count, **common)
     grid = ThresholdGrid.spanning(log_ratio.scores(pilot), bins)
-    (counts,) = histogram_scores(sampler, pair.first, n, [log_ratio], [grid], seed=phase_seed(root, 1), **common)
+    ((counts,),) = histogram_scores(sampler, [(pair.first, phase_seed(root, 1))], n, [log_ratio], [grid], **common)
     return PrivacyLossHistogram(grid, tuple(int(c) for c in counts))

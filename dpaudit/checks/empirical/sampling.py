@@ -181,59 +181,115 @@ def _chunks(
     ]
 
 
-def draw_outputs(
+#: The inputs of one side of a pair and the seed of its draws.
+Side = tuple[Any, np.random.SeedSequence]
+
+
+def _run_sides(
+    function: Callable[[_Chunk], Any],
     sampler: Any,
-    data: Any,
+    sides: Sequence[Side],
     count: int,
     *,
-    seed: np.random.SeedSequence,
     chunk_size: int,
     batch_size: int,
-    executor: Executor | None = None,
-    progress: bool | None = None,
-) -> np.ndarray:
-    """Draw ``count`` outputs on ``data`` and return them as rows (shape (count, d))."""
-    chunks = _chunks(sampler, data, count, seed, chunk_size, batch_size)
-    parts = run_tasks(_raw_chunk, chunks, executor=executor, progress=progress, label="pilot")
-    return np.concatenate(parts)
+    executor: Executor | None,
+    progress: bool | None,
+    label: str,
+    **extra: Any,
+) -> list[list[Any]]:
+    """``function`` on every chunk of every side, in one round of tasks (the sides' chunks share the
+    workers instead of waiting for each other); the chunk results, per side."""
+    per_side = [_chunks(sampler, data, count, seed, chunk_size, batch_size, **extra) for data, seed in sides]
+    flat = run_tasks(
+        function, [chunk for chunks in per_side for chunk in chunks], executor=executor, progress=progress, label=label
+    )
+    results, start = [], 0
+    for chunks in per_side:
+        results.append(flat[start : start + len(chunks)])
+        start += len(chunks)
+    return results
 
 
-def histogram_scores(
+def draw_outputs(
     sampler: Any,
-    data: Any,
+    sides: Sequence[Side],
     count: int,
-    projections: Sequence[Projection],
-    grids: Sequence[ThresholdGrid],
     *,
-    seed: np.random.SeedSequence,
     chunk_size: int,
     batch_size: int,
     executor: Executor | None = None,
     progress: bool | None = None,
 ) -> list[np.ndarray]:
-    """Draw ``count`` outputs on ``data`` and return, per projection, the histogram on its grid."""
-    extra = {"projections": tuple(projections), "grids": tuple(grids)}
-    chunks = _chunks(sampler, data, count, seed, chunk_size, batch_size, **extra)
-    parts = run_tasks(_histogram_chunk, chunks, executor=executor, progress=progress, label="selection")
-    return [np.sum([part[i] for part in parts], axis=0) for i in range(len(projections))]
+    """Draw ``count`` outputs on each side's data and return them as rows (shape (count, d)), per side."""
+    parts = _run_sides(
+        _raw_chunk,
+        sampler,
+        sides,
+        count,
+        chunk_size=chunk_size,
+        batch_size=batch_size,
+        executor=executor,
+        progress=progress,
+        label="pilot",
+    )
+    return [np.concatenate(side) for side in parts]
 
 
-def count_events(
+def histogram_scores(
     sampler: Any,
-    data: Any,
+    sides: Sequence[Side],
     count: int,
-    events: Sequence[Event],
+    projections: Sequence[Projection],
+    grids: Sequence[ThresholdGrid],
     *,
-    seed: np.random.SeedSequence,
     chunk_size: int,
     batch_size: int,
     executor: Executor | None = None,
     progress: bool | None = None,
-) -> np.ndarray:
-    """Draw ``count`` outputs on ``data`` and return how many fall in each event (int64)."""
-    chunks = _chunks(sampler, data, count, seed, chunk_size, batch_size, events=tuple(events))
-    parts = run_tasks(_count_chunk, chunks, executor=executor, progress=progress, label="certification")
-    return np.sum(parts, axis=0)
+) -> list[list[np.ndarray]]:
+    """Draw ``count`` outputs on each side's data; per side, per projection, the histogram on its grid."""
+    parts = _run_sides(
+        _histogram_chunk,
+        sampler,
+        sides,
+        count,
+        chunk_size=chunk_size,
+        batch_size=batch_size,
+        executor=executor,
+        progress=progress,
+        label="selection",
+        projections=tuple(projections),
+        grids=tuple(grids),
+    )
+    return [[np.sum([part[i] for part in side], axis=0) for i in range(len(projections))] for side in parts]
+
+
+def count_events(
+    sampler: Any,
+    sides: Sequence[Side],
+    count: int,
+    events: Sequence[Event],
+    *,
+    chunk_size: int,
+    batch_size: int,
+    executor: Executor | None = None,
+    progress: bool | None = None,
+) -> list[np.ndarray]:
+    """Draw ``count`` outputs on each side's data; per side, how many fall in each event (int64)."""
+    parts = _run_sides(
+        _count_chunk,
+        sampler,
+        sides,
+        count,
+        chunk_size=chunk_size,
+        batch_size=batch_size,
+        executor=executor,
+        progress=progress,
+        label="certification",
+        events=tuple(events),
+    )
+    return [np.sum(side, axis=0) for side in parts]
 
 
 def neighbour_pairs(pairs: Any, convert: Callable[[Any], Any] | None = None) -> list[NeighbourPair]:
