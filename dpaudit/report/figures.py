@@ -36,7 +36,9 @@ enumerated dataset against the claimed bound); ``histogram`` takes ``x`` as the
 ``len(y) + 1`` bin edges and ``y`` as the bar heights (e.g. a privacy-loss histogram,
 with ``reference_lines`` at ±ε); ``comparison`` plots measured / claimed per row with
 its interval against the line 1. At most :data:`MAX_POINTS` points per series; keep
-series to a few hundred points so that reports stay small.
+series to a few hundred points so that reports stay small. Comparisons (most figures of a
+report) are written straight to SVG by :mod:`dpaudit.report.comparison_svg`; the other kinds
+are drawn with matplotlib.
 
 References:
     matplotlib SVG backend, ``svg.hashsalt`` and ``metadata={"Date": None}`` for
@@ -45,7 +47,6 @@ References:
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import io
 import math
@@ -62,6 +63,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit.errors import InvalidArgument, InvalidType
+from dpaudit.report.comparison_svg import LABEL_WIDTH, comparison_svg
 from dpaudit.report.figure_checks import _float, _floats, check_figure
 from dpaudit.report.values import to_float
 
@@ -79,7 +81,6 @@ _VERDICT_STYLES = {
     "violated": ("#D55E00", "X"),
 }
 _OTHER_STYLE = ("#000000", ".")
-_LABEL_WIDTH = 56
 _RC: dict[str, Any] = {
     "svg.hashsalt": "dpaudit",
     "svg.fonttype": "none",
@@ -155,50 +156,9 @@ def _wrap(text: str, width: int = 80) -> str:
     return _plain("\n".join(textwrap.wrap(text, width)[:3])) if text else ""
 
 
-def _draw_comparison(axes: Any, figure: dict[str, Any]) -> None:
-    """Every row as a point (and its enclosure), styled by verdict; violations drawn larger."""
-    rows = figure["rows"]
-    ratios, labels = [], []
-    for position, row in enumerate(reversed(rows)):
-        claimed, measured = _float(row["claimed"]), _float(row["measured"])
-        ratio = measured / claimed if claimed else math.nan
-        colour, marker = _VERDICT_STYLES.get(str(row.get("verdict", "")), _OTHER_STYLE)
-        violated = row.get("verdict") == "violated"
-        if "lower" in row and "upper" in row and claimed:
-            ends = sorted((_float(row["lower"]) / claimed, _float(row["upper"]) / claimed))
-            axes.plot(ends, [position, position], color=colour, linewidth=3, alpha=0.6, solid_capstyle="butt")
-        axes.plot(
-            [ratio],
-            [position],
-            marker=marker,
-            color=colour,
-            markersize=9 if violated else 6,
-            markeredgecolor="#000000" if violated else colour,
-            linestyle="none",
-        )
-        labels.append(_plain(_comparison_label(row)))
-        ratios.append(ratio)
-    axes.axvline(1.0, color="#000000", linestyle="--", linewidth=1)
-    axes.set_yticks(range(len(rows)), labels, fontsize=8)
-    axes.set_ylim(-0.7, len(rows) - 0.3)
-    finite = [r for r in ratios if math.isfinite(r)]
-    if figure.get("x_scale") == "log" or (
-        finite and min(finite) > 0 and max([*finite, 1.0]) / min([*finite, 1.0]) > 50
-    ):
-        axes.set_xscale("log")
-        _plain_log_ticks(axes.xaxis)
-    for verdict, (colour, marker) in _VERDICT_STYLES.items():
-        axes.plot([], [], marker=marker, color=colour, linestyle="none", label=verdict)
-
-
-def _comparison_label(row: dict[str, Any]) -> str:
-    side = "≤" if row.get("safe", "below") == "below" else "≥"
-    return textwrap.fill(f"{row['label']} (safe {side} 1)", _LABEL_WIDTH)
-
-
 def _comparison_height(rows: list[dict[str, Any]]) -> float:
     """Inches for a comparison figure: every row, with room for labels that wrap."""
-    lines = sum(len(textwrap.wrap(f"{row['label']} (safe ≤ 1)", _LABEL_WIDTH)) or 1 for row in rows)
+    lines = sum(len(textwrap.wrap(f"{row['label']} (safe ≤ 1)", LABEL_WIDTH)) or 1 for row in rows)
     return 1.6 + 0.16 * lines + 0.12 * len(rows)
 
 
@@ -263,17 +223,6 @@ _WIDTH = 7.0
 _LINE_INCHES = {10: 0.19, 9: 0.17}
 
 
-@functools.lru_cache(maxsize=1024)
-def _tick_char_points(character: str) -> float:
-    """The advance of one character of an 8-point tick label, in points (a line's width is about the
-    sum: kerning only tightens it, and 0.25 inch of the margin absorbs the rest)."""
-    from matplotlib.font_manager import FontProperties
-    from matplotlib.textpath import text_to_path
-
-    font = FontProperties(family=_RC["font.family"], size=8)
-    return float(text_to_path.get_text_width_height_descent(character, font, ismath=False)[0])
-
-
 def _lines(text: str, width: int) -> int:
     return min(len(textwrap.wrap(text, width)), 3) if text else 0
 
@@ -282,13 +231,8 @@ def _margins(figure: dict[str, Any], height: float) -> dict[str, float]:
     """Where the axes sit (figure fractions), with room for the title, labels, ticks and legend."""
     top = 0.12 + _LINE_INCHES[10] * max(_lines(figure["title"], 100), 1)
     bottom = 0.42 + _LINE_INCHES[9] * _lines(figure.get("x_label", ""), 80)
-    if figure["kind"] == "comparison":
-        lines = {line for row in figure["rows"] for line in _comparison_label(row).split("\n")}
-        left = 0.25 + max((sum(map(_tick_char_points, line)) for line in lines), default=0.0) / 72
-        right = 1.2  # the verdict legend, outside the axes
-    else:
-        left = 0.62 + _LINE_INCHES[9] * _lines(figure.get("y_label", ""), 50)
-        right = 0.25
+    left = 0.62 + _LINE_INCHES[9] * _lines(figure.get("y_label", ""), 50)
+    right = 0.25
     return {
         "left": left / _WIDTH,
         "right": 1 - right / _WIDTH,
@@ -305,12 +249,16 @@ def render_svg(figure: dict[str, Any]) -> str:
 
     Returns:
         The SVG text, starting at ``<svg`` (no XML prolog), with text as ``<text>``
-        elements (escaped by matplotlib), no scripts and no external references.
+        elements (XML-escaped), no scripts and no external references.
 
     Raises:
         InvalidType, InvalidArgument: if ``figure`` does not follow the convention.
     """
     check_figure(figure)
+    if figure["kind"] == "comparison":
+        svg = comparison_svg(figure, _VERDICT_STYLES, _OTHER_STYLE, _comparison_height(figure["rows"]))
+        _assert_inert(svg)
+        return svg
     import matplotlib
     from cycler import cycler
     from matplotlib.figure import Figure
@@ -318,14 +266,11 @@ def render_svg(figure: dict[str, Any]) -> str:
     settings = {**_RC, "axes.prop_cycle": cycler(color=PALETTE)}
     # matplotlib's stubs type rc keys as a Literal union; settings holds valid keys only.
     with matplotlib.rc_context(settings), np.errstate(all="ignore"):  # type: ignore[arg-type]
-        height = 3.4 if figure["kind"] != "comparison" else _comparison_height(figure["rows"])
+        height = 3.4
         canvas = Figure(figsize=(_WIDTH, height))
         canvas.subplots_adjust(**_margins(figure, height))
         axes = canvas.add_subplot()
-        if figure["kind"] == "comparison":
-            _draw_comparison(axes, figure)
-        else:
-            _draw_series(axes, figure)
+        _draw_series(axes, figure)
         for line in figure.get("reference_lines", []):
             draw = axes.axhline if line["axis"] == "y" else axes.axvline
             label = _plain(line.get("label", "")) or None
@@ -334,9 +279,7 @@ def render_svg(figure: dict[str, Any]) -> str:
         axes.set_xlabel(_wrap(figure.get("x_label", "")))
         axes.set_ylabel(_wrap(figure.get("y_label", ""), 50))
         axes.grid(True, linewidth=0.4, alpha=0.5)
-        if figure["kind"] == "comparison":  # the verdict legend, beside the points rather than over them
-            axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
-        elif axes.get_legend_handles_labels()[1]:
+        if axes.get_legend_handles_labels()[1]:
             axes.legend(fontsize=8, loc="best")
         buffer = io.StringIO()
         canvas.savefig(buffer, format="svg", metadata={"Date": None})
@@ -417,21 +360,32 @@ def collect_figures(document: dict[str, Any]) -> list[PlacedFigure]:
     return _draw_all(jobs)
 
 
-#: Fewer figures than this are drawn in this process (a pool costs more than it saves).
+#: Fewer matplotlib figures than this are drawn in this process (a pool costs more than it saves).
 _PARALLEL_FROM = 8
 
 
 def _draw_all(jobs: list[tuple[Any, tuple[int, int, int | None], tuple[str, ...]]]) -> list[PlacedFigure]:
-    """Draw the figures, on every core when there are enough of them (forked workers that
-    already hold matplotlib); the SVG of a figure does not depend on where it is drawn."""
+    """Draw the figures: comparisons here (a millisecond each), the others with matplotlib, on every
+    core when there are enough of them (forked workers that already hold matplotlib); the SVG of a
+    figure does not depend on where it is drawn."""
+    slow = [
+        index for index, job in enumerate(jobs) if not (isinstance(job[0], dict) and job[0].get("kind") == "comparison")
+    ]
     workers = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1, 4)
-    if len(jobs) < _PARALLEL_FROM or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if len(slow) < _PARALLEL_FROM or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return [_place(*job) for job in jobs]
     import matplotlib.figure  # noqa: F401  (imported once here, inherited by the forked workers)
 
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_quiet_worker) as pool:
-        return list(pool.map(_place_job, jobs, chunksize=max(1, len(jobs) // (4 * workers))))
+        drawn = dict(
+            zip(
+                slow,
+                pool.map(_place_job, [jobs[i] for i in slow], chunksize=max(1, len(slow) // (4 * workers))),
+                strict=True,
+            )
+        )
+    return [drawn[index] if index in drawn else _place(*job) for index, job in enumerate(jobs)]
 
 
 def _quiet_worker() -> None:

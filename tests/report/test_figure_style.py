@@ -3,8 +3,10 @@ verdict legend in every comparison figure and violations drawn larger."""
 
 from __future__ import annotations
 
+import html
 import re
 
+from dpaudit.report.comparison_svg import text_width
 from dpaudit.report.figures import PALETTE, render_svg
 
 VERDICTS = ("proven", "verified", "consistent", "inconclusive", "error", "violated")
@@ -51,10 +53,17 @@ def test_series_figures_cycle_through_the_palette():
 
 
 def test_wide_labels_and_long_titles_stay_inside_the_canvas():
-    """The margins are sized from the text (no layout engine): every label starts inside the figure."""
+    """The margins are sized from the text (no layout engine): every text lies inside the figure."""
     rows = [{**_row(i), "label": "W" * 40 + f" {i} " + "M" * 30} for i in range(3)]
     figure = {**_comparison(rows), "title": "a title " * 30, "x_label": "an x label " * 20}
     svg = render_svg(figure)
     width = float(re.search(r'<svg[^>]* width="([0-9.]+)pt"', svg).group(1))
-    starts = [float(x) for x in re.findall(r'<text [^>]*transform="translate\(([-0-9.e]+) ', svg)]
-    assert starts and min(starts) >= 0 and max(starts) < width
+    texts = re.findall(
+        r'<text style="font-size: ([0-9.]+)px[^"]*text-anchor: (\w+)" transform="translate\(([-0-9.e]+) [^>]*>([^<]*)<',
+        svg,
+    )
+    assert len(texts) > 10
+    for size, anchor, x, text in texts:
+        extent = text_width(html.unescape(text), float(size))
+        start = float(x) - {"start": 0.0, "middle": extent / 2, "end": extent}[anchor]
+        assert start >= 0 and start + extent <= width, (text, start, extent)

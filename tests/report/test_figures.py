@@ -209,7 +209,8 @@ def test_figures_drawn_on_several_cores_are_the_bytes_drawn_in_process(every_ver
 
     document = {"claims": every_verdict_document["claims"] * 3}  # enough figures for the pool
     parallel = figures.collect_figures(document)
-    assert len(parallel) >= figures._PARALLEL_FROM
+    drawn_by_matplotlib = [f for f in parallel if f.obligation is not None and f.svg is not None]
+    assert len(drawn_by_matplotlib) >= figures._PARALLEL_FROM  # the pool drew them
     monkeypatch.setattr(figures, "_PARALLEL_FROM", 10**9)
     serial = figures.collect_figures(document)
     assert [(f.file_name, f.svg, f.problem) for f in parallel] == [(f.file_name, f.svg, f.problem) for f in serial]
