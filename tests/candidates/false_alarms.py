@@ -1,0 +1,104 @@
+"""The false-alarm table: every private candidate of the corpus, checked seed by seed.
+
+    python -m tests.candidates.false_alarms SEED_RUN.json ... [--out reports/candidates]
+
+Each SEED_RUN.json is the corpus.json of one run of
+``dpaudit corpus tests/candidates/manifest.toml --quick --first-seed K --seeds 1 --jobs 2 --only <the
+private candidates>`` (``--names`` prints that list). The rows of every run given are kept,
+compactly, in ``false_alarm.json`` (merged with the runs already there, by seed), and
+``false_alarm.md`` is rewritten from them: per seed, how many checks said what, and every
+``violated`` named (a ``violated`` on a private candidate is a false alarm).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+from dpaudit.audit.candidates.corpus import load_manifest
+
+ROOT = Path(__file__).resolve().parents[2]
+MANIFEST = ROOT / "tests" / "candidates" / "manifest.toml"
+
+#: Seeds 0-4, run before the rows were kept (the session of 2026-11-24; seed 0 is the whole-corpus
+#: run of corpus.md): seed, checks, violated, consistent, inconclusive, verified, seconds.
+EARLIER = [
+    (0, 71, 0, 59, 9, 3, 1972),
+    (1, 71, 0, 59, 9, 3, 2237),
+    (2, 71, 0, 57, 11, 3, 2295),
+    (3, 71, 0, 58, 10, 3, 2001),
+    (4, 71, 0, 57, 11, 3, 1735),
+]
+
+
+def private_names() -> list[str]:
+    """The corpus's candidates whose truth is ``private``, in manifest order."""
+    return [entry.name for entry in load_manifest(MANIFEST) if entry.truth == "private"]
+
+
+def _compact(row: dict) -> dict:
+    keep = ("name", "kind", "seed", "verdict", "epsilon_lower_bound", "claimed_epsilon", "seconds")
+    return {key: row.get(key) for key in keep}
+
+
+def write_tables(runs: list[Path], out: Path) -> tuple[Path, Path]:
+    """Merge the runs' rows into ``out/false_alarm.json`` and rewrite ``out/false_alarm.md``."""
+    names = set(private_names())
+    store = out / "false_alarm.json"
+    rows = json.loads(store.read_text(encoding="utf-8"))["rows"] if store.exists() else []
+    for run in runs:
+        fresh = [_compact(row) for row in json.loads(run.read_text(encoding="utf-8"))["rows"]]
+        if any(row["name"] not in names for row in fresh):
+            raise SystemExit(f"{run}: holds candidates that are not private; run with --only $(names)")
+        seeds = {row["seed"] for row in fresh}
+        rows = [row for row in rows if row["seed"] not in seeds] + fresh
+    rows.sort(key=lambda row: (row["seed"], row["name"]))
+    store.write_text(json.dumps({"rows": rows}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    lines = [
+        "# False alarms on the private candidates, seed by seed",
+        "",
+        "Each seed: `dpaudit corpus tests/candidates/manifest.toml --quick --first-seed K --seeds 1 --jobs 2 "
+        "--only <the private candidates>`; the table: `python -m tests.candidates.false_alarms RUN.json ...` "
+        "(rows in false_alarm.json). A false alarm is a `violated` verdict on a candidate whose truth is `private`.",
+        "",
+        "| seed | private candidates | violated (false alarms) | consistent | inconclusive | verified | time (s) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    lines += [f"| {s} | {n} | {v} | {c} | {i} | {e} | {t} |" for s, n, v, c, i, e, t in EARLIER]
+    alarms = []
+    for seed in sorted({row["seed"] for row in rows}):
+        mine = [row for row in rows if row["seed"] == seed]
+        counts = Counter(row["verdict"] for row in mine)
+        seconds = round(sum(row["seconds"] or 0 for row in mine))
+        lines.append(
+            f"| {seed} | {len(mine)} | {counts['violated']} | {counts['consistent']} | {counts['inconclusive']} "
+            f"| {counts['verified']} | {seconds} |"
+        )
+        alarms += [f"- seed {seed}: {row['name']}" for row in mine if row["verdict"] == "violated"]
+    seeds = len(EARLIER) + len({row["seed"] for row in rows})
+    checks = sum(n for _, n, *_ in EARLIER) + len(rows)
+    false = sum(v for _, _, v, *_ in EARLIER) + len(alarms)
+    lines += ["", f"**{false} false `violated` in {checks} checks of private candidates over {seeds} seeds.**"]
+    lines += ["", "False alarms:", "", *(alarms or ["- none"]), ""]
+    markdown = out / "false_alarm.md"
+    markdown.write_text("\n".join(lines), encoding="utf-8")
+    return store, markdown
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("runs", nargs="*", type=Path, help="corpus.json of one seed's run each")
+    parser.add_argument("--out", type=Path, default=ROOT / "reports" / "candidates")
+    parser.add_argument("--names", action="store_true", help="print the private candidates' names and stop")
+    arguments = parser.parse_args()
+    if arguments.names:
+        print(" ".join(private_names()))
+        return
+    for path in write_tables(arguments.runs, arguments.out):
+        print(path)
+
+
+if __name__ == "__main__":
+    main()
