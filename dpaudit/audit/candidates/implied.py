@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from dpaudit.audit.plugins import get_checker
+from dpaudit.checks.empirical.parametric import DEFAULT_CONFIDENCE
 from dpaudit.errors import DpAuditError
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.mechanisms.catalogue import get_mechanism
@@ -30,11 +31,6 @@ IMPLIED_PREFIX = "implied-"
 #: Samples per side of the implied parametric fit (full run, ``--quick``).
 FIT_SAMPLES = 50_000
 FIT_SAMPLES_QUICK = 20_000
-
-#: Confidence of the implied fit. A fit pins the scale to a fraction of a percent, so its bound
-#: sits close to the truth; against a claim stated at the truth, 95% would cry wolf on about
-#: one correct implementation in a few hundred audits. 99.9% still resolves a scale 3% small.
-FIT_CONFIDENCE = 0.999
 
 #: Families whose mechanisms are stated as y = X + noise: the implied fit also tries the inputs
 #: as centres (a tested assumption; see :mod:`dpaudit.checks.empirical.parametric`).
@@ -73,7 +69,7 @@ def _candidates(claim: Claim, pairs: dict[str, Any]) -> list[Obligation]:
                 params={
                     "family": family,
                     "samples": FIT_SAMPLES,
-                    "confidence": FIT_CONFIDENCE,
+                    "confidence": DEFAULT_CONFIDENCE,
                     **({"centres_at_inputs": True} if family in CENTRED_FAMILIES else {}),
                     **pairs,
                 },

@@ -60,6 +60,13 @@ stats = lazy_module("scipy.stats")
 __all__ = ["FAMILIES", "check_parametric_noise_fit", "fit_centred_pair", "fit_pair"]
 
 FAMILIES = ("gaussian", "laplace", "dirichlet")
+#: The default confidence of the fitted region. A fit pins the noise scale to a fraction of a percent,
+#: so its bound sits close to the truth: against a claim stated at the truth (a correct
+#: implementation), a 95% region says ``violated`` in a few audits in a hundred (3 of 710 private
+#: corpus checks: one seed, three Dirichlet candidates with the same draws; the Dirichlet interval is
+#: also only asymptotic). 99.9% still resolves a scale a few percent too small.
+DEFAULT_CONFIDENCE = 0.999
+
 _KEYS = {"family", "samples", "confidence", "fit_alpha", "pairs", "centres_at_inputs"}
 
 
@@ -74,7 +81,7 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
     if family in ("gaussian", "dirichlet") and guarantee.delta == 0:
         raise InvalidArgument(f"family={family!r} needs delta > 0 (the family is never pure DP)")
     check_integer("samples", params.get("samples", 20_000), low=100, high=10**7)
-    check_real("confidence", params.get("confidence", 0.95), low=0.5, high=1.0, high_open=True)
+    check_real("confidence", params.get("confidence", DEFAULT_CONFIDENCE), low=0.5, high=1.0, high_open=True)
     check_real("fit_alpha", params.get("fit_alpha", 0.01), low=0.0, high=0.5, low_open=True)
     if not isinstance(params.get("centres_at_inputs", False), bool):
         raise InvalidArgument(f"centres_at_inputs={params['centres_at_inputs']!r}: expected true or false")
@@ -196,7 +203,7 @@ def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) ->
     guarantee = approx_dp_of(context.claim)
     family = str(params.get("family", "gaussian"))
     samples = int(params.get("samples", 20_000))
-    confidence = float(params.get("confidence", 0.95))
+    confidence = float(params.get("confidence", DEFAULT_CONFIDENCE))
     fit_alpha = float(params.get("fit_alpha", 0.01))
     at_inputs = bool(params.get("centres_at_inputs", False))
     pairs = reference_or_given_pairs(params, context)
