@@ -15,6 +15,8 @@ import textwrap
 from html import escape
 from typing import Any
 
+from dpaudit.report.figure_checks import _float as number
+
 __all__ = ["LABEL_WIDTH", "comparison_label", "comparison_svg"]
 
 #: Row labels wrap at this many characters.
@@ -133,19 +135,19 @@ def comparison_svg(
     ratios: list[float] = []
     ends: list[tuple[float, float] | None] = []
     for row in rows:
-        claimed = float(row["claimed"])
-        ratios.append(float(row["measured"]) / claimed if claimed else math.nan)
+        claimed = number(row["claimed"])  # JSON numbers or report number strings ("1/3", "inf")
+        ratios.append(number(row["measured"]) / claimed if claimed else math.nan)
         if "lower" in row and "upper" in row and claimed:
-            first, second = sorted((float(row["lower"]) / claimed, float(row["upper"]) / claimed))
-            ends.append((first, second))
+            first, second = sorted((number(row["lower"]) / claimed, number(row["upper"]) / claimed))
+            ends.append((first, second) if math.isfinite(first) and math.isfinite(second) else None)
         else:
             ends.append(None)
     finite = [r for r in ratios if math.isfinite(r)]
     log = figure.get("x_scale") == "log" or bool(
         finite and min(finite) > 0 and max([*finite, 1.0]) / min([*finite, 1.0]) > 50
     )
-    bars = [e for pair in ends if pair for e in pair if math.isfinite(e) and (e > 0 or not log)]
-    low, high = min([1.0, *finite, *bars]), max([1.0, *finite, *bars])
+    drawn = [value for value in (*finite, *(e for pair in ends if pair for e in pair)) if value > 0 or not log]
+    low, high = min([1.0, *drawn]), max([1.0, *drawn])
     if log:
         margin = 10 ** (0.05 * max(math.log10(high / low), 1))
         low, high = low / margin, high * margin

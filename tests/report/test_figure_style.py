@@ -67,3 +67,16 @@ def test_wide_labels_and_long_titles_stay_inside_the_canvas():
         extent = text_width(html.unescape(text), float(size))
         start = float(x) - {"start": 0.0, "middle": extent / 2, "end": extent}[anchor]
         assert start >= 0 and start + extent <= width, (text, start, extent)
+
+
+def test_a_comparison_takes_report_numbers_and_leaves_out_what_a_log_axis_cannot_show():
+    rows = [
+        {"label": "third", "claimed": "1/3", "measured": "1/6", "lower": "1/12", "upper": "inf", "verdict": "verified"},
+        {"label": "zero", "claimed": 2, "measured": 0, "verdict": "consistent"},
+        {"label": "negative", "claimed": 1, "measured": -3, "lower": -4, "upper": 5, "verdict": "violated"},
+        {"label": "unbounded claim", "claimed": "inf", "measured": 1, "verdict": "inconclusive"},
+    ]
+    for scale in ("log", "linear"):
+        svg = render_svg({**_comparison(rows), "x_scale": scale})
+        text = re.sub(r"<[^>]+>", " ", svg)
+        assert all(row["label"] in text for row in rows) and "nan" not in svg and "inf" not in svg.lower()
