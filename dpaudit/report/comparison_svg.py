@@ -26,6 +26,7 @@ _TICK_FONT = 8.0
 _LABEL_FONT = 9.0
 _TITLE_FONT = 10.0
 _LEGEND_WIDTH = 86.0
+_FAR = 1e300  # the axis ends are kept within [1/_FAR, _FAR] (log) or [-_FAR, _FAR]
 #: Advance widths of DejaVu Sans in thousandths of an em (ASCII; other characters count as 0.84 em).
 # fmt: off
 _ADVANCE = dict(
@@ -111,7 +112,8 @@ def _ticks(low: float, high: float, log: bool, room: float) -> list[float]:
         first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
         fits = max(2, int(room / (text_width(f"{10.0**first:g}", _LABEL_FONT) + 12)))
         step = max(1, math.ceil((last - first + 1) / fits))
-        return [10.0**k for k in range(first, last + 1, step)]
+        inside = [10.0**k for k in range(first, last + 1, step) if low <= 10.0**k <= high]
+        return inside or [low, high]
     widest = max(text_width(f"{value:g}", _LABEL_FONT) for value in (low, high, (high - low) / 7))
     fits = max(2, int(room / (widest + 12)))
     raw = (high - low) / fits or 1.0
@@ -147,10 +149,12 @@ def comparison_svg(
         finite and min(finite) > 0 and max([*finite, 1.0]) / min([*finite, 1.0]) > 50
     )
     drawn = [value for value in (*finite, *(e for pair in ends if pair for e in pair)) if value > 0 or not log]
+    drawn = [min(max(value, -_FAR), _FAR) for value in drawn]  # the axis stays finite: far points sit at its end
     low, high = min([1.0, *drawn]), max([1.0, *drawn])
     if log:
+        low, high = max(low, 1 / _FAR), min(high, _FAR)
         margin = 10 ** (0.05 * max(math.log10(high / low), 1))
-        low, high = low / margin, high * margin
+        low, high = max(low / margin, 1 / _FAR), min(high * margin, _FAR)
     else:
         pad = 0.05 * (high - low) or 0.5
         low, high = low - pad, high + pad

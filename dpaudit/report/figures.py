@@ -329,8 +329,11 @@ def _place(figure: Any, where: tuple[int, int, int | None], names: tuple[str, ..
     caption = figure.get("caption", "") if isinstance(figure, dict) and isinstance(figure.get("caption"), str) else ""
     try:
         svg, problem = render_svg(figure), None
-    except (InvalidArgument, InvalidType) as exc:
-        svg, problem = None, str(exc)
+    except (InvalidArgument, InvalidType, ArithmeticError, ValueError, ET.ParseError) as exc:  # never fatal
+        svg, problem = (
+            None,
+            str(exc) if isinstance(exc, InvalidArgument | InvalidType) else f"{type(exc).__name__}: {exc}",
+        )
     return PlacedFigure(*where, title=title, file_name=_file_name(*names), svg=svg, problem=problem, caption=caption)
 
 

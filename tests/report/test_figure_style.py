@@ -80,3 +80,12 @@ def test_a_comparison_takes_report_numbers_and_leaves_out_what_a_log_axis_cannot
         svg = render_svg({**_comparison(rows), "x_scale": scale})
         text = re.sub(r"<[^>]+>", " ", svg)
         assert all(row["label"] in text for row in rows) and "nan" not in svg and "inf" not in svg.lower()
+
+
+def test_a_log_comparison_labels_only_ticks_inside_its_range_and_survives_extreme_values():
+    near = render_svg({**_comparison([{**_row(0), "measured": 0.9}, {**_row(1), "measured": 1.1}]), "x_scale": "log"})
+    labels = re.findall(r"text-anchor: middle\" transform=\"translate\([^)]*\)\">([^<]*)<", near)
+    assert "0.1" not in labels and "10" not in labels  # the axis spans about 0.89-1.12
+    for claimed, measured in (("1e-300", 1e-5), (1, 5e-324), (1, 1e308), (1e-308, 1e308)):
+        svg = render_svg({**_comparison([{**_row(0), "claimed": claimed, "measured": measured}]), "x_scale": "log"})
+        assert "inf" not in svg.lower() and "nan" not in svg.lower()

@@ -69,7 +69,11 @@ class DaskExecutor(Executor):
         self.client = client
         self._owns_client = owns_client
         self._inner = client.get_executor(pure=False)
-        slow = sorted(worker for worker, value in client.run(_trim_threshold).items() if value is not None)
+        try:  # a diagnostic: a worker that cannot answer (another dpaudit, dying) is left out
+            answers = client.run(_trim_threshold, on_error="return")
+        except Exception:
+            answers = {}
+        slow = sorted(worker for worker, value in answers.items() if isinstance(value, str))
         if slow:
             log.warning(
                 "%d Dask worker(s) run with MALLOC_TRIM_THRESHOLD_ set (the nanny's default): every numpy "
