@@ -145,7 +145,7 @@ def test_fft_roundoff_bound_contains_the_error_against_exact_convolution():
 
 def test_fft_roundoff_bound_is_higham_by_hand_for_a_point_mass():
     """x = (1): every coefficient is 1, so each term of the bound has a closed form (Higham 2002,
-    Thm 24.2 with t = log2 n + 1, mu = 4u; the power's error rho = T (3u pi + 2u) + 4u)."""
+    Thm 24.2 with t = log2 n + 1, mu = 4u; the power's error rho = T (3u pi + 2u) + 5u)."""
     from dpaudit.privacy.accounting.pld import DiscretePld, _fft_roundoff
 
     u, n, steps = 2.0**-53, 64, 1000
@@ -157,11 +157,34 @@ def test_fft_roundoff_bound_is_higham_by_hand_for_a_point_mass():
     c = 7 * eta / (1 - 7 * eta)
     forward = c * math.sqrt(n)
     propagated = steps * (1 + forward) ** (steps - 1) * forward
-    rho = steps * (3 * u * math.pi + 2 * u) + 4 * u
+    rho = steps * (3 * u * math.pi + 2 * u) + 5 * u
     half = n // 2 + 1
     power = math.sqrt(2) * rho * math.exp(rho) * math.sqrt(half)
     expected = 2 * (propagated + power + c * math.sqrt(2) * math.sqrt(half))
-    assert _fft_roundoff(pmf, spectrum, spectrum, steps, n) == pytest.approx(expected, rel=1e-9)
+    assert _fft_roundoff(pmf, spectrum, spectrum, steps, n) == pytest.approx(expected, rel=1e-9, abs=0)
     composed = DiscretePld(1.0, 0, pmf[:2], 0.0, True).self_compose(steps)
     assert composed.slack == composed.truncation + composed.roundoff  # the rigorous bound, not the estimate
     assert composed.estimated_slack <= composed.slack
+
+
+@pytest.mark.parametrize("steps", [7, 10**5, 10**6])
+def test_each_powered_coefficient_is_within_the_bound_of_fft_roundoff(steps):
+    """pld._power's error on each coefficient, against z^T in mpmath from the same float z, stays
+    within _fft_roundoff's term rho e^rho |z^T| + 2^-1070, rho = T (3u (|ln|z|| + pi) + 2u) + 5u
+    (at T = 10^6 most powers underflow: the absolute term covers them)."""
+    import mpmath
+
+    from dpaudit.privacy.accounting.pld import _power
+
+    u = 2.0**-53
+    rng = np.random.default_rng(11)
+    pmf = rng.random(40) ** 4
+    pmf /= pmf.sum()
+    spectrum = np.fft.rfft(pmf, n=64)
+    powered = _power(spectrum, steps)
+    with mpmath.workdps(60):
+        for z, got in zip(spectrum, powered, strict=True):
+            exact = mpmath.mpc(z.real, z.imag) ** steps
+            rho = steps * (3 * u * (abs(math.log(abs(z))) + math.pi) + 2 * u) + 5 * u
+            error = abs(mpmath.mpc(got.real, got.imag) - exact)
+            assert error <= rho * math.exp(rho) * abs(got) + 2.0**-1070
