@@ -22,7 +22,7 @@ from dpaudit.audit.progress import ProgressReporter
 from dpaudit.audit.rerun import rerun_certificate
 from dpaudit.audit.time_budget import TimeBudgetExhausted, wall_time_limit
 from dpaudit.checks.budget_limits import ceiling
-from dpaudit.errors import AuditInterrupted, DpAuditError
+from dpaudit.errors import AuditInterrupted, CheckerError, DpAuditError
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence
@@ -303,16 +303,33 @@ def _claim_tasks(claim: Claim) -> list[_Cells]:
     groups: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
     for r in range(len(claim.relations)):
         for o, obligation in enumerate(claim.obligations):
-            if get_checker(obligation.checker).batch_by_relation:
+            if _batched(obligation.checker):
                 groups.setdefault(("relation", r, obligation.checker), []).append((r, o))
             else:
                 groups.setdefault(("obligation", o), []).append((r, o))
     return [tuple(cells) for cells in groups.values()]
 
 
+def _batched(checker: str) -> bool:
+    """Whether ``checker`` decides a relation's obligations in one run (an unknown name: no; running
+    its obligation gives the ``error``)."""
+    try:
+        return get_checker(checker).batch_by_relation
+    except CheckerError:
+        return False
+
+
 def _task_cost(claim: Claim, cells: _Cells, quick: bool) -> float:
     checkers = {claim.obligations[o].checker for _, o in cells}
     return sum(_COST_HINTS.get(checker, (1.0, 0.1))[quick] for checker in checkers) * len({r for r, _ in cells})
+
+
+def _tasks_fill_the_workers(costs: Sequence[float], workers: int) -> bool:
+    """Whether running whole tasks side by side keeps ``workers`` busy: at least one task each, and
+    no task longer than an even share of the work. Otherwise the tasks run one after another, each
+    spreading its Monte Carlo over every worker (one long sampling task alone would use one core).
+    """
+    return len(costs) >= workers and max(costs, default=0.0) <= sum(costs) / workers
 
 
 def _cells_task(
@@ -359,7 +376,11 @@ def _run_claims_in_pool(
     try:
         for future in as_completed(futures):
             c, cells = futures[future]
-            cells_done[c].update(zip(cells, future.result(), strict=True))
+            try:
+                outcome = future.result()
+            except Exception as exc:  # the worker died (killed by the system, a crash) or its result was lost
+                outcome = tuple(_lost_in_the_pool(claims[c][0], r, o, seed, quick, exc) for r, o in cells)
+            cells_done[c].update(zip(cells, outcome, strict=True))
             if progress is not None:
                 for _ in cells:
                     progress.obligation_finished()
@@ -377,6 +398,27 @@ def _run_claims_in_pool(
         number = int(exc.signal_number if isinstance(exc, AuditInterrupted) else signal.SIGINT)
         return [results[index] for index in sorted(results)], number
     return [results[index] for index in range(len(claims))], None
+
+
+def _lost_in_the_pool(claim: Claim, r: int, o: int, seed: int, quick: bool, exc: Exception) -> ObligationResult:
+    """The ``error`` of an obligation whose pool task failed outside every checker: the rest of the
+    audit goes on and its report is written."""
+    obligation, relation = claim.obligations[o], claim.relations[r]
+    known = claim.known_finding(relation.name, obligation.id)
+    evidence = Evidence(
+        verdict=Verdict.ERROR,
+        summary=f"the worker process running this check failed: {type(exc).__name__}: {exc}",
+        domain="none (the check did not finish)",
+        method=obligation.checker,
+        details={"error": f"{type(exc).__name__}: {exc}"},
+    )
+    return ObligationResult(
+        obligation.for_run(quick=quick),
+        evidence,
+        SeedRecord.of(obligation_seed(seed, claim, relation, obligation)),
+        True,
+        None if known is None else known.finding,
+    )
 
 
 def _out_of_memory(obligation: Obligation) -> Evidence:
@@ -463,9 +505,11 @@ def run_audit(
     finished: list[ClaimResult] = []
     interrupted = None
     interrupted_signal = None
-    tasks = sum(len(_claim_tasks(claim)) for claim, _ in claims)
+    costs = [_task_cost(claim, cells, quick) for claim, _ in claims for cells in _claim_tasks(claim)]
     local = any(not found_by_a_fresh_process(item.checker) for claim, _ in claims for item in claim.obligations)
-    pool = _claim_pool(executor) if candidate is None and tasks > 1 and not local else None
+    pool = _claim_pool(executor) if candidate is None and not local else None
+    if pool is not None and not _tasks_fill_the_workers(costs, getattr(pool, "_max_workers", 2)):
+        pool = None
     if pool is not None:
         finished, interrupted_signal = _run_claims_in_pool(pool, claims, seed, quick, deadline, progress)
         if interrupted_signal is not None:

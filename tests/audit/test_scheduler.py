@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 
-from dpaudit.audit.runner import _claim_tasks, run_audit
+from dpaudit.audit.runner import _claim_tasks, _tasks_fill_the_workers, run_audit
 from dpaudit.audit.spec import builtin_spec_dir, load_specs
 from dpaudit.kernel.checkers import register_checker
 from dpaudit.kernel.claims import Obligation
@@ -61,3 +62,44 @@ def test_a_checker_registered_in_this_process_runs_here_not_in_a_worker():
         report = run_audit(claims, seed=3, quick=True, executor=pool)
     verdicts = [item.evidence.verdict for item in report.claims[0].relations[0].obligations]
     assert verdicts[-1] is Verdict.INCONCLUSIVE  # a worker would not know the checker: error
+
+
+def test_tasks_run_side_by_side_only_when_they_keep_every_worker_busy():
+    assert _tasks_fill_the_workers([1.0, 1.0], 2)
+    assert _tasks_fill_the_workers([3.0, 1.0, 1.0, 1.0], 2)
+    assert not _tasks_fill_the_workers([1.0], 2)  # one task: its Monte Carlo spreads over the pool
+    assert not _tasks_fill_the_workers([8.0, 0.1, 0.1], 2)  # one long task would hold one core alone
+    assert not _tasks_fill_the_workers([1.0, 1.0], 3)
+
+
+def test_an_unknown_checker_is_an_error_in_the_report_not_an_exception():
+    ((claim, path),) = _claims("gaussian_mechanism.toml")
+    unknown = Obligation(id="unknown", statement="no such checker", checker="no_such_checker")
+    claims = [(replace(claim, obligations=(*claim.obligations, unknown)), path)]
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        report = run_audit(claims, seed=3, quick=True, executor=pool)
+    last = report.claims[0].relations[0].obligations[-1].evidence
+    assert last.verdict is Verdict.ERROR
+    assert "no_such_checker" in last.summary
+
+
+class _PoolWhoseWorkersDie(ProcessPoolExecutor):
+    """Every task fails as when the system kills its worker (no process is started)."""
+
+    def submit(self, fn, /, *args, **kwargs):
+        future: Future = Future()
+        future.set_exception(BrokenProcessPool("a process in the pool was terminated abruptly"))
+        return future
+
+
+def test_a_worker_that_dies_leaves_errors_in_a_complete_report():
+    claims = _claims("gaussian_mechanism.toml", "xie2019_lemma1.toml")
+    pool = _PoolWhoseWorkersDie(max_workers=2)
+    report = run_audit(claims, seed=3, quick=True, executor=pool)
+    pool.shutdown()
+    assert [result.claim.id for result in report.claims] == [claim.id for claim, _ in claims]
+    items = [item for result in report.claims for relation in result.relations for item in relation.obligations]
+    assert items and all(item.evidence.verdict is Verdict.ERROR for item in items)
+    assert report.internal_errors == len(items)
+    assert "terminated abruptly" in items[0].evidence.summary
+    json.dumps(report.to_json())
