@@ -2,10 +2,10 @@
 
 Most figures of a report are comparisons, and matplotlib spends about 50 ms on each (tick
 objects, text layout, the SVG backend); this module writes the same picture (the rows' points
-and enclosures against the dashed line at 1, on a linear or logarithmic axis, the verdict
-legend) in about a millisecond, with the same palette, markers and DejaVu Sans text. Every
-text is XML-escaped; the output has no ids, scripts or external references, and the same
-figure gives the same bytes.
+and enclosures against the dashed line at 1, on a linear or logarithmic axis, any reference
+lines, the verdict legend, the axis labels) in about a millisecond, with the same palette,
+markers and DejaVu Sans text. Every text is XML-escaped; the output has no ids, scripts or
+external references, and the same figure gives the same bytes.
 """
 
 from __future__ import annotations
@@ -122,18 +122,29 @@ def _ticks(low: float, high: float, log: bool, room: float) -> list[float]:
     return [k * step for k in range(math.ceil(low / step), math.floor(high / step) + 1)]
 
 
-def comparison_svg(
-    figure: dict[str, Any], styles: dict[str, tuple[str, str]], other: tuple[str, str], height_inches: float
-) -> str:
-    """Draw a ``comparison`` figure (already checked); ``styles`` maps a verdict to (colour, marker)."""
+def comparison_svg(figure: dict[str, Any], styles: dict[str, tuple[str, str]], other: tuple[str, str]) -> str:
+    """Draw a ``comparison`` figure (already checked); ``styles`` maps a verdict to (colour, marker).
+
+    The height follows the text: every row gets the lines its label wraps into, the title and the
+    axis label theirs, and the legend (the verdicts, then any reference lines) fits beside the axes.
+    """
     rows = figure["rows"]
-    height = height_inches * 72
     title = _fitted(figure["title"], _TITLE_FONT, _WIDTH - 10, 100, 3)
     labels = [_fitted(comparison_label(row, 10**6), _TICK_FONT, 0.5 * _WIDTH, LABEL_WIDTH) for row in rows]
-    widest = max((text_width(line, _TICK_FONT) for lines in labels for line in lines), default=0.0)
-    left, right = 18 + widest, _WIDTH - _LEGEND_WIDTH
+    references = [
+        (number(line["value"]), _fitted(line.get("label", ""), _TICK_FONT, _LEGEND_WIDTH - 26, 24, 3))
+        for line in figure.get("reference_lines", [])
+    ]
     x_label = _fitted(figure.get("x_label", ""), _LABEL_FONT, _WIDTH - 10, 80, 3)
-    top, bottom = 9 + 13.7 * max(len(title), 1), height - 30 - 12.2 * len(x_label)
+    legend_lines = len(styles) + sum(max(len(lines), 1) for _, lines in references)
+    label_lines = sum(max(len(lines), 1) for lines in labels)
+    top = 9 + 13.7 * max(len(title), 1)
+    plot = max(50 + 11.52 * label_lines + 8.64 * len(rows), 16 + 12 * legend_lines)
+    bottom = top + plot
+    height = bottom + 30 + 12.2 * len(x_label)
+    y_label = _fitted(figure.get("y_label", ""), _LABEL_FONT, plot, 60, 2)
+    widest = max((text_width(line, _TICK_FONT) for lines in labels for line in lines), default=0.0)
+    left, right = 18 + 12 * len(y_label) + widest, _WIDTH - _LEGEND_WIDTH
     ratios: list[float] = []
     ends: list[tuple[float, float] | None] = []
     for row in rows:
@@ -148,7 +159,8 @@ def comparison_svg(
     log = figure.get("x_scale") == "log" or bool(
         finite and min(finite) > 0 and max([*finite, 1.0]) / min([*finite, 1.0]) > 50
     )
-    drawn = [value for value in (*finite, *(e for pair in ends if pair for e in pair)) if value > 0 or not log]
+    marked = [value for value, _ in references if math.isfinite(value)]
+    drawn = [value for value in (*finite, *marked, *(e for pair in ends if pair for e in pair)) if value > 0 or not log]
     drawn = [min(max(value, -_FAR), _FAR) for value in drawn]  # the axis stays finite: far points sit at its end
     low, high = min([1.0, *drawn]), max([1.0, *drawn])
     if log:
@@ -170,6 +182,7 @@ def comparison_svg(
         return top + (position + 0.5) * (bottom - top) / len(rows)
 
     grey = "#B0B0B0"
+    orange = "#D55E00"
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{_number(_WIDTH)}pt" height="{_number(height)}pt"'
         f' viewBox="0 0 {_number(_WIDTH)} {_number(height)}" version="1.1">',
@@ -188,6 +201,9 @@ def comparison_svg(
         parts.extend(_text(left - 7, first_line + 9.8 * k, line, _TICK_FONT, "end") for k, line in enumerate(lines))
     one = x_of(1.0)
     parts.append(_line(one, top, one, bottom, "#000000", 1, ' stroke-dasharray="3.7,1.6"'))
+    for value, _ in references:
+        if math.isfinite(value) and (value > 0 or not log):
+            parts.append(_line(x_of(value), top, x_of(value), bottom, orange, 1.2, ' stroke-dasharray="1.2,2"'))
     for position, (row, ratio, pair) in enumerate(zip(rows, ratios, ends, strict=True)):
         colour, shape = styles.get(str(row.get("verdict", "")), other)
         y = y_of(position)
@@ -206,6 +222,13 @@ def comparison_svg(
         y = top + 8 + 12 * k
         parts.append(_marker(shape, right + 12, y, 6, colour, colour))
         parts.append(_text(right + 21, y + 3, verdict, _TICK_FONT))
+    y = top + 8 + 12 * len(styles)
+    for _, lines in references:  # each reference line's label under the verdicts
+        parts.append(_line(right + 6, y, right + 18, y, orange, 1.2, ' stroke-dasharray="1.2,2"'))
+        parts.extend(_text(right + 21, y + 3 + 12 * k, line, _TICK_FONT) for k, line in enumerate(lines))
+        y += 12 * max(len(lines), 1)
+    for k, line in enumerate(y_label):  # read bottom to top, left of the row labels
+        parts.append(_text(12 + 12 * k, (top + bottom) / 2, line, _LABEL_FONT, "middle", " rotate(-90)"))
     parts.extend(_text(_WIDTH / 2, 15 + 13.7 * k, line, _TITLE_FONT, "middle") for k, line in enumerate(title))
     for k, line in enumerate(x_label):  # centred under the axes, moved in if it would leave the figure
         half = text_width(line, _LABEL_FONT) / 2

@@ -137,6 +137,11 @@ def check_figure(figure: Any, where: str = "figure") -> None:
         at = f"{where}.reference_lines[{index}]"
         if not isinstance(line, dict) or line.get("axis") not in ("x", "y") or to_float(line.get("value")) is None:
             raise InvalidArgument(f"{at}={line!r:.80}: expected {{axis: 'x' | 'y', value: number, label}}")
+        if kind == "comparison" and line["axis"] != "x":
+            raise InvalidArgument(
+                f"{at}.axis='y': a comparison's rows are its y axis; a reference line is a value of "
+                "measured / claimed on axis 'x'"
+            )
         _require_text(at, line, "label")
 
 

@@ -17,8 +17,8 @@ The convention (checked by :func:`check_figure`)::
          "lower": [...], "upper": [...],        # optional, same length as y: an interval per point
          "role": "data" | "bound"}              # optional; "bound" draws a dashed reference curve
       ],
-      "reference_lines": [                      # optional: constant bounds
-        {"axis": "x" | "y", "value": number, "label": str}
+      "reference_lines": [                      # optional: constant bounds (a comparison:
+        {"axis": "x" | "y", "value": number, "label": str}   # axis "x", in measured / claimed)
       ],
       "rows": [                                 # comparison only: claimed vs measured
         {"label": str, "claimed": number, "measured": number,
@@ -63,7 +63,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit.errors import InvalidArgument, InvalidType
-from dpaudit.report.comparison_svg import LABEL_WIDTH, comparison_svg
+from dpaudit.report.comparison_svg import comparison_svg
 from dpaudit.report.figure_checks import _float, _floats, check_figure
 from dpaudit.report.values import to_float
 
@@ -156,12 +156,6 @@ def _wrap(text: str, width: int = 80) -> str:
     return _plain("\n".join(textwrap.wrap(text, width)[:3])) if text else ""
 
 
-def _comparison_height(rows: list[dict[str, Any]]) -> float:
-    """Inches for a comparison figure: every row, with room for labels that wrap."""
-    lines = sum(len(textwrap.wrap(f"{row['label']} (safe ≤ 1)", LABEL_WIDTH)) or 1 for row in rows)
-    return 1.6 + 0.16 * lines + 0.12 * len(rows)
-
-
 def _draw_series(axes: Any, figure: dict[str, Any]) -> None:
     kind = figure["kind"]
     for series in figure["series"]:
@@ -231,14 +225,25 @@ def _margins(figure: dict[str, Any], height: float) -> dict[str, float]:
     """Where the axes sit (figure fractions), with room for the title, labels, ticks and legend."""
     top = 0.12 + _LINE_INCHES[10] * max(_lines(figure["title"], 100), 1)
     bottom = 0.42 + _LINE_INCHES[9] * _lines(figure.get("x_label", ""), 80)
-    left = 0.62 + _LINE_INCHES[9] * _lines(figure.get("y_label", ""), 50)
     right = 0.25
     return {
-        "left": left / _WIDTH,
         "right": 1 - right / _WIDTH,
         "top": 1 - top / height,
         "bottom": bottom / height,
     }
+
+
+def _left_margin(axes: Any, figure: dict[str, Any]) -> float:
+    """The left margin (figure fraction) that holds the widest y tick label and the y label,
+    measured with the font's advances once the ticks are known (they depend on the height only)."""
+    from dpaudit.report.comparison_svg import text_width
+
+    low, high = sorted(axes.get_ylim())
+    ticks = [tick for tick in axes.get_yticks() if low <= tick <= high]
+    labels = axes.yaxis.get_major_formatter().format_ticks(ticks) if ticks else []
+    widest = max((text_width(label, 9) for label in labels), default=0.0)
+    inches = (widest + 12) / 72 + _LINE_INCHES[9] * _lines(figure.get("y_label", ""), 50) + 0.12
+    return max(inches, 0.62) / _WIDTH
 
 
 def render_svg(figure: dict[str, Any]) -> str:
@@ -256,7 +261,7 @@ def render_svg(figure: dict[str, Any]) -> str:
     """
     check_figure(figure)
     if figure["kind"] == "comparison":
-        svg = comparison_svg(figure, _VERDICT_STYLES, _OTHER_STYLE, _comparison_height(figure["rows"]))
+        svg = comparison_svg(figure, _VERDICT_STYLES, _OTHER_STYLE)
         _assert_inert(svg)
         return svg
     import matplotlib
@@ -275,6 +280,7 @@ def render_svg(figure: dict[str, Any]) -> str:
             draw = axes.axhline if line["axis"] == "y" else axes.axvline
             label = _plain(line.get("label", "")) or None
             draw(_float(line["value"]), color="#D55E00", linestyle=":", linewidth=1.2, label=label)
+        canvas.subplots_adjust(left=_left_margin(axes, figure))
         canvas.suptitle(_wrap(figure["title"], 100), fontsize=10, y=1 - 0.08 / height, va="top")
         axes.set_xlabel(_wrap(figure.get("x_label", "")))
         axes.set_ylabel(_wrap(figure.get("y_label", ""), 50))

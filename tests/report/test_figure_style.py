@@ -4,6 +4,7 @@ verdict legend in every comparison figure and violations drawn larger."""
 from __future__ import annotations
 
 import html
+import itertools
 import re
 
 from dpaudit.report.comparison_svg import text_width
@@ -89,3 +90,62 @@ def test_a_log_comparison_labels_only_ticks_inside_its_range_and_survives_extrem
     for claimed, measured in (("1e-300", 1e-5), (1, 5e-324), (1, 1e308), (1e-308, 1e308)):
         svg = render_svg({**_comparison([{**_row(0), "claimed": claimed, "measured": measured}]), "x_scale": "log"})
         assert "inf" not in svg.lower() and "nan" not in svg.lower()
+
+
+def _translations(svg, anchor):
+    pattern = rf'text-anchor: {anchor}" transform="translate\(([-0-9.e]+) ([-0-9.e]+)\)">'
+    return [(float(x), float(y)) for x, y in re.findall(pattern, svg)]
+
+
+def test_row_labels_that_wrap_narrower_than_usual_still_get_their_own_lines():
+    """Wide letters wrap a label into more lines than its length suggests: the figure grows with them."""
+    rows = [{**_row(i), "label": " ".join(["WWMMWWMM"] * 12) + f" {i}"} for i in range(8)]
+    svg = render_svg(_comparison(rows))
+    heights = sorted(y for _, y in _translations(svg, "end"))  # the row labels' lines
+    assert len(heights) > 8 * 3
+    assert min(b - a for a, b in itertools.pairwise(heights)) >= 9.5
+
+
+def test_a_comparison_draws_its_reference_lines_and_y_label():
+    figure = {
+        **_comparison([_row(0), _row(1)]),
+        "y_label": "obligations of the relation",
+        "reference_lines": [{"axis": "x", "value": 3.0, "label": "the peer's bound"}],
+    }
+    svg = render_svg(figure)
+    words = re.sub(r"<[^>]+>", " ", svg).split()
+    assert {"peer&#x27;s", "bound", "obligations", "relation"} <= set(words)  # labels wrap to fit, whole
+    rotated = re.findall(r'translate\(([-0-9.e]+) ([-0-9.e]+)\) rotate\(-90\)">([^<]*)<', svg)
+    assert rotated and rotated[0][2].startswith("obligations")
+    orange = [line for line in re.findall(r"<line [^>]*>", svg) if "#D55E00" in line]
+    assert len(orange) == 2  # the line across the axes and its legend key
+    height = float(re.search(r'<svg[^>]* height="([0-9.]+)pt"', svg).group(1))
+    for _, centre, line in rotated:  # read bottom to top: each line inside the figure's height
+        half = text_width(line, 9.0) / 2
+        assert float(centre) - half >= 0 and float(centre) + half <= height
+
+
+def test_a_comparison_refuses_a_reference_line_across_its_rows():
+    import pytest
+
+    from dpaudit.errors import InvalidArgument
+
+    figure = {**_comparison([_row(0)]), "reference_lines": [{"axis": "y", "value": 1.0, "label": "?"}]}
+    with pytest.raises(InvalidArgument, match="axis 'x'"):
+        render_svg(figure)
+
+
+def test_wide_y_tick_labels_and_the_y_label_of_a_series_figure_stay_inside_the_canvas():
+    figure = {
+        "kind": "line",
+        "title": "t",
+        "x_label": "x",
+        "y_label": "a y label",
+        "series": [{"label": "s", "x": [0, 1, 2], "y": [-0.000251, -0.000123, -0.0002]}],
+    }
+    svg = render_svg(figure)
+    texts = re.findall(r'font-size: ([0-9.]+)px[^"]*text-anchor: (\w+)" x="([-0-9.e]+)"[^>]*>([^<]*)<', svg)
+    ticks = [(float(x), html.unescape(text), float(size)) for size, anchor, x, text in texts if anchor == "end"]
+    assert ticks and all(x - text_width(text, size) >= 0 for x, text, size in ticks), ticks
+    (label_x,) = [float(x) for _, _, x, text in texts if text == "a y label"]
+    assert label_x >= 5
