@@ -88,9 +88,7 @@ def test_coverage_pairs_come_from_the_public_parameters_and_stay_in_the_domain()
     params = {"n_states": 3, "r_max": 1.0, "f_max": 0.5, "gamma": 0.9}
     relation = parse_relation("replace_one")
     coverage = [(a, b, label) for a, b, label in kind.neighbourhood.explore([], params, relation)]
-    assert len(coverage) == 13  # 3 pairs at 1, 2, 10 and 100 trajectories, the largest change at 1,000
-    assert coverage[-1][2] == "search: 1000 covering trajectories, returns at the bound vs unrewarded"
-    assert len(coverage[-1][0]) == 1000
+    assert len(coverage) == 12
     first, second, label = coverage[0]
     assert label == "search: 1 covering trajectories, returns at the bound vs unrewarded"
     assert first == [[[0, 0, pytest.approx(0.05)], [1, 0, pytest.approx(0.05)], [2, 0, 0.5]]]  # every return 0.5
