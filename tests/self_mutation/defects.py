@@ -474,4 +474,12 @@ DEFECTS: tuple[Defect, ...] = (
         "second *= shrink_second * odds",
         _ACCOUNTANTS,
     ),
+    Defect(
+        "chernoff-window-edge-without-the-tail-term",
+        "accountants",
+        "dpaudit/privacy/accounting/pld.py",
+        "smallest = min(smallest, (times * cumulant + log_inverse_tail) / rate)",
+        "smallest = min(smallest, times * cumulant / rate)",
+        ("tests/privacy/accounting/test_pld.py",),
+    ),
 )

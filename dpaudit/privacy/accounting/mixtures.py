@@ -75,7 +75,11 @@ class GaussianMixture:
         with np.errstate(divide="ignore"):
             log_weights = np.log(np.asarray(self.weights))
         z = (points - means) / self.sigma
-        return special.logsumexp(log_weights - 0.5 * z * z, axis=-1) - np.log(self.sigma * np.sqrt(2 * np.pi))
+        logits = log_weights - 0.5 * z * z
+        # log-sum-exp over the components; the largest logit is finite (some weight is positive)
+        top = logits.max(axis=-1)
+        spread = np.exp(logits - top[..., None]).sum(axis=-1)
+        return top + np.log(spread) - np.log(self.sigma * np.sqrt(2 * np.pi))
 
     def posterior_mean(self, x: Any) -> np.ndarray:
         """E[m_I | X = x] for the latent component I (used for the derivative of the privacy loss)."""
@@ -100,7 +104,8 @@ class GaussianMixture:
         upper_tail = special.ndtr(-za) - special.ndtr(-zb)
         lower_tail = special.ndtr(zb) - special.ndtr(za)
         per_component = np.where(right, upper_tail, lower_tail)
-        return np.clip(per_component, 0.0, None) @ np.asarray(self.weights)
+        # einsum's loop, not a (threaded) BLAS product: this is a long, thin matrix
+        return np.einsum("...i,i->...", np.clip(per_component, 0.0, None), np.asarray(self.weights))
 
     def support_bounds(self, tail: float) -> tuple[float, float]:
         """An interval outside which every component has mass below ``tail`` on each side."""

@@ -161,7 +161,7 @@ def test_fft_roundoff_bound_is_higham_by_hand_for_a_point_mass():
     half = n // 2 + 1
     power = math.sqrt(2) * rho * math.exp(rho) * math.sqrt(half)
     expected = 2 * (propagated + power + c * math.sqrt(2) * math.sqrt(half))
-    assert _fft_roundoff(pmf, spectrum, spectrum, steps, n) == pytest.approx(expected, rel=1e-9, abs=0)
+    assert _fft_roundoff(pmf, np.log(np.abs(spectrum)), spectrum, steps, n) == pytest.approx(expected, rel=1e-9, abs=0)
     composed = DiscretePld(1.0, 0, pmf[:2], 0.0, True).self_compose(steps)
     assert composed.slack == composed.truncation + composed.roundoff  # the rigorous bound, not the estimate
     assert composed.estimated_slack <= composed.slack
@@ -181,10 +181,32 @@ def test_each_powered_coefficient_is_within_the_bound_of_fft_roundoff(steps):
     pmf = rng.random(40) ** 4
     pmf /= pmf.sum()
     spectrum = np.fft.rfft(pmf, n=64)
-    powered = _power(spectrum, steps)
+    powered = _power(spectrum, np.log(np.abs(spectrum)), steps)
     with mpmath.workdps(60):
         for z, got in zip(spectrum, powered, strict=True):
             exact = mpmath.mpc(z.real, z.imag) ** steps
             rho = steps * (3 * u * (abs(math.log(abs(z))) + math.pi) + 2 * u) + 5 * u
             error = abs(mpmath.mpc(got.real, got.imag) - exact)
             assert error <= rho * math.exp(rho) * abs(got) + 2.0**-1070
+
+
+@pytest.mark.parametrize(("steps", "tail"), [(3, 1e-9), (60, 1e-6), (400, 1e-12)])
+def test_chernoff_window_holds_all_but_tail_mass_and_is_not_much_wider_than_needed(steps, tail):
+    """pld._chernoff_window against the exact T-fold convolution of a skewed pmf (a heavy right tail,
+    like a subsampled mechanism's loss): each side outside [low, high] has mass <= tail, and the
+    window is at most twice as wide as the exact [tail, 1 - tail] quantile range."""
+    from dpaudit.privacy.accounting.pld import _chernoff_window
+
+    pmf = np.zeros(200)
+    pmf[5:25] = np.exp(-0.5 * ((np.arange(5, 25) - 12) / 3.0) ** 2)
+    pmf[25:] = 1e-6 * np.exp(-np.arange(175) / 40.0)
+    pmf /= pmf.sum()
+    exact = np.array([1.0])
+    for _ in range(steps):
+        exact = np.convolve(exact, pmf)
+    low, high = _chernoff_window(pmf, steps, tail)
+    assert exact[:low].sum() <= tail
+    assert exact[high + 1 :].sum() <= tail
+    cumulative = np.cumsum(exact)
+    needed = int(np.searchsorted(cumulative, 1 - tail)) - int(np.searchsorted(cumulative, tail))
+    assert high - low + 1 <= 2 * needed + 2
