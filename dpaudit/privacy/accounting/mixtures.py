@@ -76,10 +76,12 @@ class GaussianMixture:
             log_weights = np.log(np.asarray(self.weights))
         z = (points - means) / self.sigma
         logits = log_weights - 0.5 * z * z
-        # log-sum-exp over the components; the largest logit is finite (some weight is positive)
+        # log-sum-exp over the components, shifted by the largest logit (by 0 where all are -inf: x = ±inf)
         top = logits.max(axis=-1)
-        spread = np.exp(logits - top[..., None]).sum(axis=-1)
-        return top + np.log(spread) - np.log(self.sigma * np.sqrt(2 * np.pi))
+        top = np.where(np.isneginf(top), 0.0, top)
+        with np.errstate(divide="ignore"):
+            log_spread = np.log(np.exp(logits - top[..., None]).sum(axis=-1))
+        return top + log_spread - np.log(self.sigma * np.sqrt(2 * np.pi))
 
     def posterior_mean(self, x: Any) -> np.ndarray:
         """E[m_I | X = x] for the latent component I (used for the derivative of the privacy loss)."""

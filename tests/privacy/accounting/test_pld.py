@@ -210,3 +210,17 @@ def test_chernoff_window_holds_all_but_tail_mass_and_is_not_much_wider_than_need
     cumulative = np.cumsum(exact)
     needed = int(np.searchsorted(cumulative, 1 - tail)) - int(np.searchsorted(cumulative, tail))
     assert high - low + 1 <= 2 * needed + 2
+
+
+def test_mixture_log_density_is_the_log_of_the_density_and_minus_infinity_far_out():
+    """GaussianMixture.log_density (a log-sum-exp written out): against the density summed directly, and
+    -inf at x = +-inf."""
+    from scipy.stats import norm
+
+    from dpaudit.privacy.accounting.mixtures import GaussianMixture
+
+    mixture = GaussianMixture((0.3, 0.7, 0.0), (-1.0, 2.0, 5.0), 0.8)
+    x = np.array([-3.0, -1.0, 0.5, 2.0, 4.0, 30.0])
+    direct = 0.3 * norm.pdf(x, -1.0, 0.8) + 0.7 * norm.pdf(x, 2.0, 0.8)
+    assert mixture.log_density(x) == pytest.approx(np.log(direct), rel=1e-12)
+    assert list(mixture.log_density(np.array([-np.inf, np.inf]))) == [-np.inf, -np.inf]
