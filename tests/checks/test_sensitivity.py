@@ -296,3 +296,61 @@ def test_smooth_sensitivity_is_smooth_and_above_local(spec_universe):
         left = smooth[index.global_index(block.left.rows)][:, :, None]
         right = smooth[index.global_index(block.right.rows)][:, None, :]
         assert np.all(np.where(block.mask, left <= np.exp(beta) * right * (1 + 1e-12), True))
+
+
+def _smallest_margin(measured, bound):
+    from dpaudit.checks.sensitivity.pair_sweep import _relative_margins
+
+    return float(_relative_margins(measured, bound, None).min())
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_block_skip_never_hides_a_pair_below_the_level(seed):
+    """The per-row test of a block is sound (True only if every margin clears the level) and, for a bound
+    constant along q, exactly as sharp as the margins themselves (ties included)."""
+    from dpaudit.checks.sensitivity.pair_sweep import _no_pair_below
+
+    rng = np.random.default_rng(seed)
+    shape = (3, 5, 7)
+    row_bound = rng.uniform(0.5, 2.0, size=shape[:2])
+    measured = rng.uniform(0.0, 0.5, size=shape) * row_bound[:, :, None]
+    constant = np.broadcast_to(row_bound[:, :, None], shape)
+    level = _smallest_margin(measured, constant) + rng.choice([-1e-3, 0.0, 1e-3])
+    for strict in (False, True):
+        smallest = _smallest_margin(measured, constant)
+        assert _no_pair_below(measured, constant, level, strict=strict) == (
+            smallest > level if strict else smallest >= level
+        )
+        varying = constant * rng.uniform(1.0, 1.5, size=shape)
+        if _no_pair_below(measured, varying, level, strict=strict):
+            smallest = _smallest_margin(measured, varying)
+            assert smallest > level if strict else smallest >= level
+
+
+def test_block_skip_fails_on_nan_and_on_a_pair_above_its_bound():
+    from dpaudit.checks.sensitivity.pair_sweep import _no_pair_below
+
+    bound = np.broadcast_to(1.0, (2, 3, 3))
+    measured = np.zeros((2, 3, 3))
+    assert _no_pair_below(measured, bound, 0.5, strict=True)
+    measured[1, 2, 0] = np.nan
+    assert not _no_pair_below(measured, bound, -np.inf, strict=False)
+    measured[1, 2, 0] = 1.5
+    assert not _no_pair_below(measured, bound, -np.inf, strict=False)
+
+
+@pytest.mark.parametrize("top", [3, 2**40])
+def test_sigma_classes_follow_the_lexicographic_order_of_the_rows(top):
+    """(⟨X⟩, m) classes numbered as np.unique over rows numbers them, in base m_max + 1 or by the fallback."""
+    from dpaudit.checks.sensitivity.lemma1_conditions import _class_codes
+
+    rng = np.random.default_rng(1)
+    counts = rng.integers(0, top, size=(200, 4))
+    counts[::7] = counts[0]
+    size = rng.integers(1, 4, size=200)
+    _, expected_first, expected_inverse = np.unique(
+        np.concatenate([counts, size[:, None]], axis=1), axis=0, return_index=True, return_inverse=True
+    )
+    _, first, inverse = np.unique(_class_codes(counts, size), return_index=True, return_inverse=True)
+    assert np.array_equal(first, expected_first)
+    assert np.array_equal(inverse.reshape(-1), expected_inverse.reshape(-1))

@@ -475,6 +475,14 @@ DEFECTS: tuple[Defect, ...] = (
         _ACCOUNTANTS,
     ),
     Defect(
+        "sweep-skips-a-block-on-its-mean-not-its-extreme",
+        "sensitivity",
+        "dpaudit/checks/sensitivity/pair_sweep.py",
+        "high_measured = measured.max(axis=-1)",
+        "high_measured = measured.mean(axis=-1)",
+        ("tests/checks/test_sensitivity.py",),
+    ),
+    Defect(
         "chernoff-window-edge-without-the-tail-term",
         "accountants",
         "dpaudit/privacy/accounting/pld.py",

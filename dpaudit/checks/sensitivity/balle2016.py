@@ -33,7 +33,7 @@ import numpy as np
 
 from dpaudit._validation import check_choice, check_integer, check_rational
 from dpaudit.checks.budget_limits import check_enumeration
-from dpaudit.checks.sensitivity.exact_setting import DIGITS, _pairwise_squared, _Setting
+from dpaudit.checks.sensitivity.exact_setting import DIGITS, _Setting
 from dpaudit.checks.sensitivity.lemma1_conditions import (
     ConditionA,
     ConditionB,
@@ -361,7 +361,7 @@ def local_sensitivities(setting: _Setting, relation: str, m_max: int) -> np.ndar
     index = DatasetIndex(len(universe), m_max)
     values = np.zeros(index.total)
     for block in pair_blocks(universe, relation, m_max):
-        distances = np.where(block.mask, _pairwise_squared(setting.theta(block.left), setting.theta(block.right)), 0.0)
+        distances = np.where(block.mask, setting.theta_distances(block.left, block.right), 0.0)
         np.maximum.at(values, index.global_index(block.left.rows), distances.max(axis=2))
     return values
 

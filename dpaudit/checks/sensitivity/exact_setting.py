@@ -95,10 +95,22 @@ class _Setting:
 
     def theta(self, block: Any) -> np.ndarray:
         """Float θ_X for every dataset of a DatasetBlock, shape (..., d) (memoised on the block)."""
-        key = ("theta", id(self))
-        if key not in block.cache:
-            block.cache[key] = self._theta(block)
-        return block.cache[key]
+        return _memoised(block, ("theta", id(self)), lambda: self._theta(block))
+
+    def theta_distances(self, left: Any, right: Any) -> np.ndarray:
+        """Float ‖θ_X − θ_X'‖² for every pair of two DatasetBlocks, shape (B, P, Q) (memoised, read-only)."""
+        return _memoised(
+            left, ("theta-distances", id(self), right), lambda: _pairwise_squared(self.theta(left), self.theta(right))
+        )
+
+    def return_distances(self, left: Any, right: Any) -> np.ndarray:
+        """Float ‖F_X − F_X'‖²_{2,Γ} (LSW weights) for every pair of two DatasetBlocks (memoised, read-only)."""
+        weights = np.array([float(v) for v in self.lsw.weights])
+        return _memoised(
+            left,
+            ("return-distances", id(self), right),
+            lambda: _pairwise_squared(left.average_returns, right.average_returns, weights),
+        )
 
     def _theta(self, block: Any) -> np.ndarray:
         if isinstance(self.problem, LSWProblem):
@@ -112,10 +124,22 @@ class _Setting:
         return np.linalg.solve(matrix, rhs[..., None])[..., 0]
 
 
+def _memoised(block: Any, key: Any, compute: Any) -> np.ndarray:
+    """``compute()`` once per block and key, kept read-only in the block's cache (shared by a sweep's statements)."""
+    if key not in block.cache:
+        value = compute()
+        value.flags.writeable = False
+        block.cache[key] = value
+    return block.cache[key]
+
+
 def _pairwise_squared(left: np.ndarray, right: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
     """Σ_k w_k (left[b,p,k] − right[b,q,k])², shape (B, P, Q), from Gram matrices (BLAS)."""
     scaled = left if weights is None else left * weights
-    cross = scaled @ np.swapaxes(right, -1, -2)
     left_norm = (scaled * left).sum(axis=-1)
     right_norm = ((right if weights is None else right * weights) * right).sum(axis=-1)
-    return np.maximum(left_norm[:, :, None] + right_norm[:, None, :] - 2 * cross, 0.0)
+    squared = np.add(left_norm[:, :, None], right_norm[:, None, :])
+    cross = np.matmul(scaled, np.swapaxes(right, -1, -2))
+    cross *= 2.0
+    squared -= cross
+    return np.maximum(squared, 0.0, out=squared)

@@ -19,7 +19,6 @@ from dpaudit.checks.sensitivity.exact_setting import (
     DIGITS,
     _decide,
     _mp,
-    _pairwise_squared,
     _Setting,
     _squared_distance,
 )
@@ -83,6 +82,22 @@ class SigmaEvaluation:
     mismatches: int
 
 
+def _class_codes(counts: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """One integer per (⟨X⟩, m) class, in the lexicographic order of the rows (⟨X⟩, m).
+
+    Every entry lies in 0..m_max, so the rows read as numbers in base m_max + 1; rows too long
+    for int64 in that base are numbered by a lexicographic sort instead.
+    """
+    keys = np.concatenate([counts, size[:, None]], axis=1).astype(np.int64)
+    base = int(keys.max()) + 1
+    if base ** keys.shape[1] >= 2**62:
+        return np.unique(keys, axis=0, return_inverse=True)[1].reshape(-1)
+    codes = np.zeros(keys.shape[0], dtype=np.int64)
+    for column in keys.T:
+        codes = codes * base + column
+    return codes
+
+
 def sigma_table(
     universe: TrajectoryUniverse,
     m_max: int,
@@ -116,8 +131,7 @@ def sigma_table(
     counts = np.concatenate(counts_parts)
     averages = np.concatenate(average_parts)
     size = np.concatenate(sizes)
-    keys = np.concatenate([counts, size[:, None]], axis=1)
-    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    _, first, inverse = np.unique(_class_codes(counts, size), return_index=True, return_inverse=True)
     values = np.array([sigma_of(counts[i], averages[i], int(size[i])) for i in first])
     table = values[inverse.reshape(-1)]
     chosen = rng.choice(table.size, size=min(spot_checks, table.size), replace=False)
@@ -143,9 +157,7 @@ class ConditionA:
         return self.sigmas[self.index.global_index(rows)]
 
     def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
-        measured = float(self.alpha) ** 2 * _pairwise_squared(
-            self.setting.theta(block.left), self.setting.theta(block.right)
-        )
+        measured = float(self.alpha) ** 2 * self.setting.theta_distances(block.left, block.right)
         sigma = self._sigma(block.left.rows)
         return measured, np.broadcast_to((sigma * sigma)[:, :, None], measured.shape)
 
@@ -169,7 +181,7 @@ class ConditionB:
         left = np.log(self.sigmas[self.index.global_index(block.left.rows)] ** 2)
         right = np.log(self.sigmas[self.index.global_index(block.right.rows)] ** 2)
         measured = np.abs(left[:, :, None] - right[:, None, :])
-        return measured, np.full(measured.shape, float(self.beta))
+        return measured, np.broadcast_to(float(self.beta), measured.shape)
 
     def exact(self, left: tuple[int, ...], right: tuple[int, ...]) -> Comparison:
         a = float(self.sigmas[self.index.global_index(np.array(left))])

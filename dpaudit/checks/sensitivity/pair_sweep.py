@@ -17,6 +17,10 @@ non-negative terms or a well-conditioned d × d solve, whose forward error is be
 1e-12 of the bound for the domains used here (see :func:`sweep_pairs`), so the guard
 band leaves a factor >= 1000 of room.
 
+A block whose every pair clears both the guard band and the tightest margin seen so far is
+skipped after one reduction per row (:func:`_no_pair_below`, exact for a bound that depends on X
+only), which changes nothing that is reported.
+
 Sizes are swept in increasing order and the sweep stops at the first exact violation,
 so a counterexample has the smallest dataset size among all violations.
 """
@@ -252,6 +256,39 @@ class SweepResult:
         return None if self.undecided else True
 
 
+def _relative_margins(measured: np.ndarray, bound: np.ndarray, outside: np.ndarray | None) -> np.ndarray:
+    """(bound − measured) / |bound| per pair: NaN read as −inf (undecided: re-checked), +inf off the mask."""
+    scale = np.abs(bound[..., :1] if bound.strides[-1] == 0 else bound)  # a bound constant along q, once per row
+    with np.errstate(invalid="ignore", divide="ignore"):
+        relative = np.subtract(bound, measured)
+        relative /= scale
+    np.copyto(relative, -np.inf, where=np.isnan(relative))
+    if outside is not None:
+        np.copyto(relative, np.inf, where=outside)
+    return relative
+
+
+def _no_pair_below(measured: np.ndarray, bound: np.ndarray, level: float, *, strict: bool) -> bool:
+    """True when every pair's float relative margin, as :func:`_relative_margins` computes it, is >= ``level``
+    (> ``level`` when ``strict``), so the block can neither be flagged nor hold a new tightest pair.
+
+    Decided per row (b, p) from its extremes over q: with 0 < min bound, max bound finite and
+    max measured <= min bound, every pair of the row has fl(b − m) >= fl(min b − max m) >= 0 and
+    |b| <= max b, so (rounding being monotone) fl(fl(b − m)/|b|) >= fl(fl(min b − max m)/max b). When
+    the bound is constant along q this is the row's smallest margin, so the test is as sharp as the
+    margins themselves. A NaN makes its row's test fail.
+    """
+    if bound.strides[-1] == 0:
+        low_bound = high_bound = bound[..., 0]
+    else:
+        low_bound, high_bound = bound.min(axis=-1), bound.max(axis=-1)
+    high_measured = measured.max(axis=-1)
+    if not np.all((low_bound > 0.0) & (high_bound < np.inf) & (high_measured <= low_bound)):
+        return False
+    least = float(((low_bound - high_measured) / high_bound).min())
+    return least > level if strict else least >= level
+
+
 def sweep_pairs(
     statement: PairStatement,
     universe: TrajectoryUniverse,
@@ -298,23 +335,26 @@ def sweep_statements(
     results = {name: SweepResult(relation, m_max, total) for name in statements}
     tightest: dict[str, tuple[float, PairBlock, tuple[int, int, int]]] = {}
     for block in pair_blocks(universe, relation, m_max, chunk=chunk):
-        mask = block.mask
-        count = int(mask.sum())
+        count = int(block.mask.sum())
+        outside = None if count == block.mask.size else ~block.mask
         for name, statement in statements.items():
             result = results[name]
             result.pairs += count
             if result.counterexample is not None:
                 continue
             measured, bound = statement.screen(block)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                relative = np.where(mask, (bound - measured) / np.abs(bound), np.inf)
-            relative = np.where(np.isnan(relative), -np.inf, relative)
+            band = 0.0 if getattr(statement, "screen_is_exact", False) else guard_band
+            if name in tightest and _no_pair_below(measured, bound, max(tightest[name][0], band), strict=band > 0):
+                continue
+            relative = _relative_margins(measured, bound, outside)
             position = np.unravel_index(int(np.argmin(relative)), relative.shape)
             if name not in tightest or relative[position] < tightest[name][0]:
                 first, second, third = (int(i) for i in position)
                 tightest[name] = (float(relative[position]), block, (first, second, third))
-            band = 0.0 if getattr(statement, "screen_is_exact", False) else guard_band
-            flagged = np.argwhere(relative < 0) if band == 0.0 else np.argwhere(relative <= band)
+            below = relative < 0 if band == 0.0 else relative <= band
+            if not below.any():
+                continue
+            flagged = np.argwhere(below)
             result.flagged += int(flagged.shape[0])
             for b, p, q in flagged:
                 if result.exact_checks >= max_exact:

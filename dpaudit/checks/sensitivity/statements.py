@@ -20,7 +20,6 @@ from dpaudit.checks.sensitivity.exact_setting import (
     DIGITS,
     _decide,
     _mp,
-    _pairwise_squared,
     _Setting,
     _squared_distance,
 )
@@ -82,7 +81,7 @@ class LswCorollary3:
 
     def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
         w = np.array([float(v) for v in self.setting.lsw.weights])
-        measured = _pairwise_squared(block.left.average_returns, block.right.average_returns, w)
+        measured = self.setting.return_distances(block.left, block.right)
         phi = (w / np.maximum(block.left.counts, 1) ** 2).sum(axis=-1)
         bound = float(self.setting.return_bound) ** 2 * phi
         return measured, np.broadcast_to(bound[:, :, None], measured.shape)
@@ -122,7 +121,7 @@ class LswLemma2:
 
     def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
         w = np.array([float(v) for v in self.setting.lsw.weights])
-        measured = _pairwise_squared(block.left.average_returns, block.right.average_returns, w)
+        measured = self.setting.return_distances(block.left, block.right)
         visits = self.setting.universe.visits_array.astype(bool)
         union = visits[:, None, :] | visits[None, :, :]
         if block.core is None:
@@ -174,7 +173,7 @@ class LswParameters:
 
     def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
         w = np.array([float(v) for v in self.setting.lsw.weights])
-        measured = _pairwise_squared(self.setting.theta(block.left), self.setting.theta(block.right))
+        measured = self.setting.theta_distances(block.left, block.right)
         bound = float(self.constant) * (w / np.maximum(block.left.counts, 1) ** 2).sum(axis=-1)
         return measured, np.broadcast_to(bound[:, :, None], measured.shape)
 
@@ -227,7 +226,7 @@ class LslCorollary8:
     def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
         scale2, c_lambda, rho_norm = (float(v) for v in self.constants)
         rho = np.array([float(r) for r in self.setting.lsl.rho])
-        measured = _pairwise_squared(self.setting.theta(block.left), self.setting.theta(block.right))
+        measured = self.setting.theta_distances(block.left, block.right)
         phi = (c_lambda * np.sqrt((rho * block.left.counts).sum(axis=-1)) + rho_norm) ** 2
         return measured, np.broadcast_to((scale2 * phi)[:, :, None], measured.shape)
 
