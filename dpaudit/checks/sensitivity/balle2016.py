@@ -361,7 +361,7 @@ def local_sensitivities(setting: _Setting, relation: str, m_max: int) -> np.ndar
     index = DatasetIndex(len(universe), m_max)
     values = np.zeros(index.total)
     for block in pair_blocks(universe, relation, m_max):
-        distances = np.where(block.mask, setting.theta_distances(block.left, block.right), 0.0)
+        distances = np.where(block.mask, setting.theta_distances(block), 0.0)
         np.maximum.at(values, index.global_index(block.left.rows), distances.max(axis=2))
     return values
 

@@ -97,19 +97,21 @@ class _Setting:
         """Float θ_X for every dataset of a DatasetBlock, shape (..., d) (memoised on the block)."""
         return _memoised(block, ("theta", id(self)), lambda: self._theta(block))
 
-    def theta_distances(self, left: Any, right: Any) -> np.ndarray:
-        """Float ‖θ_X − θ_X'‖² for every pair of two DatasetBlocks, shape (B, P, Q) (memoised, read-only)."""
+    def theta_distances(self, block: Any) -> np.ndarray:
+        """Float ‖θ_X − θ_X'‖² for every pair of a PairBlock, shape (B, P, Q) (memoised on the block, read-only)."""
         return _memoised(
-            left, ("theta-distances", id(self), right), lambda: _pairwise_squared(self.theta(left), self.theta(right))
+            block,
+            ("theta-distances", id(self)),
+            lambda: _pairwise_squared(self.theta(block.left), self.theta(block.right)),
         )
 
-    def return_distances(self, left: Any, right: Any) -> np.ndarray:
-        """Float ‖F_X − F_X'‖²_{2,Γ} (LSW weights) for every pair of two DatasetBlocks (memoised, read-only)."""
+    def return_distances(self, block: Any) -> np.ndarray:
+        """Float ‖F_X − F_X'‖²_{2,Γ} (LSW weights) for every pair of a PairBlock (memoised on the block, read-only)."""
         weights = np.array([float(v) for v in self.lsw.weights])
         return _memoised(
-            left,
-            ("return-distances", id(self), right),
-            lambda: _pairwise_squared(left.average_returns, right.average_returns, weights),
+            block,
+            ("return-distances", id(self)),
+            lambda: _pairwise_squared(block.left.average_returns, block.right.average_returns, weights),
         )
 
     def _theta(self, block: Any) -> np.ndarray:

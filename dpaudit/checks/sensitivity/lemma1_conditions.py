@@ -157,7 +157,7 @@ class ConditionA:
         return self.sigmas[self.index.global_index(rows)]
 
     def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
-        measured = float(self.alpha) ** 2 * self.setting.theta_distances(block.left, block.right)
+        measured = float(self.alpha) ** 2 * self.setting.theta_distances(block)
         sigma = self._sigma(block.left.rows)
         return measured, np.broadcast_to((sigma * sigma)[:, :, None], measured.shape)
 

@@ -105,6 +105,7 @@ class PairBlock:
         mask: bool (B, P, Q), the pairs that are neighbours.
         relation: the relation the pairs belong to.
         core: for replace-one blocks, the common part X° as rows (B, m − 1); else None.
+        cache: per-block memo of pairwise arrays (e.g. ‖θ_X − θ_X'‖²), shared by the statements of a sweep.
     """
 
     left: DatasetBlock
@@ -112,6 +113,7 @@ class PairBlock:
     mask: np.ndarray
     relation: str
     core: DatasetBlock | None = None
+    cache: dict[Any, np.ndarray] = field(default_factory=dict, repr=False)
 
     def pair(self, b: int, p: int, q: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The pair at (b, p, q) as two sorted tuples of profile indices."""

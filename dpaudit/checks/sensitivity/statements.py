@@ -64,7 +64,7 @@ class SignatureDistance:
         gap = np.zeros(block.mask.shape, dtype=np.int16)
         for s in range(left.shape[-1]):
             np.maximum(gap, np.abs(left[:, :, None, s] - right[:, None, :, s]), out=gap)
-        return gap.astype(np.float64), np.ones(gap.shape)
+        return gap.astype(np.float64), np.broadcast_to(1.0, gap.shape)
 
     def exact(self, left: tuple[int, ...], right: tuple[int, ...]) -> Comparison:
         a, _ = self.setting.exact_statistics(left)
@@ -81,7 +81,7 @@ class LswCorollary3:
 
     def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
         w = np.array([float(v) for v in self.setting.lsw.weights])
-        measured = self.setting.return_distances(block.left, block.right)
+        measured = self.setting.return_distances(block)
         phi = (w / np.maximum(block.left.counts, 1) ** 2).sum(axis=-1)
         bound = float(self.setting.return_bound) ** 2 * phi
         return measured, np.broadcast_to(bound[:, :, None], measured.shape)
@@ -121,16 +121,24 @@ class LswLemma2:
 
     def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
         w = np.array([float(v) for v in self.setting.lsw.weights])
-        measured = self.setting.return_distances(block.left, block.right)
-        visits = self.setting.universe.visits_array.astype(bool)
-        union = visits[:, None, :] | visits[None, :, :]
+        measured = self.setting.return_distances(block)
+        patterns, union = self._unions
         if block.core is None:
-            core_counts = np.zeros((measured.shape[0], visits.shape[1]))
+            core_counts = np.zeros((measured.shape[0], patterns.shape[-1]))
         else:
             core_counts = block.core.counts[:, 0, :]
         terms = w / (core_counts + 1.0) ** 2
-        bound = float(self.setting.return_bound) ** 2 * np.einsum("bs,pqs->bpq", terms, union.astype(np.float64))
-        return measured, bound
+        # the bound depends on (p, q) only through S_x ∪ S_x': one sum per distinct union, then a lookup
+        per_union = float(self.setting.return_bound) ** 2 * np.einsum("bs,pqs->bpq", terms, patterns)[:, 0, :]
+        return measured, per_union[:, union]
+
+    @cached_property
+    def _unions(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct visit-set unions S_x ∪ S_x' as 0/1 rows (1, K, S), and each pair's row, (U, U)."""
+        visits = self.setting.universe.visits_array.astype(bool)
+        union = visits[:, None, :] | visits[None, :, :]
+        patterns, which = np.unique(union.reshape(-1, union.shape[-1]), axis=0, return_inverse=True)
+        return patterns.astype(np.float64)[None, :, :], which.reshape(union.shape[:2])
 
     def exact(self, left: tuple[int, ...], right: tuple[int, ...]) -> Comparison:
         w = self.setting.lsw.weights
@@ -173,7 +181,7 @@ class LswParameters:
 
     def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
         w = np.array([float(v) for v in self.setting.lsw.weights])
-        measured = self.setting.theta_distances(block.left, block.right)
+        measured = self.setting.theta_distances(block)
         bound = float(self.constant) * (w / np.maximum(block.left.counts, 1) ** 2).sum(axis=-1)
         return measured, np.broadcast_to(bound[:, :, None], measured.shape)
 
@@ -226,7 +234,7 @@ class LslCorollary8:
     def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
         scale2, c_lambda, rho_norm = (float(v) for v in self.constants)
         rho = np.array([float(r) for r in self.setting.lsl.rho])
-        measured = self.setting.theta_distances(block.left, block.right)
+        measured = self.setting.theta_distances(block)
         phi = (c_lambda * np.sqrt((rho * block.left.counts).sum(axis=-1)) + rho_norm) ** 2
         return measured, np.broadcast_to((scale2 * phi)[:, :, None], measured.shape)
 
