@@ -43,7 +43,10 @@ class GaussianMechanism:
         value = check_finite_array("data", data)
         generator = normalize_rng(rng)
         shape = value.shape if size is None else (size, *value.shape)
-        return value + self.sigma * generator.standard_normal(shape)
+        noise = generator.standard_normal(shape)
+        noise *= self.sigma  # in place: the same numbers as value + sigma * noise, two arrays fewer
+        noise += value
+        return noise if noise.ndim else noise[()]
 
     def gaussian_view(self, data: Any) -> tuple[np.ndarray, float]:
         """White-box view: the mean f(X) and the noise standard deviation σ."""

@@ -226,9 +226,12 @@ class ThresholdGrid:
 
     def histogram(self, scores: np.ndarray) -> np.ndarray:
         """Counts of ``scores`` in the ``size + 1`` cells (int64)."""
-        position = (scores - self.low) * (1.0 / self.width)
+        position = np.subtract(scores, self.low)  # the same numbers as before, computed in place
+        position *= 1.0 / self.width
         np.clip(position, -1.0, self.size - 1.0, out=position)
-        cells = np.floor(position).astype(np.int64) + 1
+        np.floor(position, out=position)
+        cells = position.astype(np.int64)
+        cells += 1
         return np.bincount(cells, minlength=self.size + 1)
 
     def tail_counts(self, histogram: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -100,14 +100,16 @@ def _array_counts(successes: np.ndarray, trials: int, alpha: float) -> tuple[np.
 def clopper_pearson_lower_array(successes: np.ndarray, trials: int, alpha: float) -> np.ndarray:
     """Vectorised :func:`clopper_pearson_lower` over an integer array of counts."""
     k, n, a = _array_counts(successes, trials, alpha)
-    bound = special.betaincinv(np.maximum(k, 1.0), n - k + 1.0, a)
+    values, inverse = np.unique(k, return_inverse=True)  # each distinct count inverted once
+    bound = special.betaincinv(np.maximum(values, 1.0), n - values + 1.0, a)[inverse.reshape(k.shape)]
     return np.where(k == 0, 0.0, bound)
 
 
 def clopper_pearson_upper_array(successes: np.ndarray, trials: int, alpha: float) -> np.ndarray:
     """Vectorised :func:`clopper_pearson_upper` over an integer array of counts."""
     k, n, a = _array_counts(successes, trials, alpha)
-    bound = 1.0 - special.betaincinv(np.maximum(n - k, 1.0), k + 1.0, a)
+    values, inverse = np.unique(k, return_inverse=True)
+    bound = 1.0 - special.betaincinv(np.maximum(n - values, 1.0), values + 1.0, a)[inverse.reshape(k.shape)]
     return np.where(k == n, 1.0, bound)
 
 
