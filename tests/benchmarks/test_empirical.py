@@ -16,6 +16,8 @@ from tests.benchmarks.timing import timed
 
 pytestmark = pytest.mark.benchmark
 
+#: Runs of each timing (the machine's speed drifts by 20-30% within seconds: the minimum of several).
+REPETITIONS = 7
 EXACT_EPSILON = 3.13867  # sigma = 1, sensitivity 1, delta = 1e-3 (Balle & Wang 2018, Thm 8)
 PAIR = NeighbourPair(np.zeros(1), np.ones(1), "f(X) = 0, f(X') = 1")
 MECHANISM = GaussianMechanism(1.0, 1.0)
@@ -40,15 +42,15 @@ def _certify(samples, events=("threshold",), seed=0):
 def test_throughput_against_raw_standard_normal(record):
     samples = 10**7
     _certify(10**5)  # imports and first calls out of the timing
-    raw = min(_raw_seconds(2 * samples, batch) for batch in (1 << 14, 1 << 20) for _ in range(3))
-    rows = []
-    for events in (("threshold",), ("threshold", "halfspace", "classifier")):
-        (bound, _), timings = timed(lambda events=events: _certify(samples, events))
-        rows.append((events, bound.epsilon_lower_bound, timings, raw / min(timings)))
-    raw_rate = f"raw standard_normal {2 * samples / raw / 1e6:.1f} M draws/s"
-    for (events, epsilon, timings, ratio), (point, target) in zip(
-        rows, ((">= 0.7", 0.7), (">= 0.3", 0.3)), strict=True
+    for events, (point, target) in zip(
+        (("threshold",), ("threshold", "halfspace", "classifier")), ((">= 0.7", 0.7), (">= 0.3", 0.3)), strict=True
     ):
+        raws, timings = [], []
+        for _ in range(REPETITIONS):  # interleaved, so both see the same state of a machine whose speed drifts
+            raws.append(min(_raw_seconds(2 * samples, batch) for batch in (1 << 14, 1 << 20)))
+            (bound, _), seconds = timed(lambda events=events: _certify(samples, events), repetitions=1)
+            timings += seconds
+        ratio = min(raws) / min(timings)
         record(
             "20.7",
             f"Monte Carlo certified bound, events {'+'.join(events)}, 10^7 draws per side: throughput / raw numpy",
@@ -56,8 +58,9 @@ def test_throughput_against_raw_standard_normal(record):
             "x",
             point,
             ratio >= target,
-            f"{min(timings):.3f} s, eps_lb {epsilon:.4f}; {raw_rate} ({raw:.3f} s for {2 * samples}, best of 3 "
-            "with the best of two batch sizes)",
+            f"{min(timings):.3f} s, eps_lb {bound.epsilon_lower_bound:.4f}; raw standard_normal "
+            f"{2 * samples / min(raws) / 1e6:.1f} M draws/s ({min(raws):.3f} s for {2 * samples}; each of the "
+            f"{REPETITIONS} runs the best of two batch sizes, interleaved with ours)",
             timings=timings,
         )
 

@@ -286,3 +286,42 @@ def test_checker_audits_a_mutant_through_the_context():
 
     context = CheckContext(claim, replace_one(), np.random.default_rng(seed), seed, mechanism_factory=halved_sigma)
     assert get_checker("empirical_epsilon_lower_bound").function(obligation, context).verdict is Verdict.VIOLATED
+
+
+def _full_objectives(p_counts, q_counts, trials, alpha, delta, epsilon):
+    from dpaudit.checks.empirical.statistics import (
+        clopper_pearson_lower_array,
+        clopper_pearson_upper_array,
+        epsilon_lower_bound_array,
+    )
+
+    p_lower = clopper_pearson_lower_array(p_counts, trials, alpha)
+    q_upper = clopper_pearson_upper_array(q_counts, trials, alpha)
+    values = {"epsilon": epsilon_lower_bound_array(p_lower, q_upper, delta)}
+    if epsilon is not None:
+        values["delta"] = p_lower - np.exp(epsilon) * q_upper
+    return values
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_event_selection_screened_by_plug_in_values_picks_what_the_full_computation_picks(seed):
+    """Only the events that can reach the best get Clopper-Pearson bounds: same argmax (first index
+    of the maximum, ties included) and same value as bounding every event."""
+    from dpaudit.checks.empirical.certification import _objectives
+
+    rng = np.random.default_rng(seed)
+    trials = int(rng.choice([50, 1000, 10**6]))
+    size = int(rng.choice([10, 200, 3000]))
+    p_counts = rng.binomial(trials, rng.uniform(0, 1, size=size))
+    q_counts = rng.binomial(trials, rng.uniform(0, 1, size=size) ** 3)
+    if seed % 3 == 0:  # ties and the extremes
+        p_counts[::5], q_counts[::5] = p_counts[0], q_counts[0]
+        p_counts[1], q_counts[2] = trials, 0
+    delta, epsilon = float(rng.choice([0.0, 1e-5, 0.1])), [None, 0.5, 3.0][seed % 3]
+    screened = _objectives(p_counts, q_counts, trials, 1e-3, delta, epsilon)
+    full = _full_objectives(p_counts, q_counts, trials, 1e-3, delta, epsilon)
+    assert screened.keys() == full.keys()
+    for name in full:
+        assert int(np.argmax(screened[name])) == int(np.argmax(full[name]))
+        assert screened[name].max() == full[name].max()
+        assert np.all(screened[name] <= full[name])  # an event left out is left at -inf, never raised

@@ -95,3 +95,41 @@ def test_an_unreachable_dask_scheduler_is_a_usage_error_naming_the_address(monke
         make_executor(f"dask://127.0.0.1:{port}")
     spec = str(Path(__file__).parents[2] / "specs" / "gaussian_mechanism.toml")
     assert main(["audit", spec, "--quick", "--executor", f"dask://127.0.0.1:{port}", "--out", str(tmp_path)]) == 2
+
+
+class _RemoteFuture:
+    """A stand-in for a Dask future: ends when told, runs its callbacks then, records a cancel."""
+
+    def __init__(self):
+        self.callbacks, self.outcome, self.cancelled = [], None, False
+
+    def add_done_callback(self, callback):
+        self.callbacks.append(callback)
+
+    def end(self, outcome):
+        self.outcome = outcome
+        for callback in self.callbacks:
+            callback(self)
+
+    def result(self):
+        if isinstance(self.outcome, BaseException):
+            raise self.outcome
+        return self.outcome
+
+    def cancel(self):
+        self.cancelled = True
+
+
+def test_a_dask_future_is_mirrored_with_its_result_its_error_and_its_cancellation():
+    from dpaudit.checks.empirical.executors import _mirrored
+
+    done, failed, dropped = _RemoteFuture(), _RemoteFuture(), _RemoteFuture()
+    mirrors = [_mirrored(remote) for remote in (done, failed, dropped)]
+    done.end(41)
+    failed.end(ValueError("the task failed"))
+    assert mirrors[0].result() == 41
+    with pytest.raises(ValueError, match="the task failed"):
+        mirrors[1].result()
+    assert mirrors[2].cancel() and dropped.cancelled
+    dropped.end(7)  # a task that ends after its mirror was cancelled changes nothing
+    assert mirrors[2].cancelled()

@@ -475,6 +475,14 @@ DEFECTS: tuple[Defect, ...] = (
         _ACCOUNTANTS,
     ),
     Defect(
+        "event-screen-ceiling-below-the-frequency",
+        "statistics",
+        "dpaudit/checks/empirical/certification.py",
+        "p_hat = p_counts / trials * (1 + _PLUG_IN_SLACK)",
+        "p_hat = p_counts / trials * 0.99",
+        ("tests/checks/test_empirical.py",),
+    ),
+    Defect(
         "sweep-skips-a-block-on-its-mean-not-its-extreme",
         "sensitivity",
         "dpaudit/checks/sensitivity/pair_sweep.py",

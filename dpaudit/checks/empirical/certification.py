@@ -137,11 +137,7 @@ def _score_candidates(
     for p_is_first in (True, False):
         p_counts = np.concatenate(first_counts if p_is_first else second_counts)
         q_counts = np.concatenate(second_counts if p_is_first else first_counts)
-        p_lower = clopper_pearson_lower_array(p_counts, trials, alpha)
-        q_upper = clopper_pearson_upper_array(q_counts, trials, alpha)
-        objectives = {"epsilon": epsilon_lower_bound_array(p_lower, q_upper, delta)}
-        if epsilon is not None:
-            objectives["delta"] = p_lower - math.exp(epsilon) * q_upper
+        objectives = _objectives(p_counts, q_counts, trials, alpha, delta, epsilon)
         if rare:
             plug_in = np.maximum(p_counts / trials - delta, 1e-300) / ((q_counts + 1) / trials)
             objectives["rare"] = np.where(p_counts > 0, np.log(plug_in), -np.inf)
@@ -157,6 +153,58 @@ def _score_candidates(
                 event = ThresholdEvent(projection, float(thresholds[index % grid.size]), index < grid.size)
             best.append(_Candidate(pair_index, event, p_is_first, name, float(values[index])))
     return best, 2 * (tails + starts.size)
+
+
+#: Events whose Clopper-Pearson bounds are computed before the others are screened against them.
+_FIRST_SCORED = 64
+#: Relative slack on the plug-in frequencies, far above the rounding of the Clopper-Pearson bounds.
+_PLUG_IN_SLACK = 1e-9
+
+
+def _objectives(
+    p_counts: np.ndarray, q_counts: np.ndarray, trials: int, alpha: float, delta: float, epsilon: float | None
+) -> dict[str, np.ndarray]:
+    """The certified ε objective (and the δ objective at ``epsilon``) of every event, as arrays whose
+    argmax is that of the full computation: an event is left at −inf only when it cannot reach the best.
+
+    The Clopper-Pearson bounds (most of the time of the selection) are computed for the events with
+    the best plug-in values first, then for every event whose plug-in value, an upper bound on its
+    objective (the lower bound on p is at most k/n, the upper bound on q at least k/n; both objectives
+    grow with p and fall with q), is not below the best exact value found: the others have an exact
+    value below that best, so they are neither the maximum nor its first index.
+    """
+    p_hat = p_counts / trials * (1 + _PLUG_IN_SLACK)
+    q_hat = q_counts / trials * (1 - _PLUG_IN_SLACK)
+    ceilings = {"epsilon": epsilon_lower_bound_array(p_hat, q_hat, delta)}
+    if epsilon is not None:
+        ceilings["delta"] = p_hat - math.exp(epsilon) * q_hat
+
+    def exact(index: np.ndarray) -> dict[str, np.ndarray]:
+        p_lower = clopper_pearson_lower_array(p_counts[index], trials, alpha)
+        q_upper = clopper_pearson_upper_array(q_counts[index], trials, alpha)
+        values = {"epsilon": epsilon_lower_bound_array(p_lower, q_upper, delta)}
+        if epsilon is not None:
+            values["delta"] = p_lower - math.exp(epsilon) * q_upper
+        return values
+
+    first = np.unique(
+        np.concatenate([np.argsort(-ceiling, kind="stable")[:_FIRST_SCORED] for ceiling in ceilings.values()])
+    )
+    found = exact(first)
+    reach = np.zeros(p_counts.size, dtype=bool)
+    for name, ceiling in ceilings.items():
+        reach |= ~(ceiling < found[name].max())  # a NaN ceiling (or best) keeps the event
+    index = np.flatnonzero(reach)
+    values = exact(index)
+    if any(np.isnan(computed).any() for computed in values.values()):  # argmax would pick the first NaN
+        index = np.arange(p_counts.size)
+        values = exact(index)
+    objectives = {}
+    for name, computed in values.items():
+        full = np.full(p_counts.size, -np.inf)
+        full[index] = computed
+        objectives[name] = full
+    return objectives
 
 
 def _pilot_screen_score(

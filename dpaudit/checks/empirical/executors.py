@@ -16,10 +16,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import (
     Executor,
     Future,
+    InvalidStateError,
     ProcessPoolExecutor,
     ThreadPoolExecutor,
     as_completed,
 )
+from contextlib import suppress
 from typing import IO, Any
 
 from dpaudit.errors import InvalidArgument, InvalidType
@@ -86,11 +88,39 @@ class DaskExecutor(Executor):
         """Submit ``fn(*args, **kwargs)`` to the cluster."""
         return self._inner.submit(fn, *args, **kwargs)
 
+    def submit_all(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> list[Future]:
+        """Submit ``fn(task)`` for every task in one message to the scheduler (``submit`` sends one
+        each: about twice the overhead per task), as concurrent futures in task order."""
+        return [_mirrored(future) for future in self.client.map(fn, list(tasks), pure=False)]
+
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Wait for (or cancel) outstanding work; close the client if this executor opened it."""
         self._inner.shutdown(wait=wait and not cancel_futures)
         if self._owns_client:
             self.client.close()
+
+
+def _mirrored(remote: Any) -> Future:
+    """A concurrent future that ends as the Dask future ``remote`` does; cancelling it cancels ``remote``."""
+    mirror: Future = Future()
+
+    def copy(done: Any) -> None:  # Dask calls this in its own thread when the task ends
+        try:
+            value = done.result()
+        except BaseException as exc:
+            with suppress(InvalidStateError):  # the mirror was cancelled first
+                mirror.set_exception(exc)
+            return
+        with suppress(InvalidStateError):
+            mirror.set_result(value)
+
+    def cancel_remote(ended: Future) -> None:
+        if ended.cancelled():
+            remote.cancel()
+
+    mirror.add_done_callback(cancel_remote)
+    remote.add_done_callback(copy)
+    return mirror
 
 
 def _trim_threshold() -> str | None:
@@ -238,7 +268,8 @@ def run_tasks(
             results.append(function(task))
             bar.advance()
         return results
-    futures = [executor.submit(function, task) for task in tasks]
+    submit_all = getattr(executor, "submit_all", None)
+    futures = submit_all(function, tasks) if submit_all else [executor.submit(function, task) for task in tasks]
     try:
         for _ in as_completed(futures):
             bar.advance()
