@@ -48,7 +48,8 @@ CHANGES = [
     "  1 inconclusive); seeds 0 and 9, the 27 private Gaussian and Laplace candidates: 0 violated (23",
     "  consistent, 4 inconclusive each). The 20 seeds of the acceptance count from the new specs.",
     "- Seed 11 ran the whole corpus with a coverage pair of 1,000 trajectories (later taken out again: it",
-    "  tripled the corpus's time); seeds 12 and on ran on commit e5bafd2, all private candidates per seed.",
+    "  tripled the corpus's time); seeds 12-15 ran on e5bafd2 and the PLD commits after it, seed 16 on de07b2a",
+    "  (one candidate at a time), all private candidates per seed.",
 ]
 
 
