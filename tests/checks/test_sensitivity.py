@@ -354,3 +354,34 @@ def test_sigma_classes_follow_the_lexicographic_order_of_the_rows(top):
     _, first, inverse = np.unique(_class_codes(counts, size), return_index=True, return_inverse=True)
     assert np.array_equal(first, expected_first)
     assert np.array_equal(inverse.reshape(-1), expected_inverse.reshape(-1))
+
+
+@pytest.mark.parametrize("m", [0, 1, 3])
+def test_block_statistics_add_the_records_in_order(spec_universe, m):
+    """A block's counts and sums are the per-record tables summed over the dataset's records (same bits)."""
+    from dpaudit.checks.sensitivity.pair_sweep import DatasetBlock
+
+    rows = np.sort(np.random.default_rng(m).integers(0, len(spec_universe), size=(4, 6, m)), axis=-1)
+    block = DatasetBlock.of(spec_universe, rows)
+    assert np.array_equal(block.counts, spec_universe.visits_array[rows].sum(axis=-2))
+    assert np.array_equal(block.sums, spec_universe.returns_array[rows].sum(axis=-2))
+    assert block.counts.shape == (4, 6, spec_universe.visits_array.shape[1])
+
+
+def test_tabular_lsl_theta_is_the_solution_of_the_linear_system(spec_universe):
+    """With Φ = I the diagonal shortcut solves the same system as a general solver would."""
+    from dpaudit.checks.sensitivity.pair_sweep import DatasetBlock
+    from dpaudit.mechanisms.policy_evaluation.trajectory_universe import DatasetIndex
+
+    setting = _Setting(spec_universe, mechanism_problem(DPLSL(**SPEC_LSL)))
+    assert setting.tabular
+    block = DatasetBlock.of(spec_universe, DatasetIndex(len(spec_universe), 3).datasets(3))
+    rho = np.array([float(r) for r in setting.problem.rho])
+    matrix = np.einsum("...s,st->...st", rho * block.counts / 3, np.eye(setting.problem.dimension))
+    matrix += float(setting.problem.lam) / 6 * np.eye(setting.problem.dimension)
+    expected = np.linalg.solve(matrix, (rho * block.sums / 3)[..., None])[..., 0]
+    assert np.allclose(setting.theta(block), expected, rtol=1e-15, atol=0.0)
+    for dataset in [tuple(int(v) for v in block.rows[i]) for i in (0, 17, -1)]:
+        exact = setting.exact_theta(dataset)
+        row = int(np.flatnonzero((block.rows == dataset).all(axis=1))[0])
+        assert np.allclose(setting.theta(block)[row], [float(v) for v in exact], rtol=1e-12)

@@ -1,5 +1,6 @@
 """Tests of the bounded trajectory universe and the exact LSW/LSL re-derivations."""
 
+import itertools
 from fractions import Fraction
 
 import numpy as np
@@ -47,6 +48,12 @@ def test_dataset_index_ranks_are_a_bijection(m):
     assert rows.shape[0] == index.count(m)
     assert np.array_equal(index.rank(rows), np.arange(rows.shape[0]))
     assert index.total == 7 + 28 + 84
+    assert np.all(np.diff(rows, axis=1) >= 0)
+    assert {tuple(row) for row in rows.tolist()} == set(itertools.combinations_with_replacement(range(7), m))
+
+
+def test_dataset_index_has_one_empty_dataset():
+    assert DatasetIndex(4, 2).datasets(0).shape == (1, 0)
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, float("nan")])

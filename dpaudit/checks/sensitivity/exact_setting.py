@@ -77,6 +77,13 @@ class _Setting:
         return np.array([[float(v) for v in row] for row in self.problem.features])
 
     @cached_property
+    def tabular(self) -> bool:
+        """Whether the features are the identity (one coordinate per state), so the LSL system is diagonal."""
+        return self.features.shape[0] == self.features.shape[1] and np.array_equal(
+            self.features, np.eye(self.features.shape[0])
+        )
+
+    @cached_property
     def return_bound(self) -> Fraction:
         return self.problem.r_max / (1 - self.problem.gamma)
 
@@ -120,6 +127,9 @@ class _Setting:
         m = block.size
         rho = np.array([float(r) for r in self.problem.rho])
         frequencies = rho * block.counts / m
+        if self.tabular:
+            # Φ = I: the system is diagonal, θ_s = (ρ_s Σ_s / m) / (ρ_s n_s / m + λ / 2m), the bits LAPACK gives.
+            return (rho * block.sums / m) / (frequencies + float(self.problem.lam) / (2 * m))
         matrix = np.einsum("sd,...s,se->...de", self.features, frequencies, self.features)
         matrix = matrix + float(self.problem.lam) / (2 * m) * np.eye(self.problem.dimension)
         rhs = np.einsum("sd,...s->...d", self.features, rho * block.sums / m)

@@ -24,6 +24,7 @@ from dpaudit.checks.sensitivity.exact_setting import (
 )
 from dpaudit.checks.sensitivity.pair_sweep import (
     Comparison,
+    DatasetBlock,
     PairBlock,
 )
 from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
@@ -123,11 +124,10 @@ def sigma_table(
     index = DatasetIndex(len(universe), m_max)
     counts_parts, average_parts, sizes = [], [], []
     for m in range(1, m_max + 1):
-        rows = index.datasets(m)
-        counts = universe.visits_array[rows].sum(axis=1)
-        counts_parts.append(counts)
-        average_parts.append(universe.returns_array[rows].sum(axis=1) / np.maximum(counts, 1))
-        sizes.append(np.full(rows.shape[0], m))
+        block = DatasetBlock.of(universe, index.datasets(m))
+        counts_parts.append(block.counts)
+        average_parts.append(block.average_returns)
+        sizes.append(np.full(block.counts.shape[0], m))
     counts = np.concatenate(counts_parts)
     averages = np.concatenate(average_parts)
     size = np.concatenate(sizes)

@@ -80,9 +80,9 @@ class DatasetBlock:
     @classmethod
     def of(cls, universe: TrajectoryUniverse, rows: np.ndarray) -> DatasetBlock:
         """Compute the statistics of ``rows`` from the universe's tables."""
-        counts = universe.visits_array[rows].sum(axis=-2)
-        sums = universe.returns_array[rows].sum(axis=-2)
-        return cls(rows, counts, sums)
+        return cls(
+            rows, _sum_over_records(universe.visits_array, rows), _sum_over_records(universe.returns_array, rows)
+        )
 
     @property
     def size(self) -> int:
@@ -93,6 +93,17 @@ class DatasetBlock:
     def average_returns(self) -> np.ndarray:
         """F_X (0 where unvisited), float64 (..., S) (Balle et al. 2016, eq. (4))."""
         return self.sums / np.maximum(self.counts, 1)
+
+
+def _sum_over_records(table: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Σ_i table[rows[..., i]], added record by record in index order (the bits of ``table[rows].sum(axis=-2)``,
+    without its (..., m, S) temporary)."""
+    if rows.shape[-1] == 0:
+        return np.zeros(rows.shape[:-1] + table.shape[1:], dtype=table.dtype)
+    total = table[rows[..., 0]]
+    for i in range(1, rows.shape[-1]):
+        total += table[rows[..., i]]
+    return total
 
 
 @dataclass(frozen=True, eq=False)

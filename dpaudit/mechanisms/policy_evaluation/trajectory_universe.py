@@ -19,7 +19,6 @@ References:
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -191,13 +190,15 @@ class DatasetIndex:
 
     def datasets(self, m: int) -> np.ndarray:
         """All size-m datasets as an int64 array (count(m), m) of sorted rows, in rank order."""
-        if m == 0:
-            return np.zeros((1, 0), dtype=np.int64)
-        rows = np.array(
-            list(itertools.combinations_with_replacement(range(self.n_profiles), m)), dtype=np.int64
-        ).reshape(-1, m)
-        order = np.argsort(self.rank(rows), kind="stable")
-        return rows[order]
+        rows = np.zeros((1, 0), dtype=np.int64)
+        for k in range(1, m + 1):
+            # Size k in colex order: by largest element L, then the size-(k - 1) datasets within 0..L, which
+            # are the first C(L + k - 1, k - 1) of the previous size's colex order.
+            prefixes = self._binomials[np.arange(k - 1, self.n_profiles + k - 1), k - 1]
+            largest = np.repeat(np.arange(self.n_profiles, dtype=np.int64), prefixes)
+            starts = np.repeat(np.cumsum(prefixes) - prefixes, prefixes)
+            rows = np.concatenate([rows[np.arange(largest.size) - starts], largest[:, None]], axis=1)
+        return rows
 
     def rank(self, rows: np.ndarray) -> np.ndarray:
         """The colex rank of each sorted row among datasets of its size (vectorised)."""
