@@ -498,4 +498,20 @@ DEFECTS: tuple[Defect, ...] = (
         "smallest = min(smallest, times * cumulant / rate)",
         ("tests/privacy/accounting/test_pld.py",),
     ),
+    Defect(
+        "pld-window-wraps-to-the-wrong-end",
+        "accountants",
+        "dpaudit/privacy/accounting/pld.py",
+        "window = np.concatenate([window, composed[: length - window.size]])",
+        "window = np.concatenate([window, composed[size - length + window.size :]])",
+        ("tests/privacy/accounting/test_pld.py",),
+    ),
+    Defect(
+        "sweep-block-statistics-drop-the-second-record",
+        "sensitivity",
+        "dpaudit/checks/sensitivity/pair_sweep.py",
+        "for i in range(1, rows.shape[-1]):",
+        "for i in range(2, rows.shape[-1]):",
+        ("tests/checks/test_sensitivity.py",),
+    ),
 )

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -76,10 +77,16 @@ class DiscretePld:
     roundoff: float = 0.0
     roundoff_estimate: float = 0.0
 
-    @property
+    @cached_property
     def losses(self) -> np.ndarray:
-        """The grid loss of each pmf entry."""
-        return (self.offset + np.arange(self.pmf.size)) * self.interval
+        """The grid loss of each pmf entry, non-decreasing (computed once, read-only)."""
+        losses = (self.offset + np.arange(self.pmf.size)) * self.interval
+        losses.flags.writeable = False
+        return losses
+
+    def _first_above(self, loss: float) -> int:
+        """The index of the first grid loss > ``loss``: the entries above it are a suffix of the pmf."""
+        return int(np.searchsorted(self.losses, loss, side="right"))
 
     @property
     def slack(self) -> float:
@@ -94,21 +101,19 @@ class DiscretePld:
     def delta(self, epsilon: float) -> float:
         """δ(ε) = Σ_{ℓ > ε} p(ℓ) (1 - e^{ε - ℓ}) + p(∞), without the slack."""
         eps = check_real("epsilon", epsilon, low=0.0)
-        losses = self.losses
-        above = losses > eps
-        value = float(np.sum(self.pmf[above] * -np.expm1(eps - losses[above]))) + self.infinity_mass
+        start = self._first_above(eps)
+        value = float(np.sum(self.pmf[start:] * -np.expm1(eps - self.losses[start:]))) + self.infinity_mass
         return min(max(value, 0.0), 1.0)
 
     def epsilon(self, delta: float, *, slack: float = 0.0) -> float:
         """The smallest ε >= 0 with δ(ε) + slack <= delta (``inf`` if none)."""
         target = check_real("delta", delta, low=0.0, high=1.0)
-        losses = self.losses
-        positive = losses > 0
-        mass = self.pmf[positive]
-        scaled = mass * np.exp(-losses[positive])
+        start = self._first_above(0.0)
+        mass = self.pmf[start:]
+        grid = self.losses[start:]
+        scaled = mass * np.exp(-grid)
         suffix_mass = np.concatenate([np.cumsum(mass[::-1])[::-1], [0.0]])
         suffix_scaled = np.concatenate([np.cumsum(scaled[::-1])[::-1], [0.0]])
-        grid = losses[positive]
         base = self.infinity_mass + slack
         if base + suffix_mass[0] - suffix_scaled[0] <= target:
             return 0.0
@@ -146,7 +151,10 @@ class DiscretePld:
         # the sum's index j lands at j mod size; the window keeps low..high. The entries after it hold
         # only mass from outside [low, high] (at most 2 tail, as is what aliases into the window):
         # dropping them moves delta(eps) by no more than that mass, already in ``truncation``
-        window = np.roll(composed, -(low % size))[: high - low + 1]
+        start, length = low % size, high - low + 1
+        window = composed[start : start + length]
+        if window.size < length:
+            window = np.concatenate([window, composed[: length - window.size]])
         # clipping at 0 moves no entry away from its true (non-negative) value
         window = np.clip(window, 0.0, None)
         roundoff = _fft_roundoff(self.pmf, log_magnitude, powered, count, size)
@@ -169,6 +177,8 @@ class DiscretePld:
 #: Assumed accuracy of the library's FFT twiddle factors, |w_computed - w| <= _TWIDDLE_ERROR
 #: (Higham 2002, eq. 24.4: mu).
 _TWIDDLE_ERROR = 4 * _UNIT_ROUNDOFF
+#: exp(x) is 0 in float64 for x below about -745.13; below this, far past it, no power |z|^T is computed.
+_EXP_IS_ZERO_BELOW = -800.0
 #: Absolute error of a power |z|^T below the normal range (exp and the product each round
 #: a subnormal result to within 2^-1075): far above both.
 _UNDERFLOW = 2.0**-1070
@@ -183,14 +193,16 @@ def _power(spectrum: np.ndarray, log_magnitude: np.ndarray, count: int) -> np.nd
     arguments met here: |z| and log|z| within 2u relative, arg z within 2u pi absolute, exp within
     2u relative, cos and sin within u absolute (u = 2^-53); ``_fft_roundoff`` bounds the result.
     """
-    radius = np.exp(log_magnitude * count)
+    exponent = log_magnitude * count
     # over many steps nearly every |z|^T underflows to 0 (99.99% of them in the audit's compositions):
-    # the angle, cos and sin are only needed where it did not
-    live = np.flatnonzero(radius)
+    # exp, the angle, cos and sin are only needed where it did not
+    candidates = np.flatnonzero(exponent >= _EXP_IS_ZERO_BELOW)
+    radius = np.exp(exponent[candidates])
+    live = candidates[radius != 0.0]
+    kept = radius[radius != 0.0]
     angle = np.angle(spectrum[live])
     angle *= count
     powered = np.zeros(spectrum.shape, dtype=np.complex128)
-    kept = radius[live]
     powered.real[live] = kept * np.cos(angle)
     powered.imag[live] = kept * np.sin(angle)
     return powered
@@ -230,8 +242,12 @@ def _fft_roundoff(pmf: np.ndarray, log_magnitude: np.ndarray, powered: np.ndarra
     c = levels * eta / (1 - levels * eta)
     forward = c * math.sqrt(size) * float(np.linalg.norm(pmf))
     propagated = count * math.exp((count - 1) * math.log1p(forward)) * forward
-    rho = count * (3 * u * (np.abs(log_magnitude) + math.pi) + 2 * u) + 5 * u
-    power_error = np.where(log_magnitude > -np.inf, rho * np.exp(rho) * np.abs(powered) + _UNDERFLOW, 0.0)
+    # a zero power (|z|^T underflowed, or z = 0) contributes rho e^rho |0| + _UNDERFLOW (or 0 for z = 0): the
+    # product is only formed where the power is not zero
+    power_error = np.where(log_magnitude > -np.inf, _UNDERFLOW, 0.0)
+    live = np.flatnonzero(powered)
+    rho = count * (3 * u * (np.abs(log_magnitude[live]) + math.pi) + 2 * u) + 5 * u
+    power_error[live] = rho * np.exp(rho) * np.abs(powered[live]) + _UNDERFLOW
     full = math.sqrt(2.0)
     spectrum_error = propagated + full * float(np.linalg.norm(power_error))
     return 2.0 * (spectrum_error + c * full * float(np.linalg.norm(powered)))
