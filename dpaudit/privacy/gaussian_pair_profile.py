@@ -12,8 +12,11 @@ mechanism (Balle, Gomrokchi & Precup 2016, Lemma 1).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+import gmpy2
 import mpmath
 
 from dpaudit._validation import check_integer, check_real
@@ -138,6 +141,12 @@ def _noncentral_chi2_upper(dof: int, noncentrality: mpmath.mpf, x: mpmath.mpf) -
     skipped *= q
     increment = mpmath.exp((a + start) * mpmath.log(h) - h - mpmath.loggamma(a + start + 1))
     weight = mpmath.exp(-half + start * log_half - mpmath.loggamma(start + 1))
+    total, bound = _at_working_precision(_upper_series, (half, h, a, q, increment, weight, unit), start)
+    return total, bound + skipped
+
+
+def _upper_series(half: Any, h: Any, a: Any, q: Any, increment: Any, weight: Any, unit: Any, start: int) -> Any:
+    """The sum of :func:`_noncentral_chi2_upper` from its first term at ``start`` on, and its remainder bound."""
     total = weight * q
     for j in range(start + 1, start + MAX_SERIES_TERMS):
         q += increment
@@ -154,10 +163,8 @@ def _noncentral_chi2_upper(dof: int, noncentrality: mpmath.mpf, x: mpmath.mpf) -
         if half < j + 2:
             bounds.append(weight * half / (j + 1) / (1 - half / (j + 2)))
         if bounds and min(bounds) <= total * unit:
-            return total, min(bounds) + skipped
-    raise NumericalError(
-        f"noncentral chi-square series did not converge in {MAX_SERIES_TERMS} terms (lambda={noncentrality})"
-    )
+            return total, min(bounds)
+    raise NumericalError(f"noncentral chi-square series did not converge in {MAX_SERIES_TERMS} terms (λ/2={half})")
 
 
 def _noncentral_chi2_lower(dof: int, noncentrality: mpmath.mpf, x: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -188,8 +195,14 @@ def _noncentral_chi2_lower(dof: int, noncentrality: mpmath.mpf, x: mpmath.mpf) -
     p = mpmath.gammainc(a + top, 0, h, regularized=True)
     weight = mpmath.exp(-half + top * log_half - mpmath.loggamma(top + 1))
     increment = mpmath.exp((a + top - 1) * mpmath.log(h) - h - mpmath.loggamma(a + top))
+    total, below = _at_working_precision(_lower_series, (half, h, a, p, increment, weight, unit), top)
+    return total, total * 2 * poisson_tail + below
+
+
+def _lower_series(half: Any, h: Any, a: Any, p: Any, increment: Any, weight: Any, unit: Any, top: int) -> Any:
+    """The sum of :func:`_noncentral_chi2_lower` from its first term at ``top`` down, and the bound on the rest."""
     total = weight * p
-    below = mpmath.mpf(0)
+    below = 0 * total
     for j in range(top - 1, -1, -1):
         p += increment
         increment *= (a + j) / h
@@ -209,7 +222,46 @@ def _noncentral_chi2_lower(dof: int, noncentrality: mpmath.mpf, x: mpmath.mpf) -
         if bounds and min(bounds) <= total * unit:
             below = min(bounds)
             break
-    return total, total * 2 * poisson_tail + below
+    return total, below
+
+
+def _at_working_precision(series: Callable[..., Any], numbers: tuple[mpmath.mpf, ...], index: int) -> Any:
+    """``series(*numbers, index)`` on MPFR numbers (gmpy2) at mpmath's working precision, as mpmath values.
+
+    The series use only +, −, ×, ÷ and comparisons; MPFR and mpmath both round each of them to
+    nearest (ties to even) at the same binary precision, so the result has the same bits as
+    mpmath's own arithmetic, about 5x sooner. Where a value leaves MPFR's exponent range (it
+    would underflow or overflow, which mpmath's unbounded exponents do not), or an input is not
+    finite, the series runs on the mpmath values instead.
+    """
+    try:
+        converted = [_to_mpfr(value) for value in numbers]
+        with gmpy2.context(
+            precision=mpmath.mp.prec, round=gmpy2.RoundToNearest, trap_underflow=True, trap_overflow=True
+        ):
+            return tuple(_to_mpf(value) for value in series(*converted, index))
+    except (gmpy2.UnderflowResultError, gmpy2.OverflowResultError, _NotFinite):
+        return series(*numbers, index)
+
+
+class _NotFinite(Exception):
+    """An mpmath infinity or NaN, left to mpmath's own arithmetic."""
+
+
+def _to_mpfr(value: mpmath.mpf) -> Any:
+    """The exact MPFR copy of an mpmath value (as many bits as it has: mpmath's functions may return more
+    than the working precision, and both libraries round only results, never operands)."""
+    sign, mantissa, exponent, bits = value._mpf_
+    if not mantissa and exponent:
+        raise _NotFinite
+    with gmpy2.context(precision=max(bits, 1), trap_underflow=True, trap_overflow=True):
+        exact = gmpy2.mul_2exp(gmpy2.mpfr(mantissa), exponent)
+    return -exact if sign else exact
+
+
+def _to_mpf(value: Any) -> mpmath.mpf:
+    mantissa, exponent = value.as_mantissa_exp()
+    return mpmath.mpf((int(mantissa), int(exponent)))
 
 
 def _pair_delta(epsilon: float, pair: GaussianPair) -> tuple[mpmath.mpf, mpmath.mpf]:

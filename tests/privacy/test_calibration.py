@@ -126,3 +126,45 @@ def test_calibration_rejects_bad_arguments(args, kwargs):
 def test_worst_case_rejects_bad_constants(alpha, beta):
     with pytest.raises(InvalidArgument):
         lemma1_worst_case(1.0, alpha, beta, 1)
+
+
+def _series_inputs(seed: int, upper: bool) -> tuple[tuple[mpmath.mpf, ...], int]:
+    """Inputs of the noncentral χ² series as the tails build them (q from gammainc, more bits than prec)."""
+    import random
+
+    rng = random.Random(seed)
+    half = mpmath.mpf(rng.uniform(0.5, 400.0))
+    h = mpmath.mpf(rng.uniform(0.1, 600.0))
+    a = mpmath.mpf(rng.choice([1, 2, 3, 10, 80])) / 2
+    index = int(half) + (0 if upper else 2)
+    q = mpmath.gammainc(a + index, h, mpmath.inf, regularized=True) if upper else mpmath.gammainc(a + index, 0, h, True)
+    increment = mpmath.exp((a + index) * mpmath.log(h) - h - mpmath.loggamma(a + index + 1))
+    weight = mpmath.exp(-half + index * mpmath.log(half) - mpmath.loggamma(index + 1))
+    return (half, h, a, q, increment, weight, mpmath.mpf(2) ** (-mpmath.mp.prec)), index
+
+
+@pytest.mark.parametrize("digits", [60, 80])
+@pytest.mark.parametrize("seed", range(12))
+def test_the_series_on_mpfr_give_mpmaths_bits(digits, seed):
+    """+, −, ×, ÷ rounded to nearest at one binary precision: MPFR (gmpy2) and mpmath agree to the bit."""
+    from dpaudit.privacy.gaussian_pair_profile import _at_working_precision, _lower_series, _upper_series
+
+    with mpmath.workdps(digits):
+        for series, upper in ((_upper_series, True), (_lower_series, False)):
+            numbers, index = _series_inputs(seed, upper)
+            fast = _at_working_precision(series, numbers, index)
+            slow = series(*numbers, index)
+            assert all(type(value) is mpmath.mpf for value in fast)
+            assert [value._mpf_ for value in fast] == [value._mpf_ for value in slow]
+
+
+def test_a_value_past_mpfrs_exponent_range_runs_on_mpmath():
+    """mpmath's exponents are unbounded, MPFR's are not: a term that would underflow there falls back."""
+    from dpaudit.privacy.gaussian_pair_profile import _at_working_precision, _upper_series
+
+    with mpmath.workdps(60):
+        numbers, index = _series_inputs(3, True)
+        tiny = tuple(value * mpmath.mpf(2) ** -1_100_000_000 if k == 5 else value for k, value in enumerate(numbers))
+        result = _at_working_precision(_upper_series, tiny, index)
+        assert [value._mpf_ for value in result] == [value._mpf_ for value in _upper_series(*tiny, index)]
+        assert result[0] > 0
