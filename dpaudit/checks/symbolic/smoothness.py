@@ -21,6 +21,7 @@ gets a concrete counterexample.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -272,6 +273,7 @@ def check_lemma4_box(
     check_integer("n_states", n_states, low=1, high=4)
     check_integer("v_max", v_max, low=0, high=12)
     box = list(itertools.product(range(v_max + 1), repeat=n_states))
+    phi_k = functools.cache(phi_k)  # each φ_k(v) is compared at up to 3^S pairs: computed once
     exact_value = value if value is not None else (lambda point, k: _mpf(phi_k(point, k)))
     cases = 0
     with mpmath.workdps(60):
