@@ -385,3 +385,27 @@ def test_tabular_lsl_theta_is_the_solution_of_the_linear_system(spec_universe):
         exact = setting.exact_theta(dataset)
         row = int(np.flatnonzero((block.rows == dataset).all(axis=1))[0])
         assert np.allclose(setting.theta(block)[row], [float(v) for v in exact], rtol=1e-12)
+
+
+def test_relative_margins_read_nan_as_minus_infinity_and_mask_the_rest():
+    from dpaudit.checks.sensitivity.pair_sweep import _relative_margins
+
+    bound = np.broadcast_to(2.0, (1, 2, 2))
+    measured = np.array([[[1.0, np.nan], [0.5, 3.0]]])
+    relative = _relative_margins(measured, bound, np.array([[[False, False], [True, False]]]))
+    assert relative.tolist() == [[[0.5, -np.inf], [np.inf, -0.5]]]
+    assert _relative_margins(measured[:, :1, :1], bound[:, :1, :1], None).tolist() == [[[0.5]]]
+
+
+@pytest.mark.parametrize("relation", ["replace_one", "add_remove_one"])
+def test_signature_screen_is_the_count_gap_of_every_pair(spec_universe, relation):
+    """The replace-one shortcut (the gap of X° + x against X° + x' is that of x against x') gives the
+    gap computed from the two datasets' own signatures."""
+    from dpaudit.checks.sensitivity.pair_sweep import pair_blocks
+    from dpaudit.checks.sensitivity.statements import SignatureDistance
+
+    statement = SignatureDistance(_Setting(spec_universe, mechanism_problem(DPLSW(**SPEC_LSW))))
+    for block in pair_blocks(spec_universe, relation, 3, chunk=7):
+        measured, bound = statement.screen(block)
+        direct = np.abs(block.left.counts[:, :, None, :] - block.right.counts[:, None, :, :]).max(axis=-1)
+        assert np.array_equal(measured, direct) and np.all(bound == 1.0)

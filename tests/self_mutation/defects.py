@@ -515,6 +515,14 @@ DEFECTS: tuple[Defect, ...] = (
         ("tests/privacy/test_calibration.py",),
     ),
     Defect(
+        "signature-shortcut-takes-the-smallest-gap",
+        "sensitivity",
+        "dpaudit/checks/sensitivity/statements.py",
+        "table = np.abs(visits[:, None, :] - visits[None, :, :]).max(axis=-1)",
+        "table = np.abs(visits[:, None, :] - visits[None, :, :]).min(axis=-1)",
+        ("tests/checks/test_sensitivity.py",),
+    ),
+    Defect(
         "sweep-block-statistics-drop-the-second-record",
         "sensitivity",
         "dpaudit/checks/sensitivity/pair_sweep.py",

@@ -115,7 +115,8 @@ class PairBlock:
         right: datasets of shape (B, Q, m_right).
         mask: bool (B, P, Q), the pairs that are neighbours.
         relation: the relation the pairs belong to.
-        core: for replace-one blocks, the common part X° as rows (B, m − 1); else None.
+        core: for replace-one blocks, the common part X° as rows (B, m − 1); else None. Such a block has
+            left = right, whose row p (for every b) is X°_b plus profile p.
         cache: per-block memo of pairwise arrays (e.g. ‖θ_X − θ_X'‖²), shared by the statements of a sweep.
     """
 
@@ -275,7 +276,8 @@ def _relative_margins(measured: np.ndarray, bound: np.ndarray, outside: np.ndarr
     with np.errstate(invalid="ignore", divide="ignore"):
         relative = np.subtract(bound, measured)
         relative /= scale
-    np.copyto(relative, -np.inf, where=np.isnan(relative))
+    if np.isnan(relative.min()):  # the minimum is NaN exactly when some entry is
+        np.copyto(relative, -np.inf, where=np.isnan(relative))
     if outside is not None:
         np.copyto(relative, np.inf, where=outside)
     return relative
@@ -364,10 +366,10 @@ def sweep_statements(
             if name not in tightest or relative[position] < tightest[name][0]:
                 first, second, third = (int(i) for i in position)
                 tightest[name] = (float(relative[position]), block, (first, second, third))
-            below = relative < 0 if band == 0.0 else relative <= band
-            if not below.any():
-                continue
-            flagged = np.argwhere(below)
+            smallest = relative[position]
+            if not (smallest < 0 if band == 0.0 else smallest <= band):
+                continue  # no pair below the band: the smallest margin clears it
+            flagged = np.argwhere(relative < 0 if band == 0.0 else relative <= band)
             result.flagged += int(flagged.shape[0])
             for b, p, q in flagged:
                 if result.exact_checks >= max_exact:

@@ -60,6 +60,11 @@ class SignatureDistance:
     screen_is_exact: bool = True
 
     def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
+        if block.core is not None:
+            # replace one: rows p and q are X° + x_p and X° + x_q, so ⟨X⟩ − ⟨X'⟩ = v(x_p) − v(x_q) for every X°
+            visits = self.setting.universe.visits_array.astype(np.int64)
+            table = np.abs(visits[:, None, :] - visits[None, :, :]).max(axis=-1).astype(np.float64)
+            return np.broadcast_to(table, block.mask.shape), np.broadcast_to(1.0, block.mask.shape)
         left, right = block.left.counts.astype(np.int16), block.right.counts.astype(np.int16)
         gap = np.zeros(block.mask.shape, dtype=np.int16)
         for s in range(left.shape[-1]):
