@@ -343,10 +343,18 @@ class LSLProblem:
 
 
 def _gram(features: tuple[tuple[Fraction, ...], ...], diagonal: Sequence[Fraction]) -> tuple[tuple[Fraction, ...], ...]:
+    """Φᵀ diag Φ exactly; the terms with a zero feature are 0 and left out (tabular Φ: all but one)."""
     d = len(features[0])
     return tuple(
         tuple(
-            sum((features[s][i] * diagonal[s] * features[s][j] for s in range(len(features))), Fraction(0))
+            sum(
+                (
+                    features[s][i] * diagonal[s] * features[s][j]
+                    for s in range(len(features))
+                    if features[s][i] and features[s][j]
+                ),
+                Fraction(0),
+            )
             for j in range(d)
         )
         for i in range(d)
@@ -417,7 +425,12 @@ def exact_lsl_parameters(
         matrix[i][i] += problem.lam / (2 * m)
     rhs = tuple(
         sum(
-            (problem.features[s][j] * frequencies[s] * average_returns[s] for s in range(len(frequencies))), Fraction(0)
+            (
+                problem.features[s][j] * frequencies[s] * average_returns[s]
+                for s in range(len(frequencies))
+                if problem.features[s][j]
+            ),
+            Fraction(0),
         )
         for j in range(problem.dimension)
     )
