@@ -275,9 +275,10 @@ _COST_HINTS = {
     "approx_dp_pld": (8.0, 1.0),
     "peer_accountant": (2.0, 1.0),
     "moments_tail_bound": (2.0, 0.6),
-    "lemma1_exact_profile": (3.0, 0.1),
+    "lemma1_exact_profile": (1.0, 0.1),
     "balle_smooth_sensitivity_slack": (2.0, 0.1),
-    "balle_lemma4_smoothness": (2.0, 0.03),
+    "balle_symbolic_closed_form": (1.5, 0.1),
+    "balle_lemma4_smoothness": (0.3, 0.03),
     "empirical_epsilon_lower_bound": (1.0, 0.4),
     "dirichlet_concentration": (1.0, 0.3),
 }
