@@ -507,6 +507,14 @@ DEFECTS: tuple[Defect, ...] = (
         ("tests/privacy/accounting/test_pld.py",),
     ),
     Defect(
+        "pld-epsilon-scan-forgets-the-chunk-offset",
+        "accountants",
+        "dpaudit/privacy/accounting/pld.py",
+        "return begin + int(reached[0])",
+        "return int(reached[0])",
+        ("tests/privacy/accounting/test_pld.py",),
+    ),
+    Defect(
         "mpfr-series-round-toward-zero",
         "privacy",
         "dpaudit/privacy/gaussian_pair_profile.py",

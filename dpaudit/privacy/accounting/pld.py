@@ -117,12 +117,9 @@ class DiscretePld:
         base = self.infinity_mass + slack
         if base + suffix_mass[0] - suffix_scaled[0] <= target:
             return 0.0
-        # δ at ε = grid[k] uses the masses strictly above it: suffix index k + 1.
-        at_grid = base + suffix_mass[1:] - np.exp(grid) * suffix_scaled[1:]
-        reached = np.nonzero(at_grid <= target)[0]
-        if reached.size == 0:
+        k = _first_reached(base, grid, suffix_mass, suffix_scaled, target)
+        if k is None:
             return math.inf
-        k = int(reached[0])
         numerator = base + suffix_mass[k] - target
         if suffix_scaled[k] <= 0 or numerator <= 0:
             return float(grid[k])
@@ -172,6 +169,25 @@ class DiscretePld:
             roundoff=count * self.roundoff + roundoff,
             roundoff_estimate=count * self.roundoff_estimate + estimate,
         )
+
+
+#: Grid points per step of :func:`_first_reached`.
+_SCAN_CHUNK = 1 << 15
+
+
+def _first_reached(
+    base: float, grid: np.ndarray, suffix_mass: np.ndarray, suffix_scaled: np.ndarray, target: float
+) -> int | None:
+    """The first k with δ(grid[k]) + slack = base + M_{k+1} − e^{grid[k]} S_{k+1} <= target (δ at ε = grid[k]
+    uses the masses strictly above it: suffix index k + 1), scanned from the left a chunk at a time (the
+    answer is usually near the start of a long grid); None when there is none."""
+    for begin in range(0, grid.size, _SCAN_CHUNK):
+        end = min(begin + _SCAN_CHUNK, grid.size)
+        at_grid = base + suffix_mass[begin + 1 : end + 1] - np.exp(grid[begin:end]) * suffix_scaled[begin + 1 : end + 1]
+        reached = np.flatnonzero(at_grid <= target)
+        if reached.size:
+            return begin + int(reached[0])
+    return None
 
 
 #: Assumed accuracy of the library's FFT twiddle factors, |w_computed - w| <= _TWIDDLE_ERROR

@@ -251,3 +251,36 @@ def test_a_window_that_wraps_round_the_cyclic_sum_is_read_in_order(steps, tail):
         assert composed.delta(epsilon) == min(max(direct, 0.0), 1.0)
     if tail > 1e-300:
         assert low % size + composed.pmf.size > size  # the case this test is for
+
+
+def _epsilon_by_the_whole_grid(pld, delta, slack=0.0):
+    """ε(δ) as DiscretePld.epsilon computes it, with δ evaluated at every positive grid point at once."""
+    positive = pld.losses > 0
+    mass, grid = pld.pmf[positive], pld.losses[positive]
+    suffix_mass = np.concatenate([np.cumsum(mass[::-1])[::-1], [0.0]])
+    suffix_scaled = np.concatenate([np.cumsum((mass * np.exp(-grid))[::-1])[::-1], [0.0]])
+    base = pld.infinity_mass + slack
+    if base + suffix_mass[0] - suffix_scaled[0] <= delta:
+        return 0.0
+    reached = np.nonzero(base + suffix_mass[1:] - np.exp(grid) * suffix_scaled[1:] <= delta)[0]
+    if reached.size == 0:
+        return math.inf
+    k = int(reached[0])
+    numerator = base + suffix_mass[k] - delta
+    if suffix_scaled[k] <= 0 or numerator <= 0:
+        return float(grid[k])
+    return float(min(max(math.log(numerator / suffix_scaled[k]), 0.0), grid[k]))
+
+
+@pytest.mark.parametrize("delta", [0.5, 1e-3, 1e-9, 1e-14, 0.0])
+def test_epsilon_scans_the_grid_in_chunks_to_the_same_point(delta):
+    """The scan stops at the first grid point within the target, in whichever chunk it lies."""
+    from dpaudit.privacy.accounting.pld import DiscretePld
+
+    losses = np.arange(-20_000, 150_000) * 1e-4
+    pmf = np.exp(-0.5 * ((losses - 2.0) / 1.5) ** 2)
+    pmf /= pmf.sum()
+    pld = DiscretePld(1e-4, -20_000, pmf, 1e-15, True)
+    for slack in (0.0, 1e-12):
+        assert pld.epsilon(delta, slack=slack) == _epsilon_by_the_whole_grid(pld, delta, slack)
+    assert pld.epsilon(1e-5) > 3.3  # past the first chunk of 32768 grid points
