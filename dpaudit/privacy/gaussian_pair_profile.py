@@ -234,28 +234,30 @@ def _at_working_precision(series: Callable[..., Any], numbers: tuple[mpmath.mpf,
     would underflow or overflow, which mpmath's unbounded exponents do not), or an input is not
     finite, the series runs on the mpmath values instead.
     """
+    converted = [_to_mpfr(value) for value in numbers]
+    if any(value is None for value in converted):
+        return series(*numbers, index)
     try:
-        converted = [_to_mpfr(value) for value in numbers]
         with gmpy2.context(
             precision=mpmath.mp.prec, round=gmpy2.RoundToNearest, trap_underflow=True, trap_overflow=True
         ):
             return tuple(_to_mpf(value) for value in series(*converted, index))
-    except (gmpy2.UnderflowResultError, gmpy2.OverflowResultError, _NotFinite):
+    except (gmpy2.UnderflowResultError, gmpy2.OverflowResultError):
         return series(*numbers, index)
-
-
-class _NotFinite(Exception):
-    """An mpmath infinity or NaN, left to mpmath's own arithmetic."""
 
 
 def _to_mpfr(value: mpmath.mpf) -> Any:
     """The exact MPFR copy of an mpmath value (as many bits as it has: mpmath's functions may return more
-    than the working precision, and both libraries round only results, never operands)."""
+    than the working precision, and both libraries round only results, never operands); None for an
+    infinity or NaN, or a value outside MPFR's exponent range."""
     sign, mantissa, exponent, bits = value._mpf_
     if not mantissa and exponent:
-        raise _NotFinite
-    with gmpy2.context(precision=max(bits, 1), trap_underflow=True, trap_overflow=True):
-        exact = gmpy2.mul_2exp(gmpy2.mpfr(mantissa), exponent)
+        return None
+    try:
+        with gmpy2.context(precision=max(bits, 1), trap_underflow=True, trap_overflow=True):
+            exact = gmpy2.mul_2exp(gmpy2.mpfr(mantissa), exponent)
+    except (gmpy2.UnderflowResultError, gmpy2.OverflowResultError):
+        return None
     return -exact if sign else exact
 
 
