@@ -168,3 +168,24 @@ def test_a_value_past_mpfrs_exponent_range_runs_on_mpmath():
         result = _at_working_precision(_upper_series, tiny, index)
         assert [value._mpf_ for value in result] == [value._mpf_ for value in _upper_series(*tiny, index)]
         assert result[0] > 0
+
+
+def test_mpfr_copies_are_exact_or_refused():
+    """Every finite mpmath value MPFR can hold is copied exactly (sign and all its bits); an infinity, a NaN
+    or an exponent past MPFR's range (or past a C long) is refused, so the series run on mpmath."""
+    from fractions import Fraction
+
+    from dpaudit.privacy.gaussian_pair_profile import _to_mpf, _to_mpfr
+
+    with mpmath.workdps(30):
+        values = [-mpmath.mpf(1) / 3, mpmath.mpf(2) ** -900 / 7, mpmath.mpf(0), -(mpmath.mpf(10) ** 300)]
+        with mpmath.workdps(60):
+            values.append(mpmath.mpf(1) / 3)  # more bits than the working precision
+        for value in values:
+            copy = _to_mpfr(value)
+            sign, mantissa, exponent, _ = value._mpf_
+            exact = Fraction((-1) ** sign * mantissa) * Fraction(2) ** exponent
+            assert copy is not None and Fraction(*copy.as_integer_ratio()) == exact
+        assert _to_mpf(_to_mpfr(values[0]))._mpf_ == values[0]._mpf_
+        for refused in (mpmath.inf, mpmath.nan, mpmath.mpf(2) ** (2**40), mpmath.mpf(2) ** -(2**70)):
+            assert _to_mpfr(refused) is None

@@ -96,8 +96,8 @@ class DatasetBlock:
 
 
 def _sum_over_records(table: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Σ_i table[rows[..., i]], added record by record in index order (the bits of ``table[rows].sum(axis=-2)``,
-    without its (..., m, S) temporary)."""
+    """Σ_i table[rows[..., i]], added record by record in index order, without the (..., m, S) temporary of
+    ``table[rows].sum(axis=-2)`` (the same bits for S >= 2; numpy sums a single column pairwise)."""
     if rows.shape[-1] == 0:
         return np.zeros(rows.shape[:-1] + table.shape[1:], dtype=table.dtype)
     total = table[rows[..., 0]]
