@@ -50,9 +50,9 @@ CHANGES = [
     "- Seed 11 ran the whole corpus with a coverage pair of 1,000 trajectories (later taken out again: it",
     "  tripled the corpus's time); seeds 12-15 ran on e5bafd2 and the PLD commits after it, seed 16 on de07b2a",
     "  (one candidate at a time), seed 17 on 947afa3 (the faster sweeps and event selection, gmpy2) and",
-    "  seed 18 on e447ab1 (alongside other work: its times are not comparable), all private candidates per",
-    "  seed. Seeds 20 and up ran only the 16 candidates of the changed specs (on 2fcf170), to bring them to",
-    "  20 seeds.",
+    "  seed 18 on e447ab1 and seed 19 on 2fcf170 (both alongside other work: their times are not",
+    "  comparable), all private candidates per seed. Seeds 20 and up ran only the 16 candidates of the",
+    "  changed specs (on 2fcf170), to bring them to 20 seeds.",
 ]
 
 
