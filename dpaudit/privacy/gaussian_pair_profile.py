@@ -202,7 +202,7 @@ def _noncentral_chi2_lower(dof: int, noncentrality: mpmath.mpf, x: mpmath.mpf) -
 def _lower_series(half: Any, h: Any, a: Any, p: Any, increment: Any, weight: Any, unit: Any, top: int) -> Any:
     """The sum of :func:`_noncentral_chi2_lower` from its first term at ``top`` down, and the bound on the rest."""
     total = weight * p
-    below = 0 * total
+    below = 0 * total  # zero in the series' own number type (mpmath or MPFR)
     for j in range(top - 1, -1, -1):
         p += increment
         increment *= (a + j) / h

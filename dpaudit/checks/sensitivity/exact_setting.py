@@ -128,7 +128,7 @@ class _Setting:
         rho = np.array([float(r) for r in self.problem.rho])
         frequencies = rho * block.counts / m
         if self.tabular:
-            # Φ = I: the system is diagonal, θ_s = (ρ_s Σ_s / m) / (ρ_s n_s / m + λ / 2m), the bits LAPACK gives.
+            # Φ = I: the system is diagonal, θ_s = (ρ_s Σ_s / m) / (ρ_s n_s / m + λ / 2m) (LAPACK's bits here)
             return (rho * block.sums / m) / (frequencies + float(self.problem.lam) / (2 * m))
         matrix = np.einsum("sd,...s,se->...de", self.features, frequencies, self.features)
         matrix = matrix + float(self.problem.lam) / (2 * m) * np.eye(self.problem.dimension)
