@@ -10,10 +10,10 @@ by SIGINT / SIGTERM (the finished claims are written, the report says ``interrup
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import json
 import logging
-import multiprocessing
 import os
 import shlex
 import signal
@@ -30,6 +30,7 @@ from dpaudit.kernel.verdicts import FAIL_POLICIES
 
 if TYPE_CHECKING:
     from dpaudit.audit.runner import AuditReport
+    from dpaudit.report.background_figures import FigureDrawer
 
 __all__ = ["main"]
 
@@ -331,16 +332,18 @@ def check_output_folder(out: str) -> None:
 
 
 def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
-    from dpaudit.audit.runner import run_audit, spec_display_path
-    from dpaudit.audit.spec import builtin_specs, load_specs
     from dpaudit.checks.empirical.executors import make_executor
+    from dpaudit.report.background_figures import FigureDrawer
 
-    paths = [Path(spec) for spec in arguments.specs] or builtin_specs()
-    claims = [(_sampled(claim, arguments), spec_display_path(path)) for claim, path in load_specs(paths)]
-    check_output_folder(arguments.out)
-    # pool workers start from a server that has already imported the checkers (once, not per worker)
-    multiprocessing.get_context("forkserver").set_forkserver_preload(["dpaudit.audit.plugins"])
-    with make_executor(arguments.executor) as executor:
+    # pool workers start from a server that imports the checkers (once, not per worker) while
+    # this process imports them and reads the specs; figures are drawn as their claims finish
+    with make_executor(arguments.executor, preload=["dpaudit.audit.plugins"]) as executor, FigureDrawer() as drawer:
+        from dpaudit.audit.runner import run_audit, spec_display_path
+        from dpaudit.audit.spec import builtin_specs, load_specs
+
+        paths = [Path(spec) for spec in arguments.specs] or builtin_specs()
+        claims = [(_sampled(claim, arguments), spec_display_path(path)) for claim, path in load_specs(paths)]
+        check_output_folder(arguments.out)
         report = run_audit(
             claims,
             seed=arguments.seed,
@@ -349,8 +352,9 @@ def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
             executor=executor,
             progress=_reporter(arguments),
             time_limit=arguments.time_limit,
+            on_claim=lambda result: drawer.add(result.to_json()),
         )
-    return _finish(report, arguments)
+    return _finish(report, arguments, drawer)
 
 
 def _sampled(claim: Any, arguments: argparse.Namespace) -> Any:
@@ -369,10 +373,13 @@ def _reporter(arguments: argparse.Namespace) -> Any:
     return None if arguments.quiet else make_reporter(arguments.progress, sys.stderr)
 
 
-def _finish(report: AuditReport, arguments: argparse.Namespace) -> int:
+def _finish(report: AuditReport, arguments: argparse.Namespace, drawer: FigureDrawer | None = None) -> int:
+    from dpaudit.report.figures import collect_figures
     from dpaudit.report.folder import write_report_folder
 
-    files = write_report_folder(report.to_json(), arguments.out, fail_on=arguments.fail_on)
+    document = report.to_json()
+    figures = collect_figures(document, None if drawer is None else drawer.drawn)
+    files = write_report_folder(document, arguments.out, fail_on=arguments.fail_on, figures=figures)
     print(_summary_table(report))
     print(f"report: {files.json}, {files.markdown}, {files.html}, {files.junit}, {len(files.figures)} figures")
     if report.internal_errors:
@@ -599,6 +606,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if arguments.command in ("audit", "check"):
             from dpaudit.audit.memory_budget import limit_memory
             from dpaudit.checks.budget_limits import ceiling, lowered_ceilings, parse_ceiling
+            from dpaudit.checks.empirical import executors  # noqa: F401  (multiprocessing's libraries load unlimited)
 
             with lowered_ceilings(dict(parse_ceiling(text) for text in arguments.ceiling)):
                 limit_memory(ceiling("memory_mib"))  # before any worker starts, so every worker inherits it
@@ -634,16 +642,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         _quiet_stdout()
         return EXIT_OK
     except MemoryError:  # outside an obligation (those are inconclusive): the ceiling is too low to run at all
-        from dpaudit.audit.memory_budget import lift_memory_limit
-
-        lift_memory_limit()
-        log.error("out of memory outside any obligation: the memory ceiling is too low for this command")
-        return EXIT_USAGE
+        return _out_of_memory()
+    except OSError as exc:
+        if exc.errno != errno.ENOMEM:  # the system's word for the same (e.g. reading a folder to import from it)
+            log.exception("internal error; please report it with the command line above")
+            return EXIT_INTERNAL
+        return _out_of_memory()
     except Exception:
         log.exception("internal error; please report it with the command line above")
         return EXIT_INTERNAL
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _out_of_memory() -> int:
+    from dpaudit.audit.memory_budget import lift_memory_limit
+
+    lift_memory_limit()
+    log.error("out of memory outside any obligation: the memory ceiling is too low for this command")
+    return EXIT_USAGE
 
 
 def _stop_on_sigterm() -> Any:

@@ -359,6 +359,7 @@ def _run_claims_in_pool(
     quick: bool,
     deadline: float | None,
     progress: ProgressReporter | None,
+    on_claim: Callable[[ClaimResult], None] | None,
 ) -> tuple[list[ClaimResult], int | None]:
     """Run the claims' tasks on every worker of ``pool``, the costliest first; the results keep the claims' order.
 
@@ -388,6 +389,8 @@ def _run_claims_in_pool(
             left[c] -= 1
             if left[c] == 0:
                 results[c] = _claim_result(claims[c][0], claims[c][1], cells_done[c])
+                if on_claim is not None:
+                    on_claim(results[c])
                 if progress is not None:
                     items = [item for relation in results[c].relations for item in relation.obligations]
                     seconds = sum(item.evidence.elapsed_seconds or 0.0 for item in items)
@@ -488,6 +491,7 @@ def run_audit(
     candidate: Any = None,
     progress: ProgressReporter | None = None,
     time_limit: float | None = None,
+    on_claim: Callable[[ClaimResult], None] | None = None,
 ) -> AuditReport:
     """Audit every ``(claim, spec_path)`` and return the report.
 
@@ -496,7 +500,8 @@ def run_audit(
     On SIGINT (KeyboardInterrupt) or SIGTERM (:class:`AuditInterrupted`) the report holds the
     claims finished so far and says ``interrupted`` (which signal, how many claims were left).
     Past ``time_limit`` seconds the obligations still running or not started are ``inconclusive``
-    (budget); every claim is still in the report.
+    (budget); every claim is still in the report. ``on_claim`` is called with each claim's result
+    as soon as the claim is finished (in the calling thread), e.g. to start drawing its figures.
     """
     started = time.time()
     start = time.perf_counter()
@@ -512,7 +517,7 @@ def run_audit(
     if pool is not None and not _tasks_fill_the_workers(costs, getattr(pool, "_max_workers", 2)):
         pool = None
     if pool is not None:
-        finished, interrupted_signal = _run_claims_in_pool(pool, claims, seed, quick, deadline, progress)
+        finished, interrupted_signal = _run_claims_in_pool(pool, claims, seed, quick, deadline, progress, on_claim)
         if interrupted_signal is not None:
             interrupted = (
                 f"signal {interrupted_signal}: {len(claims) - len(finished)} of {len(claims)} claim(s) not finished, "
@@ -536,6 +541,8 @@ def run_audit(
             )
             if progress is not None:
                 progress.claim_finished(len(finished), len(claims), finished[-1], time.perf_counter() - claim_start)
+            if on_claim is not None:
+                on_claim(finished[-1])
         except KeyboardInterrupt as exc:
             interrupted_signal = int(exc.signal_number if isinstance(exc, AuditInterrupted) else signal.SIGINT)
             left = len(claims) - len(finished)

@@ -56,7 +56,8 @@ import re
 import signal
 import textwrap
 import xml.etree.ElementTree as ET
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,7 +68,17 @@ from dpaudit.report.comparison_svg import comparison_svg
 from dpaudit.report.figure_checks import _float, _floats, check_figure
 from dpaudit.report.values import to_float
 
-__all__ = ["PlacedFigure", "collect_figures", "comparison_figure", "render_svg"]
+__all__ = [
+    "PlacedFigure",
+    "collect_figures",
+    "comparison_figure",
+    "drawn_with_matplotlib",
+    "figure_jobs",
+    "render_svg",
+]
+
+#: Where to find a figure drawn ahead of the report (the SVG, or the error drawing it raised), or None.
+_Drawn = Callable[[Any], "Future[str] | None"] | None
 
 #: One colour-blind-safe palette for every figure (Okabe & Ito 2008), with a marker per verdict so
 #: that no reading depends on colour alone; the legend of every comparison figure lists them all.
@@ -330,11 +341,21 @@ def _file_name(*parts: str) -> str:
     return "-".join(_slug(part, 20) for part in parts[:3]) + f"-{digest}.svg"
 
 
-def _place(figure: Any, where: tuple[int, int, int | None], names: tuple[str, ...]) -> PlacedFigure:
+_Job = tuple[Any, tuple[int, int, int | None], tuple[str, ...]]
+
+
+def drawn_with_matplotlib(figure: Any) -> bool:
+    """Whether the figure is drawn with matplotlib (tens of milliseconds) rather than written
+    straight to SVG (a comparison, a millisecond)."""
+    return not (isinstance(figure, dict) and figure.get("kind") == "comparison")
+
+
+def _place(figure: Any, where: tuple[int, int, int | None], names: tuple[str, ...], drawn: _Drawn) -> PlacedFigure:
     title = figure["title"] if isinstance(figure, dict) and isinstance(figure.get("title"), str) else "figure"
     caption = figure.get("caption", "") if isinstance(figure, dict) and isinstance(figure.get("caption"), str) else ""
+    early = drawn(figure) if drawn is not None else None
     try:
-        svg, problem = render_svg(figure), None
+        svg, problem = (render_svg(figure) if early is None else early.result()), None
     except (InvalidArgument, InvalidType, ArithmeticError, ValueError, ET.ParseError) as exc:  # never fatal
         svg, problem = (
             None,
@@ -343,14 +364,10 @@ def _place(figure: Any, where: tuple[int, int, int | None], names: tuple[str, ..
     return PlacedFigure(*where, title=title, file_name=_file_name(*names), svg=svg, problem=problem, caption=caption)
 
 
-def collect_figures(document: dict[str, Any]) -> list[PlacedFigure]:
-    """Draw every figure of a report document: per (claim, relation) the default comparison
-    figure, then each obligation's ``details["figures"]``.
-
-    A figure whose data breaks the convention is returned with ``svg=None`` and the
-    reason in ``problem``; it never stops the report.
-    """
-    jobs: list[tuple[Any, tuple[int, int, int | None], tuple[str, ...]]] = []
+def figure_jobs(document: dict[str, Any]) -> list[_Job]:
+    """Every figure of a report document with its place and file-name parts: per (claim, relation)
+    the default comparison figure, then each obligation's ``details["figures"]``."""
+    jobs: list[_Job] = []
     for c, result in enumerate(document.get("claims", [])):
         claim_id = str(result.get("claim", {}).get("id", f"claim-{c}"))
         for r, relation in enumerate(result.get("relations", [])):
@@ -366,35 +383,48 @@ def collect_figures(document: dict[str, Any]) -> list[PlacedFigure]:
                 obligation_id = str(item.get("obligation", {}).get("id", f"obligation-{o}"))
                 for f, figure in enumerate(figures):
                     jobs.append((figure, (c, r, o), (claim_id, relation_name, obligation_id, str(f))))
-    return _draw_all(jobs)
+    return jobs
+
+
+def collect_figures(document: dict[str, Any], drawn: _Drawn = None) -> list[PlacedFigure]:
+    """Draw every figure of a report document (see :func:`figure_jobs` for the order).
+
+    A figure whose data breaks the convention is returned with ``svg=None`` and the
+    reason in ``problem``; it never stops the report. ``drawn`` finds a figure already drawn
+    (or being drawn), e.g. by :class:`~dpaudit.report.background_figures.FigureDrawer` while
+    the audit ran.
+    """
+    return _draw_all(figure_jobs(document), drawn)
 
 
 #: Fewer matplotlib figures than this are drawn in this process (a pool costs more than it saves).
 _PARALLEL_FROM = 8
 
 
-def _draw_all(jobs: list[tuple[Any, tuple[int, int, int | None], tuple[str, ...]]]) -> list[PlacedFigure]:
+def _draw_all(jobs: list[_Job], drawn: _Drawn) -> list[PlacedFigure]:
     """Draw the figures: comparisons here (a millisecond each), the others with matplotlib, on every
     core when there are enough of them (forked workers that already hold matplotlib); the SVG of a
     figure does not depend on where it is drawn."""
     slow = [
-        index for index, job in enumerate(jobs) if not (isinstance(job[0], dict) and job[0].get("kind") == "comparison")
+        index
+        for index, job in enumerate(jobs)
+        if drawn_with_matplotlib(job[0]) and (drawn is None or drawn(job[0]) is None)
     ]
     workers = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1, 4)
     if len(slow) < _PARALLEL_FROM or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return [_place(*job) for job in jobs]
+        return [_place(*job, drawn) for job in jobs]
     import matplotlib.figure  # noqa: F401  (imported once here, inherited by the forked workers)
 
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_quiet_worker) as pool:
-        drawn = dict(
+        placed = dict(
             zip(
                 slow,
                 pool.map(_place_job, [jobs[i] for i in slow], chunksize=max(1, len(slow) // (4 * workers))),
                 strict=True,
             )
         )
-    return [drawn[index] if index in drawn else _place(*job) for index, job in enumerate(jobs)]
+    return [placed[index] if index in placed else _place(*job, drawn) for index, job in enumerate(jobs)]
 
 
 def _quiet_worker() -> None:
@@ -403,5 +433,5 @@ def _quiet_worker() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _place_job(job: tuple[Any, tuple[int, int, int | None], tuple[str, ...]]) -> PlacedFigure:
-    return _place(*job)
+def _place_job(job: _Job) -> PlacedFigure:
+    return _place(*job, None)

@@ -39,10 +39,13 @@ def test_every_cell_is_one_task_and_a_shared_sweep_stays_together():
 
 def test_a_pool_of_tasks_gives_the_serial_report():
     claims = _claims("balle2016_dp_lsl_sensitivity.toml", "xie2019_section7.toml", "gaussian_mechanism.toml")
-    serial = run_audit(claims, seed=11, quick=True)
+    heard: dict[str, list] = {"serial": [], "pool": []}
+    serial = run_audit(claims, seed=11, quick=True, on_claim=heard["serial"].append)
     with ProcessPoolExecutor(max_workers=2) as pool:
-        pooled = run_audit(claims, seed=11, quick=True, executor=pool)
+        pooled = run_audit(claims, seed=11, quick=True, executor=pool, on_claim=heard["pool"].append)
     assert [result.claim.id for result in pooled.claims] == [claim.id for claim, _ in claims]
+    for way, report in (("serial", serial), ("pool", pooled)):  # each claim's result once, as it finished
+        assert sorted(map(id, heard[way])) == sorted(map(id, report.claims))
     assert json.dumps(strip_timing(pooled.to_json()), sort_keys=True) == json.dumps(
         strip_timing(serial.to_json()), sort_keys=True
     )

@@ -1,6 +1,7 @@
 """The executor layer: make_executor forms, ordered results, progress bar, optional Dask."""
 
 import operator
+import subprocess
 import sys
 from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
@@ -133,3 +134,17 @@ def test_a_dask_future_is_mirrored_with_its_result_its_error_and_its_cancellatio
     assert mirrors[2].cancel() and dropped.cancelled
     dropped.end(7)  # a task that ends after its mirror was cancelled changes nothing
     assert mirrors[2].cancelled()
+
+
+def test_a_process_pool_starts_its_workers_holding_the_preloaded_modules(tmp_path):
+    """In a fresh interpreter (a fork server already running keeps what it holds)."""
+    (tmp_path / "probe_loaded.py").write_text("import sys\n\ndef loaded(name):\n    return name in sys.modules\n")
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "from probe_loaded import loaded\n"
+        "from dpaudit.checks.empirical.executors import make_executor\n"
+        "with make_executor('process:1', preload=['fractions', 'wave']) as pool:\n"
+        "    print(pool.submit(loaded, 'wave').result(), pool.submit(loaded, 'tomllib').result())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["True", "False"], done.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import xml.etree.ElementTree as ET
+from concurrent.futures import Future
 
 import pytest
 
@@ -226,3 +227,44 @@ def test_log_axes_are_labelled_in_plain_text():
     }
     svg = render_svg(figure)
     assert "1e-05" in svg or "1e-06" in svg
+
+
+def test_figures_drawn_while_the_audit_runs_are_the_bytes_drawn_after_it(every_verdict_document, every_verdict_figures):
+    from dpaudit.report.background_figures import FigureDrawer
+    from dpaudit.report.figures import collect_figures
+
+    with FigureDrawer() as drawer:
+        for claim in every_verdict_document["claims"]:
+            drawer.add(claim)
+    early = collect_figures(every_verdict_document, drawer.drawn)
+    assert [(f.file_name, f.svg, f.problem) for f in early] == [
+        (f.file_name, f.svg, f.problem) for f in every_verdict_figures
+    ]  # a broken figure's problem too
+    held = [
+        figure
+        for claim in every_verdict_document["claims"]
+        for relation in claim["relations"]
+        for item in relation["obligations"]
+        for figure in (item["evidence"].get("details") or {}).get("figures", [])
+    ]
+    assert held and all(drawer.drawn(figure) is not None for figure in held)
+    assert all(drawer.drawn(copy.deepcopy(figure)) is None for figure in held)  # equal data is drawn afresh
+    drawer.add({"relations": [{"obligations": [{"evidence": {"details": {"figures": [LINE]}}}]}]})
+    assert drawer.drawn(LINE) is None  # nothing is started once the drawer is closed
+
+
+def test_a_figure_drawn_early_is_used_only_for_that_figure(monkeypatch):
+    import dpaudit.report.figures as figures
+
+    document = {"claims": [{"relations": [{"obligations": [{"evidence": {"details": {"figures": [LINE]}}}]}]}]}
+    stale: Future[str] = Future()
+    stale.set_result("<svg>stale</svg>")
+    other = copy.deepcopy(LINE)
+    (placed,) = [
+        f for f in figures.collect_figures(document, lambda f: stale if f is other else None) if f.obligation == 0
+    ]
+    assert placed.svg == render_svg(LINE)
+    (placed,) = [
+        f for f in figures.collect_figures(document, lambda f: stale if f is LINE else None) if f.obligation == 0
+    ]
+    assert placed.svg == "<svg>stale</svg>"

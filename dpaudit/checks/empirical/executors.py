@@ -22,6 +22,7 @@ from concurrent.futures import (
     as_completed,
 )
 from contextlib import suppress
+from multiprocessing import forkserver
 from typing import IO, Any
 
 from dpaudit.errors import InvalidArgument, InvalidType
@@ -168,7 +169,7 @@ def _dask_executor(spec: str, address: str) -> DaskExecutor:
     return DaskExecutor(client, owns_client=True)
 
 
-def make_executor(spec: Any = "process") -> Executor:
+def make_executor(spec: Any = "process", *, preload: Sequence[str] = ()) -> Executor:
     """Return the executor that ``spec`` names.
 
     Args:
@@ -177,6 +178,9 @@ def make_executor(spec: Any = "process") -> Executor:
             ``"dask://HOST:PORT"`` (a Dask scheduler; needs the ``dask`` extra);
             an existing :class:`concurrent.futures.Executor` (returned as is); or a
             ``distributed.Client`` (wrapped, left open on shutdown).
+        preload: for a local process pool, modules its workers hold when they start. The
+            server they fork from imports them once (not once per worker), and it starts
+            now, so its imports overlap the caller's work until the first task.
 
     Returns:
         An executor; the caller shuts it down (``with make_executor(...) as ex:``).
@@ -206,7 +210,11 @@ def make_executor(spec: Any = "process") -> Executor:
         return ThreadPoolExecutor(max_workers=_worker_count(spec, count))
     if kind == "process":
         workers = _worker_count(spec, count) or os.cpu_count() or 1
-        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
+        context = multiprocessing.get_context("forkserver")
+        if preload:
+            context.set_forkserver_preload(list(preload))
+            forkserver.ensure_running()  # a server already running keeps what it holds
+        return ProcessPoolExecutor(max_workers=workers, mp_context=context)
     raise InvalidArgument(f"executor={spec!r}: expected 'serial', 'thread[:N]', 'process[:N]' or 'dask://HOST:PORT'")
 
 
