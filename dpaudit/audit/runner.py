@@ -268,8 +268,9 @@ def _run_obligation(
     )
 
 
-#: Typical seconds of one task by checker, (full budgets, quick budgets), measured on the built-in
-#: specs on a 2-core machine: the scheduler starts the longest tasks first. Others: (1, 0.1).
+#: Typical seconds of one run of a checker (an obligation under one relation; a batched checker: all
+#: its obligations under one relation), (full budgets, quick budgets), measured on the built-in specs
+#: on a 2-core machine: the scheduler starts the longest tasks first. Others: (1, 0.1).
 _COST_HINTS = {
     "balle_exhaustive_sensitivity": (15.0, 0.2),
     "approx_dp_pld": (8.0, 1.0),
@@ -321,8 +322,46 @@ def _batched(checker: str) -> bool:
 
 
 def _task_cost(claim: Claim, cells: _Cells, quick: bool) -> float:
-    checkers = {claim.obligations[o].checker for _, o in cells}
-    return sum(_COST_HINTS.get(checker, (1.0, 0.1))[quick] for checker in checkers) * len({r for r, _ in cells})
+    """The task's cost hint: one per run of a checker (a batched checker runs once per relation)."""
+    runs = set()
+    for r, o in cells:
+        checker = claim.obligations[o].checker
+        runs.add((r, checker, None if _batched(checker) else o))
+    return sum(_COST_HINTS.get(checker, (1.0, 0.1))[quick] for _, checker, _ in runs)
+
+
+def _audit_tasks(claims: Sequence[Claim], quick: bool, workers: int) -> list[tuple[int, _Cells, float]]:
+    """The audit's tasks ``(claim index, cells, cost hint)``, the costliest first (spec order on ties).
+
+    Each claim's tasks (:func:`_claim_tasks`), then a claim's obligations of one checker merged into
+    one task, in :func:`run_claim`'s order, where the merged task is no costlier than an even share
+    of the work and the tasks still number one per worker or more: such obligations share a
+    worker's warm-up (the libraries the checker imports, its caches, e.g. the PLD compositions of
+    the same laws) that a second worker would pay again. The merging never makes the audit's
+    tasks unable to fill the workers (:func:`_tasks_fill_the_workers`) when they could before.
+    """
+    tasks = [
+        (c, cells, _task_cost(claim, cells, quick)) for c, claim in enumerate(claims) for cells in _claim_tasks(claim)
+    ]
+    share = sum(cost for *_, cost in tasks) / workers
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for index, (c, cells, _) in enumerate(tasks):
+        checkers = {claims[c].obligations[o].checker for _, o in cells}
+        (checker,) = checkers if len(checkers) == 1 else (None,)
+        merges = checker is not None and not _batched(checker)
+        groups.setdefault((c, checker) if merges else ("alone", index), []).append(index)
+    planned: list[tuple[int, _Cells, float]] = []
+    count = len(tasks)
+    for members in groups.values():
+        cost = sum(tasks[index][2] for index in members)
+        if len(members) > 1 and cost <= share and count - len(members) + 1 >= workers:
+            count -= len(members) - 1
+            cells = tuple(sorted(cell for index in members for cell in tasks[index][1]))
+            planned.append((tasks[members[0]][0], cells, cost))
+        else:
+            planned.extend(tasks[index] for index in members)
+    planned.sort(key=lambda task: (-task[2], task[0]))  # stable: spec order on ties
+    return planned
 
 
 def _tasks_fill_the_workers(costs: Sequence[float], workers: int) -> bool:
@@ -355,19 +394,19 @@ def _claim_result(claim: Claim, path: str | None, results: dict[tuple[int, int],
 def _run_claims_in_pool(
     pool: ProcessPoolExecutor,
     claims: Sequence[tuple[Claim, str | None]],
+    planned: Sequence[tuple[int, _Cells, float]],
     seed: int,
     quick: bool,
     deadline: float | None,
     progress: ProgressReporter | None,
     on_claim: Callable[[ClaimResult], None] | None,
 ) -> tuple[list[ClaimResult], int | None]:
-    """Run the claims' tasks on every worker of ``pool``, the costliest first; the results keep the claims' order.
+    """Run the planned tasks (:func:`_audit_tasks`) on every worker of ``pool``; the results keep the claims' order.
 
     A claim is finished when its last task is. On SIGINT/SIGTERM the workers are killed at once
     (a task can run for minutes) and the claims finished so far are returned with the signal number.
     """
-    tasks = [(c, cells) for c, (claim, _) in enumerate(claims) for cells in _claim_tasks(claim)]
-    tasks.sort(key=lambda task: -_task_cost(claims[task[0]][0], task[1], quick))  # stable: spec order on ties
+    tasks = [(c, cells) for c, cells, _ in planned]
     futures = {pool.submit(_cells_task, claims[c][0], cells, seed, quick, deadline): (c, cells) for c, cells in tasks}
     if progress is not None:
         workers = getattr(pool, "_max_workers", 2)
@@ -511,13 +550,16 @@ def run_audit(
     finished: list[ClaimResult] = []
     interrupted = None
     interrupted_signal = None
-    costs = [_task_cost(claim, cells, quick) for claim, _ in claims for cells in _claim_tasks(claim)]
     local = any(not found_by_a_fresh_process(item.checker) for claim, _ in claims for item in claim.obligations)
     pool = _claim_pool(executor) if candidate is None and not local else None
-    if pool is not None and not _tasks_fill_the_workers(costs, getattr(pool, "_max_workers", 2)):
+    workers = getattr(pool, "_max_workers", 2)
+    planned = _audit_tasks([claim for claim, _ in claims], quick, workers) if pool is not None else []
+    if pool is not None and not _tasks_fill_the_workers([cost for *_, cost in planned], workers):
         pool = None
     if pool is not None:
-        finished, interrupted_signal = _run_claims_in_pool(pool, claims, seed, quick, deadline, progress, on_claim)
+        finished, interrupted_signal = _run_claims_in_pool(
+            pool, claims, planned, seed, quick, deadline, progress, on_claim
+        )
         if interrupted_signal is not None:
             interrupted = (
                 f"signal {interrupted_signal}: {len(claims) - len(finished)} of {len(claims)} claim(s) not finished, "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from types import TracebackType
 from typing import Any
@@ -26,11 +27,19 @@ class FigureDrawer:
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dpaudit-figures")
         self._drawings: dict[int, tuple[Any, Future[str]]] = {}
         self._finished = False
+        self._warming = False
 
     def add(self, claim: dict[str, Any]) -> None:
-        """Start drawing the matplotlib figures of one claim result (its JSON form)."""
+        """Start drawing the matplotlib figures of one claim result (its JSON form).
+
+        The first claim starts matplotlib's import, the larger part of a first figure's time,
+        whether it has such figures or not: the claims with figures may be the last to finish.
+        """
         if self._finished:
             return
+        if not self._warming:
+            self._warming = True
+            self._thread.submit(importlib.import_module, "matplotlib.figure")
         for figure, _, _ in figure_jobs({"claims": [claim]}):
             if drawn_with_matplotlib(figure) and id(figure) not in self._drawings:
                 self._drawings[id(figure)] = (figure, self._thread.submit(render_svg, figure))

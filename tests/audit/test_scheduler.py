@@ -8,8 +8,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 
-from dpaudit.audit.runner import _claim_tasks, _tasks_fill_the_workers, run_audit
-from dpaudit.audit.spec import builtin_spec_dir, load_specs
+from dpaudit.audit.runner import _audit_tasks, _batched, _claim_tasks, _tasks_fill_the_workers, run_audit
+from dpaudit.audit.spec import builtin_spec_dir, builtin_specs, load_specs
 from dpaudit.kernel.checkers import register_checker
 from dpaudit.kernel.claims import Obligation
 from dpaudit.kernel.evidence import Evidence
@@ -73,6 +73,32 @@ def test_tasks_run_side_by_side_only_when_they_keep_every_worker_busy():
     assert not _tasks_fill_the_workers([1.0], 2)  # one task: its Monte Carlo spreads over the pool
     assert not _tasks_fill_the_workers([8.0, 0.1, 0.1], 2)  # one long task would hold one core alone
     assert not _tasks_fill_the_workers([1.0, 1.0], 3)
+
+
+def test_a_claims_obligations_of_one_checker_share_a_task_while_the_tasks_still_fill_the_workers():
+    claims = [claim for claim, _ in load_specs(builtin_specs())]
+    for quick in (True, False):
+        tasks = _audit_tasks(claims, quick, 2)
+        cells = sorted((c, cell) for c, task, _ in tasks for cell in task)
+        every = sorted(
+            (c, (r, o))
+            for c, claim in enumerate(claims)
+            for r in range(len(claim.relations))
+            for o in range(len(claim.obligations))
+        )
+        assert cells == every  # each (claim, relation, obligation) once
+        assert [cost for *_, cost in tasks] == sorted((cost for *_, cost in tasks), reverse=True)
+        for _, task, _ in tasks:
+            assert list(task) == sorted(task)  # run_claim's order: relation, then obligation
+        checkers = {(c, claims[c].obligations[o].checker) for c, task, _ in tasks for _, o in task}
+        batched = {(c, checker) for c, checker in checkers if _batched(checker)}
+        alone = len(checkers - batched) + sum(len(claims[c].relations) for c, _ in batched)
+        assert len(tasks) == alone  # one task per claim and checker (a sweep: per relation)
+        assert _tasks_fill_the_workers([cost for *_, cost in tasks], 2)
+    (theorem1,) = [claim for claim in claims if claim.id == "xie2019-theorem1"]  # two obligations of one checker
+    apart = _audit_tasks([theorem1], False, 2)  # merged, one task could not fill two workers
+    assert [len(task) for _, task, _ in apart] == [2, 2] and _tasks_fill_the_workers([c for *_, c in apart], 2)
+    assert [len(task) for _, task, _ in _audit_tasks([theorem1], False, 1)] == [4]
 
 
 def test_an_unknown_checker_is_an_error_in_the_report_not_an_exception():
