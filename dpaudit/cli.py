@@ -604,9 +604,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = _stop_on_sigterm()
     try:
         if arguments.command in ("audit", "check"):
+            # the standard library's native parts load before the limit: under it, multiprocessing's fail
+            # with an ImportError (not a MemoryError) and hashlib's are logged with a traceback
+            import hashlib  # noqa: F401
+
             from dpaudit.audit.memory_budget import limit_memory
             from dpaudit.checks.budget_limits import ceiling, lowered_ceilings, parse_ceiling
-            from dpaudit.checks.empirical import executors  # noqa: F401  (multiprocessing's libraries load unlimited)
+            from dpaudit.checks.empirical import executors  # noqa: F401
 
             with lowered_ceilings(dict(parse_ceiling(text) for text in arguments.ceiling)):
                 limit_memory(ceiling("memory_mib"))  # before any worker starts, so every worker inherits it
