@@ -1,11 +1,14 @@
 """Same seed, same certified bound: serial, 1, 2 and 4 process workers, threads, and a Dask LocalCluster."""
 
+import functools
+import operator
+
 import numpy as np
 import pytest
 
 from dpaudit.checks.empirical.budget import AuditBudget
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
-from dpaudit.checks.empirical.executors import make_executor
+from dpaudit.checks.empirical.executors import make_executor, run_tasks
 from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.mechanisms.gaussian import GaussianMechanism
 
@@ -52,6 +55,10 @@ def test_same_bound_on_a_dask_local_cluster(reference, caplog, monkeypatch):
         with cluster, distributed.Client(cluster) as client:
             executor = make_executor(client)
             assert _bound(executor) == reference
+            # tasks go in bundles (two per worker thread): results in task order, a task's error raised
+            assert run_tasks(operator.neg, range(9), executor=executor) == [-i for i in range(9)]
+            with pytest.raises(ZeroDivisionError):
+                run_tasks(functools.partial(operator.truediv, 1), [1, 2, 0, 4, 5], executor=executor)
             executor.shutdown()
             assert client.status == "running"
         assert ("MALLOC_TRIM_THRESHOLD_" in caplog.text) is warned

@@ -121,19 +121,20 @@ class _RemoteFuture:
         self.cancelled = True
 
 
-def test_a_dask_future_is_mirrored_with_its_result_its_error_and_its_cancellation():
+def test_a_dask_bundle_is_mirrored_task_by_task_with_its_results_its_error_and_its_cancellation():
     from dpaudit.checks.empirical.executors import _mirrored
 
     done, failed, dropped = _RemoteFuture(), _RemoteFuture(), _RemoteFuture()
-    mirrors = [_mirrored(remote) for remote in (done, failed, dropped)]
-    done.end(41)
+    mirrors = [_mirrored(remote, count) for remote, count in ((done, 3), (failed, 2), (dropped, 2))]
+    done.end([41, 42, 43])
     failed.end(ValueError("the task failed"))
-    assert mirrors[0].result() == 41
-    with pytest.raises(ValueError, match="the task failed"):
-        mirrors[1].result()
-    assert mirrors[2].cancel() and dropped.cancelled
-    dropped.end(7)  # a task that ends after its mirror was cancelled changes nothing
-    assert mirrors[2].cancelled()
+    assert [mirror.result() for mirror in mirrors[0]] == [41, 42, 43]
+    for mirror in mirrors[1]:  # each task of a bundle that raised
+        with pytest.raises(ValueError, match="the task failed"):
+            mirror.result()
+    assert mirrors[2][1].cancel() and dropped.cancelled
+    dropped.end([7, 8])  # a bundle that ends after a mirror was cancelled sets the others only
+    assert mirrors[2][1].cancelled() and mirrors[2][0].result() == 7
 
 
 def test_a_process_pool_starts_its_workers_holding_the_preloaded_modules(tmp_path):
