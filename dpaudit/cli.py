@@ -647,16 +647,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except MemoryError:  # outside an obligation (those are inconclusive): the ceiling is too low to run at all
         return _out_of_memory()
-    except OSError as exc:
-        if exc.errno != errno.ENOMEM:  # the system's word for the same (e.g. reading a folder to import from it)
-            log.exception("internal error; please report it with the command line above")
-            return EXIT_INTERNAL
-        return _out_of_memory()
+    except OSError as exc:  # ENOMEM is the system's word for the same (e.g. reading a folder to import from it)
+        return _out_of_memory() if exc.errno == errno.ENOMEM else _internal_error()
     except Exception:
-        log.exception("internal error; please report it with the command line above")
-        return EXIT_INTERNAL
+        return _internal_error()
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _internal_error() -> int:
+    log.exception("internal error; please report it with the command line above")
+    return EXIT_INTERNAL
 
 
 def _out_of_memory() -> int:

@@ -45,9 +45,9 @@ class FigureDrawer:
                 self._drawings[id(figure)] = (figure, self._thread.submit(render_svg, figure))
 
     def drawn(self, figure: Any) -> Future[str] | None:
-        """The drawing of exactly this figure object, if one was started."""
+        """The drawing of exactly this figure object, if one was started (and not dropped)."""
         held = self._drawings.get(id(figure))
-        return held[1] if held is not None and held[0] is figure else None
+        return held[1] if held is not None and held[0] is figure and not held[1].cancelled() else None
 
     def __enter__(self) -> FigureDrawer:
         return self
