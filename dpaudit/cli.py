@@ -332,18 +332,19 @@ def check_output_folder(out: str) -> None:
 
 
 def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
-    from dpaudit.checks.empirical.executors import make_executor
-    from dpaudit.report.background_figures import FigureDrawer
+    from dpaudit.checks.empirical.executors import make_executor, start_pool_server
 
     # pool workers start from a server that imports the checkers (once, not per worker) while
-    # this process imports them and reads the specs; figures are drawn as their claims finish
-    with make_executor(arguments.executor, preload=["dpaudit.audit.plugins"]) as executor, FigureDrawer() as drawer:
-        from dpaudit.audit.runner import run_audit, spec_display_path
-        from dpaudit.audit.spec import builtin_specs, load_specs
+    # this process imports them and reads the specs
+    start_pool_server(arguments.executor, ["dpaudit.audit.plugins"])
+    from dpaudit.audit.runner import run_audit, spec_display_path
+    from dpaudit.audit.spec import builtin_specs, load_specs
+    from dpaudit.report.background_figures import FigureDrawer
 
-        paths = [Path(spec) for spec in arguments.specs] or builtin_specs()
-        claims = [(_sampled(claim, arguments), spec_display_path(path)) for claim, path in load_specs(paths)]
-        check_output_folder(arguments.out)
+    paths = [Path(spec) for spec in arguments.specs] or builtin_specs()
+    claims = [(_sampled(claim, arguments), spec_display_path(path)) for claim, path in load_specs(paths)]
+    check_output_folder(arguments.out)
+    with make_executor(arguments.executor) as executor, FigureDrawer() as drawer:
         report = run_audit(
             claims,
             seed=arguments.seed,
@@ -352,7 +353,7 @@ def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
             executor=executor,
             progress=_reporter(arguments),
             time_limit=arguments.time_limit,
-            on_claim=lambda result: drawer.add(result.to_json()),
+            while_in_pool=lambda result: drawer.add(result.to_json()),
         )
     return _finish(report, arguments, drawer)
 

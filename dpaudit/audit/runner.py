@@ -333,35 +333,49 @@ def _task_cost(claim: Claim, cells: _Cells, quick: bool) -> float:
 def _audit_tasks(claims: Sequence[Claim], quick: bool, workers: int) -> list[tuple[int, _Cells, float]]:
     """The audit's tasks ``(claim index, cells, cost hint)``, the costliest first (spec order on ties).
 
-    Each claim's tasks (:func:`_claim_tasks`), then a claim's obligations of one checker merged into
-    one task, in :func:`run_claim`'s order, where the merged task is no costlier than an even share
-    of the work and the tasks still number one per worker or more: such obligations share a
-    worker's warm-up (the libraries the checker imports, its caches, e.g. the PLD compositions of
-    the same laws) that a second worker would pay again. The merging never makes the audit's
-    tasks unable to fill the workers (:func:`_tasks_fill_the_workers`) when they could before.
+    Each claim's tasks (:func:`_claim_tasks`); then a claim's tasks of one (not batched) checker
+    become one task, its cells in :func:`run_claim`'s order, where :func:`_merges` allows it. Such
+    obligations share a worker's warm-up (the libraries the checker imports, its caches, e.g. the
+    PLD compositions of the same laws), which a second worker would pay again.
     """
     tasks = [
         (c, cells, _task_cost(claim, cells, quick)) for c, claim in enumerate(claims) for cells in _claim_tasks(claim)
     ]
-    share = sum(cost for *_, cost in tasks) / workers
     groups: dict[tuple[Any, ...], list[int]] = {}
     for index, (c, cells, _) in enumerate(tasks):
         checkers = {claims[c].obligations[o].checker for _, o in cells}
         (checker,) = checkers if len(checkers) == 1 else (None,)
         merges = checker is not None and not _batched(checker)
         groups.setdefault((c, checker) if merges else ("alone", index), []).append(index)
+    members = list(groups.values())
+    decisions = _merges([[tasks[i][2] for i in group] for group in members], workers)
     planned: list[tuple[int, _Cells, float]] = []
-    count = len(tasks)
-    for members in groups.values():
-        cost = sum(tasks[index][2] for index in members)
-        if len(members) > 1 and cost <= share and count - len(members) + 1 >= workers:
-            count -= len(members) - 1
-            cells = tuple(sorted(cell for index in members for cell in tasks[index][1]))
-            planned.append((tasks[members[0]][0], cells, cost))
+    for indices, merged in zip(members, decisions, strict=True):
+        if merged:
+            cells = tuple(sorted(cell for i in indices for cell in tasks[i][1]))
+            planned.append((tasks[indices[0]][0], cells, sum(tasks[i][2] for i in indices)))
         else:
-            planned.extend(tasks[index] for index in members)
+            planned.extend(tasks[i] for i in indices)
     planned.sort(key=lambda task: (-task[2], task[0]))  # stable: spec order on ties
     return planned
+
+
+def _merges(groups: Sequence[Sequence[float]], workers: int) -> list[bool]:
+    """Which groups of task costs become one task each: a group whose summed cost is no more than
+    the costliest task's, while the tasks still number one per worker or more (in order).
+
+    The longest task and the total work are then unchanged, and with them the bound on a
+    longest-first schedule (at most an even share plus the longest task) and whether the tasks
+    fill the workers (:func:`_tasks_fill_the_workers`).
+    """
+    longest = max((cost for group in groups for cost in group), default=0.0)
+    count = sum(len(group) for group in groups)
+    decisions = []
+    for group in groups:
+        merged = len(group) > 1 and sum(group) <= longest and count - len(group) + 1 >= workers
+        count -= len(group) - 1 if merged else 0
+        decisions.append(merged)
+    return decisions
 
 
 def _tasks_fill_the_workers(costs: Sequence[float], workers: int) -> bool:
@@ -399,7 +413,7 @@ def _run_claims_in_pool(
     quick: bool,
     deadline: float | None,
     progress: ProgressReporter | None,
-    on_claim: Callable[[ClaimResult], None] | None,
+    while_in_pool: Callable[[ClaimResult], None] | None,
 ) -> tuple[list[ClaimResult], int | None]:
     """Run the planned tasks (:func:`_audit_tasks`) on every worker of ``pool``; the results keep the claims' order.
 
@@ -428,8 +442,8 @@ def _run_claims_in_pool(
             left[c] -= 1
             if left[c] == 0:
                 results[c] = _claim_result(claims[c][0], claims[c][1], cells_done[c])
-                if on_claim is not None:
-                    on_claim(results[c])
+                if while_in_pool is not None:
+                    while_in_pool(results[c])
                 if progress is not None:
                     items = [item for relation in results[c].relations for item in relation.obligations]
                     seconds = sum(item.evidence.elapsed_seconds or 0.0 for item in items)
@@ -530,7 +544,7 @@ def run_audit(
     candidate: Any = None,
     progress: ProgressReporter | None = None,
     time_limit: float | None = None,
-    on_claim: Callable[[ClaimResult], None] | None = None,
+    while_in_pool: Callable[[ClaimResult], None] | None = None,
 ) -> AuditReport:
     """Audit every ``(claim, spec_path)`` and return the report.
 
@@ -539,8 +553,12 @@ def run_audit(
     On SIGINT (KeyboardInterrupt) or SIGTERM (:class:`AuditInterrupted`) the report holds the
     claims finished so far and says ``interrupted`` (which signal, how many claims were left).
     Past ``time_limit`` seconds the obligations still running or not started are ``inconclusive``
-    (budget); every claim is still in the report. ``on_claim`` is called with each claim's result
-    as soon as the claim is finished (in the calling thread), e.g. to start drawing its figures.
+    (budget); every claim is still in the report. When the obligations run in pool workers,
+    ``while_in_pool`` is called (in the calling thread) with each claim's result as soon as its
+    last task ends, while this process only waits for the others: e.g. to start drawing the
+    claim's figures. It is not called when they run in this process (serially, or only their
+    Monte Carlo spread out), where it would compete with them for the interpreter and for their
+    memory ceilings.
     """
     started = time.time()
     start = time.perf_counter()
@@ -558,7 +576,7 @@ def run_audit(
         pool = None
     if pool is not None:
         finished, interrupted_signal = _run_claims_in_pool(
-            pool, claims, planned, seed, quick, deadline, progress, on_claim
+            pool, claims, planned, seed, quick, deadline, progress, while_in_pool
         )
         if interrupted_signal is not None:
             interrupted = (
@@ -583,8 +601,6 @@ def run_audit(
             )
             if progress is not None:
                 progress.claim_finished(len(finished), len(claims), finished[-1], time.perf_counter() - claim_start)
-            if on_claim is not None:
-                on_claim(finished[-1])
         except KeyboardInterrupt as exc:
             interrupted_signal = int(exc.signal_number if isinstance(exc, AuditInterrupted) else signal.SIGINT)
             left = len(claims) - len(finished)

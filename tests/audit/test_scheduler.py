@@ -8,7 +8,14 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 
-from dpaudit.audit.runner import _audit_tasks, _batched, _claim_tasks, _tasks_fill_the_workers, run_audit
+from dpaudit.audit.runner import (
+    _audit_tasks,
+    _claim_tasks,
+    _merges,
+    _task_cost,
+    _tasks_fill_the_workers,
+    run_audit,
+)
 from dpaudit.audit.spec import builtin_spec_dir, builtin_specs, load_specs
 from dpaudit.kernel.checkers import register_checker
 from dpaudit.kernel.claims import Obligation
@@ -38,14 +45,20 @@ def test_every_cell_is_one_task_and_a_shared_sweep_stays_together():
 
 
 def test_a_pool_of_tasks_gives_the_serial_report():
-    claims = _claims("balle2016_dp_lsl_sensitivity.toml", "xie2019_section7.toml", "gaussian_mechanism.toml")
+    claims = _claims(
+        "balle2016_dp_lsl_sensitivity.toml",
+        "xie2019_section7.toml",
+        "gaussian_mechanism.toml",
+        "balle2016_smooth_bounds.toml",
+        "xie2019_lemma1.toml",
+    )  # tasks that fill two workers (the pool runs them: the hook below hears each claim)
     heard: dict[str, list] = {"serial": [], "pool": []}
-    serial = run_audit(claims, seed=11, quick=True, on_claim=heard["serial"].append)
+    serial = run_audit(claims, seed=11, quick=True, while_in_pool=heard["serial"].append)
     with ProcessPoolExecutor(max_workers=2) as pool:
-        pooled = run_audit(claims, seed=11, quick=True, executor=pool, on_claim=heard["pool"].append)
+        pooled = run_audit(claims, seed=11, quick=True, executor=pool, while_in_pool=heard["pool"].append)
     assert [result.claim.id for result in pooled.claims] == [claim.id for claim, _ in claims]
-    for way, report in (("serial", serial), ("pool", pooled)):  # each claim's result once, as it finished
-        assert sorted(map(id, heard[way])) == sorted(map(id, report.claims))
+    assert sorted(map(id, heard["pool"])) == sorted(map(id, pooled.claims))  # each claim's result once, as it finished
+    assert heard["serial"] == []  # this process runs the obligations: nothing else is done meanwhile
     assert json.dumps(strip_timing(pooled.to_json()), sort_keys=True) == json.dumps(
         strip_timing(serial.to_json()), sort_keys=True
     )
@@ -75,7 +88,7 @@ def test_tasks_run_side_by_side_only_when_they_keep_every_worker_busy():
     assert not _tasks_fill_the_workers([1.0, 1.0], 3)
 
 
-def test_a_claims_obligations_of_one_checker_share_a_task_while_the_tasks_still_fill_the_workers():
+def test_a_claims_obligations_of_one_checker_share_a_task_when_it_keeps_the_longest_task_and_the_workers():
     claims = [claim for claim, _ in load_specs(builtin_specs())]
     for quick in (True, False):
         tasks = _audit_tasks(claims, quick, 2)
@@ -88,17 +101,25 @@ def test_a_claims_obligations_of_one_checker_share_a_task_while_the_tasks_still_
         )
         assert cells == every  # each (claim, relation, obligation) once
         assert [cost for *_, cost in tasks] == sorted((cost for *_, cost in tasks), reverse=True)
-        for _, task, _ in tasks:
+        for c, task, _ in tasks:
             assert list(task) == sorted(task)  # run_claim's order: relation, then obligation
-        checkers = {(c, claims[c].obligations[o].checker) for c, task, _ in tasks for _, o in task}
-        batched = {(c, checker) for c, checker in checkers if _batched(checker)}
-        alone = len(checkers - batched) + sum(len(claims[c].relations) for c, _ in batched)
-        assert len(tasks) == alone  # one task per claim and checker (a sweep: per relation)
+            assert len({claims[c].obligations[o].checker for _, o in task}) == 1
+        finest = [_task_cost(claim, cells, quick) for claim in claims for cells in _claim_tasks(claim)]
+        assert len(tasks) < len(finest) and max(cost for *_, cost in tasks) == max(finest)
         assert _tasks_fill_the_workers([cost for *_, cost in tasks], 2)
-    (theorem1,) = [claim for claim in claims if claim.id == "xie2019-theorem1"]  # two obligations of one checker
-    apart = _audit_tasks([theorem1], False, 2)  # merged, one task could not fill two workers
-    assert [len(task) for _, task, _ in apart] == [2, 2] and _tasks_fill_the_workers([c for *_, c in apart], 2)
-    assert [len(task) for _, task, _ in _audit_tasks([theorem1], False, 1)] == [4]
+    (peer,) = [c for c, claim in enumerate(claims) if claim.id == "peer-dp-accounting"]  # two obligations, one checker
+    assert [len(task) for c, task, _ in _audit_tasks(claims, True, 2) if c == peer] == [2]
+
+
+def test_tasks_are_merged_only_below_the_longest_task_and_while_each_worker_keeps_one():
+    assert _merges([[0.1, 0.1, 0.1], [1.0], [1.0]], 2) == [True, False, False]
+    # 2 + 2 would be longer than the longest task: merged, the schedule would take 6 instead of 5
+    assert _merges([[2.0, 2.0], [3.0], [3.0]], 2) == [False, False, False]
+    assert _merges([[1.0, 1.0]], 2) == [False]  # one task could not fill two workers
+    assert _merges([[0.5, 0.5], [1.0]], 1) == [True, False]
+    assert _merges([[0.5, 0.5], [0.5, 0.5], [1.0]], 2) == [True, True, False]
+    assert _merges([[0.5, 0.5], [0.5, 0.5], [1.0]], 4) == [True, False, False]  # the second would leave 3 tasks
+    assert _merges([[0.5, 0.5], [0.5, 0.5], [1.0]], 5) == [False, False, False]
 
 
 def test_an_unknown_checker_is_an_error_in_the_report_not_an_exception():

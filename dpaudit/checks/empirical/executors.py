@@ -30,7 +30,7 @@ import numpy as np
 
 from dpaudit.errors import InvalidArgument, InvalidType
 
-__all__ = ["DaskExecutor", "SerialExecutor", "make_executor", "run_tasks"]
+__all__ = ["DaskExecutor", "SerialExecutor", "make_executor", "run_tasks", "start_pool_server"]
 
 log = logging.getLogger("dpaudit")
 
@@ -101,7 +101,7 @@ class DaskExecutor(Executor):
         cores the work runs on. A bundle that raises fails each of its tasks with that error.
         """
         tasks = list(tasks)
-        threads = sum(worker.get("nthreads", 1) for worker in self.client.scheduler_info()["workers"].values())
+        threads = sum(self.client.nthreads().values())
         edges = np.linspace(0, len(tasks), min(len(tasks), BUNDLES_PER_THREAD * max(threads, 1)) + 1).astype(int)
         bundles = [tasks[low:high] for low, high in itertools.pairwise(edges)]
         remote = self.client.map(_run_bundle, [fn] * len(bundles), bundles, pure=False)
@@ -198,7 +198,7 @@ def _dask_executor(spec: str, address: str) -> DaskExecutor:
     return DaskExecutor(client, owns_client=True)
 
 
-def make_executor(spec: Any = "process", *, preload: Sequence[str] = ()) -> Executor:
+def make_executor(spec: Any = "process") -> Executor:
     """Return the executor that ``spec`` names.
 
     Args:
@@ -207,9 +207,6 @@ def make_executor(spec: Any = "process", *, preload: Sequence[str] = ()) -> Exec
             ``"dask://HOST:PORT"`` (a Dask scheduler; needs the ``dask`` extra);
             an existing :class:`concurrent.futures.Executor` (returned as is); or a
             ``distributed.Client`` (wrapped, left open on shutdown).
-        preload: for a local process pool, modules its workers hold when they start. The
-            server they fork from imports them once (not once per worker), and it starts
-            now, so its imports overlap the caller's work until the first task.
 
     Returns:
         An executor; the caller shuts it down (``with make_executor(...) as ex:``).
@@ -239,12 +236,19 @@ def make_executor(spec: Any = "process", *, preload: Sequence[str] = ()) -> Exec
         return ThreadPoolExecutor(max_workers=_worker_count(spec, count))
     if kind == "process":
         workers = _worker_count(spec, count) or os.cpu_count() or 1
-        context = multiprocessing.get_context("forkserver")
-        if preload:
-            context.set_forkserver_preload(list(preload))
-            forkserver.ensure_running()  # a server already running keeps what it holds
-        return ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
     raise InvalidArgument(f"executor={spec!r}: expected 'serial', 'thread[:N]', 'process[:N]' or 'dask://HOST:PORT'")
+
+
+def start_pool_server(spec: Any, preload: Sequence[str]) -> None:
+    """If ``spec`` names a local process pool (``make_executor``'s ``"process[:N]"``), start the fork
+    server its workers will start from, now, with ``preload`` imported: the server imports them
+    once (not once per worker) while the caller goes on, until the pool's first task. A server
+    already running keeps what it holds; any other ``spec`` starts nothing.
+    """
+    if isinstance(spec, str) and spec.strip().partition(":")[0] == "process":
+        multiprocessing.get_context("forkserver").set_forkserver_preload(list(preload))
+        forkserver.ensure_running()
 
 
 class _ProgressBar:
