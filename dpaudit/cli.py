@@ -14,6 +14,7 @@ import errno
 import importlib
 import json
 import logging
+import multiprocessing
 import os
 import shlex
 import signal
@@ -332,18 +333,16 @@ def check_output_folder(out: str) -> None:
 
 
 def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
-    from dpaudit.checks.empirical.executors import make_executor, start_pool_server
-
-    # pool workers start from a server that imports the checkers (once, not per worker) while
-    # this process imports them and reads the specs
-    start_pool_server(arguments.executor, ["dpaudit.audit.plugins"])
     from dpaudit.audit.runner import run_audit, spec_display_path
     from dpaudit.audit.spec import builtin_specs, load_specs
+    from dpaudit.checks.empirical.executors import make_executor
     from dpaudit.report.background_figures import FigureDrawer
 
     paths = [Path(spec) for spec in arguments.specs] or builtin_specs()
     claims = [(_sampled(claim, arguments), spec_display_path(path)) for claim, path in load_specs(paths)]
     check_output_folder(arguments.out)
+    # pool workers start from a server that has already imported the checkers (once, not per worker)
+    multiprocessing.get_context("forkserver").set_forkserver_preload(["dpaudit.audit.plugins"])
     with make_executor(arguments.executor) as executor, FigureDrawer() as drawer:
         report = run_audit(
             claims,
@@ -605,13 +604,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = _stop_on_sigterm()
     try:
         if arguments.command in ("audit", "check"):
-            # the standard library's native parts load before the limit: under it, multiprocessing's fail
-            # with an ImportError (not a MemoryError) and hashlib's are logged with a traceback
+            # hashlib's native part loads before the limit: under it, a failed load is logged with a traceback
             import hashlib  # noqa: F401
 
             from dpaudit.audit.memory_budget import limit_memory
             from dpaudit.checks.budget_limits import ceiling, lowered_ceilings, parse_ceiling
-            from dpaudit.checks.empirical import executors  # noqa: F401
 
             with lowered_ceilings(dict(parse_ceiling(text) for text in arguments.ceiling)):
                 limit_memory(ceiling("memory_mib"))  # before any worker starts, so every worker inherits it

@@ -1,7 +1,6 @@
 """The executor layer: make_executor forms, ordered results, progress bar, optional Dask."""
 
 import operator
-import subprocess
 import sys
 from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
@@ -135,25 +134,3 @@ def test_a_dask_bundle_is_mirrored_task_by_task_with_its_results_its_error_and_i
     assert mirrors[2][1].cancel() and dropped.cancelled
     dropped.end([7, 8])  # (Dask would cancel the bundle) a mirror cancelled first stays cancelled
     assert mirrors[2][1].cancelled() and mirrors[2][0].result() == 7
-
-
-def test_a_process_pool_server_starts_at_once_and_its_workers_hold_the_preloaded_modules(tmp_path):
-    """In a fresh interpreter (a fork server already running keeps what it holds)."""
-    (tmp_path / "probe_loaded.py").write_text("import sys\n\ndef loaded(name):\n    return name in sys.modules\n")
-    script = (
-        "import os, sys, time; sys.path.insert(0, sys.argv[1])\n"
-        "from probe_loaded import loaded\n"
-        "from dpaudit.checks.empirical.executors import make_executor, start_pool_server\n"
-        "start_pool_server('thread:2', ['wave'])\n"
-        "def servers():\n"
-        "    children = open(f'/proc/{os.getpid()}/task/{os.getpid()}/children').read().split()\n"
-        "    return sum(b'multiprocessing.forkserver' in open(f'/proc/{c}/cmdline', 'rb').read() for c in children)\n"
-        "print(servers() == 0)\n"
-        "start_pool_server('process:1', ['fractions', 'wave'])\n"
-        "time.sleep(0.2)\n"
-        "print(servers() == 1)\n"  # before any pool
-        "with make_executor('process:1') as pool:\n"
-        "    print(pool.submit(loaded, 'wave').result(), pool.submit(loaded, 'tomllib').result())\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=120)
-    assert done.stdout.split() == ["True", "True", "True", "False"], done.stderr

@@ -23,14 +23,13 @@ from concurrent.futures import (
     as_completed,
 )
 from contextlib import suppress
-from multiprocessing import forkserver
 from typing import IO, Any
 
 import numpy as np
 
 from dpaudit.errors import InvalidArgument, InvalidType
 
-__all__ = ["DaskExecutor", "SerialExecutor", "make_executor", "run_tasks", "start_pool_server"]
+__all__ = ["DaskExecutor", "SerialExecutor", "make_executor", "run_tasks"]
 
 log = logging.getLogger("dpaudit")
 
@@ -238,17 +237,6 @@ def make_executor(spec: Any = "process") -> Executor:
         workers = _worker_count(spec, count) or os.cpu_count() or 1
         return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
     raise InvalidArgument(f"executor={spec!r}: expected 'serial', 'thread[:N]', 'process[:N]' or 'dask://HOST:PORT'")
-
-
-def start_pool_server(spec: Any, preload: Sequence[str]) -> None:
-    """If ``spec`` names a local process pool (``make_executor``'s ``"process[:N]"``), start the fork
-    server its workers will start from, now, with ``preload`` imported: the server imports them
-    once (not once per worker) while the caller goes on, until the pool's first task. A server
-    already running keeps what it holds; any other ``spec`` starts nothing.
-    """
-    if isinstance(spec, str) and spec.strip().partition(":")[0] == "process":
-        multiprocessing.get_context("forkserver").set_forkserver_preload(list(preload))
-        forkserver.ensure_running()
 
 
 class _ProgressBar:
