@@ -343,10 +343,8 @@ def _audit_tasks(claims: Sequence[Claim], quick: bool, workers: int) -> list[tup
     ]
     groups: dict[tuple[Any, ...], list[int]] = {}
     for index, (c, cells, _) in enumerate(tasks):
-        checkers = {claims[c].obligations[o].checker for _, o in cells}
-        (checker,) = checkers if len(checkers) == 1 else (None,)
-        merges = checker is not None and not _batched(checker)
-        groups.setdefault((c, checker) if merges else ("alone", index), []).append(index)
+        checker = claims[c].obligations[cells[0][1]].checker  # a task of _claim_tasks has one checker
+        groups.setdefault(("alone", index) if _batched(checker) else (c, checker), []).append(index)
     members = list(groups.values())
     decisions = _merges([[tasks[i][2] for i in group] for group in members], workers)
     planned: list[tuple[int, _Cells, float]] = []

@@ -134,3 +134,40 @@ def test_a_dask_bundle_is_mirrored_task_by_task_with_its_results_its_error_and_i
     assert mirrors[2][1].cancel() and dropped.cancelled
     dropped.end([7, 8])  # (Dask would cancel the bundle) a mirror cancelled first stays cancelled
     assert mirrors[2][1].cancelled() and mirrors[2][0].result() == 7
+
+
+class _MappingClient:
+    """A stand-in for a Dask client with two one-thread workers: records what ``map`` sends."""
+
+    def __init__(self):
+        self.sent = []
+
+    def get_executor(self, pure):
+        return None
+
+    def run(self, function, on_error):
+        return {}
+
+    def nthreads(self):
+        return {"tcp://a": 1, "tcp://b": 1}
+
+    def map(self, fn, functions, bundles, pure):
+        self.sent = [(fn, function, list(bundle)) for function, bundle in zip(functions, bundles, strict=True)]
+        self.remotes = [_RemoteFuture() for _ in bundles]
+        return self.remotes
+
+    def run_them(self):
+        for remote, (fn, function, bundle) in zip(self.remotes, self.sent, strict=True):
+            remote.end(fn(function, bundle))
+        return [bundle for *_, bundle in self.sent]
+
+
+def test_dask_gets_two_bundles_of_consecutive_tasks_per_worker_thread():
+    from dpaudit.checks.empirical.executors import DaskExecutor
+
+    client = _MappingClient()
+    futures = DaskExecutor(client, owns_client=False).submit_all(operator.neg, range(10))
+    assert client.run_them() == [[0, 1], [2, 3, 4], [5, 6], [7, 8, 9]]  # 4 = 2 per thread, 2 threads
+    assert [future.result(timeout=5) for future in futures] == [-i for i in range(10)]
+    futures = DaskExecutor(client, owns_client=False).submit_all(operator.neg, [5])
+    assert client.run_them() == [[5]] and [future.result(timeout=5) for future in futures] == [-5]

@@ -253,7 +253,7 @@ def test_figures_drawn_while_the_audit_runs_are_the_bytes_drawn_after_it(every_v
     assert drawer.drawn(LINE) is None  # nothing is started once the drawer is closed
 
 
-def test_a_figure_drawn_early_is_used_only_for_that_figure(monkeypatch):
+def test_a_figure_drawn_early_is_used_only_for_that_figure():
     import dpaudit.report.figures as figures
 
     document = {"claims": [{"relations": [{"obligations": [{"evidence": {"details": {"figures": [LINE]}}}]}]}]}
