@@ -12,13 +12,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from dpaudit.audit.candidates.process import parse_candidate
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.spec_values import MAX_NESTING, MAX_SPEC_BYTES, _check_id, _check_values, _printable, load_pairs_file
 from dpaudit.checks.budget_limits import ceiling, check_ceilings, lowered_ceilings
 from dpaudit.errors import CheckerError, DpAuditError, SpecError
 from dpaudit.kernel.claims import Claim, FindingPin, KnownFinding, MechanismSpec, Obligation, Source
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
-from dpaudit.mechanisms.interface import CandidateCall
+from dpaudit.mechanisms.interface import CandidateCall, CandidateInputs
 from dpaudit.privacy.guarantees import (
     ApproxDP,
     Concentration,
@@ -284,6 +285,7 @@ def _parse_claim(reader: _Reader, data: dict[str, Any]) -> Claim:
             parameters=reader.table(claim, "parameters", "claim.", required=False),
             known_findings=_known_findings(reader, claim),
             candidate_call=_candidate_call(reader, data, mechanism.params),
+            candidate_inputs=_candidate_inputs(reader, data),
         )
     except SpecError:
         raise
@@ -295,10 +297,15 @@ def _parse_claim(reader: _Reader, data: dict[str, Any]) -> Claim:
     return result
 
 
+#: Keys of the ``[candidate]`` table: the calling convention and the user's input functions.
+_CALL_KEYS = {"args", "keywords", "rename", "params"}
+_INPUT_KEYS = {"datasets", "neighbours", "distance", "datasets_count", "neighbours_per_dataset"}
+
+
 def _candidate_call(reader: _Reader, data: dict[str, Any], params: dict[str, Any]) -> CandidateCall:
     """The optional ``[candidate]`` table: how a candidate is called (see :class:`CandidateCall`)."""
     table = reader.table(data, "candidate", "", required=False)
-    reader.no_unknown(table, {"args", "keywords", "rename"}, "candidate.")
+    reader.no_unknown(table, _CALL_KEYS | _INPUT_KEYS, "candidate.")
     names: dict[str, tuple[str, ...] | None] = {}
     for key in ("args", "keywords"):
         value = table.get(key)
@@ -308,13 +315,45 @@ def _candidate_call(reader: _Reader, data: dict[str, Any], params: dict[str, Any
     rename = table.get("rename", {})
     if not isinstance(rename, dict) or not all(isinstance(v, str) for v in rename.values()):
         raise reader.fail("candidate.rename", f"got {rename!r}; expected a table such as {{ sigma = 'scale' }}")
+    own = table.get("params")
+    if own is not None and (not isinstance(own, dict) or not all(isinstance(k, str) and k.isidentifier() for k in own)):
+        raise reader.fail(
+            "candidate.params", f"got {own!r}; expected a table of keyword arguments such as {{ epsilon = 0.5 }}"
+        )
     args = names["args"]
-    call = CandidateCall(args=("input",) if args is None else args, keywords=names["keywords"], rename=dict(rename))
+    call = CandidateCall(
+        args=("input",) if args is None else args, keywords=names["keywords"], rename=dict(rename), params=own
+    )
     try:
-        call.check(list(params))
+        call.check(list(call.call_params(params)))
     except DpAuditError as exc:
         raise reader.fail("candidate", str(exc)) from None
     return call
+
+
+def _candidate_inputs(reader: _Reader, data: dict[str, Any]) -> CandidateInputs:
+    """The user's input functions of the ``[candidate]`` table (see :class:`CandidateInputs`)."""
+    table = reader.table(data, "candidate", "", required=False)
+    functions: dict[str, str | None] = {}
+    for key in ("datasets", "neighbours", "distance"):
+        value = table.get(key)
+        if value is not None:
+            try:
+                parse_candidate(value)
+            except DpAuditError as exc:
+                raise reader.fail(f"candidate.{key}", str(exc)) from None
+        functions[key] = value
+    counts = {}
+    for key, field_name, high in (("datasets_count", "count", 64), ("neighbours_per_dataset", "per_input", 64)):
+        value = table.get(key, getattr(CandidateInputs, field_name))
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= high:
+            raise reader.fail(f"candidate.{key}", f"got {value!r}; expected an integer from 1 to {high}")
+        counts[field_name] = value
+    if table.get("datasets_count") is not None and functions["datasets"] is None:
+        raise reader.fail("candidate.datasets_count", "given without candidate.datasets (the generator it counts)")
+    return CandidateInputs(
+        datasets=functions["datasets"], neighbours=functions["neighbours"], distance=functions["distance"], **counts
+    )
 
 
 def _known_findings(reader: _Reader, claim: dict[str, Any]) -> tuple[KnownFinding, ...]:

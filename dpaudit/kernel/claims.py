@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.interface import CandidateCall
+from dpaudit.mechanisms.interface import CandidateCall, CandidateInputs
 from dpaudit.privacy.guarantees import Guarantee
 from dpaudit.privacy.relations import Relation
 
@@ -185,7 +185,8 @@ class Claim:
     violation nor silently vanish.
 
     ``candidate_call`` is how a candidate implementing the mechanism is called (the spec's
-    ``[candidate]`` table; by default ``fn(input, **params, rng=rng)``).
+    ``[candidate]`` table; by default ``fn(input, **params, rng=rng)``), and
+    ``candidate_inputs`` the user's functions that make its inputs and neighbours.
     """
 
     id: str
@@ -198,6 +199,7 @@ class Claim:
     parameters: dict[str, Any] = field(default_factory=dict)
     known_findings: tuple[KnownFinding, ...] = ()
     candidate_call: CandidateCall = field(default_factory=CandidateCall)
+    candidate_inputs: CandidateInputs = field(default_factory=CandidateInputs)
 
     def __post_init__(self) -> None:
         if not self.relations:

@@ -16,6 +16,7 @@ stacked along a new first axis (vectorised sampling).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,7 @@ __all__ = [
     "KNOWN_VIEWS",
     "NEIGHBOUR_TOLERANCE",
     "CandidateCall",
+    "CandidateInputs",
     "CandidateSignature",
     "InputDomain",
     "Mechanism",
@@ -136,15 +138,27 @@ class CandidateCall:
     the input must be positional and the generator must be passed. A vectorised
     ``sample`` entry point gets the sample count right after the input.
 
+    ``params`` (the spec's ``[candidate] params``) are the candidate's own parameters, as its
+    author wrote the function (``epsilon``, ``delta``, a library's constructor arguments): the
+    candidate is then called with them instead of the reference's, and the claim keeps the
+    (ε, δ) it is judged against and the reference's parameters. dpaudit never needs the
+    candidate's calibration formula.
+
     Attributes:
         args: the positional arguments, in order.
         keywords: the keyword arguments, or ``None`` for every name not in ``args``.
         rename: keyword name -> the name the candidate's parameter has.
+        params: the candidate's own parameters, or ``None`` for the mechanism's.
     """
 
     args: tuple[str, ...] = ("input",)
     keywords: tuple[str, ...] | None = None
     rename: Mapping[str, str] = field(default_factory=dict)
+    params: Mapping[str, Any] | None = None
+
+    def call_params(self, mechanism_params: Mapping[str, Any]) -> dict[str, Any]:
+        """The parameters the candidate is called with: its own when the spec gives them, else the mechanism's."""
+        return dict(mechanism_params if self.params is None else self.params)
 
     def check(self, params: Sequence[str]) -> None:
         """Check the call against the mechanism's parameter names.
@@ -158,7 +172,7 @@ class CandidateCall:
         for name in listed:
             if name not in known:
                 raise InvalidArgument(
-                    f"{name!r} is not 'input', 'rng' or a parameter of the mechanism {sorted(params)}"
+                    f"{name!r} is not 'input', 'rng' or a parameter the candidate is called with {sorted(params)}"
                 )
         repeated = sorted({name for name in listed if listed.count(name) > 1})
         if repeated:
@@ -185,6 +199,32 @@ class CandidateCall:
     def to_json(self, params: Sequence[str]) -> dict[str, Any]:
         """The call as plain data for the candidate worker."""
         return {"args": list(self.args), "keywords": list(self.keyword_names(params)), "rename": dict(self.rename)}
+
+
+@dataclass(frozen=True)
+class CandidateInputs:
+    """The user's own functions that make inputs for a candidate audit (the spec's ``[candidate]``
+    table), each named ``module:function`` and run in the candidate's isolated worker.
+
+    Attributes:
+        datasets: ``rng -> dataset``: a generator of inputs (called ``count`` times with seeded generators).
+        neighbours: ``dataset -> [dataset, ...]``: the neighbours of an input under the claim's relation.
+        distance: ``(dataset, dataset) -> float``: a pair is neighbouring when it is at most 1.
+        count: how many inputs ``datasets`` makes.
+        per_input: how many neighbours of each input are kept (the first ones ``neighbours`` returns).
+    """
+
+    datasets: str | None = None
+    neighbours: str | None = None
+    distance: str | None = None
+    count: int = 4
+    per_input: int = 8
+
+    @property
+    def functions(self) -> dict[str, str]:
+        """The functions given, by role."""
+        named = {"datasets": self.datasets, "neighbours": self.neighbours, "distance": self.distance}
+        return {role: ref for role, ref in named.items() if ref is not None}
 
 
 @dataclass(frozen=True)
@@ -238,7 +278,20 @@ class Mechanism:
         try:
             return self.factory(**dict(params))
         except TypeError as exc:
-            raise InvalidArgument(f"mechanism {self.name!r}: bad parameters {sorted(params)}: {exc}") from exc
+            raise InvalidArgument(
+                f"mechanism {self.name!r}: bad parameters {sorted(params)}: {exc}; it takes "
+                f"{self.parameter_names()}. A candidate called with other parameters (epsilon, a library's "
+                "own arguments) gets them from the spec's [candidate] params table (docs/candidates.md)"
+            ) from exc
+
+    def parameter_names(self) -> list[str]:
+        """The public parameters the reference takes, by name (as its factory's signature says)."""
+        try:
+            signature = inspect.signature(self.factory)
+        except (TypeError, ValueError):
+            return []
+        kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        return [name for name, parameter in signature.parameters.items() if parameter.kind in kinds]
 
     def release(self, reference: Any, data: Any, *, rng: np.random.Generator, size: int | None = None) -> Any:
         """One release of ``reference`` on ``data`` (``size`` of them stacked along axis 0)."""

@@ -189,3 +189,52 @@ def test_bad_candidate_tables_are_spec_errors(tmp_path, table, message):
     with pytest.raises(SpecError, match=message) as caught:
         load_spec(_spec_with_call(tmp_path, table))
     assert "candidate" in str(caught.value)
+
+
+def _epsilon_laplace_spec(tmp_path):
+    """A Laplace spec whose candidate takes (epsilon, sensitivity), as users write it: the claim keeps
+    the reference's scale (2 = 1 / 0.5) and the (0.5, 0)-DP statement; no adapter computes the scale."""
+    text = (builtin_spec_dir() / "examples" / "laplace_candidate.toml").read_text()
+    text = text.replace("params = { scale = 1.0, sensitivity = 1.0 }", "params = { scale = 2.0, sensitivity = 1.0 }")
+    text = text.replace("epsilon = 1.0\n", "epsilon = 0.5\n", 1)
+    text = text.replace("[claim]", "[candidate]\nparams = { epsilon = 0.5, sensitivity = 1.0 }\n\n[claim]", 1)
+    path = tmp_path / "epsilon_laplace.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"), [("laplace_from_epsilon", "consistent"), ("laplace_eps_times", "violated")]
+)
+def test_candidate_called_with_its_own_parameters(tmp_path, name, expected):
+    path = _epsilon_laplace_spec(tmp_path)
+    claim = load_spec(path)
+    assert claim.candidate_call.params == {"epsilon": 0.5, "sensitivity": 1.0}
+    report = audit_candidate(
+        claim,
+        path,
+        parse_candidate(f"sample_candidates:{name}", path=FIXTURES),
+        limits=CandidateLimits(),
+        seed=3,
+        quick=True,
+    )
+    assert report.candidate["params"] == {"epsilon": 0.5, "sensitivity": 1.0}
+    (relation,) = report.claims[0].relations
+    evidence = {item.obligation.id: item.evidence for item in relation.obligations}
+    assert evidence["empirical-privacy"].verdict.value == expected
+
+
+def test_candidate_params_are_checked_against_the_call(tmp_path):
+    path = _spec_with_call(tmp_path, 'params = { epsilon = 1.0 }\nrename = { sigma = "scale" }')
+    with pytest.raises(SpecError, match="not passed by keyword"):
+        load_spec(path)
+    with pytest.raises(SpecError, match="expected a table of keyword arguments"):
+        load_spec(_spec_with_call(tmp_path, "params = 3"))
+
+
+def test_reference_parameters_that_do_not_fit_list_the_accepted_names(tmp_path):
+    text = SPEC.read_text().replace("params = { sigma = ", "params = { epsilon = ", 1)
+    path = tmp_path / "spec.toml"
+    path.write_text(text)
+    with pytest.raises(SpecError, match=r"it takes \['sigma', 'sensitivity'\].*\[candidate\] params"):
+        load_spec(path)

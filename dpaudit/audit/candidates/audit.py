@@ -78,6 +78,7 @@ def audit_candidate(
             "ref": str(candidate),
             "kind": kind.name,
             "signature": kind.candidate.text,
+            "params": mechanism.call_params,
             "captured_output": "\n".join(mechanism.captured_output),
         },
     )

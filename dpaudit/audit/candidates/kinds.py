@@ -51,7 +51,9 @@ class CandidateMechanism:
 
     The worker starts with :meth:`start` (or on the first release) and is started again
     after a failure (a hang or crash stops it), so one bad call fails one check, not the
-    audit. Inputs are converted by the mechanism's input domain to plain values; outputs
+    audit. The candidate is called with ``call.params`` (the spec's ``[candidate] params``, its
+    own parameters) when given, else with the reference's ``params``, which also fix the
+    expected output shape. Inputs are converted by the mechanism's input domain to plain values; outputs
     are checked against the mechanism's declared output shape. Each call draws a fresh seed
     from ``rng`` for the worker, so the releases are a deterministic function of the audit's
     seed. Not picklable: it samples in the main process (the candidate itself is isolated in
@@ -70,7 +72,9 @@ class CandidateMechanism:
         self.limits = limits
         self.kind = kind
         self.params = dict(params)
-        self.call = (call or CandidateCall()).to_json(list(self.params))
+        convention = call or CandidateCall()
+        self.call_params = convention.call_params(self.params)
+        self.call = convention.to_json(list(self.call_params))
         self.captured_output: list[str] = []
         self._process: CandidateProcess | None = None
 
@@ -98,7 +102,7 @@ class CandidateMechanism:
         process = CandidateProcess(self.ref, self.limits)
         try:
             process.start()
-            process.check_signature(list(self.params), self.call)
+            process.check_signature(list(self.call_params), self.call)
         except CandidateError:
             process.stop()
             raise
@@ -117,7 +121,9 @@ class CandidateMechanism:
             raise CandidateError(f"candidate {self.ref} is not running")
         count = 1 if size is None else size
         try:
-            outputs = self._process.sample(self.kind.input_domain.to_plain(data), self.params, self.call, count, seed)
+            outputs = self._process.sample(
+                self.kind.input_domain.to_plain(data), self.call_params, self.call, count, seed
+            )
         except CandidateError:
             self.close()
             raise

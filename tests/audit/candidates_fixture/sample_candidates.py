@@ -198,3 +198,15 @@ def skips_noise_above_1000(value, *, sigma, sensitivity, rng):  # a leak only on
 def sleepy_gaussian(value, *, sigma, sensitivity, rng):  # correct, but 10 ms per call
     time.sleep(0.01)
     return np.asarray(value, dtype=float) + sigma * rng.standard_normal(len(value))
+
+
+def laplace_from_epsilon(value, *, epsilon, sensitivity, rng):
+    """A Laplace mechanism parameterised by epsilon, calibrated right: scale = sensitivity / epsilon."""
+    value = np.asarray(value, dtype=float)
+    return value + rng.laplace(0.0, sensitivity / epsilon, value.shape)
+
+
+def laplace_eps_times(value, *, epsilon, sensitivity, rng):
+    """The calibration slip scale = sensitivity * epsilon: too little noise for epsilon < 1."""
+    value = np.asarray(value, dtype=float)
+    return value + rng.laplace(0.0, sensitivity * epsilon, value.shape)
