@@ -18,6 +18,7 @@ import numpy as np
 
 from dpaudit.errors import InvalidArgument, PluginError
 from dpaudit.mechanisms.accountant import MECHANISM as ACCOUNTANT
+from dpaudit.mechanisms.black_box import MECHANISM as BLACK_BOX
 from dpaudit.mechanisms.dirichlet import MECHANISM as DIRICHLET
 from dpaudit.mechanisms.gaussian import MECHANISM as GAUSSIAN
 from dpaudit.mechanisms.gpope import MECHANISM as GPOPE
@@ -25,6 +26,7 @@ from dpaudit.mechanisms.interface import Mechanism
 from dpaudit.mechanisms.laplace import MECHANISM as LAPLACE
 from dpaudit.mechanisms.policy_evaluation.private import DP_LSL, DP_LSW
 from dpaudit.mechanisms.private_transitions import MECHANISM as PRIVATE_SYNTHESIS
+from dpaudit.mechanisms.rl_algorithm import MECHANISM as RL_ALGORITHM
 from dpaudit.mechanisms.smooth_gaussian import MECHANISM as SMOOTH_GAUSSIAN
 from dpaudit.mechanisms.subsampled_gaussian import MECHANISM as GPOPE_STEP
 
@@ -50,6 +52,8 @@ BUILTIN_MECHANISMS: tuple[Mechanism, ...] = (
     DIRICHLET,
     PRIVATE_SYNTHESIS,
     ACCOUNTANT,
+    BLACK_BOX,
+    RL_ALGORITHM,
 )
 
 _CATALOGUE: dict[str, Mechanism] = {}

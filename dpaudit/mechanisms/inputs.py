@@ -34,6 +34,9 @@ __all__ = [
     "SEARCH_ROTATIONS",
     "SEARCH_SIZES",
     "TRAJECTORIES",
+    "coverage_pairs",
+    "explore_records",
+    "multiset_steps",
     "norm_ball",
     "one_record",
     "one_trajectory",
@@ -190,7 +193,7 @@ def simplex_adjacency() -> Neighbourhood:
     )
 
 
-def _multiset_steps(first: list[Any], second: list[Any], relation: Relation) -> float:
+def multiset_steps(first: list[Any], second: list[Any], relation: Relation) -> float:
     """How many records one step of ``relation`` changes between the two datasets (inf if more than one)."""
     left, right = Counter(first), Counter(second)
     only_left = sum((left - right).values())
@@ -209,9 +212,7 @@ def one_trajectory() -> Neighbourhood:
         return (tuple(trajectory.states), tuple(trajectory.actions), tuple(float(r) for r in trajectory.rewards))
 
     def distance(first: Any, second: Any, relation: Relation, params: Mapping[str, Any]) -> float:
-        return _multiset_steps(
-            [key(x) for x in _trajectories(first)], [key(x) for x in _trajectories(second)], relation
-        )
+        return multiset_steps([key(x) for x in _trajectories(first)], [key(x) for x in _trajectories(second)], relation)
 
     return Neighbourhood(
         "the datasets differ in one trajectory", distance, lambda params, relation: 1.0, explore=_explore_trajectories
@@ -232,7 +233,7 @@ def _positive(value: Any) -> float | None:
     return None
 
 
-def _coverage_pairs(params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
+def coverage_pairs(params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
     """Datasets at the edges of what a trajectory can be, from the public parameters alone:
     trajectories that visit every state (largest coverage) with every return at the bound
     (min of ``r_max`` and ``f_max``) or zero, against one that differs in its rewards or visits a
@@ -268,7 +269,7 @@ def _coverage_pairs(params: Mapping[str, Any], relation: Relation) -> list[tuple
 
 def _explore_trajectories(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
     """The coverage pairs of the public parameters, then the given pairs explored as datasets."""
-    return _coverage_pairs(params, relation) + _explore_by_padding(pairs, params, relation)
+    return coverage_pairs(params, relation) + explore_records(pairs, params, relation)
 
 
 #: Dataset sizes the input search pads a given pair to (a branch may skip the noise for large m).
@@ -326,7 +327,7 @@ def _explore_differing_record(first: list[Any], second: list[Any]) -> list[tuple
     return found
 
 
-def _explore_by_padding(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
+def explore_records(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
     """More neighbouring datasets from a given pair: the differing record at the boundary of the
     domain (alone; a one-step or zero-reward trajectory; a zero or huge gradient row), the same
     extra records added to both sides (copies of its own records, to 10, 50 and 100 records),
@@ -356,8 +357,8 @@ def one_record() -> Neighbourhood:
     def distance(first: Any, second: Any, relation: Relation, params: Mapping[str, Any]) -> float:
         rows_first = [tuple(row) for row in _records(first).tolist()]
         rows_second = [tuple(row) for row in _records(second).tolist()]
-        return _multiset_steps(rows_first, rows_second, relation)
+        return multiset_steps(rows_first, rows_second, relation)
 
     return Neighbourhood(
-        "the datasets differ in one record (row)", distance, lambda params, relation: 1.0, explore=_explore_by_padding
+        "the datasets differ in one record (row)", distance, lambda params, relation: 1.0, explore=explore_records
     )

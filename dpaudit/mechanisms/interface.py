@@ -248,6 +248,11 @@ class Mechanism:
             ``laplace``, ``dirichlet``), or ``None`` when no family describes it.
         randomised: whether a release is random (an accountant's answer is not): the randomness
             contract of a candidate is checked only then.
+        has_reference: whether dpaudit holds a reference implementation; the generic kinds
+            (``black_box``, ``rl_algorithm``) audit candidates only, and their factory builds a
+            record of the public parameters whose ``release`` refuses to run.
+        categorical_outputs: whether a candidate may release categories (strings) as well as
+            numbers (they travel as codes; see :mod:`dpaudit.audit.candidates.worker`).
     """
 
     name: str
@@ -263,6 +268,8 @@ class Mechanism:
     release_adapter: Callable[[Any, Any, np.random.Generator, int | None], Any] | None = None
     noise_family: str | None = None
     randomised: bool = True
+    has_reference: bool = True
+    categorical_outputs: bool = False
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.views) - KNOWN_VIEWS)

@@ -106,7 +106,8 @@ def simplex_adjacent(bound: float) -> Relation:
 
 
 def row_adjacent(bound: float) -> Relation:
-    """Matrices of probability vectors of which exactly one row differs, in two coordinates, by at most ``bound`` in L1."""
+    """Matrices of probability vectors of which exactly one row differs, in two coordinates, by at
+    most ``bound`` in L1."""
     return Relation(ROW_ADJACENT, bound)
 
 

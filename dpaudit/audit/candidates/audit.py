@@ -9,6 +9,7 @@ from typing import Any
 from dpaudit.audit.candidates.implied import implied_obligations
 from dpaudit.audit.candidates.kinds import CandidateMechanism, candidate_kind_for
 from dpaudit.audit.candidates.process import CandidateLimits, CandidateRef
+from dpaudit.audit.candidates.user_inputs import check_user_pairs, user_pairs
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.runner import AuditReport, run_audit
 from dpaudit.errors import CandidateLoadError, SpecError
@@ -33,6 +34,50 @@ def candidate_obligations(claim: Claim, path: str) -> Claim:
             key="obligations",
         )
     return replace(claim, obligations=kept + implied_obligations(claim, kept))
+
+
+def _spec_pairs(claim: Claim) -> list[tuple[Any, Any, str]]:
+    """The pairs the spec's obligations give (each once), as the kind's inputs."""
+    domain = candidate_kind_for(claim.mechanism.name).input_domain
+    found: dict[str, tuple[Any, Any, str]] = {}
+    for obligation in claim.obligations:
+        for index, pair in enumerate(obligation.params.get("pairs") or []):
+            label = str(pair.get("label", f"pairs[{index}]"))
+            found.setdefault(
+                repr((pair["first"], pair["second"])),
+                (domain.from_plain(pair["first"]), domain.from_plain(pair["second"]), label),
+            )
+    return list(found.values())
+
+
+def _make_user_pairs(claim: Claim, mechanism: CandidateMechanism, path: str, seed: int) -> None:
+    """Run the user's input functions (if the spec names any) and check the spec's pairs with the
+    user's distance function; a kind without a reference needs pairs from one or the other.
+
+    Raises:
+        SpecError: for pairs that are not neighbours, or none at all for a kind without a reference.
+    """
+    given = _spec_pairs(claim)
+    try:
+        if claim.candidate_inputs.functions:
+            mechanism.proposed_pairs = user_pairs(claim, mechanism, given, seed)
+            for relation in claim.relations:
+                check_user_pairs(claim, mechanism, given, relation)
+    except SpecError as exc:
+        raise SpecError(str(exc), path=path, key="candidate") from None
+    kind = mechanism.kind
+    if (
+        not kind.has_reference
+        and not kind.offers("audit_pairs")
+        and not given
+        and not any(mechanism.proposed_pairs.values())
+    ):
+        raise SpecError(
+            f"the {mechanism.kind.name} kind has no reference to propose inputs: give pairs in the obligations' "
+            "params, or a dataset generator (datasets = 'module:function') in the [candidate] table",
+            path=path,
+            key="candidate",
+        )
 
 
 def audit_candidate(
@@ -61,6 +106,7 @@ def audit_candidate(
     restricted = candidate_obligations(claim, str(spec_path))
     with CandidateMechanism(candidate, limits, kind, claim.mechanism.params, claim.candidate_call) as mechanism:
         mechanism.start()
+        _make_user_pairs(claim, mechanism, str(spec_path), seed)
         report = run_audit(
             [(restricted, str(spec_path))],
             seed=seed,
@@ -79,6 +125,8 @@ def audit_candidate(
             "kind": kind.name,
             "signature": kind.candidate.text,
             "params": mechanism.call_params,
+            **({"input_functions": claim.candidate_inputs.functions} if claim.candidate_inputs.functions else {}),
+            **({"categories": dict(sorted(mechanism.category_labels.items()))} if mechanism.category_labels else {}),
             "captured_output": "\n".join(mechanism.captured_output),
         },
     )

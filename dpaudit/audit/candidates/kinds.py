@@ -24,8 +24,12 @@ from dpaudit.audit.candidates.process import (
 from dpaudit.errors import CandidateError, InvalidArgument
 from dpaudit.mechanisms.catalogue import get_mechanism, list_mechanisms
 from dpaudit.mechanisms.interface import CandidateCall, Mechanism
+from dpaudit.privacy.relations import Relation
 
-__all__ = ["CandidateMechanism", "candidate_kind_for", "candidate_kinds"]
+__all__ = ["USER_PAIR_PILOT", "CandidateMechanism", "candidate_kind_for", "candidate_kinds"]
+
+#: Pilot draws per side of a pair the user's functions made, past the first two (the pilot ranks them).
+USER_PAIR_PILOT = 2000
 
 
 def candidate_kinds() -> list[Mechanism]:
@@ -76,6 +80,8 @@ class CandidateMechanism:
         self.call_params = convention.call_params(self.params)
         self.call = convention.to_json(list(self.call_params))
         self.captured_output: list[str] = []
+        self.category_labels: dict[str, str] = {}
+        self.proposed_pairs: dict[str, list[tuple[Any, Any, str]]] = {}
         self._process: CandidateProcess | None = None
 
     def __enter__(self) -> CandidateMechanism:
@@ -108,6 +114,30 @@ class CandidateMechanism:
             raise
         self._process = process
 
+    def user_pairs(self, relation: Relation) -> list[tuple[Any, Any, str, int | None]]:
+        """The pairs the user's input functions made under ``relation``
+        (:func:`dpaudit.audit.candidates.user_inputs.user_pairs`), each with the pilot it gets:
+        the first two the budget's pilot, the others :data:`USER_PAIR_PILOT` draws per side."""
+        found = self.proposed_pairs.get(relation.name, [])
+        return [(*pair, None if index < 2 else USER_PAIR_PILOT) for index, pair in enumerate(found)]
+
+    def call_input_function(self, ref: str, args: list[Any], entropy: int | None = None) -> Any:
+        """The result of the user's input function ``ref`` run in the candidate's worker
+        (:meth:`CandidateProcess.call_input_function`); the worker is restarted after a failure.
+
+        Raises:
+            CandidateError: when the function fails, hangs or returns what is not JSON data.
+        """
+        if self._process is None or not self._process.running:
+            self.start()
+        if self._process is None:
+            raise CandidateError(f"candidate {self.ref} is not running")
+        try:
+            return self._process.call_input_function(ref, args, entropy)
+        except CandidateError:
+            self.close()
+            raise
+
     def release(self, data: Any, *, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
         """One release (or ``size`` of them, stacked) of the candidate on ``data``.
 
@@ -122,11 +152,17 @@ class CandidateMechanism:
         count = 1 if size is None else size
         try:
             outputs = self._process.sample(
-                self.kind.input_domain.to_plain(data), self.call_params, self.call, count, seed
+                self.kind.input_domain.to_plain(data),
+                self.call_params,
+                self.call,
+                count,
+                seed,
+                categories=self.kind.categorical_outputs,
             )
         except CandidateError:
             self.close()
             raise
+        self.category_labels.update(self._process.category_labels)
         if self.kind.output.shape is not None:
             expected = tuple(self.kind.output.shape(self.params, data))
             if outputs.shape[1:] != expected:

@@ -36,6 +36,8 @@ __all__ = ["CandidateLimits", "CandidateProcess", "CandidateRef", "parse_candida
 
 _MAX_OUTPUT_BYTES = 1 << 30
 _MAX_HEADER_BYTES = 1 << 20
+_MAX_INPUT_BYTES = 64 << 20
+_MAX_LABELS = 256
 _CAPTURE_SHOWN_BYTES = 2048
 _LIVE_WORKERS: set[int] = set()
 
@@ -188,6 +190,7 @@ class CandidateProcess:
         self._started: int | None = None
         self._spent = 0.0
         self.captured_output = ""
+        self.category_labels: dict[str, str] = {}
 
     def __enter__(self) -> CandidateProcess:
         self.start()
@@ -317,14 +320,52 @@ class CandidateProcess:
         except CandidateError as exc:
             raise CandidateLoadError(str(exc)) from None
 
+    def call_input_function(self, ref: str, args: list[Any], entropy: int | None = None) -> Any:
+        """The result (plain JSON data) of the user's input function ``ref`` (``module:function``)
+        called with ``args`` and, when ``entropy`` is given, a generator seeded by it last.
+
+        Raises:
+            CandidateError: on a timeout, crash, exception, or a result that is not JSON data.
+        """
+        self._request({"op": "input_function", "ref": ref, "args": args, "entropy": entropy})
+        started = time.monotonic()
+        deadline = min(started + self.limits.timeout_seconds, started + max(self.limits.total_seconds - self._spent, 0))
+        header = self._answer(1, self.limits.timeout_seconds, deadline)
+        size = header.get("bytes")
+        if not isinstance(size, int) or isinstance(size, bool) or not 0 < size <= _MAX_INPUT_BYTES:
+            raise CandidateError(f"{ref} returned {size!r} bytes of JSON; at most {_MAX_INPUT_BYTES >> 20} MiB")
+        if self._channel is None:
+            raise CandidateError(f"candidate {self.ref} is not running")
+        try:
+            raw = self._channel.payload(size, deadline)
+        except TimeoutError:
+            self.stop()
+            raise CandidateError(f"{ref} stopped sending its result; stopped the worker") from None
+        except EOFError:
+            self._died(f"sending the result of {ref}")
+        self._spent += time.monotonic() - started
+        try:
+            return json.loads(raw.tobytes().decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            raise CandidateError(f"{ref}: the worker sent a malformed result") from None
+
     def sample(
-        self, data: Any, params: dict[str, Any], call: dict[str, Any], count: int, seed: np.random.SeedSequence
+        self,
+        data: Any,
+        params: dict[str, Any],
+        call: dict[str, Any],
+        count: int,
+        seed: np.random.SeedSequence,
+        *,
+        categories: bool = False,
     ) -> np.ndarray:
         """``count`` outputs of the candidate on the plain input ``data`` with ``params``.
 
         One numpy Generator seeded by ``seed`` serves the whole batch; the candidate's
         ``sample(input, n, *, rng, **params)`` entry point is used when it has one. ``call``
         is the calling convention (:meth:`dpaudit.mechanisms.interface.CandidateCall.to_json`).
+        With ``categories``, string outputs are accepted as category codes (see
+        :mod:`dpaudit.audit.candidates.worker`); their names collect in :attr:`category_labels`.
 
         Returns:
             A float64 array of shape ``(count, *output_shape)``, every value finite.
@@ -344,6 +385,7 @@ class CandidateProcess:
                 "count": count,
                 "entropy": entropy,
                 "vectorised": self.vectorised,
+                "categories": categories,
             }
         )
         started = time.monotonic()
@@ -351,6 +393,7 @@ class CandidateProcess:
         per_call = self.limits.timeout_seconds * (count if self.vectorised else 1)
         header = self._answer(count, per_call, total_deadline)
         shape = _shape(header, count)
+        self._note_labels(header.get("labels"))
         if self._channel is None:
             raise CandidateError(f"candidate {self.ref} is not running")
         try:
@@ -369,6 +412,16 @@ class CandidateProcess:
                 f"position {index[1:]}"
             )
         return outputs
+
+    def _note_labels(self, labels: Any) -> None:
+        """Keep the category names a batch reported (strings only, at most 256, 80 characters each)."""
+        if not isinstance(labels, dict):
+            return
+        for code, name in labels.items():
+            if len(self.category_labels) >= _MAX_LABELS:
+                return
+            if isinstance(code, str) and code.isdigit() and isinstance(name, str):
+                self.category_labels.setdefault(code, name[:80])
 
 
 def _widen_pipe(fd: int) -> None:

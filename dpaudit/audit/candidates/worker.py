@@ -8,13 +8,20 @@ the candidate prints, from Python or C, cannot reach the channel), limits the ad
 space, imports the candidate and answers requests.
 
 The channel carries no pickle. Requests are JSON lines. Answers are a JSON header line,
-followed for a batch of outputs by their raw little-endian float64 bytes; during a batch the
-worker writes a ``.`` after a finished call whenever 0.05 s have passed since the last one,
-so the auditor can tell a slow batch from a hanging call.
+followed for a batch of outputs by their raw little-endian float64 bytes, and for a call of one
+of the user's input functions (a dataset generator, a neighbour or a distance function) by
+its result as UTF-8 JSON; during a batch the worker writes a ``.`` after a finished call
+whenever 0.05 s have passed since the last one, so the auditor can tell a slow batch from a
+hanging call.
+
+Categorical outputs (a string, or an array of strings), allowed for the kinds that release
+any value, travel as codes: the first 48 bits of the BLAKE2b digest of the UTF-8 text, exact
+in a float64 and the same in every process; the header names the categories behind the codes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import inspect
 import json
@@ -122,8 +129,39 @@ def _signature_problem(function: Callable[..., Any], call: dict[str, Any], param
     return None
 
 
-def _as_real(output: Any, call: int) -> np.ndarray:
+#: The most category names a batch reports (the codes themselves are unlimited).
+_MAX_LABELS = 256
+
+
+def category_code(text: str) -> int:
+    """The code of a categorical output: the first 48 bits of the BLAKE2b digest of its UTF-8 text."""
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=6).digest(), "big")
+
+
+def _as_codes(array: np.ndarray, labels: dict[str, str]) -> np.ndarray:
+    """Strings to their category codes (other values unchanged), noting up to :data:`_MAX_LABELS` names."""
+    flat = array.ravel()
+    codes = np.empty(flat.size, dtype="<f8")
+    for index, value in enumerate(flat.tolist()):
+        if isinstance(value, str):
+            code = category_code(value)
+            if len(labels) < _MAX_LABELS:
+                labels.setdefault(str(code), value[:80])
+            codes[index] = code
+        elif isinstance(value, bool | int | float) and not isinstance(value, complex):
+            codes[index] = float(value)
+        else:
+            raise ValueError(f"returned a {type(value).__name__} inside a categorical output; expected str or numbers")
+    return codes.reshape(array.shape)
+
+
+def _as_real(output: Any, call: int, labels: dict[str, str] | None = None) -> np.ndarray:
     array = np.asarray(output)
+    if labels is not None and array.dtype.kind in "USO":
+        try:
+            array = _as_codes(array, labels)
+        except ValueError as exc:
+            raise ValueError(f"call {call} {exc}") from None
     if array.dtype.kind not in _REAL_KINDS:
         shown = repr(array.ravel()[:1].tolist() if array.size else array)[:120]
         raise ValueError(f"call {call} returned {array.dtype} values (first: {shown}); expected real numbers")
@@ -137,15 +175,16 @@ def _sample(function: Callable[..., Any], request: dict[str, Any], channel: Bina
     params = dict(request["params"])
     rng = np.random.default_rng(np.random.SeedSequence(int(request["entropy"])))
     sample = _vectorised(function) if request.get("vectorised") else None
+    labels: dict[str, str] | None = {} if request.get("categories") else None
     if sample is not None:
         positional, keywords = _arguments(request["call"], request["input"], params, rng, count)
-        stacked = _as_real(sample(*positional, **keywords), 0)
+        stacked = _as_real(sample(*positional, **keywords), 0, labels)
     else:
         positional, keywords = _arguments(request["call"], request["input"], params, rng, None)
         outputs = []
         last_tick = time.monotonic()
         for call in range(count):
-            outputs.append(_as_real(function(*positional, **keywords), call))
+            outputs.append(_as_real(function(*positional, **keywords), call, labels))
             now = time.monotonic()
             if now - last_tick >= _TICK_SECONDS:
                 _write_all(channel, b".")
@@ -154,8 +193,44 @@ def _sample(function: Callable[..., Any], request: dict[str, Any], channel: Bina
         if len(shapes) != 1:
             raise ValueError(f"the calls returned outputs of different shapes: {shapes[:4]}")
         stacked = np.stack(outputs)
-    _send(channel, {"status": "ok", "shape": list(stacked.shape)})
+    _send(channel, {"status": "ok", "shape": list(stacked.shape), **({"labels": labels} if labels else {})})
     _write_all(channel, stacked.data)
+
+
+def _plain(value: Any, where: str, depth: int = 0) -> Any:
+    """``value`` as plain JSON data (numpy arrays and scalars, tuples converted); raises ValueError otherwise."""
+    if depth > 64:
+        raise ValueError(f"{where}: nested more than 64 levels")
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    elif isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(f"{where}: a non-finite number {value!r}")
+        return value
+    if isinstance(value, list | tuple):
+        return [_plain(item, f"{where}[{index}]", depth + 1) for index, item in enumerate(value)]
+    if isinstance(value, dict):
+        if not all(isinstance(key, str) for key in value):
+            raise ValueError(f"{where}: a table whose keys are not all strings")
+        return {key: _plain(item, f"{where}[{key!r}]", depth + 1) for key, item in value.items()}
+    raise ValueError(f"{where}: a {type(value).__name__}; expected JSON data (numbers, strings, lists, tables)")
+
+
+def _call_input_function(request: dict[str, Any], path: str, channel: BinaryIO) -> None:
+    """Call one of the user's input functions and send its result as JSON after a header."""
+    module, attribute = str(request["ref"]).split(":")
+    function = _load(module, attribute, path)
+    arguments = list(request.get("args", []))
+    if request.get("entropy") is not None:
+        arguments.append(np.random.default_rng(np.random.SeedSequence(int(request["entropy"]))))
+    result = _plain(function(*arguments), f"{request['ref']} returned")
+    body = json.dumps(result, allow_nan=False).encode("utf-8")
+    _send(channel, {"status": "ok", "bytes": len(body)})
+    _write_all(channel, body)
 
 
 def main(argv: list[str]) -> int:
@@ -180,6 +255,8 @@ def main(argv: list[str]) -> int:
             if request["op"] == "signature":
                 problem = _signature_problem(function, request["call"], list(request["params"]))
                 _send(channel_out, {"status": "error", "message": problem} if problem else {"status": "ok"})
+            elif request["op"] == "input_function":
+                _call_input_function(request, path, channel_out)
             else:
                 _sample(function, request, channel_out)
         except BaseException:

@@ -40,6 +40,7 @@ from dpaudit.checks.empirical.sampling import (
     NeighbourPair,
     neighbour_pairs,
     phase_seed,
+    user_made_pairs,
 )
 from dpaudit.checks.empirical.shrink import SHRINK_SEED_PATH, shrink_pair
 from dpaudit.checks.empirical.statistics import (
@@ -268,8 +269,10 @@ def _validate_empirical(params: dict[str, Any], claim: Claim) -> None:
 
 
 def _audited_pairs(mechanism: Any, params: dict[str, Any], context: CheckContext) -> list[NeighbourPair]:
-    if "pairs" in params:
-        return neighbour_pairs(params.get("pairs"), input_converter(context.claim))
+    given = neighbour_pairs(params.get("pairs"), input_converter(context.claim)) if "pairs" in params else []
+    made = user_made_pairs(context)
+    if given or made:
+        return given + made
     if context.candidate is not None:
         mechanism = build_mechanism(context.claim.mechanism.name, context.claim.mechanism.params)
     proposer = getattr(mechanism, "audit_pairs", None)
@@ -278,7 +281,8 @@ def _audited_pairs(mechanism: Any, params: dict[str, Any], context: CheckContext
         return [pair if isinstance(pair, NeighbourPair) else NeighbourPair(*pair) for pair in proposed]
     raise CheckerError(
         f"mechanism {context.claim.mechanism.name!r} proposes no neighbouring pairs (no audit_pairs(relation)); "
-        "give them in the obligation's params as pairs = [{first = [...], second = [...]}]"
+        "give them in the obligation's params as pairs = [{first = [...], second = [...]}], or name a dataset "
+        "generator and a neighbour function in the spec's [candidate] table"
     )
 
 
@@ -334,9 +338,21 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
         f"over {bound.planned_bounds} bounds"
         + (f" ({budget.escalations} escalation rounds allowed)" if budget.escalations else ""),
     )
+    evidence = _with_category_names(evidence, context)
     # the verdict is decided: if the time budget stops the shrinking below, the runner reports this
     context.decided.append(_with_replay(evidence, pairs, context))
     return _with_replay(_with_shrunk_pair(evidence, pairs, mechanism, budget, guarantee, context), pairs, context)
+
+
+def _with_category_names(evidence: Evidence, context: CheckContext) -> Evidence:
+    """Name the categories behind the codes in a counterexample's event (a candidate that releases
+    strings: see :mod:`dpaudit.audit.candidates.worker`)."""
+    labels = getattr(context.candidate, "category_labels", None)
+    counterexample = evidence.counterexample
+    if not labels or not counterexample or not isinstance(counterexample.get("event"), str):
+        return evidence
+    named = {code: name for code, name in sorted(labels.items()) if code in counterexample["event"]}
+    return replace(evidence, counterexample={**counterexample, "categories": named}) if named else evidence
 
 
 _MIN_SHRINK_SAMPLES = 10_000

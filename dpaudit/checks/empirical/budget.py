@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 
-EVENT_FAMILIES = ("threshold", "interval", "halfspace", "classifier", "atom")
+EVENT_FAMILIES = ("threshold", "interval", "halfspace", "classifier", "atom", "outcome")
 
 #: Escalation: rounds at most, growth of the certification draws per round, and their cap per side.
 MAX_ESCALATIONS = 4
@@ -50,7 +50,9 @@ class AuditBudget:
         events: event families: ``threshold`` (coordinates), ``interval`` (ranges of 1, 2, 4, ...
             grid steps of every score's histogram), ``halfspace``
             (mean difference and a linear logistic classifier), ``classifier`` (logistic on
-            (y, y²)), ``atom`` (exact repeated outputs and the input itself).
+            (y, y²)), ``atom`` (exact repeated outputs and the input itself), ``outcome``
+            (for discrete outputs: sets of outcomes in the pilot's likelihood-ratio order, and
+            single outcomes).
         max_pairs: pairs kept after the pilot screening.
         classifier_samples: cap on the pilot draws per side used to fit classifiers.
         escalations: rounds of re-certifying the most promising event on fresh draws, each

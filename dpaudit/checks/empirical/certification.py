@@ -32,12 +32,14 @@ from dpaudit.checks.empirical.events import (
     CoordinateProjection,
     Event,
     IntervalEvent,
+    OutcomeProjection,
     Projection,
     ThresholdEvent,
     ThresholdGrid,
     atoms_of,
     fit_logistic_projection,
     mean_difference_projection,
+    outcome_projection,
 )
 from dpaudit.checks.empirical.sampling import (
     CERTIFICATION,
@@ -88,6 +90,10 @@ def _projections(first: np.ndarray, second: np.ndarray, budget: AuditBudget, pai
             atoms = atoms_of(outputs, data)
             if atoms:
                 projections.append(AtomProjection(atoms, f"atoms of {label}'s pilot outputs and input"))
+    if "outcome" in budget.events:
+        outcomes = outcome_projection(first, second)
+        if outcomes is not None:
+            projections.append(outcomes)
     if "threshold" in budget.events:
         projections.extend(CoordinateProjection(i) for i in range(min(dimension, _MAX_COORDINATES)))
     fit_first = first[: budget.classifier_samples]
@@ -330,7 +336,7 @@ def certify_privacy_lower_bound(
                 delta=audited_delta,
                 epsilon=claimed_epsilon,
                 alpha=selection_alpha,
-                rare=budget.escalations > 0 and isinstance(projection, AtomProjection),
+                rare=budget.escalations > 0 and isinstance(projection, AtomProjection | OutcomeProjection),
                 intervals="interval" in budget.events and not isinstance(projection, AtomProjection),
             )
             candidates.extend(best)

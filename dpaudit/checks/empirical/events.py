@@ -4,7 +4,9 @@ logistic classifier.
 An event is ``{score(y) >= t}``, ``{score(y) < t}`` or ``{a <= score(y) < b}`` (a histogram
 range: it sees a leak in the middle of the output law, such as noise that is sometimes far
 too small, which every tail event dilutes) for a scalar score of the output y.
-An atom score (1 when y equals a value seen repeatedly or the input itself) sees point masses.
+An atom score (1 when y equals a value seen repeatedly or the input itself) sees point masses;
+an outcome score (the rank of a discrete output in the pilot's likelihood-ratio order) gives
+sets of outcomes and single outcomes for outputs that take few values.
 A coordinate score gives threshold events, a linear score gives half-space events, and
 the score of a logistic-regression classifier on output features (y, y²) gives the
 event family a classifier-based search looks for (in the spirit of DP-Sniper).
@@ -29,6 +31,7 @@ __all__ = [
     "Event",
     "IntervalEvent",
     "LinearProjection",
+    "OutcomeProjection",
     "Projection",
     "QuadraticProjection",
     "ThresholdEvent",
@@ -36,6 +39,7 @@ __all__ = [
     "atoms_of",
     "fit_logistic_projection",
     "mean_difference_projection",
+    "outcome_projection",
 ]
 
 
@@ -150,7 +154,93 @@ def atoms_of(outputs: np.ndarray, data: object, *, limit: int = 32) -> tuple[tup
     return tuple(dict.fromkeys(repeated))
 
 
-Projection = CoordinateProjection | LinearProjection | QuadraticProjection | AtomProjection
+#: The most distinct outputs a pilot may show for the outputs to count as discrete (outcome events).
+MAX_OUTCOMES = 1024
+
+#: The share of a pilot's outputs that may be distinct for the outputs to count as discrete.
+DISCRETE_SHARE = 0.25
+
+
+@dataclass(frozen=True)
+class OutcomeProjection:
+    """Score of a discrete output: the rank of its outcome in the pilot's likelihood-ratio order.
+
+    For outputs that take few values (an action, a category, a count, a histogram of small
+    counts), the most informative events are sets of outcomes: by Neyman–Pearson, the sets
+    {y : P(y) / Q(y) >= t}. The pilot split (independent of the draws that select and certify)
+    estimates each outcome's ratio as (c_X + 1/2) / (c_X' + 1/2); the score of an output is the
+    dense rank of its outcome's log-ratio, an output the pilot never showed taking the rank of
+    log-ratio 0 (no evidence either way). Threshold events on the score are then the
+    likelihood-ratio superlevel sets of the pilot (both orders of the pair: upper and lower
+    tails), and interval events of one grid step are single outcomes (per-outcome events).
+
+    Attributes:
+        outcomes: the distinct output rows of the pilot (flattened).
+        ranks: the score of each outcome (its dense rank, 0 = most favouring X').
+        unseen_rank: the score of an output the pilot never showed.
+    """
+
+    outcomes: tuple[tuple[float, ...], ...]
+    ranks: tuple[float, ...]
+    unseen_rank: float
+
+    def scores(self, outputs: np.ndarray) -> np.ndarray:
+        rows = np.asarray(outputs, dtype=np.float64).reshape(len(outputs), -1)
+        scores = np.full(rows.shape[0], self.unseen_rank)
+        if not self.outcomes or rows.shape[1] != len(self.outcomes[0]):
+            return scores
+        known = _row_keys(np.array(self.outcomes))
+        order = np.argsort(known, kind="stable")
+        known, ranks = known[order], np.asarray(self.ranks)[order]
+        keys = _row_keys(rows)
+        index = np.minimum(np.searchsorted(known, keys), known.size - 1)
+        found = known[index] == keys
+        scores[found] = ranks[index[found]]
+        return scores
+
+    def outcomes_between(self, low: float, high: float) -> str:
+        """The outcomes whose score lies in [low, high), in words (for an event's description)."""
+        inside = [outcome for outcome, rank in zip(self.outcomes, self.ranks, strict=True) if low <= rank < high]
+        shown = ", ".join(_outcome_text(outcome) for outcome in inside[:6])
+        more = f" and {len(inside) - 6} more" if len(inside) > 6 else ""
+        unseen = " and every output the pilot did not show" if low <= self.unseen_rank < high else ""
+        return f"y in {{{shown}}}{more}{unseen}" if inside else f"y not among the pilot's outcomes{unseen}"
+
+    def describe(self) -> str:
+        return f"outcome rank by the pilot's likelihood ratio ({len(self.outcomes)} outcomes)"
+
+
+def _outcome_text(outcome: tuple[float, ...]) -> str:
+    values = [str(int(v)) if float(v).is_integer() and abs(v) < 2**53 else repr(v) for v in outcome]
+    return values[0] if len(values) == 1 else "(" + ", ".join(values[:8]) + (", ...)" if len(values) > 8 else ")")
+
+
+def outcome_projection(first: np.ndarray, second: np.ndarray) -> OutcomeProjection | None:
+    """The outcome projection of a pilot when its outputs are discrete, else ``None``.
+
+    The outputs count as discrete when the two sides together show at most :data:`MAX_OUTCOMES`
+    distinct rows and at most :data:`DISCRETE_SHARE` of the draws are distinct.
+    """
+    rows_first = np.asarray(first, dtype=np.float64).reshape(len(first), -1) + 0.0
+    rows_second = np.asarray(second, dtype=np.float64).reshape(len(second), -1) + 0.0
+    pooled = np.concatenate([rows_first, rows_second])
+    if pooled.size == 0:
+        return None
+    keys, index, inverse = np.unique(_row_keys(pooled), return_index=True, return_inverse=True)
+    if keys.size > MAX_OUTCOMES or keys.size > DISCRETE_SHARE * pooled.shape[0]:
+        return None
+    inverse = inverse.ravel()
+    count_first = np.bincount(inverse[: len(rows_first)], minlength=keys.size)
+    count_second = np.bincount(inverse[len(rows_first) :], minlength=keys.size)
+    log_ratio = np.log((count_first + 0.5) / len(rows_first)) - np.log((count_second + 0.5) / len(rows_second))
+    levels = np.unique(np.concatenate([log_ratio, [0.0]]))
+    ranks = np.searchsorted(levels, log_ratio).astype(np.float64)
+    unseen = float(np.searchsorted(levels, 0.0))
+    outcomes = tuple(tuple(float(v) for v in pooled[i]) for i in index)
+    return OutcomeProjection(outcomes, tuple(float(r) for r in ranks), unseen)
+
+
+Projection = CoordinateProjection | LinearProjection | QuadraticProjection | AtomProjection | OutcomeProjection
 
 
 @dataclass(frozen=True)
@@ -167,6 +257,9 @@ class ThresholdEvent:
 
     def describe(self) -> str:
         """A short text for reports."""
+        if isinstance(self.projection, OutcomeProjection):
+            low, high = (self.threshold, np.inf) if self.upper else (-np.inf, self.threshold)
+            return f"{self.projection.outcomes_between(low, high)} [{self.projection.describe()}]"
         return f"{self.projection.describe()} {'>=' if self.upper else '<'} {self.threshold!r}"
 
 
@@ -184,6 +277,8 @@ class IntervalEvent:
 
     def describe(self) -> str:
         """A short text for reports."""
+        if isinstance(self.projection, OutcomeProjection):
+            return f"{self.projection.outcomes_between(self.low, self.high)} [{self.projection.describe()}]"
         return f"{self.low!r} <= {self.projection.describe()} < {self.high!r}"
 
 

@@ -59,7 +59,7 @@ def searched_pairs(audited: list[NeighbourPair], context: CheckContext) -> list[
     if explore is None:
         return []
     params = context.claim.mechanism.params
-    reference = build_mechanism(context.claim.mechanism.name, params)
+    reference = build_mechanism(context.claim.mechanism.name, params) if kind.has_reference else None
     plain = [(kind.input_domain.to_plain(pair.first), kind.input_domain.to_plain(pair.second)) for pair in audited]
     found: list[NeighbourPair] = []
     seen = {repr(pair) for pair in plain}
@@ -74,7 +74,8 @@ def searched_pairs(audited: list[NeighbourPair], context: CheckContext) -> list[
                 kind.input_domain.from_plain(first), kind.input_domain.from_plain(second), label, SEARCH_PILOT
             )
             for data in (pair.first, pair.second):
-                reference.release(data, rng=rng)
+                if reference is not None:
+                    reference.release(data, rng=rng)
         except (DpAuditError, ValueError, TypeError):
             continue  # outside the claim's domain: never judge a candidate there
         found.append(pair)

@@ -39,6 +39,7 @@ __all__ = [
     "neighbour_pairs",
     "phase_seed",
     "reference_or_given_pairs",
+    "user_made_pairs",
 ]
 
 PILOT, SELECTION, CERTIFICATION = 0, 1, 2
@@ -319,17 +320,30 @@ def neighbour_pairs(pairs: Any, convert: Callable[[Any], Any] | None = None) -> 
     return result
 
 
+def user_made_pairs(context: CheckContext) -> list[NeighbourPair]:
+    """The pairs the user's own input functions made for a candidate under the context's relation
+    (``[candidate] datasets`` / ``neighbours``; see :mod:`dpaudit.audit.candidates.user_inputs`)."""
+    proposer = getattr(context.candidate, "user_pairs", None)
+    return [NeighbourPair(*pair) for pair in proposer(context.relation)] if callable(proposer) else []
+
+
 def reference_or_given_pairs(params: dict[str, Any], context: CheckContext) -> list[NeighbourPair]:
     """The pairs an obligation audits: the ``pairs`` of its params (read through the claim's
-    input domain), else the least private pairs the reference proposes (``audit_pairs``).
+    input domain) and those the user's functions made, else the least private pairs the
+    reference proposes (``audit_pairs``).
 
     Raises:
-        CheckerError: when neither exists.
+        CheckerError: when none exists.
     """
-    if "pairs" in params:
-        return neighbour_pairs(params["pairs"], input_converter(context.claim))
+    given = neighbour_pairs(params["pairs"], input_converter(context.claim)) if "pairs" in params else []
+    made = user_made_pairs(context)
+    if given or made:
+        return given + made
     reference = build_mechanism(context.claim.mechanism.name, context.claim.mechanism.params)
     proposer = getattr(reference, "audit_pairs", None)
     if not callable(proposer):
-        raise CheckerError("give the pairs in params: the reference proposes none (no audit_pairs)")
+        raise CheckerError(
+            "give the pairs in params, or a dataset generator and a neighbour function in the [candidate] table: "
+            "the reference proposes none (no audit_pairs)"
+        )
     return [pair if isinstance(pair, NeighbourPair) else NeighbourPair(*pair) for pair in proposer(context.relation)]

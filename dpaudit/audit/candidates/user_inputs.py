@@ -1,0 +1,162 @@
+"""Neighbouring inputs made by the user's own functions, for the kinds without a reference.
+
+A spec's ``[candidate]`` table may name a dataset generator (``rng -> dataset``), a neighbour
+function (``dataset -> [dataset, ...]``) and a distance function (``(dataset, dataset) ->
+float``; neighbours when at most 1), each ``module:function``
+(:class:`~dpaudit.mechanisms.interface.CandidateInputs`). They are the user's code, so they run
+in the candidate's isolated worker and what they return is read as JSON and validated like
+any input. Before the checks run, :func:`user_pairs` makes the pairs of every relation of the
+claim: each generated dataset (and the first input of each pair the spec gives) with its
+neighbours — the neighbour function's, or, for lists of records under ``replace_one`` and
+``add_remove_one``, dpaudit's own (a record replaced by one of another generated dataset, the
+last record removed, the first duplicated). Every pair, the spec's too, is checked to be
+neighbouring: by the kind's own rule and by the user's distance function when there is one.
+A pair that is not is a spec error (exit 2), never audited.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from dpaudit.audit.candidates.kinds import CandidateMechanism
+from dpaudit.errors import CandidateError, CandidateLoadError, DpAuditError, SpecError
+from dpaudit.kernel.claims import Claim
+from dpaudit.mechanisms.interface import NEIGHBOUR_TOLERANCE
+from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, USER, Relation
+
+__all__ = ["USER_INPUTS_SPAWN_KEY", "check_user_pairs", "user_pairs"]
+
+#: The spawn key under the audit's seed of the generator calls (never shared with a check's stream).
+USER_INPUTS_SPAWN_KEY = 0x05E2
+
+
+Pair = tuple[Any, Any, str]
+
+
+def _call(mechanism: CandidateMechanism, ref: str, args: list[Any], entropy: int | None, role: str) -> Any:
+    try:
+        return mechanism.call_input_function(ref, args, entropy)
+    except CandidateError as exc:
+        raise CandidateLoadError(f"the {role} {ref} failed: {exc}") from None
+
+
+def _generated(claim: Claim, mechanism: CandidateMechanism, seed: int) -> list[Any]:
+    inputs = claim.candidate_inputs
+    if inputs.datasets is None:
+        return []
+    datasets = []
+    for index in range(inputs.count):
+        sequence = np.random.SeedSequence(seed, spawn_key=(USER_INPUTS_SPAWN_KEY, index))
+        entropy = int(sequence.generate_state(2, np.uint64)[0] >> np.uint64(1))
+        plain = _call(mechanism, inputs.datasets, [], entropy, "dataset generator")
+        try:
+            datasets.append(mechanism.kind.input_domain.from_plain(plain))
+        except DpAuditError as exc:
+            raise SpecError(
+                f"the dataset generator {inputs.datasets} made an input dpaudit cannot read: {exc}"
+            ) from None
+    return datasets
+
+
+def _own_neighbours(dataset: Any, others: list[Any], relation: Relation) -> list[tuple[Any, str]]:
+    """dpaudit's neighbours of a list of records (the user gave no neighbour function)."""
+    if not isinstance(dataset, list) or not dataset:
+        return []
+    if relation.kind == REPLACE_ONE:
+        found = []
+        for index, other in enumerate(others):
+            if isinstance(other, list) and other and other[0] != dataset[0]:
+                found.append(([other[0], *dataset[1:]], f"record 0 replaced by record 0 of dataset {index}"))
+        return found
+    if relation.kind == ADD_REMOVE_ONE:
+        found = [([*dataset, dataset[0]], "record 0 duplicated")]
+        if len(dataset) > 1:
+            found.append((dataset[:-1], "the last record removed"))
+        found += [
+            ([*dataset, other[0]], f"record 0 of dataset {index} added")
+            for index, other in enumerate(others)
+            if isinstance(other, list) and other
+        ]
+        return found
+    return []
+
+
+def user_pairs(claim: Claim, mechanism: CandidateMechanism, given: list[Pair], seed: int) -> dict[str, list[Pair]]:
+    """The pairs the user's functions make, by relation name (see the module docstring).
+
+    Args:
+        claim: the claim (its relations, its ``candidate_inputs``).
+        mechanism: the started candidate (its worker runs the user's functions).
+        given: the spec's pairs (their first inputs get neighbours too).
+        seed: the audit's seed (the generator's calls are seeded from it).
+
+    Raises:
+        CandidateLoadError: when a user function fails or returns what is not JSON data.
+        SpecError: when the functions make inputs that cannot be read or pairs that are not neighbours,
+            or a ``user`` relation has neither pairs nor a neighbour function.
+    """
+    inputs = claim.candidate_inputs
+    datasets = _generated(claim, mechanism, seed)
+    bases = [(data, f"dataset {index}") for index, data in enumerate(datasets)]
+    if inputs.neighbours is not None:
+        bases += [(first, f"the first input of '{label}'") for first, _, label in given]
+    pairs: dict[str, list[Pair]] = {}
+    domain = mechanism.kind.input_domain
+    for relation in claim.relations:
+        found: list[Pair] = []
+        for data, name in bases:
+            if inputs.neighbours is not None:
+                returned = _call(mechanism, inputs.neighbours, [domain.to_plain(data)], None, "neighbour function")
+                if not isinstance(returned, list):
+                    raise SpecError(
+                        f"the neighbour function {inputs.neighbours} returned {type(returned).__name__}; "
+                        "expected a list of neighbouring inputs"
+                    )
+                neighbours = [(value, f"neighbour {index}") for index, value in enumerate(returned)]
+            else:
+                neighbours = _own_neighbours(data, datasets, relation)
+            for value, text in neighbours[: inputs.per_input]:
+                try:
+                    other = domain.from_plain(value)
+                except DpAuditError as exc:
+                    raise SpecError(f"{inputs.neighbours}: {name}, {text}: {exc}") from None
+                found.append((data, other, f"{name}, {text}"))
+        if not found and not given and relation.kind == USER:
+            raise SpecError(
+                f"relation {relation.name}: give pairs in the obligations' params or name a neighbour function "
+                "(and a dataset generator) in the [candidate] table"
+            )
+        check_user_pairs(claim, mechanism, found, relation)
+        pairs[relation.name] = found
+    return pairs
+
+
+def check_user_pairs(claim: Claim, mechanism: CandidateMechanism, pairs: list[Pair], relation: Relation) -> None:
+    """Check that every pair is neighbouring under ``relation``: by the kind's rule, and by the user's
+    distance function (at most 1, with the relative slack of decimal inputs) when the spec names one.
+
+    Raises:
+        SpecError: naming the pair and the distance.
+        CandidateLoadError: when the distance function fails.
+    """
+    distance = claim.candidate_inputs.distance
+    domain = mechanism.kind.input_domain
+    for first, second, label in pairs:
+        try:
+            mechanism.kind.check_neighbours(first, second, relation, claim.mechanism.params)
+        except DpAuditError as exc:
+            raise SpecError(f"pair '{label}': {exc}") from None
+        if distance is None:
+            continue
+        value = _call(mechanism, distance, [domain.to_plain(first), domain.to_plain(second)], None, "distance function")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise SpecError(
+                f"the distance function {distance} returned {value!r} for pair '{label}'; expected a number"
+            )
+        if not value <= 1.0 + NEIGHBOUR_TOLERANCE:
+            raise SpecError(
+                f"pair '{label}' is not neighbouring under {relation.name}: {distance} says distance {value:.6g} > 1"
+            )

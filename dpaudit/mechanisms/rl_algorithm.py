@@ -1,0 +1,279 @@
+"""The ``rl_algorithm`` kind: any DP-RL algorithm on a dataset of trajectories, audited from its outputs.
+
+dpaudit holds no reference for the algorithm. The spec names an MDP — a built-in domain
+(``chain``, ``investment``, ``random``) or a tabular MDP written inline (transitions, rewards,
+discount, start law, horizon, behaviour policy) — and dpaudit builds neighbouring datasets by
+rolling the behaviour policy out in it: a dataset of ``trajectories`` rollouts, and the same
+dataset with one trajectory replaced (``replace_one``) or added, removed, duplicated
+(``add_remove_one``) by an *extreme* trajectory: the largest and the smallest return, the
+longest and the shortest, the one through the rarest state-action pairs, and the longest with
+every reward at the upper or the lower reward bound. The input search (:mod:`dpaudit.mechanisms.inputs`)
+adds covering trajectories, padded and rotated datasets. The release is whatever the
+algorithm returns: a value vector, a Q-table, a policy, an action (numbers or categories).
+
+References:
+    Balle et al. 2016, Sec. 2 (datasets of trajectories; neighbours differ in one trajectory);
+    Xie et al. 2019, Sec. 3 (neighbouring datasets of trajectories); Gohari et al. 2020,
+    Example 1 (the investment MDP) and Example 2 (random MDPs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dpaudit._validation import check_integer, check_real
+from dpaudit.errors import InvalidArgument
+from dpaudit.mechanisms.black_box import plain_json
+from dpaudit.mechanisms.inputs import TRAJECTORIES, coverage_pairs, explore_records, one_trajectory
+from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, Neighbourhood, OutputSpec
+from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
+from dpaudit.rl.domains.chain import Chain
+from dpaudit.rl.domains.investment import investment_mdp
+from dpaudit.rl.domains.random_mdp import random_mdp
+from dpaudit.rl.mdp import FiniteMDP
+from dpaudit.rl.policy import MarkovPolicy
+from dpaudit.rl.sampling import sample_trajectories
+from dpaudit.rl.trajectory import Trajectory
+
+__all__ = ["MDP_DOMAINS", "MECHANISM", "RlDatasets"]
+
+#: The built-in domains a spec may name, with the parameters each takes.
+MDP_DOMAINS = {
+    "chain": ("n_states", "p", "gamma"),
+    "investment": ("horizon", "gamma"),
+    "random": ("n_states", "n_actions", "horizon", "gamma", "mdp_seed"),
+}
+
+#: Rollouts the extreme trajectories are chosen from.
+POOL_SIZE = 256
+
+#: Pilot draws per side of a generated pair other than the first (the pilot ranks them all).
+GENERATED_PILOT = 2000
+
+#: The most steps of a rollout in an MDP without a horizon.
+DEFAULT_MAX_STEPS = 50
+
+
+def _inline_mdp(table: Mapping[str, Any]) -> tuple[FiniteMDP, MarkovPolicy | None]:
+    known = {"transitions", "rewards", "gamma", "initial", "horizon", "terminal_values", "policy"}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise InvalidArgument(f"mdp: unknown keys {unknown}; an inline MDP takes {sorted(known)}")
+    for key in ("transitions", "rewards"):
+        if key not in table:
+            raise InvalidArgument(
+                f"mdp.{key}: missing; an inline MDP needs transitions P[s][a][s'] and rewards r[s][a]"
+            )
+    mdp = FiniteMDP(
+        transitions=table["transitions"],
+        rewards=table["rewards"],
+        gamma=table.get("gamma", 1.0 if table.get("horizon") is not None else 0.9),
+        initial=table.get("initial"),
+        horizon=table.get("horizon"),
+        terminal_values=table.get("terminal_values"),
+    )
+    policy = table.get("policy")
+    return mdp, None if policy is None else MarkovPolicy(policy)
+
+
+def _domain_mdp(name: str, options: Mapping[str, Any]) -> FiniteMDP:
+    if name not in MDP_DOMAINS:
+        raise InvalidArgument(
+            f"mdp={name!r}: expected one of {sorted(MDP_DOMAINS)} or an inline table {{transitions, rewards, ...}}"
+        )
+    given = {key: options[key] for key in MDP_DOMAINS[name] if key in options}
+    if name == "chain":
+        chain = Chain(**{"n_states": 5, **given})
+        return chain.mdp()
+    if name == "investment":
+        return investment_mdp(**given)
+    seed = given.pop("mdp_seed", 0)
+    return random_mdp(**{"n_states": 5, "n_actions": 3, "horizon": 5, **given}, rng=np.random.default_rng(seed))
+
+
+@dataclass(frozen=True)
+class RlDatasets:
+    """The public parameters of an ``rl_algorithm`` claim: the MDP its datasets come from.
+
+    It is no reference (``release`` refuses to run); its white-box view ``audit_pairs`` proposes
+    the neighbouring datasets of the module docstring.
+
+    Attributes:
+        mdp: a built-in domain name or an inline tabular MDP (a table).
+        trajectories: the dataset size m, or a list of sizes.
+        policy: the behaviour policy π(a | s) (S x A); uniform when omitted (or the inline MDP's).
+        max_steps: the most steps of a rollout (the horizon, or 50).
+        reward_bounds: [low, high], the rewards a trajectory may carry (default: the MDP's range).
+        dataset_seed: the seed of the rollouts.
+        domain: options of a built-in domain (``n_states``, ``p``, ``gamma``, ``horizon``, ...).
+    """
+
+    mdp: Any = "chain"
+    trajectories: Any = 10
+    policy: Any = None
+    max_steps: int | None = None
+    reward_bounds: Any = None
+    dataset_seed: int = 0
+    domain: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        sizes = self.trajectories if isinstance(self.trajectories, list | tuple) else [self.trajectories]
+        if not sizes:
+            raise InvalidArgument("trajectories=[]: expected a dataset size m >= 1 or a list of sizes")
+        object.__setattr__(
+            self, "trajectories", tuple(check_integer("trajectories", m, low=1, high=10_000) for m in sizes)
+        )
+        check_integer("dataset_seed", self.dataset_seed, low=0)
+        if self.max_steps is not None:
+            check_integer("max_steps", self.max_steps, low=1, high=100_000)
+        mdp, policy = self.model()
+        if self.reward_bounds is not None:
+            low, high = self.bounds()
+            if not low <= high:
+                raise InvalidArgument(f"reward_bounds={self.reward_bounds!r}: expected [low, high] with low <= high")
+        policy.check_compatible(mdp)
+
+    def model(self) -> tuple[FiniteMDP, MarkovPolicy]:
+        """The MDP and the behaviour policy."""
+        if isinstance(self.mdp, Mapping):
+            mdp, policy = _inline_mdp(self.mdp)
+        elif isinstance(self.mdp, str):
+            mdp, policy = _domain_mdp(self.mdp, self.domain), None
+        else:
+            raise InvalidArgument(f"mdp={self.mdp!r}: expected a domain name or an inline table")
+        if self.policy is not None:
+            policy = MarkovPolicy(self.policy)
+        return mdp, policy or MarkovPolicy.uniform(mdp.n_states, mdp.n_actions)
+
+    def bounds(self) -> tuple[float, float]:
+        """The reward bounds [low, high]: the spec's, or the smallest and largest reward of the MDP."""
+        if self.reward_bounds is not None:
+            if not isinstance(self.reward_bounds, list | tuple) or len(self.reward_bounds) != 2:
+                raise InvalidArgument(f"reward_bounds={self.reward_bounds!r}: expected [low, high]")
+            low, high = (check_real("reward_bounds", value) for value in self.reward_bounds)
+            return low, high
+        rewards = self.model()[0].rewards
+        return float(np.min(rewards)), float(np.max(rewards))
+
+    def pool(self) -> list[Trajectory]:
+        """:data:`POOL_SIZE` rollouts of the behaviour policy (seeded by ``dataset_seed``)."""
+        mdp, policy = self.model()
+        cap = self.max_steps or mdp.horizon or DEFAULT_MAX_STEPS
+        batch = sample_trajectories(mdp, policy, POOL_SIZE, rng=np.random.default_rng(self.dataset_seed), max_steps=cap)
+        return list(batch.to_dataset())
+
+    def extremes(self, pool: list[Trajectory]) -> dict[str, Trajectory]:
+        """The extreme trajectories of the module docstring, by name."""
+        returns = [float(sum(t.rewards)) for t in pool]
+        lengths = [len(t) for t in pool]
+        counts: dict[tuple[int, int], int] = {}
+        for trajectory in pool:
+            for step in zip(trajectory.states, trajectory.actions, strict=True):
+                counts[step] = counts.get(step, 0) + 1
+        rarity = [min(counts[step] for step in zip(t.states, t.actions, strict=True)) for t in pool]
+        low, high = self.bounds()
+        longest = pool[int(np.argmax(lengths))]
+        return {
+            "the largest return": pool[int(np.argmax(returns))],
+            "the smallest return": pool[int(np.argmin(returns))],
+            "the longest": longest,
+            "the shortest": pool[int(np.argmin(lengths))],
+            "the rarest state-action pair": pool[int(np.argmin(rarity))],
+            "the longest at the upper reward bound": Trajectory(
+                longest.states, longest.actions, (high,) * len(longest)
+            ),
+            "the longest at the lower reward bound": Trajectory(longest.states, longest.actions, (low,) * len(longest)),
+        }
+
+    def audit_pairs(self, relation: Relation) -> list[tuple[Any, Any, str]]:
+        """Neighbouring datasets of every size in ``trajectories`` around the extreme trajectories."""
+        pool = self.pool()
+        extremes = self.extremes(pool)
+        pairs: list[tuple[Any, Any, str]] = []
+        for m in self.trajectories:
+            base = [pool[(index + 1) % len(pool)] for index in range(m)]
+            if relation.kind == REPLACE_ONE:
+                for name_a, name_b in _OPPOSED:
+                    first, second = extremes[name_a], extremes[name_b]
+                    pairs.append(((*base[:-1], first), (*base[:-1], second), f"m = {m}: {name_a} vs {name_b}"))
+                for name, trajectory in extremes.items():
+                    pairs.append(((*base,), (*base[:-1], trajectory), f"m = {m}: a rollout replaced by {name}"))
+            elif relation.kind == ADD_REMOVE_ONE:
+                pairs.append(((*base,), (*base, base[0]), f"m = {m}: a rollout duplicated"))
+                for name, trajectory in extremes.items():
+                    pairs.append(((*base,), (*base, trajectory), f"m = {m}: {name} added"))
+        return [(first, second, label) for first, second, label in _unique_pairs(pairs)]
+
+    def release(self, data: Any, *, rng: Any, size: int | None = None) -> np.ndarray:
+        """Refuse: the algorithm is the candidate's."""
+        raise InvalidArgument(
+            "mechanism 'rl_algorithm' has no reference implementation: audit your algorithm with "
+            "dpaudit check SPEC --candidate MODULE:CALLABLE"
+        )
+
+
+#: Extreme trajectories set against each other in replace-one pairs (the first pair leads the pilot).
+_OPPOSED = (
+    ("the longest at the upper reward bound", "the longest at the lower reward bound"),
+    ("the largest return", "the smallest return"),
+    ("the longest", "the shortest"),
+    ("the rarest state-action pair", "the largest return"),
+)
+
+
+def _unique_pairs(pairs: list[tuple[Any, Any, str]]) -> list[tuple[Any, Any, str]]:
+    seen: set[tuple[Any, Any]] = set()
+    unique = []
+    for first, second, label in pairs:
+        if first == second or (first, second) in seen:
+            continue
+        seen.add((first, second))
+        unique.append((first, second, label))
+    return unique
+
+
+def _rl_datasets(**params: Any) -> RlDatasets:
+    plain = plain_json(params, "params")
+    known = {"mdp", "trajectories", "policy", "max_steps", "reward_bounds", "dataset_seed"}
+    options = {key: value for key, value in plain.items() if key not in known}
+    domain_keys = {key for keys in MDP_DOMAINS.values() for key in keys}
+    unknown = sorted(set(options) - domain_keys)
+    if unknown:
+        raise InvalidArgument(
+            f"rl_algorithm: unknown parameters {unknown}; it takes {sorted(known)} and a built-in domain's "
+            f"options {sorted(domain_keys)}"
+        )
+    return RlDatasets(**{key: value for key, value in plain.items() if key in known}, domain=options)
+
+
+def _explore(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
+    """Covering trajectories at the reward bound, then the given pairs padded, rotated and cut."""
+    datasets = _rl_datasets(**params)
+    mdp, _ = datasets.model()
+    low, high = datasets.bounds()
+    coverage = {"n_states": mdp.n_states, "r_max": max(abs(low), abs(high)), "gamma": mdp.gamma}
+    return coverage_pairs(coverage, relation) + explore_records(pairs, params, relation)
+
+
+_TRAJECTORY_NEIGHBOURS = one_trajectory()
+
+MECHANISM = Mechanism(
+    name="rl_algorithm",
+    description="any DP-RL algorithm on a dataset of trajectories, with datasets rolled out in a named MDP",
+    factory=_rl_datasets,
+    input_domain=TRAJECTORIES,
+    relations=(REPLACE_ONE, ADD_REMOVE_ONE),
+    neighbourhood=Neighbourhood(
+        _TRAJECTORY_NEIGHBOURS.description, _TRAJECTORY_NEIGHBOURS.distance, _TRAJECTORY_NEIGHBOURS.radius, _explore
+    ),
+    output=OutputSpec("whatever your algorithm returns: a value vector, a Q-table, a policy, an action"),
+    views=frozenset({"audit_pairs"}),
+    candidate=CandidateSignature("dataset", "fn(dataset, *, <[candidate] params>, rng) -> output"),
+    source="Balle et al. 2016, Sec. 2",
+    has_reference=False,
+    categorical_outputs=True,
+)
