@@ -4,16 +4,22 @@ Each of N iterations draws one trajectory uniformly from the m in the dataset, f
 the primal–dual gradient B_i of eq. (4.1), clips it to ℓ2 norm h (step 5), adds
 h·ζ with ζ ~ N(0, σ² I_{2n}) (step 6) and takes a step (step 7).
 
+The reference takes what a user's GPOPE naturally has: the noise multiplier σ, or the target
+(ε, δ) from which σ is computed by the paper's own calibration (Theorem 1, eq. (5.1), with the
+constant c2 its proof fixes, eqs. (B.26), (B.32), (B.33)); and the number of trajectories m
+(``records``), on which both that calibration and the privacy of each step (q = 1/m) depend.
+
 References:
-    Xie, Thomas, Miklau 2019, Algorithm 1, eq. (4.1), Theorems 1–3, Appendix B.2.
+    Xie, Thomas, Miklau 2019, Algorithm 1, eq. (4.1), Theorems 1–3, eq. (5.1), Appendix B.2.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -88,6 +94,9 @@ def paper_noise_multiplier(
 
     Both also need σ >= √(1/ln 2) (the regime of (B.26)); the larger value is returned.
     Theorem 1 leaves c1, c2 unspecified; these are the constants its proof implies.
+
+    References:
+        Xie et al. 2019, Theorem 1, eq. (5.1); Appendix B.2, eqs. (B.26), (B.31)-(B.33).
     """
     eps = check_real("epsilon", epsilon, low=0.0, low_open=True)
     dlt = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
@@ -116,28 +125,96 @@ class GPOPE:
     Attributes:
         clip_norm: h > 0 (step 5).
         noise_multiplier: σ >= 0 (step 6; the noise added is h·N(0, σ² I)); 0 gives GTD2.
+            ``None``: calibrated from ``epsilon`` and ``delta`` when they are given, else 1.
         iterations: N >= 1.
         step_sizes: the β_i sequence.
         normalisation: the per-trajectory normalisation of eq. (2.2) (see mechanisms.gtd2).
         clip: apply step 5 (False only for the non-private GTD2 baseline).
+        records: m, the number of trajectories of the dataset (``None``: any). Given, an input
+            has m trajectories (the larger input of an add/remove-one pair; its smaller one m − 1).
+        epsilon: the target ε of the paper's calibration (with ``delta`` and ``records``).
+        delta: the target δ of the paper's calibration.
+        calibration: which constant of the proof of Theorem 1 the calibration uses:
+            ``paper_b32`` (c2 = 2, eq. (B.32) as printed) or ``paper_b26`` (c2 = 4, from (B.26));
+            see :func:`paper_noise_multiplier`.
+
+    Raises:
+        InvalidArgument: for a parameter out of range, ``noise_multiplier`` given together with
+            ``epsilon``/``delta``, only one of ``epsilon`` and ``delta``, or (ε, δ) without ``records``.
+
+    References:
+        Xie et al. 2019, Algorithm 1; Theorem 1, eq. (5.1); Appendix B.2, eqs. (B.32), (B.33).
     """
 
     clip_norm: float = 1.0
-    noise_multiplier: float = 1.0
+    noise_multiplier: float | None = None
     iterations: int = 1000
     step_sizes: StepSizes = StepSizes()
     normalisation: str = "mean"
     clip: bool = True
+    records: int | None = None
+    epsilon: float | None = None
+    delta: float | None = None
+    calibration: str = "paper_b32"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "clip_norm", check_real("clip_norm", self.clip_norm, low=0.0, low_open=True))
-        object.__setattr__(self, "noise_multiplier", check_real("noise_multiplier", self.noise_multiplier, low=0.0))
         object.__setattr__(self, "iterations", check_integer("iterations", self.iterations, low=1))
+        if self.records is not None:
+            object.__setattr__(self, "records", check_integer("records", self.records, low=1))
+        check_choice("calibration", self.calibration, PAPER_CALIBRATIONS)
+        object.__setattr__(self, "noise_multiplier", self._resolved_noise_multiplier())
         if isinstance(self.step_sizes, dict):
             object.__setattr__(self, "step_sizes", StepSizes(**self.step_sizes))
         if not isinstance(self.step_sizes, StepSizes):
             raise InvalidArgument(f"step_sizes={self.step_sizes!r}: expected a StepSizes or a table of its fields")
         check_choice("normalisation", self.normalisation, NORMALISATIONS)
+
+    def _resolved_noise_multiplier(self) -> float:
+        """σ as given, or by the paper's calibration (eq. (5.1)/(B.33)) from (ε, δ, m, N), or 1."""
+        targets = {"epsilon": self.epsilon, "delta": self.delta}
+        if all(value is None for value in targets.values()):
+            if self.noise_multiplier is None:
+                return 1.0
+            return check_real("noise_multiplier", self.noise_multiplier, low=0.0)
+        missing = [name for name, value in targets.items() if value is None]
+        if missing:
+            raise InvalidArgument(
+                f"epsilon={self.epsilon!r}, delta={self.delta!r}: the calibration of Theorem 1 needs both; "
+                f"give {missing[0]} too, or give noise_multiplier instead"
+            )
+        if self.noise_multiplier is not None:
+            raise InvalidArgument(
+                f"noise_multiplier={self.noise_multiplier!r} with epsilon={self.epsilon!r}, delta={self.delta!r}: "
+                "give either noise_multiplier or (epsilon, delta), from which it is calibrated (eq. (5.1))"
+            )
+        if self.records is None:
+            raise InvalidArgument(
+                f"epsilon={self.epsilon!r}, delta={self.delta!r} without records: the calibration of eq. (5.1) "
+                "depends on the number of trajectories m; give records = m"
+            )
+        epsilon = check_real("epsilon", self.epsilon, low=0.0, low_open=True)
+        delta = check_real("delta", self.delta, low=0.0, high=1.0, low_open=True, high_open=True)
+        object.__setattr__(self, "epsilon", epsilon)
+        object.__setattr__(self, "delta", delta)
+        return paper_noise_multiplier(epsilon, delta, self.records, self.iterations, version=self.calibration)
+
+    @property
+    def sigma(self) -> float:
+        """The noise multiplier σ in use (after calibration)."""
+        return cast(float, self.noise_multiplier)
+
+    def check_records(self, data: TransitionTable) -> None:
+        """Refuse a dataset whose number of trajectories is not ``records`` (or ``records`` − 1).
+
+        Raises:
+            InvalidArgument: naming both counts.
+        """
+        if self.records is not None and data.n_trajectories not in (self.records, self.records - 1):
+            raise InvalidArgument(
+                f"input: {data.n_trajectories} trajectories, records={self.records}: the claim is about datasets "
+                f"of m = {self.records} trajectories (m - 1 for the smaller input of an add/remove-one pair)"
+            )
 
     def clip_gradients(self, gradients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Step 5: B̄ = B / max(1, ‖B‖₂/h), row-wise; also returns which rows were clipped."""
@@ -161,6 +238,7 @@ class GPOPE:
         """
         if not isinstance(data, TransitionTable):
             raise InvalidArgument(f"data: expected a TransitionTable, got {type(data).__name__}")
+        self.check_records(data)
         generator = normalize_rng(rng)
         n = data.n_features
         theta = np.zeros(n) if theta0 is None else np.array(theta0, dtype=np.float64)
@@ -169,7 +247,7 @@ class GPOPE:
             raise InvalidArgument(f"theta0/w0: expected shape ({n},), got {theta.shape} and {w.shape}")
         steps = self.step_sizes.sequence(self.iterations)
         picks = generator.integers(0, data.n_trajectories, size=self.iterations)
-        noise = generator.standard_normal((self.iterations, 2 * n)) if self.noise_multiplier > 0 else None
+        noise = generator.standard_normal((self.iterations, 2 * n)) if self.sigma > 0 else None
         every = record_every or self.iterations
         recorded_steps, recorded = [], []
         clipped = 0
@@ -179,7 +257,7 @@ class GPOPE:
                 gradient, was_clipped = self.clip_gradients(gradient)
                 clipped += int(was_clipped)
             if noise is not None:
-                gradient = gradient + self.clip_norm * self.noise_multiplier * noise[i]
+                gradient = gradient + self.clip_norm * self.sigma * noise[i]
             theta = theta - steps[i] * gradient[:n]
             w = w - steps[i] * gradient[n:]
             if (i + 1) % every == 0:
@@ -200,23 +278,26 @@ class GPOPE:
             return self.run(data, rng=generator).theta
         return np.stack([self.run(data, rng=generator).theta for _ in range(check_integer("size", size, low=1))])
 
-    def per_step_view(self, m: int) -> dict[str, Any]:
+    def per_step_view(self, m: int | None = None) -> dict[str, Any]:
         """White-box view of one iteration, for the accountant checks.
 
-        Each step samples one of the ``m`` trajectories uniformly (probability 1/m), clips
+        Each step samples one of the ``m`` trajectories (default: ``records``) uniformly
+        (probability 1/m), clips
         its gradient to norm h, and adds Gaussian noise of standard deviation h·σ per
         coordinate. Under ``replace_one`` two clipped gradients differ by at most 2h in ℓ2;
         under ``add_remove_one`` the added record's gradient differs from any other by at
         most 2h as well, but it is drawn only with probability 1/(m+1).
         """
-        m = check_integer("m", m, low=1)
+        if m is None and self.records is None:
+            raise InvalidArgument("m=None: give the number of trajectories m, or build GPOPE with records = m")
+        m = check_integer("m", self.records if m is None else m, low=1)
         return {
             "sampling": "one record uniformly per step, with replacement across steps",
             "sampling_probability": 1.0 / m,
             "records": m,
             "clip_norm": self.clip_norm,
-            "noise_std": self.clip_norm * self.noise_multiplier,
-            "noise_multiplier": self.noise_multiplier,
+            "noise_std": self.clip_norm * self.sigma,
+            "noise_multiplier": self.sigma,
             "steps": self.iterations,
             "clipped": self.clip,
         }
@@ -250,8 +331,31 @@ def _trajectory_rows(table: TransitionTable) -> list[tuple[float, ...]]:
     return rows
 
 
+def _check_records(a: TransitionTable, b: TransitionTable, relation: Relation, params: Any) -> None:
+    """With ``records = m`` in the parameters: both tables have m trajectories (replace-one), or the
+    larger one has (add/remove-one), since the claim's q = 1/m and its calibration hold for m only.
+
+    Raises:
+        InvalidArgument: naming the counts and ``records``.
+    """
+    if not isinstance(params, Mapping) or params.get("records") is None:
+        return
+    records = check_integer("records", params["records"], low=1)
+    counts = (a.n_trajectories, b.n_trajectories)
+    if relation.kind == REPLACE_ONE:
+        expected, wanted = (records, records), f"{records} trajectories each"
+    else:
+        expected, wanted = (records - 1, records), f"{records} and {records - 1} trajectories"
+    if tuple(sorted(counts)) != expected:
+        raise InvalidArgument(
+            f"the tables have {counts[0]} and {counts[1]} trajectories, records={records!r}: under {relation.name} "
+            f"the claim is about tables of {wanted}"
+        )
+
+
 def _one_trajectory_apart(first: Any, second: Any, relation: Relation, params: Any) -> float:
     a, b = _table(first), _table(second)
+    _check_records(a, b, relation, params)
     if a.gamma != b.gamma:
         return float("inf")
     left, right = Counter(_trajectory_rows(a)), Counter(_trajectory_rows(b))
@@ -279,8 +383,9 @@ MECHANISM = Mechanism(
     views=frozenset({"per_step_view"}),
     candidate=CandidateSignature(
         "table",
-        "gpope(table, *, clip_norm=1.0, noise_multiplier=1.0, iterations=1000, step_sizes=..., "
-        "normalisation='mean', clip=True, rng) -> ndarray",
+        "gpope(table, *, clip_norm=1.0, noise_multiplier=None, iterations=1000, step_sizes=..., "
+        "normalisation='mean', clip=True, records=None, epsilon=None, delta=None, calibration='paper_b32', rng) "
+        "-> ndarray",
     ),
     source="Xie et al. 2019, Algorithm 1",
     release_adapter=lambda reference, data, rng, size: reference.release(_table(data), rng=rng, size=size),

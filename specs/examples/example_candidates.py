@@ -52,10 +52,23 @@ def gpope_step(gradients, *, records, clip_norm, noise_multiplier, steps=1, samp
     return clipped + clip_norm * noise_multiplier * rng.standard_normal(matrix.shape[1])
 
 
-def gpope(table, *, clip_norm, noise_multiplier, iterations, step_sizes=None, normalisation="mean", clip=True, rng):
+def gpope(
+    table,
+    *,
+    clip_norm,
+    noise_multiplier,
+    iterations,
+    step_sizes=None,
+    normalisation="mean",
+    clip=True,
+    records=None,
+    rng,
+):
     """Xie et al. 2019, Algorithm 1: N times pick a trajectory, clip its GTD2 gradient (eq. 4.1) to h,
-    add h N(0, sigma^2 I), step theta and w by eta; release theta."""
+    add h N(0, sigma^2 I), step theta and w by eta; release theta (of a dataset of `records` trajectories)."""
     n, m = len(table["phi"][0]), len(table["offsets"]) - 1
+    if records is not None and m not in (records, records - 1):
+        raise ValueError(f"the table has {m} trajectories, expected records = {records}")
     eta = float((step_sizes or {}).get("eta", 0.1))
     theta, w = np.zeros(n), np.zeros(n)
     for _ in range(iterations):
@@ -72,9 +85,12 @@ def gpope(table, *, clip_norm, noise_multiplier, iterations, step_sizes=None, no
     return theta
 
 
-def private_synthesis(transitions, *, k, structural_zeros="reject", rng):
-    """Step 1 of Gohari et al. 2020, Algorithm 1: every row P(s, a) replaced by a draw of Dir(k P(s, a))."""
+def private_synthesis(transitions, *, k, structural_zeros="reject", eta=None, rng):
+    """Step 1 of Gohari et al. 2020, Algorithm 1: every row P(s, a) replaced by a draw of Dir(k P(s, a))
+    (every entry of the input at least eta)."""
     rows = np.asarray(transitions, dtype=float)
+    if eta is not None and rows.min() < eta:
+        raise ValueError(f"an entry {rows.min()} is below eta = {eta}")
     gammas = rng.standard_gamma(k * rows)
     return gammas / gammas.sum(axis=-1, keepdims=True)
 

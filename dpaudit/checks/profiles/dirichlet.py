@@ -30,6 +30,7 @@ from dpaudit.privacy.dirichlet_composition import composition_delta_bounds, conc
 from dpaudit.privacy.dirichlet_pair import BetaPair
 from dpaudit.privacy.dirichlet_worst_case import worst_pair_delta
 from dpaudit.privacy.guarantees import ApproxDP, Concentration
+from dpaudit.privacy.relations import SIMPLEX_ADJACENT
 
 stats = lazy_module("scipy.stats")
 
@@ -76,11 +77,14 @@ def _audited_parameters(context: CheckContext) -> tuple[float, float | None]:
 
 
 def _require_simplex_relations(claim: Claim) -> None:
+    """Fail closed on any relation but simplex_adjacent(b): a ``dirichlet`` claim is about one probability
+    vector, so ``row_adjacent(b)`` (one row of a transition matrix) is not a relation of its inputs."""
     for relation in claim.relations:
-        if relation.kind != "simplex_adjacent":
+        if relation.kind != SIMPLEX_ADJACENT:
             raise InvalidArgument(
                 f"claim {claim.id!r}: relation {relation.name}: the Dirichlet mechanism is audited under "
-                "simplex_adjacent(b) (Gohari et al. 2020, Def. 1)"
+                "simplex_adjacent(b) (Gohari et al. 2020, Def. 1); for one changed row of Algorithm 1's "
+                "transition matrix use simplex_adjacent(b) with reading = 'one_row'"
             )
 
 
