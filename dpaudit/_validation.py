@@ -181,3 +181,17 @@ def check_probability_vector(name: str, value: Any, *, atol: float = 1e-12) -> n
 
 def _index_text(index: tuple[int, ...]) -> str:
     return ", ".join(str(i) for i in index)
+
+
+def check_module_callable(name: str, value: Any) -> tuple[str, str]:
+    """Check a ``module:callable`` reference and return (module, callable).
+
+    Raises:
+        InvalidArgument: when the text is not of that form, with Python identifiers.
+    """
+    if not isinstance(value, str) or value.count(":") != 1:
+        raise InvalidArgument(f"{name}={value!r}: expected 'module:callable', e.g. 'mypkg.mech:dp_lsw'")
+    module, attribute = (part.strip() for part in value.split(":"))
+    if not module or not attribute or not all(piece.isidentifier() for piece in (*module.split("."), attribute)):
+        raise InvalidArgument(f"{name}={value!r}: expected 'module:callable' with Python identifiers")
+    return module, attribute

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from dpaudit.audit.candidates.process import parse_candidate
+from dpaudit._validation import check_module_callable
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.spec_values import MAX_NESTING, MAX_SPEC_BYTES, _check_id, _check_values, _printable, load_pairs_file
 from dpaudit.checks.budget_limits import ceiling, check_ceilings, lowered_ceilings
@@ -339,7 +339,7 @@ def _candidate_inputs(reader: _Reader, data: dict[str, Any]) -> CandidateInputs:
         value = table.get(key)
         if value is not None:
             try:
-                parse_candidate(value)
+                check_module_callable(f"candidate.{key}", value)
             except DpAuditError as exc:
                 raise reader.fail(f"candidate.{key}", str(exc)) from None
         functions[key] = value

@@ -139,7 +139,7 @@ MECHANISM = Mechanism(
         explore=_explore,
     ),
     output=OutputSpec("whatever your function returns: numbers, an array, or a category (a string)"),
-    candidate=CandidateSignature("dataset", "fn(dataset, *, <[candidate] params>, rng) -> output"),
+    candidate=CandidateSignature("dataset", "black_box(dataset, *, <your [candidate] params>, rng) -> output"),
     source="Dwork & Roth 2014, Def. 2.4",
     has_reference=False,
     categorical_outputs=True,

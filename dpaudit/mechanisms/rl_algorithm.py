@@ -272,7 +272,7 @@ MECHANISM = Mechanism(
     ),
     output=OutputSpec("whatever your algorithm returns: a value vector, a Q-table, a policy, an action"),
     views=frozenset({"audit_pairs"}),
-    candidate=CandidateSignature("dataset", "fn(dataset, *, <[candidate] params>, rng) -> output"),
+    candidate=CandidateSignature("dataset", "rl_algorithm(dataset, *, <your [candidate] params>, rng) -> output"),
     source="Balle et al. 2016, Sec. 2",
     has_reference=False,
     categorical_outputs=True,

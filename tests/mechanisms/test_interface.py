@@ -33,7 +33,7 @@ def test_declared_parts_are_consistent(mechanism):
     assert mechanism.views <= KNOWN_VIEWS
     assert mechanism.relations
     for relation in mechanism.relations:
-        assert relation in {"replace_one", "add_remove_one", "simplex_adjacent", "row_adjacent"}
+        assert relation in {"replace_one", "add_remove_one", "simplex_adjacent", "row_adjacent", "user"}
     assert mechanism.output.description
     assert mechanism.candidate is not None
     assert mechanism.candidate.text.startswith(f"{mechanism.name}({mechanism.candidate.first_argument},")

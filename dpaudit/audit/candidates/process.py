@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit._validation import check_integer, check_real
+from dpaudit._validation import check_integer, check_module_callable, check_real
 from dpaudit.audit.candidates.descendants import TOKEN_VARIABLE, become_subreaper, kill_process_tree, start_time
-from dpaudit.errors import CandidateError, CandidateLoadError, InvalidArgument
+from dpaudit.errors import CandidateError, CandidateLoadError
 
 __all__ = ["CandidateLimits", "CandidateProcess", "CandidateRef", "parse_candidate"]
 
@@ -60,11 +60,7 @@ def parse_candidate(text: str, *, path: str | None = None) -> CandidateRef:
     Raises:
         InvalidArgument: when the text is not of that form.
     """
-    if not isinstance(text, str) or text.count(":") != 1:
-        raise InvalidArgument(f"candidate={text!r}: expected 'module:callable', e.g. 'mypkg.mech:dp_lsw'")
-    module, attribute = (part.strip() for part in text.split(":"))
-    if not module or not attribute or not all(piece.isidentifier() for piece in (*module.split("."), attribute)):
-        raise InvalidArgument(f"candidate={text!r}: expected 'module:callable' with Python identifiers")
+    module, attribute = check_module_callable("candidate", text)
     return CandidateRef(module, attribute, path if path is not None else os.getcwd())
 
 

@@ -1,0 +1,170 @@
+"""The kinds without a reference (black_box, rl_algorithm): the user's code as written, the user's
+inputs and relation, discrete and categorical outputs. Each example must say violated for its leaky
+variant and not for the correct one."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpaudit.audit.candidates.audit import audit_candidate
+from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
+from dpaudit.audit.candidates.worker import category_code
+from dpaudit.audit.spec import builtin_spec_dir, load_spec
+from dpaudit.errors import CandidateLoadError, InvalidArgument, SpecError
+from dpaudit.mechanisms.catalogue import get_mechanism
+from dpaudit.privacy.relations import parse_relation
+
+EXAMPLES = builtin_spec_dir() / "examples"
+
+
+def _audit(spec: Path, name: str, seed: int = 7, module: str = "generic_candidates", folder: Path = EXAMPLES):
+    claim = load_spec(spec)
+    return audit_candidate(
+        claim,
+        spec,
+        parse_candidate(f"{module}:{name}", path=str(folder)),
+        limits=CandidateLimits(),
+        seed=seed,
+        quick=True,
+    )
+
+
+def _privacy(report):
+    (relation,) = report.claims[0].relations
+    return {item.obligation.id: item.evidence for item in relation.obligations}["empirical-privacy"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "correct", "leaky"),
+    [
+        ("black_box_randomized_response.toml", "randomized_response", "randomized_response_squared"),
+        ("black_box_noisy_max.toml", "noisy_max", "noisy_max_small_noise"),
+        ("rl_action_counts.toml", "action_counts", "action_counts_unclipped"),
+        ("rl_mc_values.toml", "mc_values", "mc_values_unit_bound"),
+    ],
+)
+def test_examples_leaky_violated_correct_not(spec, correct, leaky):
+    assert _privacy(_audit(EXAMPLES / spec, leaky)).verdict.value == "violated"
+    assert _privacy(_audit(EXAMPLES / spec, correct)).verdict.value == "consistent"
+
+
+def test_categorical_outputs_are_certified_by_outcome_events_and_named():
+    report = _audit(EXAMPLES / "black_box_noisy_max.toml", "noisy_max_small_noise")
+    evidence = _privacy(report)
+    assert "y in {" in evidence.counterexample["event"]
+    names = set(evidence.counterexample["categories"].values())
+    assert names and names <= {"alpha", "beta", "gamma", "delta"}
+    assert report.candidate["categories"][str(category_code("alpha"))] == "alpha"
+    assert report.candidate["input_functions"]["neighbours"] == "generic_candidates:count_neighbours"
+
+
+def _spec(tmp_path, text):
+    path = tmp_path / "spec.toml"
+    path.write_text(text)
+    return path
+
+
+def _noisy_max_spec(tmp_path, **candidate):
+    text = (EXAMPLES / "black_box_noisy_max.toml").read_text()
+    for key, value in candidate.items():
+        text = text.replace(f"{key} = ", f"{key}_unused = ", 1) if value is None else text
+        if value is not None:
+            text = text.replace("[candidate]\n", f"[candidate]\n{key} = {value}\n", 1)
+    return _spec(tmp_path, text.replace("datasets_count = 3\n", ""))
+
+
+def test_the_users_distance_function_refuses_pairs_that_are_not_neighbours(tmp_path):
+    helpers = tmp_path / "far.py"
+    helpers.write_text("def far(a, b):\n    return 2.0\n")
+    text = (EXAMPLES / "black_box_noisy_max.toml").read_text()
+    text = text.replace('distance = "generic_candidates:count_distance"', 'distance = "far:far"')
+    spec = _spec(tmp_path, text)
+    import shutil
+
+    shutil.copy(EXAMPLES / "generic_candidates.py", tmp_path)
+    with pytest.raises(
+        SpecError, match=r"not neighbouring under user\(one_count_moves_by_one\): far:far says distance 2"
+    ):
+        _audit(spec, "noisy_max", folder=tmp_path)
+
+
+def test_a_failing_generator_stops_the_check_with_its_reason(tmp_path):
+    (tmp_path / "broken.py").write_text("def make(rng):\n    raise RuntimeError('no data today')\n")
+    import shutil
+
+    shutil.copy(EXAMPLES / "generic_candidates.py", tmp_path)
+    text = (EXAMPLES / "black_box_noisy_max.toml").read_text()
+    spec = _spec(tmp_path, text.replace('datasets = "generic_candidates:make_counts"', 'datasets = "broken:make"'))
+    with pytest.raises(CandidateLoadError, match=r"(?s)dataset generator broken:make failed.*no data today"):
+        _audit(spec, "noisy_max", folder=tmp_path)
+
+
+def test_a_user_relation_needs_pairs_or_a_neighbour_function(tmp_path):
+    text = (EXAMPLES / "black_box_randomized_response.toml").read_text()
+    text = text.replace(', pairs = [{ first = 0, second = 1, label = "bit 0 vs bit 1" }]', "")
+    with pytest.raises(SpecError, match="no reference to propose inputs"):
+        _audit(_spec(tmp_path, text), "randomized_response")
+
+
+def test_own_neighbours_of_generated_lists_under_add_remove_one(tmp_path):
+    (tmp_path / "mean.py").write_text(
+        "import numpy as np\n"
+        "def make(rng):\n    return [float(v) for v in rng.uniform(0, 1, 5)]\n"
+        "def noisy_sum(data, *, scale, rng):\n    return float(np.clip(data, 0, 1).sum() + rng.laplace(0, scale))\n"
+    )
+    text = (EXAMPLES / "black_box_randomized_response.toml").read_text()
+    text = text.replace('relations = ["user(flip_the_bit)"]', 'relations = ["add_remove_one"]')
+    text = text.replace("params = { epsilon = 1.0 }", 'params = { scale = 0.25 }\ndatasets = "mean:make"')
+    text = text.replace(', pairs = [{ first = 0, second = 1, label = "bit 0 vs bit 1" }]', "")
+    report = _audit(_spec(tmp_path, text), "noisy_sum", module="mean", folder=tmp_path)
+    evidence = _privacy(report)
+    assert evidence.verdict.value == "violated"  # a clipped sum with Laplace(0.25) is 4-DP, not 1-DP
+    assert "record 0 duplicated" in evidence.domain or "added" in evidence.domain
+
+
+def test_black_box_inputs_are_json_and_lists_of_records_are_neighbours_by_one_record():
+    kind = get_mechanism("black_box")
+    replace, add_remove = parse_relation("replace_one"), parse_relation("add_remove_one")
+    assert kind.check_neighbours([1, {"a": 2}], [1, {"a": 3}], replace, {}) == 1.0
+    assert kind.check_neighbours([1, 2], [2, 1, 3], add_remove, {}) == 1.0
+    with pytest.raises(InvalidArgument, match="not neighbours"):
+        kind.check_neighbours([1, 2], [3, 4], replace, {})
+    with pytest.raises(InvalidArgument, match="not neighbours"):
+        kind.check_neighbours(3, 4, replace, {})  # not lists: use user(name)
+    assert kind.check_neighbours(3, 4, parse_relation("user(any)"), {}) == 0.0
+    with pytest.raises(InvalidArgument, match="finite"):
+        kind.input_domain.from_plain([1.0, float("nan")])
+    assert kind.input_domain.from_plain(np.arange(3)) == [0, 1, 2]
+    with pytest.raises(InvalidArgument, match="no reference implementation"):
+        kind.build({}).release(1, rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("relation", ["replace_one", "add_remove_one"])
+def test_rl_datasets_are_neighbours_and_reach_the_extremes(relation):
+    kind = get_mechanism("rl_algorithm")
+    reference = kind.build({"mdp": "chain", "n_states": 4, "trajectories": [1, 5]})
+    pairs = reference.audit_pairs(parse_relation(relation))
+    assert len(pairs) >= 8
+    for first, second, label in pairs:
+        assert kind.check_neighbours(first, second, parse_relation(relation), {}) == 1.0, label
+    labels = " ".join(label for _, _, label in pairs)
+    assert "upper reward bound" in labels and "m = 1" in labels and "m = 5" in labels
+
+
+def test_rl_inline_mdp_and_bad_parameters():
+    kind = get_mechanism("rl_algorithm")
+    mdp = {
+        "transitions": [[[0.5, 0.5], [1.0, 0.0]], [[0.0, 1.0], [0.0, 1.0]]],
+        "rewards": [[0.0, 1.0], [0.0, 0.0]],
+        "horizon": 3,
+        "policy": [[0.5, 0.5], [1.0, 0.0]],
+    }
+    reference = kind.build({"mdp": mdp, "trajectories": 3})
+    assert reference.audit_pairs(parse_relation("add_remove_one"))
+    with pytest.raises(InvalidArgument, match="unknown parameters"):
+        kind.build({"mdp": "chain", "n_state": 4})
+    with pytest.raises(InvalidArgument, match="expected one of"):
+        kind.build({"mdp": "cartpole"})
+    with pytest.raises(InvalidArgument, match="missing"):
+        kind.build({"mdp": {"rewards": [[0.0]]}})
