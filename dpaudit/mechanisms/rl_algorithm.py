@@ -1,8 +1,10 @@
 """The ``rl_algorithm`` kind: any DP-RL algorithm on a dataset of trajectories, audited from its outputs.
 
 dpaudit holds no reference for the algorithm. The spec names an MDP — a built-in domain
-(``chain``, ``investment``, ``random``) or a tabular MDP written inline (transitions, rewards,
-discount, start law, horizon, behaviour policy) — and dpaudit builds neighbouring datasets by
+(``chain``, ``investment``, ``random``; the continuous ``mountain_car`` and ``hiv``, discretised:
+a state is the cell of a uniform grid over the observation box, ``bins`` cells per dimension)
+or a tabular MDP written inline (transitions, rewards, discount, start law, horizon, behaviour
+policy) — and dpaudit builds neighbouring datasets by
 rolling the behaviour policy out in it: a dataset of ``trajectories`` rollouts, and the same
 dataset with one trajectory replaced (``replace_one``) or added, removed, duplicated
 (``add_remove_one``) by an *extreme* trajectory: the largest and the smallest return, the
@@ -19,7 +21,8 @@ References:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,8 +34,11 @@ from dpaudit.mechanisms.black_box import plain_json
 from dpaudit.mechanisms.inputs import TRAJECTORIES, coverage_pairs, explore_records, one_trajectory
 from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, Neighbourhood, OutputSpec
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
+from dpaudit.rl.continuous import UniformActionPolicy, sample_episodes
 from dpaudit.rl.domains.chain import Chain
+from dpaudit.rl.domains.hiv import HIVTreatment
 from dpaudit.rl.domains.investment import investment_mdp
+from dpaudit.rl.domains.mountain_car import MountainCar
 from dpaudit.rl.domains.random_mdp import random_mdp
 from dpaudit.rl.mdp import FiniteMDP
 from dpaudit.rl.policy import MarkovPolicy
@@ -41,15 +47,24 @@ from dpaudit.rl.trajectory import Trajectory
 
 __all__ = ["MDP_DOMAINS", "MECHANISM", "RlDatasets"]
 
+#: Rollouts the extreme trajectories are chosen from.
+POOL_SIZE = 256
+
 #: The built-in domains a spec may name, with the parameters each takes.
 MDP_DOMAINS = {
     "chain": ("n_states", "p", "gamma"),
     "investment": ("horizon", "gamma"),
     "random": ("n_states", "n_actions", "horizon", "gamma", "mdp_seed"),
+    "mountain_car": ("bins",),
+    "hiv": ("bins",),
 }
 
-#: Rollouts the extreme trajectories are chosen from.
-POOL_SIZE = 256
+#: The continuous domains (rolled out with the uniform policy and discretised), with their
+#: environment, default cells per dimension, pool size and longest rollout (an HIV step solves an ODE).
+CONTINUOUS_DOMAINS: dict[str, tuple[Callable[[], Any], int, int, int]] = {
+    "mountain_car": (MountainCar, 6, POOL_SIZE, 50),
+    "hiv": (HIVTreatment, 3, 32, 20),
+}
 
 #: Pilot draws per side of a generated pair other than the first (the pilot ranks them all).
 GENERATED_PILOT = 2000
@@ -95,6 +110,29 @@ def _domain_mdp(name: str, options: Mapping[str, Any]) -> FiniteMDP:
     return random_mdp(**{"n_states": 5, "n_actions": 3, "horizon": 5, **given}, rng=np.random.default_rng(seed))
 
 
+@functools.lru_cache(maxsize=8)
+def _continuous_pool(name: str, bins: int, seed: int, max_steps: int) -> tuple[Trajectory, ...]:
+    """Rollouts of the uniform policy in a continuous domain, each observation mapped to its grid cell
+    (computed once per setting: an HIV step solves an ODE)."""
+    make, _, count, _ = CONTINUOUS_DOMAINS[name]
+    environment = make()
+    low, high = environment.observation_low, environment.observation_high
+    episodes = sample_episodes(
+        environment,
+        UniformActionPolicy(environment.n_actions),
+        count,
+        rng=np.random.default_rng(seed),
+        max_steps=max_steps,
+    )
+    weights = bins ** np.arange(low.size)
+    pool = []
+    for episode in episodes:
+        cells = np.clip(((episode.observations[:-1] - low) / (high - low) * bins).astype(np.int64), 0, bins - 1)
+        states = tuple(int(v) for v in cells @ weights)
+        pool.append(Trajectory(states, tuple(int(a) for a in episode.actions), tuple(episode.rewards.tolist())))
+    return tuple(pool)
+
+
 @dataclass(frozen=True)
 class RlDatasets:
     """The public parameters of an ``rl_algorithm`` claim: the MDP its datasets come from.
@@ -130,12 +168,35 @@ class RlDatasets:
         check_integer("dataset_seed", self.dataset_seed, low=0)
         if self.max_steps is not None:
             check_integer("max_steps", self.max_steps, low=1, high=100_000)
-        mdp, policy = self.model()
         if self.reward_bounds is not None:
             low, high = self.bounds()
             if not low <= high:
                 raise InvalidArgument(f"reward_bounds={self.reward_bounds!r}: expected [low, high] with low <= high")
+        if self.continuous:
+            check_integer("bins", self.domain.get("bins", 2), low=2, high=64)
+            if self.policy is not None:
+                raise InvalidArgument(f"policy: the {self.mdp} domain is rolled out with the uniform policy")
+            return
+        mdp, policy = self.model()
         policy.check_compatible(mdp)
+
+    @property
+    def continuous(self) -> bool:
+        """Whether the MDP is a continuous domain, discretised."""
+        return isinstance(self.mdp, str) and self.mdp in CONTINUOUS_DOMAINS
+
+    @property
+    def n_states(self) -> int:
+        """The number of (discretised) states."""
+        if self.continuous:
+            environment, bins, _, _ = CONTINUOUS_DOMAINS[self.mdp]
+            return int(self.domain.get("bins", bins)) ** len(environment().observation_low)
+        return self.model()[0].n_states
+
+    @property
+    def gamma(self) -> float:
+        """The discount of the MDP (1 for a continuous domain unless the spec gives ``gamma``)."""
+        return float(self.domain.get("gamma", 1.0)) if self.continuous else float(self.model()[0].gamma)
 
     def model(self) -> tuple[FiniteMDP, MarkovPolicy]:
         """The MDP and the behaviour policy."""
@@ -156,11 +217,18 @@ class RlDatasets:
                 raise InvalidArgument(f"reward_bounds={self.reward_bounds!r}: expected [low, high]")
             low, high = (check_real("reward_bounds", value) for value in self.reward_bounds)
             return low, high
-        rewards = self.model()[0].rewards
+        if self.continuous:
+            rewards = np.concatenate([np.asarray(t.rewards, dtype=float) for t in self.pool()])
+        else:
+            rewards = self.model()[0].rewards
         return float(np.min(rewards)), float(np.max(rewards))
 
     def pool(self) -> list[Trajectory]:
         """:data:`POOL_SIZE` rollouts of the behaviour policy (seeded by ``dataset_seed``)."""
+        if self.continuous:
+            _, default_bins, _, default_steps = CONTINUOUS_DOMAINS[self.mdp]
+            bins = int(self.domain.get("bins", default_bins))
+            return list(_continuous_pool(self.mdp, bins, self.dataset_seed, self.max_steps or default_steps))
         mdp, policy = self.model()
         cap = self.max_steps or mdp.horizon or DEFAULT_MAX_STEPS
         batch = sample_trajectories(mdp, policy, POOL_SIZE, rng=np.random.default_rng(self.dataset_seed), max_steps=cap)
@@ -253,9 +321,8 @@ def _rl_datasets(**params: Any) -> RlDatasets:
 def _explore(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
     """Covering trajectories at the reward bound, then the given pairs padded, rotated and cut."""
     datasets = _rl_datasets(**params)
-    mdp, _ = datasets.model()
     low, high = datasets.bounds()
-    coverage = {"n_states": mdp.n_states, "r_max": max(abs(low), abs(high)), "gamma": mdp.gamma}
+    coverage = {"n_states": datasets.n_states, "r_max": max(abs(low), abs(high)), "gamma": datasets.gamma}
     return coverage_pairs(coverage, relation) + explore_records(pairs, params, relation)
 
 

@@ -168,3 +168,16 @@ def test_rl_inline_mdp_and_bad_parameters():
         kind.build({"mdp": "cartpole"})
     with pytest.raises(InvalidArgument, match="missing"):
         kind.build({"mdp": {"rewards": [[0.0]]}})
+
+
+def test_rl_continuous_domains_are_discretised_into_grid_cells():
+    kind = get_mechanism("rl_algorithm")
+    reference = kind.build({"mdp": "mountain_car", "bins": 4, "trajectories": [2], "reward_bounds": [-1.0, 0.0]})
+    assert reference.n_states == 16
+    pairs = reference.audit_pairs(parse_relation("replace_one"))
+    assert pairs
+    for first, second, label in pairs:
+        assert kind.check_neighbours(first, second, parse_relation("replace_one"), {}) == 1.0, label
+        assert all(0 <= state < 16 for trajectory in first for state in trajectory.states)
+    with pytest.raises(InvalidArgument, match="uniform policy"):
+        kind.build({"mdp": "mountain_car", "policy": [[1.0, 0.0, 0.0]]})
