@@ -18,9 +18,12 @@ import numpy as np
 from dpaudit.errors import InvalidArgument, InvalidType
 
 __all__ = [
+    "MAX_JSON_DEPTH",
     "check_choice",
     "check_finite_array",
     "check_integer",
+    "check_json_data",
+    "check_module_callable",
     "check_probability_vector",
     "check_rational",
     "check_real",
@@ -195,3 +198,35 @@ def check_module_callable(name: str, value: Any) -> tuple[str, str]:
     if not module or not attribute or not all(piece.isidentifier() for piece in (*module.split("."), attribute)):
         raise InvalidArgument(f"{name}={value!r}: expected 'module:callable' with Python identifiers")
     return module, attribute
+
+
+#: The deepest nesting of JSON data :func:`check_json_data` accepts.
+MAX_JSON_DEPTH = 32
+
+
+def check_json_data(value: Any, where: str = "input", depth: int = 0) -> Any:
+    """``value`` as plain JSON data: numbers (finite), strings, booleans, null, lists and tables
+    with string keys; numpy arrays and scalars and tuples are converted.
+
+    Raises:
+        InvalidArgument: naming the position of a value that is not JSON data.
+    """
+    if depth > MAX_JSON_DEPTH:
+        raise InvalidArgument(f"{where}: nested more than {MAX_JSON_DEPTH} levels")
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    elif isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        if not np.isfinite(value):
+            raise InvalidArgument(f"{where}={value!r}: expected a finite number")
+        return value
+    if isinstance(value, list | tuple):
+        return [check_json_data(item, f"{where}[{index}]", depth + 1) for index, item in enumerate(value)]
+    if isinstance(value, dict):
+        if not all(isinstance(key, str) for key in value):
+            raise InvalidArgument(f"{where}: a table's keys must be strings")
+        return {key: check_json_data(item, f"{where}[{key!r}]", depth + 1) for key, item in value.items()}
+    raise InvalidArgument(f"{where}: a {type(value).__name__}; expected JSON data (numbers, strings, lists, tables)")

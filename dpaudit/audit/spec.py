@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from dpaudit._validation import check_module_callable
+from dpaudit._validation import check_json_data, check_module_callable
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.spec_values import MAX_NESTING, MAX_SPEC_BYTES, _check_id, _check_values, _printable, load_pairs_file
 from dpaudit.checks.budget_limits import ceiling, check_ceilings, lowered_ceilings
@@ -320,6 +320,11 @@ def _candidate_call(reader: _Reader, data: dict[str, Any], params: dict[str, Any
         raise reader.fail(
             "candidate.params", f"got {own!r}; expected a table of keyword arguments such as {{ epsilon = 0.5 }}"
         )
+    if own is not None:
+        try:
+            own = check_json_data(own, "candidate.params")
+        except DpAuditError as exc:
+            raise reader.fail("candidate.params", str(exc)) from None
     args = names["args"]
     call = CandidateCall(
         args=("input",) if args is None else args, keywords=names["keywords"], rename=dict(rename), params=own

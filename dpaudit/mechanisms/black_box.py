@@ -24,48 +24,20 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit._validation import check_json_data
 from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.inputs import explore_records, multiset_steps
 from dpaudit.mechanisms.interface import CandidateSignature, InputDomain, Mechanism, Neighbourhood, OutputSpec
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, USER, Relation
 
-__all__ = ["JSON_VALUE", "MECHANISM", "NoReference", "plain_json", "record_steps"]
+__all__ = ["JSON_VALUE", "MECHANISM", "NoReference", "record_steps"]
 
-#: The deepest nesting and the most characters of JSON an input may have.
-MAX_INPUT_DEPTH = 32
+#: The most characters of JSON an input may have (its nesting: at most MAX_JSON_DEPTH levels, see _validation).
 MAX_INPUT_CHARACTERS = 16 << 20
 
 
-def plain_json(value: Any, where: str = "input", depth: int = 0) -> Any:
-    """``value`` as plain JSON data: numbers (finite), strings, booleans, null, lists and tables
-    with string keys; numpy arrays and scalars and tuples are converted.
-
-    Raises:
-        InvalidArgument: naming the position of a value that is not JSON data.
-    """
-    if depth > MAX_INPUT_DEPTH:
-        raise InvalidArgument(f"{where}: nested more than {MAX_INPUT_DEPTH} levels")
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    elif isinstance(value, np.generic):
-        value = value.item()
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    if isinstance(value, float):
-        if not np.isfinite(value):
-            raise InvalidArgument(f"{where}={value!r}: expected a finite number")
-        return value
-    if isinstance(value, list | tuple):
-        return [plain_json(item, f"{where}[{index}]", depth + 1) for index, item in enumerate(value)]
-    if isinstance(value, dict):
-        if not all(isinstance(key, str) for key in value):
-            raise InvalidArgument(f"{where}: a table's keys must be strings")
-        return {key: plain_json(item, f"{where}[{key!r}]", depth + 1) for key, item in value.items()}
-    raise InvalidArgument(f"{where}: a {type(value).__name__}; expected JSON data (numbers, strings, lists, tables)")
-
-
 def _checked_json(value: Any) -> Any:
-    plain = plain_json(value)
+    plain = check_json_data(value)
     if len(json.dumps(plain)) > MAX_INPUT_CHARACTERS:
         raise InvalidArgument(f"input: more than {MAX_INPUT_CHARACTERS} characters of JSON")
     return plain
@@ -122,7 +94,7 @@ class NoReference:
 
 
 def _black_box(**params: Any) -> NoReference:
-    return NoReference("black_box", plain_json(params, "params"))
+    return NoReference("black_box", check_json_data(params, "params"))
 
 
 MECHANISM = Mechanism(

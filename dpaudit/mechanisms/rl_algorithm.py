@@ -28,9 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit._validation import check_integer, check_real
+from dpaudit._validation import check_integer, check_json_data, check_real
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.black_box import plain_json
 from dpaudit.mechanisms.inputs import TRAJECTORIES, coverage_pairs, explore_records, one_trajectory
 from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, Neighbourhood, OutputSpec
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
@@ -305,7 +304,7 @@ def _unique_pairs(pairs: list[tuple[Any, Any, str]]) -> list[tuple[Any, Any, str
 
 
 def _rl_datasets(**params: Any) -> RlDatasets:
-    plain = plain_json(params, "params")
+    plain = check_json_data(params, "params")
     known = {"mdp", "trajectories", "policy", "max_steps", "reward_bounds", "dataset_seed"}
     options = {key: value for key, value in plain.items() if key not in known}
     domain_keys = {key for keys in MDP_DOMAINS.values() for key in keys}

@@ -181,3 +181,24 @@ def test_rl_continuous_domains_are_discretised_into_grid_cells():
         assert all(0 <= state < 16 for trajectory in first for state in trajectory.states)
     with pytest.raises(InvalidArgument, match="uniform policy"):
         kind.build({"mdp": "mountain_car", "policy": [[1.0, 0.0, 0.0]]})
+
+
+def test_candidate_params_must_be_json_data(tmp_path):
+    text = (EXAMPLES / "black_box_randomized_response.toml").read_text()
+    text = text.replace("params = { epsilon = 1.0 }", "params = { epsilon = 1.0, when = 1979-05-27 }")
+    with pytest.raises(SpecError, match="candidate.params.*date.*expected JSON data"):
+        load_spec(_spec(tmp_path, text))
+
+
+def test_a_neighbour_under_no_relation_of_the_claim_is_refused(tmp_path):
+    (tmp_path / "lists.py").write_text(
+        "def make(rng):\n    return [1, 2, 3]\n"
+        "def far(data):\n    return [[9, 9, 9]]\n"
+        "def mech(data, *, rng):\n    return float(rng.normal())\n"
+    )
+    text = (EXAMPLES / "black_box_randomized_response.toml").read_text()
+    text = text.replace('relations = ["user(flip_the_bit)"]', 'relations = ["replace_one"]')
+    text = text.replace("params = { epsilon = 1.0 }", 'params = {}\ndatasets = "lists:make"\nneighbours = "lists:far"')
+    text = text.replace(', pairs = [{ first = 0, second = 1, label = "bit 0 vs bit 1" }]', "")
+    with pytest.raises(SpecError, match="dataset 0, neighbour 0' is not neighbouring under any relation"):
+        _audit(_spec(tmp_path, text), "mech", module="lists", folder=tmp_path)

@@ -342,7 +342,7 @@ class CandidateProcess:
         self._spent += time.monotonic() - started
         try:
             return json.loads(raw.tobytes().decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError, RecursionError):
             raise CandidateError(f"{ref}: the worker sent a malformed result") from None
 
     def sample(

@@ -103,34 +103,50 @@ def user_pairs(claim: Claim, mechanism: CandidateMechanism, given: list[Pair], s
     bases = [(data, f"dataset {index}") for index, data in enumerate(datasets)]
     if inputs.neighbours is not None:
         bases += [(first, f"the first input of '{label}'") for first, _, label in given]
-    pairs: dict[str, list[Pair]] = {}
     domain = mechanism.kind.input_domain
+    made: list[Pair] = []
+    for data, name in bases:
+        if inputs.neighbours is not None:
+            returned = _call(mechanism, inputs.neighbours, [domain.to_plain(data)], None, "neighbour function")
+            if not isinstance(returned, list):
+                raise SpecError(
+                    f"the neighbour function {inputs.neighbours} returned {type(returned).__name__}; "
+                    "expected a list of neighbouring inputs"
+                )
+            neighbours = [(value, f"neighbour {index}") for index, value in enumerate(returned)]
+        else:
+            neighbours = [item for relation in claim.relations for item in _own_neighbours(data, datasets, relation)]
+        for value, text in neighbours[: inputs.per_input]:
+            try:
+                made.append((data, domain.from_plain(value), f"{name}, {text}"))
+            except DpAuditError as exc:
+                raise SpecError(f"{inputs.neighbours}: {name}, {text}: {exc}") from None
+    pairs = _by_relation(claim, mechanism, made)
     for relation in claim.relations:
-        found: list[Pair] = []
-        for data, name in bases:
-            if inputs.neighbours is not None:
-                returned = _call(mechanism, inputs.neighbours, [domain.to_plain(data)], None, "neighbour function")
-                if not isinstance(returned, list):
-                    raise SpecError(
-                        f"the neighbour function {inputs.neighbours} returned {type(returned).__name__}; "
-                        "expected a list of neighbouring inputs"
-                    )
-                neighbours = [(value, f"neighbour {index}") for index, value in enumerate(returned)]
-            else:
-                neighbours = _own_neighbours(data, datasets, relation)
-            for value, text in neighbours[: inputs.per_input]:
-                try:
-                    other = domain.from_plain(value)
-                except DpAuditError as exc:
-                    raise SpecError(f"{inputs.neighbours}: {name}, {text}: {exc}") from None
-                found.append((data, other, f"{name}, {text}"))
-        if not found and not given and relation.kind == USER:
+        if not pairs[relation.name] and not given and relation.kind == USER:
             raise SpecError(
                 f"relation {relation.name}: give pairs in the obligations' params or name a neighbour function "
                 "(and a dataset generator) in the [candidate] table"
             )
-        check_user_pairs(claim, mechanism, found, relation)
-        pairs[relation.name] = found
+        check_user_pairs(claim, mechanism, pairs[relation.name], relation)
+    return pairs
+
+
+def _by_relation(claim: Claim, mechanism: CandidateMechanism, made: list[Pair]) -> dict[str, list[Pair]]:
+    """The made pairs that are neighbours under each relation of the claim (by the kind's rule; a
+    ``user`` relation takes them all). A pair that is a neighbour under none is a spec error."""
+    pairs: dict[str, list[Pair]] = {relation.name: [] for relation in claim.relations}
+    for first, second, label in made:
+        reasons = []
+        for relation in claim.relations:
+            try:
+                mechanism.kind.check_neighbours(first, second, relation, claim.mechanism.params)
+            except DpAuditError as exc:
+                reasons.append(str(exc))
+                continue
+            pairs[relation.name].append((first, second, label))
+        if len(reasons) == len(claim.relations):
+            raise SpecError(f"pair '{label}' is not neighbouring under any relation of the claim: {'; '.join(reasons)}")
     return pairs
 
 

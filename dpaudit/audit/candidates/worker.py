@@ -34,6 +34,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from dpaudit._validation import check_json_data
+
 __all__ = ["main"]
 
 _REAL_KINDS = "biuf"
@@ -197,29 +199,6 @@ def _sample(function: Callable[..., Any], request: dict[str, Any], channel: Bina
     _write_all(channel, stacked.data)
 
 
-def _plain(value: Any, where: str, depth: int = 0) -> Any:
-    """``value`` as plain JSON data (numpy arrays and scalars, tuples converted); raises ValueError otherwise."""
-    if depth > 64:
-        raise ValueError(f"{where}: nested more than 64 levels")
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    elif isinstance(value, np.generic):
-        value = value.item()
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            raise ValueError(f"{where}: a non-finite number {value!r}")
-        return value
-    if isinstance(value, list | tuple):
-        return [_plain(item, f"{where}[{index}]", depth + 1) for index, item in enumerate(value)]
-    if isinstance(value, dict):
-        if not all(isinstance(key, str) for key in value):
-            raise ValueError(f"{where}: a table whose keys are not all strings")
-        return {key: _plain(item, f"{where}[{key!r}]", depth + 1) for key, item in value.items()}
-    raise ValueError(f"{where}: a {type(value).__name__}; expected JSON data (numbers, strings, lists, tables)")
-
-
 def _call_input_function(request: dict[str, Any], path: str, channel: BinaryIO) -> None:
     """Call one of the user's input functions and send its result as JSON after a header."""
     module, attribute = str(request["ref"]).split(":")
@@ -227,7 +206,7 @@ def _call_input_function(request: dict[str, Any], path: str, channel: BinaryIO) 
     arguments = list(request.get("args", []))
     if request.get("entropy") is not None:
         arguments.append(np.random.default_rng(np.random.SeedSequence(int(request["entropy"]))))
-    result = _plain(function(*arguments), f"{request['ref']} returned")
+    result = check_json_data(function(*arguments), f"{request['ref']} returned")
     body = json.dumps(result, allow_nan=False).encode("utf-8")
     _send(channel, {"status": "ok", "bytes": len(body)})
     _write_all(channel, body)
