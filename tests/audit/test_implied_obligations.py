@@ -17,7 +17,7 @@ def _added(spec: str, keep=None):
 
 def test_the_kind_noise_family_is_fitted_on_the_spec_pairs():
     claim, added = _added("gaussian_candidate.toml", keep={"empirical_epsilon_lower_bound"})
-    assert set(added) == {"randomness_contract", "parametric_noise_fit"}
+    assert set(added) == {"randomness_contract", "parametric_noise_fit"}  # the spec has the black-box audit
     fit = added["parametric_noise_fit"]
     assert fit.params["family"] == "gaussian" and fit.id.startswith(IMPLIED_PREFIX)
     assert fit.params["centres_at_inputs"] is True and fit.params["confidence"] == 0.999
@@ -30,19 +30,41 @@ def test_a_check_the_spec_already_has_is_not_added_again():
     claim = load_spec(builtin_spec_dir() / "examples" / "gaussian_candidate.toml")
     own = Obligation("own-fit", "mine", "parametric_noise_fit", {"family": "gaussian"})
     added = implied_obligations(claim, (own,))
-    assert [o.checker for o in added] == ["randomness_contract"]
+    assert [o.checker for o in added] == ["empirical_epsilon_lower_bound", "randomness_contract"]
 
 
 def test_a_family_that_cannot_refute_the_claim_is_left_out():
     claim = load_spec(builtin_spec_dir() / "examples" / "gaussian_candidate.toml")
     pure = replace(claim, guarantee=replace(claim.guarantee, delta=0.0))  # a Gaussian is never pure DP
-    assert [o.checker for o in implied_obligations(pure, ())] == ["randomness_contract"]
+    added = implied_obligations(pure, ())
+    assert [o.checker for o in added] == ["empirical_epsilon_lower_bound", "randomness_contract"]
 
 
 def test_kinds_without_a_family_get_the_randomness_check_only():
     _, added = _added("dp_lsw_candidate.toml")
     assert set(added) <= {"randomness_contract"}
     _, laplace = _added("laplace_candidate.toml", keep=set())
+    assert laplace["empirical_epsilon_lower_bound"].params["samples"] == 1_000_000
     assert laplace["parametric_noise_fit"].params["family"] == "laplace"
     _, dirichlet = _added("dirichlet_candidate.toml", keep=set())
     assert "centres_at_inputs" not in dirichlet["parametric_noise_fit"].params  # Dir(k p) is not p + noise
+
+
+def test_a_spec_naming_a_simpler_checker_gets_the_black_box_audit_at_its_own_budget():
+    claim = load_spec(builtin_spec_dir() / "examples" / "gaussian_candidate.toml")
+    threshold = Obligation(
+        "threshold", "mine", "gaussian_threshold_monte_carlo", {"samples": 300_000}, quick_params={"samples": 30_000}
+    )
+    seeds = Obligation("seeds", "mine", "randomness_contract", {"samples": 900_000})
+    (black_box,) = [
+        o for o in implied_obligations(claim, (threshold, seeds)) if o.checker == "empirical_epsilon_lower_bound"
+    ]
+    assert black_box.id == f"{IMPLIED_PREFIX}black-box-epsilon"
+    assert black_box.params["samples"] == 300_000  # the seeds of the randomness contract are not draws
+    assert black_box.for_run(quick=True).params["samples"] == 30_000
+    assert "search" not in black_box.params  # the input search runs (search = "auto" for a candidate)
+
+
+def test_an_accountant_gets_no_black_box_audit():
+    claim = load_spec(builtin_spec_dir() / "examples" / "accountant_candidate.toml")
+    assert implied_obligations(claim, claim.obligations) == ()

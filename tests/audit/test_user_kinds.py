@@ -186,7 +186,7 @@ def test_rl_continuous_domains_are_discretised_into_grid_cells():
 def test_candidate_params_must_be_json_data(tmp_path):
     text = (EXAMPLES / "black_box_randomized_response.toml").read_text()
     text = text.replace("params = { epsilon = 1.0 }", "params = { epsilon = 1.0, when = 1979-05-27 }")
-    with pytest.raises(SpecError, match="candidate.params.*date.*expected JSON data"):
+    with pytest.raises(SpecError, match=r"candidate.params.*date.*expected JSON data"):
         load_spec(_spec(tmp_path, text))
 
 

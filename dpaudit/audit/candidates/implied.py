@@ -4,6 +4,11 @@ A spec written for the reference points at the leaks its author thought of. Code
 seen leaks elsewhere: noise from a fixed seed, a scale a few percent too small. So a candidate
 audit always adds, on the pairs the spec names (or the reference's least private pairs):
 
+* ``empirical_epsilon_lower_bound`` (for a randomised mechanism), dpaudit's own black-box audit:
+  the input search, threshold, interval, half-space, classifier, atom and outcome events, and
+  escalation, with the largest ``samples`` the spec's black-box obligations state (else
+  :data:`BLACK_BOX_SAMPLES`); a spec that names a simpler checker (a threshold Monte Carlo, a
+  histogram, its own plugin) gets it too;
 * ``randomness_contract`` (for a randomised mechanism): the outputs vary with the ``rng`` and repeat for one seed;
 * ``parametric_noise_fit`` for the kind's noise family (:attr:`Mechanism.noise_family`),
   when the claim is of the form the family can refute.
@@ -32,6 +37,11 @@ IMPLIED_PREFIX = "implied-"
 FIT_SAMPLES = 50_000
 FIT_SAMPLES_QUICK = 20_000
 
+#: Samples per side of the implied black-box audit when no obligation of the spec states a budget
+#: (full run, ``--quick``).
+BLACK_BOX_SAMPLES = 1_000_000
+BLACK_BOX_SAMPLES_QUICK = 100_000
+
 #: Families whose mechanisms are stated as y = X + noise: the implied fit also tries the inputs
 #: as centres (a tested assumption; see :mod:`dpaudit.checks.empirical.parametric`).
 CENTRED_FAMILIES = ("gaussian", "laplace")
@@ -45,18 +55,46 @@ def _spec_pairs(obligations: tuple[Obligation, ...]) -> dict[str, Any]:
     return {}
 
 
-def _candidates(claim: Claim, pairs: dict[str, Any]) -> list[Obligation]:
+def _stated_samples(obligations: tuple[Obligation, ...], *, quick: bool) -> int | None:
+    """The largest whole ``samples`` the obligations state (their ``quick`` table's under ``quick``); a
+    randomness contract's ``samples`` count seeds, not draws, and are left out."""
+    stated = [
+        value
+        for obligation in obligations
+        if obligation.checker != "randomness_contract"
+        for value in [(obligation.for_run(quick=True) if quick else obligation).params.get("samples")]
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 100
+    ]
+    return max(stated, default=None)
+
+
+def _black_box(kept: tuple[Obligation, ...], pairs: dict[str, Any]) -> Obligation:
+    """dpaudit's own black-box audit, with the spec's budget (see the module docstring)."""
+    full = _stated_samples(kept, quick=False) or BLACK_BOX_SAMPLES
+    quick = min(_stated_samples(kept, quick=True) or BLACK_BOX_SAMPLES_QUICK, full)
+    return Obligation(
+        id=f"{IMPLIED_PREFIX}black-box-epsilon",
+        statement="added for every candidate audit: dpaudit's own black-box audit (input search; threshold, "
+        "interval, half-space, classifier, atom and outcome events; escalation) certifies no epsilon above the claim",
+        checker="empirical_epsilon_lower_bound",
+        params={"samples": full, **pairs},
+        quick_params={"samples": quick},
+    )
+
+
+def _candidates(claim: Claim, kept: tuple[Obligation, ...], pairs: dict[str, Any]) -> list[Obligation]:
     mechanism = get_mechanism(claim.mechanism.name)
     if not mechanism.randomised:
         return []
     added = [
+        _black_box(kept, pairs),
         Obligation(
             id=f"{IMPLIED_PREFIX}randomness-contract",
             statement="added for every candidate audit: the outputs vary with the rng and repeat for one seed; "
             "an output that never varies is an atom (public noise)",
             checker="randomness_contract",
             params=dict(pairs),
-        )
+        ),
     ]
     family = mechanism.noise_family
     if family is not None:
@@ -84,7 +122,7 @@ def implied_obligations(claim: Claim, kept: tuple[Obligation, ...]) -> tuple[Obl
     present = {obligation.checker for obligation in kept}
     taken = {obligation.id for obligation in claim.obligations}
     added = []
-    for obligation in _candidates(claim, _spec_pairs(kept)):
+    for obligation in _candidates(claim, kept, _spec_pairs(kept)):
         if obligation.checker in present or obligation.id in taken:
             continue
         validate = get_checker(obligation.checker).validate
