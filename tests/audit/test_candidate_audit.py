@@ -1,5 +1,6 @@
 """dpaudit check: black-box audits of candidate implementations."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -238,3 +239,32 @@ def test_reference_parameters_that_do_not_fit_list_the_accepted_names(tmp_path):
     path.write_text(text)
     with pytest.raises(SpecError, match=r"it takes \['sigma', 'sensitivity'\].*\[candidate\] params"):
         load_spec(path)
+
+
+def _randomness(name):
+    claim = load_spec(SPEC)
+    (obligation,) = [o for o in candidate_obligations(claim, "x").obligations if o.checker == "randomness_contract"]
+    claim = replace(claim, obligations=(obligation,))
+    report = audit_candidate(
+        claim,
+        SPEC,
+        parse_candidate(f"sample_candidates:{name}", path=FIXTURES),
+        limits=CandidateLimits(),
+        seed=5,
+        quick=True,
+    )
+    (relation,) = report.claims[0].relations
+    return relation.obligations[0].evidence
+
+
+def test_noise_from_a_fixed_seed_is_public_and_violated():
+    evidence = _randomness("fixed_seed_gaussian")
+    assert evidence.verdict is Verdict.VIOLATED
+    assert "public noise" in evidence.summary and evidence.measurements[0].measured == float("inf")
+    assert evidence.counterexample["output_on_X"] != evidence.counterexample["output_on_X_prime"]
+
+
+def test_noise_that_is_random_but_not_seeded_is_inconclusive_not_violated():
+    evidence = _randomness("unseeded_gaussian")
+    assert evidence.verdict is Verdict.INCONCLUSIVE
+    assert "not reproducible" in evidence.summary

@@ -138,6 +138,31 @@ class CandidateMechanism:
             self.close()
             raise
 
+    def fresh_batch(self, data: Any, count: int, entropy: int) -> np.ndarray:
+        """``count`` releases on ``data`` from a worker started for them alone (the candidate's
+        module imported afresh), with a generator seeded by ``entropy``: what a run of the
+        candidate in a new process releases. Used to tell public noise (a module-level fixed seed)
+        from noise that is merely not replayable.
+
+        Raises:
+            CandidateError: when the candidate fails, hangs or returns bad output.
+        """
+        process = CandidateProcess(self.ref, self.limits)
+        try:
+            process.start()
+            return process.sample(
+                self.kind.input_domain.to_plain(data),
+                self.call_params,
+                self.call,
+                count,
+                np.random.SeedSequence(entropy),
+                categories=self.kind.categorical_outputs,
+            )
+        finally:
+            process.stop()
+            if process.captured_output.strip():
+                self.captured_output.append(process.captured_output)
+
     def release(self, data: Any, *, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
         """One release (or ``size`` of them, stacked) of the candidate on ``data``.
 

@@ -3,7 +3,13 @@
 Two things are checked on every neighbouring pair:
 
 * **reproducible**: two releases with generators seeded alike must be equal, or the audit of
-  this implementation cannot be replayed (the result is ``inconclusive``, saying so);
+  this implementation cannot be replayed. A candidate that is not reproducible is run again in
+  fresh worker processes (its module imported anew) with distinct seeds: when every fresh run
+  releases the same sequence of outputs on X, the sequence varies from call to call (there is
+  noise) and differs from the sequence on X', the noise is a fixed function of the call
+  sequence — a module-level generator with a constant seed — and so public: subtracting it
+  recovers the input's statistic, ε = ∞, ``violated`` (the two sequences are the replay).
+  Otherwise the result is ``inconclusive``, saying the audit cannot be replayed;
 * **random**: releases with ``samples`` different seeds must not all be the same value. If
   they are (noise from a fixed seed, or no noise), the output on X is an atom: the event
   {y = that value} has, on fresh draws, probability p on X and q on X', and
@@ -23,7 +29,7 @@ import numpy as np
 
 from dpaudit._validation import check_integer, check_real
 from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
-from dpaudit.checks.empirical.sampling import neighbour_pairs, reference_or_given_pairs
+from dpaudit.checks.empirical.sampling import NeighbourPair, neighbour_pairs, reference_or_given_pairs
 from dpaudit.checks.empirical.statistics import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
@@ -45,6 +51,70 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
     check_real("confidence", params.get("confidence", 0.95), low=0.5, high=1.0, high_open=True)
     if "pairs" in params:
         neighbour_pairs(params["pairs"], input_converter(claim))
+
+
+#: Fresh runs per input, calls per run, and the least share of distinct outputs in a run, for the
+#: public-noise replay: continuous draws never repeat across runs with distinct seeds.
+FRESH_RUNS = 3
+FRESH_CALLS = 64
+DISTINCT_SHARE = 0.5
+
+
+def _public_sequence(mechanism: Any, pair: NeighbourPair, seeds: list[int], claimed: float) -> Evidence | None:
+    """``violated`` (ε = ∞) when fresh runs show the noise is a fixed function of the call sequence
+    (see the module docstring), else ``None``. Only a candidate (``fresh_batch``) can be run afresh."""
+    fresh = getattr(mechanism, "fresh_batch", None)
+    if not callable(fresh):
+        return None
+    runs = {}
+    for side, data, offset in (("X", pair.first, 1), ("X'", pair.second, 1 + FRESH_RUNS)):
+        batches = [
+            np.asarray(fresh(data, FRESH_CALLS, seeds[offset + k]), dtype=np.float64).reshape(FRESH_CALLS, -1)
+            for k in range(FRESH_RUNS)
+        ]
+        if not all(batch.shape == batches[0].shape and np.array_equal(batch, batches[0]) for batch in batches):
+            return None  # the runs differ: the noise is random, only not replayable
+        distinct = len({row.tobytes() for row in batches[0] + 0.0})
+        if distinct < DISTINCT_SHARE * FRESH_CALLS:
+            return None  # too few distinct outputs to tell a fixed sequence from chance (discrete outputs)
+        runs[side] = batches[0]
+    first, second = runs["X"], runs["X'"]
+    differing = [
+        i for i in range(FRESH_CALLS) if first.shape != second.shape or not np.array_equal(first[i], second[i])
+    ]
+    if not differing:
+        return None
+    call = differing[0]
+    record = {
+        "pair": pair.label,
+        "fresh_runs": FRESH_RUNS,
+        "calls_per_run": FRESH_CALLS,
+        "call": call,
+        "output_on_X": [float(v) for v in first[call][:8]],
+        "output_on_X_prime": [float(v) for v in second[call][:8]],
+        "replay": f"run the candidate in a new process on X and on X' with any seeds: call {call} releases "
+        "these outputs every time; the noise is a fixed sequence, so the release reveals the input's statistic",
+    }
+    return Evidence(
+        Verdict.VIOLATED,
+        f"public noise: in {FRESH_RUNS} fresh processes with distinct seeds the candidate released the same "
+        f"{FRESH_CALLS} varying outputs on {pair.label}, and others on X': the noise does not come from the rng "
+        f"(a fixed seed), so epsilon is infinite against the claimed {claimed:g}",
+        f"{pair.label}: {FRESH_RUNS} fresh processes per input, {FRESH_CALLS} calls each",
+        "same seed twice; fresh processes with distinct seeds",
+        measurements=(
+            Measurement(
+                quantity="epsilon",
+                claimed=claimed,
+                measured=float("inf"),
+                margin=-float("inf"),
+                direction="public noise: the releases are a fixed function of the call sequence (exact replay)",
+            ),
+        ),
+        budget={"fresh_runs": FRESH_RUNS, "calls_per_run": FRESH_CALLS},
+        counterexample=record,
+        details={"randomness": record},
+    )
 
 
 def _release(mechanism: Any, data: Any, seed: int) -> np.ndarray:
@@ -72,6 +142,9 @@ def check_randomness_contract(obligation: Obligation, context: CheckContext) -> 
     for pair in pairs:
         again = _release(mechanism, pair.first, seeds[0]), _release(mechanism, pair.first, seeds[0])
         if again[0].shape != again[1].shape or not np.array_equal(again[0], again[1]):
+            public = _public_sequence(mechanism, pair, seeds, guarantee.epsilon)
+            if public is not None:
+                return public
             return Evidence(
                 Verdict.INCONCLUSIVE,
                 f"not reproducible: two releases on {pair.label} with generators seeded alike differ, so the "

@@ -210,3 +210,18 @@ def laplace_eps_times(value, *, epsilon, sensitivity, rng):
     """The calibration slip scale = sensitivity * epsilon: too little noise for epsilon < 1."""
     value = np.asarray(value, dtype=float)
     return value + rng.laplace(0.0, sensitivity * epsilon, value.shape)
+
+
+_PUBLIC_NOISE = np.random.default_rng(12345)
+
+
+def fixed_seed_gaussian(value, *, sigma, sensitivity, rng):
+    """Noise from a module-level generator with a constant seed: a public sequence."""
+    value = np.asarray(value, dtype=float)
+    return value + sigma * _PUBLIC_NOISE.standard_normal(value.shape)
+
+
+def unseeded_gaussian(value, *, sigma, sensitivity, rng):
+    """Noise from a fresh unseeded generator: random, but the audit cannot be replayed."""
+    value = np.asarray(value, dtype=float)
+    return value + sigma * np.random.default_rng().standard_normal(value.shape)
