@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dpaudit import __version__
 from dpaudit._validation import check_integer
+from dpaudit._version import DEFAULT_SEED, __version__
 from dpaudit.errors import AuditInterrupted, DpAuditError, InvalidArgument
 from dpaudit.kernel.verdicts import FAIL_POLICIES
 
@@ -48,7 +48,6 @@ EXIT_CODES_HELP = (
     "exit codes: 0 pass; 1 a claim violated or a known finding changed; 2 bad input or usage; "
     "3 internal error; 4 inconclusive under --fail-on inconclusive; 130/143 interrupted (SIGINT/SIGTERM)"
 )
-DEFAULT_SEED = 20161
 DEFAULT_OUT = "dpaudit-report"
 DEFAULT_MUTANTS_OUT = "dpaudit-mutants"
 REPRODUCIBLE_PAPERS = ("balle2016", "xie2019", "gohari2020")

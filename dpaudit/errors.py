@@ -71,6 +71,12 @@ class CandidateLoadError(CandidateError):
     signature does not accept the documented call (a usage error: exit 2)."""
 
 
+class ClaimFailed(DpAuditError, AssertionError):
+    """An audited claim fails its policy (``AuditReport.raise_for_failure``): the message names each
+    failing claim, relation and obligation with its numbers and how to replay it. An AssertionError
+    too, so a test that calls it fails as an assertion does."""
+
+
 class PluginError(DpAuditError):
     """A plugin's entry point fails to load or does not provide what its group expects."""
 

@@ -1,33 +1,45 @@
-"""pytest integration: gate a project's test suite on dpaudit claims.
+"""pytest integration: gate a project's test suite on dpaudit claims, run on your own code.
 
-Two ways in:
+Three ways in:
 
-* ``pytest --dpaudit specs/my_claim.toml [--dpaudit-quick] [--dpaudit-seed N]
-  [--dpaudit-fail-on violated|inconclusive]`` adds one test item per
-  (claim, relation); an item fails when its verdict fails the policy.
-* ``@pytest.mark.dpaudit("specs/my_claim.toml", quick=True)`` on a test: the
-  ``dpaudit_report`` fixture runs the spec and fails the test when a claim fails the
-  policy; the test receives the :class:`~dpaudit.audit.runner.AuditReport`.
+* ``dpaudit_check(candidate, "spec.toml", quick=True)`` (a fixture) audits ``candidate`` — your
+  function itself, or ``"module:callable"`` — against the spec's claim in an isolated worker
+  and fails the test when a claim fails the policy, printing the verdict, the certified numbers
+  against the claim, the distinguishing event and the replay; it returns the report.
+* ``@pytest.mark.dpaudit("spec.toml", candidate=my_function, quick=True)`` on a test: the
+  ``dpaudit_report`` fixture runs the audit (on the candidate when one is named, else on
+  dpaudit's reference) and fails the test when a claim fails the policy; the test receives the
+  :class:`~dpaudit.audit.runner.AuditReport`.
+* ``pytest --dpaudit spec.toml [--dpaudit-candidate module:callable] [--dpaudit-quick]
+  [--dpaudit-seed N] [--dpaudit-fail-on violated|inconclusive]`` adds one test item per
+  (claim, relation) of each spec; an item fails when its verdict fails the policy.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from dpaudit._version import DEFAULT_SEED
 from dpaudit.audit.runner import AuditReport, run_audit, run_claim
 from dpaudit.audit.spec import load_spec
 from dpaudit.kernel.verdicts import FAIL_POLICIES
-
-DEFAULT_SEED = 20161
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Register the ``--dpaudit`` options."""
     group = parser.getgroup("dpaudit", "differential-privacy audits")
     group.addoption("--dpaudit", action="append", default=[], metavar="SPEC", help="audit this spec as tests")
+    group.addoption(
+        "--dpaudit-candidate",
+        default=None,
+        metavar="MODULE:CALLABLE",
+        help="audit this implementation against the --dpaudit specs (default: dpaudit's reference)",
+    )
     group.addoption("--dpaudit-quick", action="store_true", help="use the specs' quick budgets")
     group.addoption("--dpaudit-seed", type=int, default=DEFAULT_SEED, help="root seed of the audit")
     group.addoption("--dpaudit-fail-on", choices=FAIL_POLICIES, default="violated", help="failure policy")
@@ -35,7 +47,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Declare the ``dpaudit`` marker."""
-    config.addinivalue_line("markers", "dpaudit(spec, quick=False, seed=20161): run a dpaudit spec for this test")
+    config.addinivalue_line(
+        "markers",
+        "dpaudit(spec, candidate=None, quick=False, seed=20161, fail_on='violated'): audit a spec (on the "
+        "candidate when given: a callable or 'module:callable') for this test",
+    )
 
 
 class DpAuditFailure(Exception):
@@ -53,19 +69,18 @@ class ClaimRelationItem(pytest.Item):
     def runtest(self) -> None:
         config = self.config
         claim = load_spec(self.spec)
-        single = claim.__class__(**{**claim.__dict__, "relations": (claim.relations[self.relation_index],)})
-        result = run_claim(
-            single,
-            seed=config.getoption("dpaudit_seed"),
-            quick=config.getoption("dpaudit_quick"),
-            spec_path=str(self.spec),
-        )
-        (relation,) = result.relations
-        if relation.fails(config.getoption("dpaudit_fail_on")):
-            lines = [f"{claim.id} under {relation.relation.name}: {relation.verdict.value}"]
-            for item in relation.obligations:
-                lines.append(f"  {item.obligation.id}: {item.evidence.verdict.value}: {item.evidence.summary}")
-            raise DpAuditFailure("\n".join(lines))
+        single = replace(claim, relations=(claim.relations[self.relation_index],))
+        seed, quick = config.getoption("dpaudit_seed"), config.getoption("dpaudit_quick")
+        candidate = config.getoption("dpaudit_candidate")
+        if candidate is not None:
+            report = _check_claim(candidate, self.spec, single, seed=seed, quick=quick)
+        else:
+            report = AuditReport(
+                claims=(run_claim(single, seed=seed, quick=quick, spec_path=str(self.spec)),), seed=seed, quick=quick
+            )
+        policy = config.getoption("dpaudit_fail_on")
+        if report.failed(policy):
+            raise DpAuditFailure(report.failure_text(policy))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, DpAuditFailure):
@@ -74,6 +89,22 @@ class ClaimRelationItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.spec, 0, self.name
+
+
+def _check_claim(candidate: str, spec: Path, claim: Any, *, seed: int, quick: bool) -> AuditReport:
+    """The candidate audit of one relation of ``spec``'s claim (the spec file names the rest)."""
+    from dpaudit.audit.candidates.audit import audit_candidate
+    from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
+
+    return audit_candidate(
+        claim,
+        str(spec),
+        parse_candidate(candidate),
+        limits=CandidateLimits(),
+        seed=seed,
+        quick=quick,
+        command=f"dpaudit check {spec} --candidate {candidate} --seed {seed}" + (" --quick" if quick else ""),
+    )
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -94,21 +125,44 @@ _REPORT_KEY = pytest.StashKey[tuple[AuditReport, str]]()
 
 @pytest.fixture
 def dpaudit_report(request: pytest.FixtureRequest) -> AuditReport:
-    """Run the spec named by the test's ``dpaudit`` marker and return the report.
+    """Run the audit named by the test's ``dpaudit`` marker and return the report.
 
-    The test then fails (in its call phase) if a claim fails the marker's ``fail_on`` policy.
+    With ``candidate=`` (a callable or ``"module:callable"``) the candidate is audited
+    (``dpaudit check``), else dpaudit's reference (``dpaudit audit``). The test then fails (in its
+    call phase) if a claim fails the marker's ``fail_on`` policy.
     """
     marker = request.node.get_closest_marker("dpaudit")
     if marker is None or not marker.args:
         pytest.fail("dpaudit_report needs @pytest.mark.dpaudit('path/to/spec.toml')")
     spec = Path(marker.args[0])
-    report = run_audit(
-        [(load_spec(spec), str(spec))],
-        seed=marker.kwargs.get("seed", DEFAULT_SEED),
-        quick=marker.kwargs.get("quick", False),
-    )
+    seed, quick = marker.kwargs.get("seed", DEFAULT_SEED), marker.kwargs.get("quick", False)
+    candidate = marker.kwargs.get("candidate")
+    if candidate is not None:
+        from dpaudit.api import check
+
+        report = check(candidate, spec, quick=quick, seed=seed)
+    else:
+        report = run_audit([(load_spec(spec), str(spec))], seed=seed, quick=quick)
     request.node.stash[_REPORT_KEY] = (report, marker.kwargs.get("fail_on", "violated"))
     return report
+
+
+@pytest.fixture
+def dpaudit_check() -> Callable[..., AuditReport]:
+    """A function ``dpaudit_check(candidate, spec, *, fail_on="violated", **options)`` that audits
+    ``candidate`` (your function, or ``"module:callable"``) against ``spec`` with the options of
+    :func:`dpaudit.check` (``quick``, ``seed``, ``timeout``, ``memory``, ``time_limit``, ``out``) and
+    fails the test, saying why, when a claim fails ``fail_on``; it returns the report."""
+
+    def run(candidate: Any, spec: str | Path, *, fail_on: str = "violated", **options: Any) -> AuditReport:
+        from dpaudit.api import check
+
+        report = check(candidate, spec, **options)
+        if report.failed(fail_on):
+            pytest.fail("dpaudit: the claim fails\n" + report.failure_text(fail_on), pytrace=False)
+        return report
+
+    return run
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -119,10 +173,4 @@ def pytest_runtest_call(item: pytest.Item) -> None:
         return
     report, policy = stored
     if report.failed(policy):
-        failing = [
-            f"{c.claim.id} under {r.relation.name}: {r.verdict.value}"
-            for c in report.claims
-            for r in c.relations
-            if r.fails(policy)
-        ]
-        pytest.fail("dpaudit claims failed: " + ", ".join(failing), pytrace=False)
+        pytest.fail("dpaudit claims failed:\n" + report.failure_text(policy), pytrace=False)

@@ -31,3 +31,64 @@ def test_marker_and_fixture(pytester, write_gaussian_spec):
     )
     result = pytester.runpytest_subprocess()
     result.assert_outcomes(passed=1, errors=0, failed=1)
+
+
+LAPLACE_SPEC = __import__("pathlib").Path(__file__).parents[1] / "specs" / "examples" / "laplace_candidate.toml"
+
+
+def test_the_fixture_audits_the_users_own_function_by_value(pytester):
+    pytester.makepyfile(
+        f"""
+        import numpy as np
+
+        def laplace(value, *, scale, sensitivity, rng):
+            value = np.asarray(value, dtype=float)
+            return value + rng.laplace(0.0, scale, value.shape)
+
+        def leaky_laplace(value, *, scale, sensitivity, rng):
+            value = np.asarray(value, dtype=float)
+            return value + rng.laplace(0.0, scale / 3, value.shape)
+
+        def test_correct(dpaudit_check):
+            report = dpaudit_check(laplace, {str(LAPLACE_SPEC)!r}, quick=True)
+            assert report.claims[0].verdict.value == "consistent"
+
+        def test_leaky(dpaudit_check):
+            dpaudit_check(leaky_laplace, {str(LAPLACE_SPEC)!r}, quick=True)
+        """
+    )
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        ["*laplace-candidate under replace_one: violated*", "*certified epsilon lower bound*exceeds the claimed 1*"]
+    )
+    result.stdout.fnmatch_lines(["*replay: dpaudit.check(leaky_laplace*"])
+
+
+def test_the_marker_and_the_option_audit_a_named_candidate(pytester):
+    pytester.makepyfile(
+        mech="""
+        import numpy as np
+
+        def leaky(value, *, scale, sensitivity, rng):
+            value = np.asarray(value, dtype=float)
+            return value + rng.laplace(0.0, scale / 3, value.shape)
+        """
+    )
+    pytester.makepyfile(
+        f"""
+        import pytest
+
+        @pytest.mark.dpaudit({str(LAPLACE_SPEC)!r}, candidate="mech:leaky", quick=True)
+        def test_marked(dpaudit_report):
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*dpaudit claims failed*", "*empirical-privacy: violated*"])
+    result = pytester.runpytest_subprocess(
+        "--dpaudit", str(LAPLACE_SPEC), "--dpaudit-candidate", "mech:leaky", "--dpaudit-quick"
+    )
+    result.assert_outcomes(failed=2)  # the marked test and the spec's one (claim, relation) item
+    result.stdout.fnmatch_lines(["*replay: dpaudit check*--candidate mech:leaky*"])

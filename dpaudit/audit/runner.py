@@ -15,14 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit import __version__
+from dpaudit._version import __version__
 from dpaudit.audit.memory_budget import memory_limit
 from dpaudit.audit.plugins import found_by_a_fresh_process, get_checker
 from dpaudit.audit.progress import ProgressReporter
 from dpaudit.audit.rerun import rerun_certificate
 from dpaudit.audit.time_budget import TimeBudgetExhausted, wall_time_limit
 from dpaudit.checks.budget_limits import ceiling
-from dpaudit.errors import AuditInterrupted, CheckerError, DpAuditError
+from dpaudit.errors import AuditInterrupted, CheckerError, ClaimFailed, DpAuditError
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence
@@ -138,6 +138,39 @@ class AuditReport:
     def failed(self, policy: str) -> bool:
         """Whether any claim fails the ``--fail-on`` policy."""
         return any(relation.fails(policy) for result in self.claims for relation in result.relations)
+
+    def failure_text(self, policy: str = "violated") -> str:
+        """What fails ``policy``, in words: each failing (claim, relation), its failing obligations with
+        their summaries, the distinguishing event and pair of a counterexample, and how to replay the run."""
+        lines = []
+        for result in self.claims:
+            for relation in result.relations:
+                if not relation.fails(policy):
+                    continue
+                lines.append(f"{result.claim.id} under {relation.relation.name}: {relation.verdict.value}")
+                for item in relation.obligations:
+                    if not item.fails(policy):
+                        continue
+                    lines.append(f"  {item.obligation.id}: {item.evidence.verdict.value}: {item.evidence.summary}")
+                    example = item.evidence.counterexample or {}
+                    for key in ("pair", "event", "neighbours", "replay"):
+                        if key in example:
+                            lines.append(f"    {key}: {str(example[key])[:300]}")
+        if lines and self.command:
+            lines.append(f"replay: {self.command} (seed {self.seed})")
+        elif lines:
+            lines.append(f"replay: the same call with seed={self.seed}, quick={self.quick}")
+        return "\n".join(lines)
+
+    def raise_for_failure(self, policy: str = "violated") -> None:
+        """Raise :class:`~dpaudit.errors.ClaimFailed` when a claim fails ``policy`` (``violated``, the
+        default, or ``inconclusive``: also fail on what could not be decided).
+
+        Raises:
+            ClaimFailed: naming what fails (:meth:`failure_text`).
+        """
+        if self.failed(policy):
+            raise ClaimFailed(self.failure_text(policy))
 
     @property
     def internal_errors(self) -> int:

@@ -168,3 +168,8 @@ def dp_lsl(dataset, *, n_states, features, gamma, r_max, lam, epsilon, delta, rh
     bound = f_max if f_max is not None else r_max / (1.0 - gamma)
     sigma = 2.0 * alpha * bound * norm * np.sqrt(psi) / (lam - norm**2 * rho_inf)
     return theta + sigma * rng.standard_normal(n_states)
+
+
+def laplace_from_epsilon(value, *, epsilon, sensitivity, rng):
+    """A Laplace mechanism as users write it, parameterised by epsilon: scale = sensitivity / epsilon."""
+    return np.asarray(value, dtype=float) + rng.laplace(0.0, sensitivity / epsilon, len(value))

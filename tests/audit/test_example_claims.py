@@ -163,6 +163,7 @@ TRUTHS: dict[str, tuple[str, Callable[[Claim], mpmath.mpf]]] = {
     "private_synthesis_candidate.toml": ("delta", private_synthesis_delta),
     "gaussian_candidate.toml": ("epsilon", gaussian_epsilon_upper),
     "laplace_candidate.toml": ("epsilon", laplace_epsilon),
+    "laplace_epsilon_candidate.toml": ("epsilon", laplace_epsilon),
     "gpope_step_candidate.toml": ("epsilon", gpope_step_epsilon),
     "gpope_candidate.toml": ("epsilon", gpope_epsilon),
     "smooth_gaussian_candidate.toml": ("delta", smooth_gaussian_delta),

@@ -16,6 +16,7 @@ EXAMPLES = builtin_spec_dir() / "examples"
         ("gaussian_candidate.toml", "gaussian"),
         ("laplace_candidate.toml", "laplace"),
         ("laplace_candidate.toml", "laplace_vectorised"),
+        ("laplace_epsilon_candidate.toml", "laplace_from_epsilon"),
         ("dirichlet_candidate.toml", "dirichlet"),
         ("gpope_step_candidate.toml", "gpope_step"),
         ("gpope_candidate.toml", "gpope"),

@@ -24,15 +24,16 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from dpaudit._validation import check_integer, check_module_callable, check_real
 from dpaudit.audit.candidates.descendants import TOKEN_VARIABLE, become_subreaper, kill_process_tree, start_time
-from dpaudit.errors import CandidateError, CandidateLoadError
+from dpaudit.errors import CandidateError, CandidateLoadError, InvalidArgument
 
-__all__ = ["CandidateLimits", "CandidateProcess", "CandidateRef", "parse_candidate"]
+__all__ = ["CandidateLimits", "CandidateProcess", "CandidateRef", "candidate_by_value", "parse_candidate"]
 
 _MAX_OUTPUT_BYTES = 1 << 30
 _MAX_HEADER_BYTES = 1 << 20
@@ -44,14 +45,56 @@ _LIVE_WORKERS: set[int] = set()
 
 @dataclass(frozen=True)
 class CandidateRef:
-    """Where a candidate lives: ``module:attribute`` plus an optional folder put on ``sys.path``."""
+    """Where a candidate lives: ``module:attribute`` plus an optional folder put on ``sys.path``;
+    or, for a callable sent by value (defined in a notebook, a script or a test), the file that
+    holds it pickled by the auditor (:func:`candidate_by_value`), which only the worker reads.
+    """
 
     module: str
     attribute: str
     path: str | None = None
+    pickled: str | None = None
 
     def __str__(self) -> str:
+        if self.pickled is not None:
+            return f"{self.module}.{self.attribute} (sent by value)"
         return f"{self.module}:{self.attribute}"
+
+
+def candidate_by_value(function: Any, folder: str) -> CandidateRef:
+    """A callable as a candidate sent to its worker by value: pickled with cloudpickle (its code,
+    and the module it is defined in when that module is not an installed package) into a file in
+    ``folder``, with the auditor's ``sys.path`` so that what it imports resolves alike. The auditor
+    writes this file and never reads what comes back but JSON and raw numbers.
+
+    Raises:
+        InvalidArgument: when ``function`` is not callable or cannot be pickled.
+    """
+    import pickle
+
+    import cloudpickle
+
+    if not callable(function):
+        raise InvalidArgument(f"candidate={function!r}: expected a callable or 'module:callable'")
+    module_name = getattr(function, "__module__", None) or "__main__"
+    module = sys.modules.get(module_name)
+    installed = module is not None and any(
+        part in ("site-packages", "dist-packages") for part in Path(getattr(module, "__file__", "") or "").parts
+    )
+    if module is not None and module_name != "__main__" and not installed:
+        cloudpickle.register_pickle_by_value(module)
+    try:
+        payload = pickle.dumps({"sys_path": list(sys.path), "function": cloudpickle.dumps(function)})
+    except Exception as exc:  # cloudpickle raises many kinds: say what could not be sent
+        raise InvalidArgument(f"candidate {function!r} cannot be sent to its worker by value: {exc}") from exc
+    finally:
+        if module is not None and module_name != "__main__" and not installed:
+            cloudpickle.unregister_pickle_by_value(module)
+    handle, path = tempfile.mkstemp(prefix="dpaudit-candidate-", suffix=".pickle", dir=folder)
+    with os.fdopen(handle, "wb") as stream:
+        stream.write(payload)
+    name = getattr(function, "__qualname__", None) or type(function).__name__
+    return CandidateRef(module_name, name, None, path)
 
 
 def parse_candidate(text: str, *, path: str | None = None) -> CandidateRef:
@@ -215,6 +258,7 @@ class CandidateProcess:
             self.ref.path or "",
             self._capture,
             str(self.limits.memory_mib),
+            *([self.ref.pickled] if self.ref.pickled is not None else []),
         ]
         self._process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment, start_new_session=True

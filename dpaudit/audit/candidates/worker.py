@@ -1,7 +1,9 @@
 """The candidate worker: runs inside the candidate's own process, never inside the auditor.
 
 Started by :class:`dpaudit.audit.candidates.process.CandidateProcess` as
-``python -m dpaudit.audit.candidates.worker MODULE ATTRIBUTE PATH CAPTURE MEMORY_MIB``.
+``python -m dpaudit.audit.candidates.worker MODULE ATTRIBUTE PATH CAPTURE MEMORY_MIB [PICKLED]``;
+with ``PICKLED``, the candidate is the callable the auditor pickled into that file (sent by
+value: a function from a notebook or a test), unpickled here, in the candidate's own process.
 It keeps the inherited stdin/stdout as its channel to the auditor, points the file
 descriptors 0, 1 and 2 of the process at ``/dev/null`` and the capture file (so whatever
 the candidate prints, from Python or C, cannot reach the channel), limits the address
@@ -81,6 +83,22 @@ def _write_all(channel: BinaryIO, data: bytes | memoryview) -> None:
 
 def _send(channel: BinaryIO, header: dict[str, Any]) -> None:
     _write_all(channel, json.dumps(header).encode("utf-8") + b"\n")
+
+
+def _load_pickled(pickled: str) -> Callable[..., Any]:
+    """The callable the auditor sent by value (see :func:`dpaudit.audit.candidates.process.candidate_by_value`):
+    the auditor's ``sys.path`` is put in place before the function itself is unpickled."""
+    import pickle
+
+    with open(pickled, "rb") as stream:
+        payload = pickle.load(stream)
+    for entry in reversed(payload["sys_path"]):
+        if isinstance(entry, str) and entry not in sys.path:
+            sys.path.insert(0, entry)
+    function = pickle.loads(payload["function"])
+    if not callable(function):
+        raise TypeError(f"the pickled candidate is a {type(function).__name__}, not a callable")
+    return function
 
 
 def _load(module: str, attribute: str, path: str) -> Callable[..., Any]:
@@ -214,11 +232,11 @@ def _call_input_function(request: dict[str, Any], path: str, channel: BinaryIO) 
 
 def main(argv: list[str]) -> int:
     """Serve one candidate until the auditor says stop or closes the channel."""
-    module, attribute, path, capture, memory_mib = argv
+    module, attribute, path, capture, memory_mib, *pickled = argv
     channel_in, channel_out = _isolate_descriptors(capture)
     try:
         _limit_resources(int(memory_mib))
-        function = _load(module, attribute, path)
+        function = _load_pickled(pickled[0]) if pickled else _load(module, attribute, path)
     except BaseException:
         _send(
             channel_out,
