@@ -315,8 +315,9 @@ class Mechanism:
         return view in self.views
 
     def check_neighbours(self, first: Any, second: Any, relation: Relation, params: Mapping[str, Any]) -> float:
-        """The distance of two inputs, after checking they are neighbours under ``relation``
-        (within a relative :data:`NEIGHBOUR_TOLERANCE` of the radius).
+        """The distance of two inputs (the larger of both orders: a relation is symmetric), after
+        checking they are neighbours under ``relation`` (within a relative
+        :data:`NEIGHBOUR_TOLERANCE` of the radius).
 
         Raises:
             InvalidArgument: naming the relation, the distance and the radius when they are not.
@@ -325,7 +326,11 @@ class Mechanism:
             raise InvalidArgument(
                 f"relation={relation.name!r}: mechanism {self.name!r} is audited under {list(self.relations)}"
             )
-        distance = float(self.neighbourhood.distance(first, second, relation, params))
+        # a relation is symmetric: the pair must be neighbouring read in both orders
+        distance = max(
+            float(self.neighbourhood.distance(first, second, relation, params)),
+            float(self.neighbourhood.distance(second, first, relation, params)),
+        )
         radius = float(self.neighbourhood.radius(params, relation))
         if not distance <= radius * (1.0 + NEIGHBOUR_TOLERANCE):
             raise InvalidArgument(

@@ -294,12 +294,13 @@ def _theta_and_bound(data: Any) -> dict[str, Any]:
 
 
 def _lemma1_distance(first: Any, second: Any, relation: Any, params: Any) -> float:
-    """Lemma 1's conditions in units of their bounds: max(||θ - θ'|| / S(X), |ln S(X) - ln S(X')| / (β/2))."""
+    """Lemma 1's conditions in units of their bounds, in both orders of the pair (a relation is
+    symmetric): max(||θ - θ'|| / min(S(X), S(X')), |ln S(X) - ln S(X')| / (β/2))."""
     a, b = _theta_and_bound(first), _theta_and_bound(second)
     if a["theta"].shape != b["theta"].shape:
         return float("inf")
     beta = SmoothGaussianMechanism(**params).parameters.beta
-    moved = float(np.linalg.norm(a["theta"] - b["theta"])) / a["smooth_bound"]
+    moved = float(np.linalg.norm(a["theta"] - b["theta"])) / min(a["smooth_bound"], b["smooth_bound"])
     log_ratio = abs(math.log(a["smooth_bound"]) - math.log(b["smooth_bound"])) / (beta / 2)
     return max(moved, log_ratio)
 
@@ -313,7 +314,7 @@ MECHANISM = Mechanism(
     ),
     relations=(REPLACE_ONE, ADD_REMOVE_ONE),
     neighbourhood=Neighbourhood(
-        "||theta - theta'||_2 <= S(X) and |ln S(X) - ln S(X')| <= beta/2 (Lemma 1 (a), (b))",
+        "||theta - theta'||_2 <= min(S(X), S(X')) and |ln S(X) - ln S(X')| <= beta/2 (Lemma 1 (a), (b), both orders)",
         _lemma1_distance,
         lambda params, relation: 1.0,
     ),

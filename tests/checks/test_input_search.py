@@ -178,3 +178,20 @@ def test_a_bad_search_mode_is_refused_when_the_spec_loads(tmp_path):
     )
     with pytest.raises(SpecError, match="search='sometimes'"):
         load_spec(path)
+
+
+def test_pair_labels_are_made_unique_so_a_counterexample_names_the_pair_measured():
+    from dpaudit.checks.empirical.sampling import NeighbourPair, with_unique_labels
+
+    pairs = [
+        NeighbourPair([0.0], [1.0], "search: b/2 from 1 to 0"),
+        NeighbourPair([5.0], [6.0], "search: b/2 from 1 to 0"),
+        NeighbourPair([7.0], [8.0], "search: b/2 from 1 to 0 [2]"),
+        NeighbourPair([9.0], [9.5], "other", 1000),
+    ]
+    unique = with_unique_labels(pairs)
+    labels = [pair.label for pair in unique]
+    assert len(set(labels)) == 4
+    assert labels[0] == "search: b/2 from 1 to 0" and labels[3] == "other"
+    assert [pair.first for pair in unique] == [pair.first for pair in pairs]  # the data stay with their pair
+    assert unique[3].pilot_cap == 1000

@@ -41,6 +41,7 @@ from dpaudit.checks.empirical.sampling import (
     neighbour_pairs,
     phase_seed,
     user_made_pairs,
+    with_unique_labels,
 )
 from dpaudit.checks.empirical.shrink import SHRINK_SEED_PATH, shrink_pair
 from dpaudit.checks.empirical.statistics import (
@@ -317,6 +318,7 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
         # the spec's pairs and the best searched ones compete in the pilot screening
         pairs = [*pairs, *searched]
         budget = replace(budget, max_pairs=budget.max_pairs + 2)
+    pairs = with_unique_labels(pairs)
     bound = certify_privacy_lower_bound(
         mechanism,
         pairs,
@@ -403,9 +405,10 @@ def _with_shrunk_pair(
     )
     if shrunk is None:
         return evidence
-    pairs.append(shrunk.pair)
+    shrunk_pair = with_unique_labels([*pairs, shrunk.pair])[-1]
+    pairs.append(shrunk_pair)
     note = {
-        "pair": shrunk.pair.label,
+        "pair": shrunk_pair.label,
         "records": list(shrunk.records),
         "from_records": list(shrunk.original_records),
         "epsilon_lower_bound": shrunk.epsilon_lower_bound,

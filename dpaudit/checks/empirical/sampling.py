@@ -40,6 +40,7 @@ __all__ = [
     "phase_seed",
     "reference_or_given_pairs",
     "user_made_pairs",
+    "with_unique_labels",
 ]
 
 PILOT, SELECTION, CERTIFICATION = 0, 1, 2
@@ -102,6 +103,28 @@ class NeighbourPair:
     second: Any
     label: str = "(X, X')"
     pilot_cap: int | None = None
+
+
+def with_unique_labels(pairs: Sequence[NeighbourPair]) -> list[NeighbourPair]:
+    """The pairs with labels made unique (a repeated label gets `` [k]``, its k-th occurrence): a
+    counterexample, its replay and its shrinking name the pair by its label, so two pairs must never
+    share one (two given pairs whose searched moves coincide would otherwise collide)."""
+    seen: dict[str, int] = {}
+    taken = {pair.label for pair in pairs}
+    unique = []
+    for pair in pairs:
+        count = seen.get(pair.label, 0)
+        seen[pair.label] = count + 1
+        if count == 0:
+            unique.append(pair)
+            continue
+        label = f"{pair.label} [{count + 1}]"
+        while label in taken:
+            count += 1
+            label = f"{pair.label} [{count + 1}]"
+        taken.add(label)
+        unique.append(NeighbourPair(pair.first, pair.second, label, pair.pilot_cap))
+    return unique
 
 
 def chunk_sizes(total: int, chunk_size: int) -> tuple[int, ...]:
@@ -338,7 +361,7 @@ def reference_or_given_pairs(params: dict[str, Any], context: CheckContext) -> l
     given = neighbour_pairs(params["pairs"], input_converter(context.claim)) if "pairs" in params else []
     made = user_made_pairs(context)
     if given or made:
-        return given + made
+        return with_unique_labels(given + made)
     reference = build_mechanism(context.claim.mechanism.name, context.claim.mechanism.params)
     proposer = getattr(reference, "audit_pairs", None)
     if not callable(proposer):
@@ -346,4 +369,6 @@ def reference_or_given_pairs(params: dict[str, Any], context: CheckContext) -> l
             "give the pairs in params, or a dataset generator and a neighbour function in the [candidate] table: "
             "the reference proposes none (no audit_pairs)"
         )
-    return [pair if isinstance(pair, NeighbourPair) else NeighbourPair(*pair) for pair in proposer(context.relation)]
+    return with_unique_labels(
+        [pair if isinstance(pair, NeighbourPair) else NeighbourPair(*pair) for pair in proposer(context.relation)]
+    )
