@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import platform
 import signal
 import time
 import traceback
@@ -16,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit._version import __version__
+from dpaudit.audit.environment import numeric_environment
 from dpaudit.audit.memory_budget import memory_limit
 from dpaudit.audit.plugins import found_by_a_fresh_process, get_checker
 from dpaudit.audit.progress import ProgressReporter
@@ -651,11 +651,7 @@ def run_audit(
         command=command,
         started_at=started,
         elapsed_seconds=time.perf_counter() - start,
-        environment={
-            "python": platform.python_version(),
-            "numpy": np.__version__,
-            "platform": platform.system(),
-        },
+        environment=numeric_environment(),
     )
 
 

@@ -30,6 +30,7 @@ from typing import Any
 
 import mpmath
 
+from dpaudit.audit.environment import environment_differences
 from dpaudit.audit.rerun import RERUN_ROUTE, replayed_margin, rerun_obligation
 from dpaudit.checks.certificates.facts import exact_decimal
 from dpaudit.checks.certificates.routes import MAX_RELATIVE_WIDTH, ROUTES, replay
@@ -47,6 +48,7 @@ class RecheckResult:
 
     replayed: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    environment: list[str] = field(default_factory=list)
     no_route: list[str] = field(default_factory=list)
     uncertified: list[str] = field(default_factory=list)
 
@@ -56,7 +58,8 @@ class RecheckResult:
 
     def lines(self) -> list[str]:
         """The result for a terminal, failures first."""
-        out = [f"FAIL {line}" for line in self.failures]
+        out = [f"env  {line} (the recording machine -> this one)" for line in self.environment]
+        out += [f"FAIL {line}" for line in self.failures]
         out += [f"ok   {line}" for line in self.replayed]
         out += [f"note {line} (no independent route to replay it)" for line in self.no_route]
         out += [f"note {line}: verified without a certificate (not replayed)" for line in self.uncertified]
@@ -221,6 +224,9 @@ def recheck_report(path: str | Path, *, rerun: bool = True) -> RecheckResult:
         raise SpecError(f"not a readable JSON file: {exc}", path=location) from None
     if not isinstance(document, dict) or not isinstance(document.get("claims"), list):
         raise SpecError("not a dpaudit report (no claims list)", path=location, key="claims")
+    recorded = document.get("environment")
+    if isinstance(recorded, dict):
+        result.environment = environment_differences(recorded)
     try:
         recomputed = with_digest(document)["digest"] if "digest" in document else None
         verify_report(document, location, recomputed_digest=recomputed)
