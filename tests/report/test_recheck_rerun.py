@@ -69,3 +69,17 @@ def test_reruns_can_be_skipped_and_are_then_listed(report, capsys):
     assert result.ok and result.no_route and all("rerun skipped" in line for line in result.no_route)
     assert main(["recheck", str(report), "--no-rerun", "--require-all"]) == 1
     assert main(["recheck", str(report)]) == 0
+
+
+def test_a_margin_another_machine_computed_a_few_ulps_away_is_accepted(report, tmp_path):
+    """Two machines (BLAS, library versions) give float64 margins that differ in the last digits: the
+    recorded one moved by about 10 ulps (and by 1e-8 relative, as a peer accountant's 9th digit) still
+    rechecks; an edited one does not (the test above)."""
+    for shift in (1e-15, 1e-8):
+        document = json.loads(report.read_text())
+        for _, fact in _rerun_facts(document):
+            if fact["enclosure"][0] not in ("0", "1"):
+                low, high = (float(v) for v in fact["enclosure"])
+                fact["enclosure"] = [repr(low * (1 - shift)), repr(high * (1 - shift))]
+        result = recheck_report(_write(tmp_path, document))
+        assert result.ok, result.failures
