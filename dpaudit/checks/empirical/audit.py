@@ -175,6 +175,8 @@ def bound_evidence(bound: EmpiricalBound, guarantee: ApproxDP, *, domain: str, m
             f"certified epsilon lower bound {epsilon_bound:.5g} exceeds the claimed {guarantee.epsilon:g} "
             f"at delta={guarantee.delta:g} (confidence {confidence})"
         )
+        if bound.budget.confirm:
+            summary += ", confirmed on fresh draws from an independent seed (the smaller of the two bounds)"
     else:
         summary = (
             f"certified epsilon lower bound {epsilon_bound:.5g} at delta={guarantee.delta:g} (confidence "
@@ -241,6 +243,8 @@ def _budget(params: dict[str, Any], guarantee: ApproxDP, *, candidate: bool) -> 
     budget = budget_from_params(fixed, default_samples=10**6, extra_keys=("pairs", "search"))
     if candidate and "escalations" not in params:
         budget = replace(budget, escalations=CANDIDATE_ESCALATIONS)
+    if candidate and "confirm" not in params:
+        budget = replace(budget, confirm=True)
     if params.get("samples") == AUTO_SAMPLES:
         budget = replace(budget, samples=auto_samples(guarantee, budget.confidence, budget.escalations))
     return budget
@@ -338,7 +342,8 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
         f"event families {', '.join(budget.events)}",
         method="Monte Carlo: pilot, held-out event selection, one-sided Clopper-Pearson with a union bound "
         f"over {bound.planned_bounds} bounds"
-        + (f" ({budget.escalations} escalation rounds allowed)" if budget.escalations else ""),
+        + (f" ({budget.escalations} escalation rounds allowed)" if budget.escalations else "")
+        + ("; every refuting event certified again on fresh draws from an independent seed" if budget.confirm else ""),
     )
     evidence = _with_category_names(evidence, context)
     # the verdict is decided: if the time budget stops the shrinking below, the runner reports this
@@ -379,7 +384,7 @@ def _with_shrunk_pair(
     root = seed_sequence(context.seed)
     # a tenth of the budget per attempt: a clear leak survives it, a marginal one is not shrunk
     samples = min(budget.samples, max(budget.samples // 10, _MIN_SHRINK_SAMPLES))
-    attempt_budget = replace(budget, samples=samples, escalations=0, max_pairs=1)
+    attempt_budget = replace(budget, samples=samples, escalations=0, max_pairs=1, confirm=False)
 
     def refutes(candidate: NeighbourPair, attempt: int) -> float | None:
         try:

@@ -60,6 +60,10 @@ class AuditBudget:
             the certified bound stays at or below the claim but the counts suggest more
             draws would refute it (an atom of probability 1e-3 needs about 10^6 draws at
             delta = 1e-5). Their bounds share the union bound from the start.
+        confirm: re-certify every event that refutes the claim on fresh draws from an independent
+            seed before the claim is reported violated (the default for a candidate): each event's
+            bound is then the smaller of its two certifications, so a false alarm needs both rounds
+            to err (at most (1 - confidence)^2 when the first round's error is 1 - confidence).
     """
 
     samples: int
@@ -73,6 +77,7 @@ class AuditBudget:
     max_pairs: int = 2
     classifier_samples: int = 20_000
     escalations: int = 0
+    confirm: bool = False
 
     def __post_init__(self) -> None:
         check_integer("samples", self.samples, low=100, high=ceiling("samples"))
@@ -85,6 +90,8 @@ class AuditBudget:
         check_integer("max_pairs", self.max_pairs, low=1)
         check_integer("classifier_samples", self.classifier_samples, low=10, high=ceiling("samples"))
         check_integer("escalations", self.escalations, low=0, high=MAX_ESCALATIONS)
+        if not isinstance(self.confirm, bool):
+            raise InvalidArgument(f"confirm={self.confirm!r}: expected true or false")
         families = tuple(self.events)
         if not families:
             raise InvalidArgument(f"events={self.events!r}: expected at least one of {', '.join(EVENT_FAMILIES)}")
@@ -124,6 +131,8 @@ class CertifiedEvent:
         epsilon_lower_bound: ln((p_lower − δ) / q_upper) at the audited δ.
         delta_lower_bound: p_lower − e^ε q_upper at the claimed ε (``None`` without a claim).
         escalated: certified on the larger fresh draws of an escalation round.
+        confirmation: the same event certified again on fresh draws from an independent seed
+            (``confirm``), or ``None``; the event's bounds above are then the smaller of the two.
     """
 
     pair: str
@@ -139,10 +148,15 @@ class CertifiedEvent:
     epsilon_lower_bound: float
     delta_lower_bound: float | None
     escalated: bool = False
+    confirmation: CertifiedEvent | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in evidence details."""
-        return {key: _json_float(value) for key, value in self.__dict__.items()}
+        return {
+            key: value.to_json() if isinstance(value, CertifiedEvent) else _json_float(value)
+            for key, value in self.__dict__.items()
+            if not (key == "confirmation" and value is None)
+        }
 
 
 def _json_float(value: Any) -> Any:
@@ -200,6 +214,7 @@ class EmpiricalBound:
             "event_families": list(self.budget.events),
             "escalations_allowed": self.budget.escalations,
             "escalated_samples": [event.samples for event in self.events if event.escalated],
+            **({"confirmed_on_fresh_draws": True} if self.budget.confirm else {}),
             "certified_events": [event.to_json() for event in self.events],
         }
 
@@ -215,6 +230,7 @@ _BUDGET_KEYS = (
     "max_pairs",
     "classifier_samples",
     "escalations",
+    "confirm",
 )
 
 

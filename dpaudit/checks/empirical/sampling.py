@@ -46,6 +46,8 @@ __all__ = [
 PILOT, SELECTION, CERTIFICATION = 0, 1, 2
 #: The seed phase of the first escalation round (round r uses ESCALATION + r).
 ESCALATION = 3
+#: The seed phase of the confirmation of a refuting event (past every escalation round's).
+CONFIRMATION = 16
 
 
 @dataclass(frozen=True)
