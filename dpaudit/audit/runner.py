@@ -26,7 +26,7 @@ from dpaudit.errors import AuditInterrupted, CheckerError, ClaimFailed, DpAuditE
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence
-from dpaudit.kernel.verdicts import Verdict, combine_verdicts, fails_policy
+from dpaudit.kernel.verdicts import Verdict, combine_verdicts, deciding, fails_policy
 from dpaudit.privacy.relations import Relation
 from dpaudit.rng import SeedRecord
 
@@ -69,6 +69,11 @@ class ObligationResult:
         }
 
 
+def deciding_obligations(items: tuple[ObligationResult, ...]) -> Sequence[ObligationResult]:
+    """The obligations a relation's verdict is derived from (:func:`~dpaudit.kernel.verdicts.deciding`)."""
+    return deciding(items, lambda item: bool(item.evidence.details.get("assumption_rejected")))
+
+
 @dataclass(frozen=True)
 class RelationResult:
     """A claim audited under one relation: its derived verdict and its obligations' results."""
@@ -84,8 +89,9 @@ class RelationResult:
         return bool(violated) and all(item.known_finding is not None for item in violated)
 
     def fails(self, policy: str) -> bool:
-        """Whether any obligation fails ``--fail-on policy`` (see :meth:`ObligationResult.fails`)."""
-        return any(item.fails(policy) for item in self.obligations)
+        """Whether any obligation that decides the verdict fails ``--fail-on policy`` (see
+        :meth:`ObligationResult.fails` and :func:`deciding_obligations`)."""
+        return any(item.fails(policy) for item in deciding_obligations(self.obligations))
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in reports."""
@@ -432,7 +438,8 @@ def _claim_result(claim: Claim, path: str | None, results: dict[tuple[int, int],
     relations = []
     for r, relation in enumerate(claim.relations):
         items = tuple(results[r, o] for o in range(len(claim.obligations)))
-        relations.append(RelationResult(relation, combine_verdicts(item.evidence.verdict for item in items), items))
+        verdict = combine_verdicts(item.evidence.verdict for item in deciding_obligations(items))
+        relations.append(RelationResult(relation, verdict, items))
     return ClaimResult(claim, path, tuple(relations))
 
 

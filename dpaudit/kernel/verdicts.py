@@ -14,11 +14,14 @@ What each verdict promises (DESIGN.md):
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 from dpaudit.errors import InvalidArgument
 
-__all__ = ["Verdict", "combine_verdicts", "fails_policy"]
+__all__ = ["Verdict", "combine_verdicts", "deciding", "fails_policy"]
+
+T = TypeVar("T")
 
 
 class Verdict(enum.Enum):
@@ -65,6 +68,14 @@ def combine_verdicts(verdicts: Iterable[Verdict]) -> Verdict:
     if not items:
         raise InvalidArgument("verdicts=[]: a claim needs at least one obligation to have a verdict")
     return min(items, key=lambda verdict: verdict.strength)
+
+
+def deciding(items: Sequence[T], assumption_rejected: Callable[[T], bool]) -> Sequence[T]:
+    """The items a verdict is derived from: all but those whose tested assumption was rejected (a
+    parametric fit that no family passes bounds nothing, so the model-free checks decide), unless
+    no other is left."""
+    kept = [item for item in items if not assumption_rejected(item)]
+    return kept or items
 
 
 def fails_policy(verdict: Verdict, policy: str) -> bool:

@@ -15,7 +15,7 @@ import hashlib
 from typing import Any
 
 from dpaudit.errors import SpecError
-from dpaudit.kernel.verdicts import Verdict, combine_verdicts
+from dpaudit.kernel.verdicts import Verdict, combine_verdicts, deciding
 
 __all__ = ["DIGEST_FIELD", "content_digest", "verify_report"]
 
@@ -82,9 +82,12 @@ def verify_report(document: dict[str, Any], path: str, *, recomputed_digest: str
                     f"{where}.obligations[{k}].evidence",
                     path,
                 )
-                verdicts.append(_verdict(evidence.get("verdict"), f"{where}.obligations[{k}].evidence.verdict", path))
+                verdict = _verdict(evidence.get("verdict"), f"{where}.obligations[{k}].evidence.verdict", path)
+                details = evidence.get("details")
+                rejected = isinstance(details, dict) and details.get("assumption_rejected") is True
+                verdicts.append((verdict, rejected))
             stated = _verdict(relation.get("verdict"), f"{where}.verdict", path)
-            derived = combine_verdicts(verdicts)
+            derived = combine_verdicts(verdict for verdict, _ in deciding(verdicts, lambda pair: pair[1]))
             if stated is not derived:
                 raise SpecError(
                     f"verdict {stated.value!r} does not follow from its obligations (they give {derived.value!r})",

@@ -48,3 +48,37 @@ def test_policies(verdict, violated_policy, inconclusive_policy):
 def test_unknown_policy():
     with pytest.raises(InvalidArgument):
         fails_policy(V.PROVEN, "never")
+
+
+def _result(verdict, rejected=False):
+    import numpy as np
+
+    from dpaudit.audit.runner import ObligationResult
+    from dpaudit.kernel.claims import Obligation
+    from dpaudit.kernel.evidence import Evidence
+    from dpaudit.rng import SeedRecord
+
+    details = {"assumption_rejected": True} if rejected else {}
+    return ObligationResult(
+        Obligation("o", "s", "parametric_noise_fit" if rejected else "empirical_epsilon_lower_bound", {}),
+        Evidence(verdict, "summary", "domain", "method", details=details),
+        SeedRecord.of(np.random.SeedSequence(1)),
+    )
+
+
+def test_a_rejected_assumption_never_lowers_the_verdict_unless_nothing_else_decides():
+    from dpaudit.audit.runner import RelationResult, deciding_obligations
+    from dpaudit.kernel.verdicts import combine_verdicts
+    from dpaudit.privacy.relations import replace_one
+
+    items = (_result(Verdict.CONSISTENT), _result(Verdict.INCONCLUSIVE, rejected=True))
+    deciding = deciding_obligations(items)
+    assert combine_verdicts(item.evidence.verdict for item in deciding) is Verdict.CONSISTENT
+    relation = RelationResult(replace_one(), Verdict.CONSISTENT, items)
+    assert not relation.fails("inconclusive")
+    alone = (_result(Verdict.INCONCLUSIVE, rejected=True),)
+    assert deciding_obligations(alone) == alone
+    assert RelationResult(replace_one(), Verdict.INCONCLUSIVE, alone).fails("inconclusive")
+    # a rejected family never hides a violation found by another check
+    violated = (_result(Verdict.VIOLATED), _result(Verdict.INCONCLUSIVE, rejected=True))
+    assert combine_verdicts(item.evidence.verdict for item in deciding_obligations(violated)) is Verdict.VIOLATED

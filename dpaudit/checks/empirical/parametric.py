@@ -302,14 +302,17 @@ def _family_epsilon(family: str, delta: float, shift: float, scale: float) -> fl
 def _rejected(
     family: str, rejected: list[str], domain: str, method: str, samples: int, pairs: int, assumption: str
 ) -> Evidence:
-    """``inconclusive``: the family fits none of the pairs, so it bounds nothing."""
+    """``inconclusive`` with the assumption rejected: the family fits none of the pairs, so it bounds
+    nothing, and the claim's verdict is left to the other (model-free) checks
+    (``details.assumption_rejected``; see :func:`dpaudit.audit.runner.deciding_obligations`)."""
     return Evidence(
         Verdict.INCONCLUSIVE,
-        f"the {family} family is rejected on every pair: {', '.join(rejected)}; no parametric bound",
+        f"no family fits: the {family} family is rejected on every pair: {', '.join(rejected)}; no parametric "
+        "bound, so this check leaves the claim's verdict to the model-free checks",
         domain,
         method,
         budget={"samples": samples, "pairs": pairs},
-        details={"assumption": assumption, "rejected": rejected},
+        details={"assumption": assumption, "rejected": rejected, "assumption_rejected": True},
     )
 
 
