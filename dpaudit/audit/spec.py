@@ -292,13 +292,19 @@ def _parse_claim(reader: _Reader, data: dict[str, Any]) -> Claim:
     except DpAuditError as exc:
         raise reader.fail("obligations", str(exc)) from None
     for index, obligation in enumerate(result.obligations):
+        if result.candidate_call.randomness == "external" and obligation.checker == "randomness_contract":
+            raise reader.fail(
+                f"obligations[{index}].checker",
+                "randomness_contract checks that the noise comes from the rng, but [candidate] randomness = "
+                "'external' declares it does not (a cryptographic RNG by design): remove one of the two",
+            )
         _validate_obligation(reader, result, obligation, index)
         _check_pairs(reader, result, obligation, index)
     return result
 
 
 #: Keys of the ``[candidate]`` table: the calling convention and the user's input functions.
-_CALL_KEYS = {"args", "keywords", "rename", "params"}
+_CALL_KEYS = {"args", "keywords", "rename", "params", "randomness"}
 _INPUT_KEYS = {"datasets", "neighbours", "distance", "datasets_count", "neighbours_per_dataset"}
 
 
@@ -326,8 +332,15 @@ def _candidate_call(reader: _Reader, data: dict[str, Any], params: dict[str, Any
         except DpAuditError as exc:
             raise reader.fail("candidate.params", str(exc)) from None
     args = names["args"]
+    randomness = table.get("randomness", "rng")
+    if not isinstance(randomness, str):
+        raise reader.fail("candidate.randomness", f"got {randomness!r}; expected 'rng' or 'external'")
     call = CandidateCall(
-        args=("input",) if args is None else args, keywords=names["keywords"], rename=dict(rename), params=own
+        args=("input",) if args is None else args,
+        keywords=names["keywords"],
+        rename=dict(rename),
+        params=own,
+        randomness=randomness,
     )
     try:
         call.check(list(call.call_params(params)))

@@ -30,6 +30,7 @@ __all__ = [
     "GAUSSIAN_VIEW",
     "KNOWN_VIEWS",
     "NEIGHBOUR_TOLERANCE",
+    "RANDOMNESS_SOURCES",
     "CandidateCall",
     "CandidateInputs",
     "CandidateSignature",
@@ -42,6 +43,9 @@ __all__ = [
 #: Relative slack when comparing a distance with the radius: decimals written in a spec are
 #: rounded to binary, so 0.3 - 0.2 + 0.8 - 0.7 exceeds 0.2 by a few units in the last place.
 NEIGHBOUR_TOLERANCE = 1e-9
+
+#: Where a candidate's noise comes from (``[candidate] randomness``).
+RANDOMNESS_SOURCES = ("rng", "external")
 
 #: White-box views a reference may offer (method names on the reference object).
 GAUSSIAN_VIEW = "gaussian_view"
@@ -149,12 +153,17 @@ class CandidateCall:
         keywords: the keyword arguments, or ``None`` for every name not in ``args``.
         rename: keyword name -> the name the candidate's parameter has.
         params: the candidate's own parameters, or ``None`` for the mechanism's.
+        randomness: ``rng`` (the noise comes from the generator it is given: checked by the
+            randomness contract) or ``external`` (a cryptographic or library RNG by design, as
+            OpenDP's and python-dp's: the contract is not checked, and the audit is reproducible
+            in distribution only, not bit for bit).
     """
 
     args: tuple[str, ...] = ("input",)
     keywords: tuple[str, ...] | None = None
     rename: Mapping[str, str] = field(default_factory=dict)
     params: Mapping[str, Any] | None = None
+    randomness: str = "rng"
 
     def call_params(self, mechanism_params: Mapping[str, Any]) -> dict[str, Any]:
         """The parameters the candidate is called with: its own when the spec gives them, else the mechanism's."""
@@ -166,6 +175,8 @@ class CandidateCall:
         Raises:
             InvalidArgument: naming the entry that is unknown, repeated or missing.
         """
+        if self.randomness not in RANDOMNESS_SOURCES:
+            raise InvalidArgument(f"randomness={self.randomness!r}: expected one of {list(RANDOMNESS_SOURCES)}")
         known = {"input", "rng", *params}
         keywords = self.keyword_names(params)
         listed = [*self.args, *keywords]

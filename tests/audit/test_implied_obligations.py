@@ -68,3 +68,24 @@ def test_a_spec_naming_a_simpler_checker_gets_the_black_box_audit_at_its_own_bud
 def test_an_accountant_gets_no_black_box_audit():
     claim = load_spec(builtin_spec_dir() / "examples" / "accountant_candidate.toml")
     assert implied_obligations(claim, claim.obligations) == ()
+
+
+def test_external_randomness_skips_the_contract_and_refuses_a_spec_that_names_it(tmp_path):
+    import pytest
+
+    from dpaudit.errors import SpecError
+
+    text = (builtin_spec_dir() / "examples" / "laplace_candidate.toml").read_text()
+    external = text.replace("[claim]", '[candidate]\nrandomness = "external"\n\n[claim]', 1)
+    path = tmp_path / "spec.toml"
+    path.write_text(external)
+    with pytest.raises(SpecError, match="randomness = 'external' declares"):
+        load_spec(path)  # the example names the randomness contract
+    kept = "[[obligations]]".join(external.split("[[obligations]]")[:-1])  # its last obligation: the contract
+    path.write_text(kept)
+    claim = load_spec(path)
+    assert claim.candidate_call.randomness == "external"
+    assert "randomness_contract" not in {o.checker for o in implied_obligations(claim, claim.obligations)}
+    path.write_text(kept.replace('randomness = "external"', 'randomness = "os"'))
+    with pytest.raises(SpecError, match="expected one of"):
+        load_spec(path)

@@ -9,7 +9,9 @@ audit always adds, on the pairs the spec names (or the reference's least private
   escalation, with the largest ``samples`` the spec's black-box obligations state (else
   :data:`BLACK_BOX_SAMPLES`); a spec that names a simpler checker (a threshold Monte Carlo, a
   histogram, its own plugin) gets it too;
-* ``randomness_contract`` (for a randomised mechanism): the outputs vary with the ``rng`` and repeat for one seed;
+* ``randomness_contract`` (for a randomised mechanism, unless the spec declares ``[candidate]
+  randomness = "external"``: a cryptographic RNG by design): the outputs vary with the ``rng`` and
+  repeat for one seed;
 * ``parametric_noise_fit`` for the kind's noise family (:attr:`Mechanism.noise_family`),
   when the claim is of the form the family can refute.
 
@@ -86,16 +88,17 @@ def _candidates(claim: Claim, kept: tuple[Obligation, ...], pairs: dict[str, Any
     mechanism = get_mechanism(claim.mechanism.name)
     if not mechanism.randomised:
         return []
-    added = [
-        _black_box(kept, pairs),
-        Obligation(
-            id=f"{IMPLIED_PREFIX}randomness-contract",
-            statement="added for every candidate audit: the outputs vary with the rng and repeat for one seed; "
-            "an output that never varies is an atom (public noise)",
-            checker="randomness_contract",
-            params=dict(pairs),
-        ),
-    ]
+    added = [_black_box(kept, pairs)]
+    if claim.candidate_call.randomness == "rng":
+        added.append(
+            Obligation(
+                id=f"{IMPLIED_PREFIX}randomness-contract",
+                statement="added for every candidate audit: the outputs vary with the rng and repeat for one seed; "
+                "an output that never varies is an atom (public noise)",
+                checker="randomness_contract",
+                params=dict(pairs),
+            )
+        )
     family = mechanism.noise_family
     if family is not None:
         added.append(
