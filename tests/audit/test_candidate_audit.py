@@ -269,3 +269,17 @@ def test_noise_that_is_random_but_not_seeded_is_inconclusive_not_violated():
     evidence = _randomness("unseeded_gaussian")
     assert evidence.verdict is Verdict.INCONCLUSIVE
     assert "not reproducible" in evidence.summary
+
+
+def test_a_scalar_release_of_a_one_coordinate_query_is_accepted():
+    spec = builtin_spec_dir() / "examples" / "laplace_candidate.toml"
+    report = audit_candidate(
+        load_spec(spec),
+        spec,
+        parse_candidate("sample_candidates:scalar_laplace", path=FIXTURES),
+        limits=CandidateLimits(),
+        seed=5,
+        quick=True,
+    )
+    (relation,) = report.claims[0].relations
+    assert all(item.evidence.verdict is not Verdict.ERROR for item in relation.obligations)

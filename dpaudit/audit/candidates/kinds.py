@@ -50,6 +50,10 @@ def candidate_kind_for(name: str) -> Mechanism:
     return mechanism
 
 
+def _without_ones(shape: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(size for size in shape if size != 1)
+
+
 class CandidateMechanism:
     """A candidate seen as a mechanism: ``release(data, *, rng, size=None)``.
 
@@ -190,6 +194,8 @@ class CandidateMechanism:
         self.category_labels.update(self._process.category_labels)
         if self.kind.output.shape is not None:
             expected = tuple(self.kind.output.shape(self.params, data))
+            if _without_ones(outputs.shape[1:]) == _without_ones(expected):
+                outputs = outputs.reshape((outputs.shape[0], *expected))  # a scalar for (1,), a row for a column
             if outputs.shape[1:] != expected:
                 raise CandidateError(
                     f"candidate {self.ref} returned outputs of shape {outputs.shape[1:]}; the {self.kind.name} "

@@ -225,3 +225,8 @@ def unseeded_gaussian(value, *, sigma, sensitivity, rng):
     """Noise from a fresh unseeded generator: random, but the audit cannot be replayed."""
     value = np.asarray(value, dtype=float)
     return value + sigma * np.random.default_rng().standard_normal(value.shape)
+
+
+def scalar_laplace(value, *, scale, sensitivity, rng):
+    """Returns a Python float for a one-coordinate query (as many libraries do)."""
+    return float(value[0] + rng.laplace(0.0, scale))
