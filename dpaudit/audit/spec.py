@@ -204,6 +204,9 @@ def _check_pairs(reader: _Reader, claim: Claim, obligation: Obligation, index: i
             if not isinstance(pair, dict) or not {"first", "second"} <= set(pair):
                 raise reader.fail(where, "expected a table with first, second (and optional label)")
             label = f" ({pair['label']})" if isinstance(pair.get("label"), str) else ""
+            for side in ("first", "second"):
+                if not claim.candidate_inputs.admits(pair[side]):
+                    raise reader.fail(where, f"pair{label}: its {side} input is outside [candidate] inputs")
             try:
                 first = mechanism.input_domain.from_plain(pair["first"])
                 second = mechanism.input_domain.from_plain(pair["second"])
@@ -305,7 +308,7 @@ def _parse_claim(reader: _Reader, data: dict[str, Any]) -> Claim:
 
 #: Keys of the ``[candidate]`` table: the calling convention and the user's input functions.
 _CALL_KEYS = {"args", "keywords", "rename", "params", "randomness"}
-_INPUT_KEYS = {"datasets", "neighbours", "distance", "datasets_count", "neighbours_per_dataset"}
+_INPUT_KEYS = {"datasets", "neighbours", "distance", "datasets_count", "neighbours_per_dataset", "inputs"}
 
 
 def _candidate_call(reader: _Reader, data: dict[str, Any], params: dict[str, Any]) -> CandidateCall:
@@ -370,8 +373,34 @@ def _candidate_inputs(reader: _Reader, data: dict[str, Any]) -> CandidateInputs:
     if table.get("datasets_count") is not None and functions["datasets"] is None:
         raise reader.fail("candidate.datasets_count", "given without candidate.datasets (the generator it counts)")
     return CandidateInputs(
-        datasets=functions["datasets"], neighbours=functions["neighbours"], distance=functions["distance"], **counts
+        datasets=functions["datasets"],
+        neighbours=functions["neighbours"],
+        distance=functions["distance"],
+        count=counts["count"],
+        per_input=counts["per_input"],
+        **_input_domain(reader, table.get("inputs")),
     )
+
+
+def _input_domain(reader: _Reader, table: Any) -> dict[str, Any]:
+    """The ``[candidate] inputs`` table: ``integer``, ``low``, ``high`` (see :class:`CandidateInputs`)."""
+    if table is None:
+        return {}
+    if not isinstance(table, dict):
+        raise reader.fail("candidate.inputs", f"got {table!r}; expected a table such as {{ integer = true, low = 0 }}")
+    reader.no_unknown(table, {"integer", "low", "high"}, "candidate.inputs.")
+    integer = table.get("integer", False)
+    if not isinstance(integer, bool):
+        raise reader.fail("candidate.inputs.integer", f"got {integer!r}; expected true or false")
+    bounds: dict[str, float | None] = {}
+    for key in ("low", "high"):
+        value = table.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or value != value):
+            raise reader.fail(f"candidate.inputs.{key}", f"got {value!r}; expected a number")
+        bounds[key] = None if value is None else float(value)
+    if bounds["low"] is not None and bounds["high"] is not None and not bounds["low"] <= bounds["high"]:
+        raise reader.fail("candidate.inputs", f"low = {bounds['low']!r} is above high = {bounds['high']!r}")
+    return {"integer": integer, **bounds}
 
 
 def _known_findings(reader: _Reader, claim: dict[str, Any]) -> tuple[KnownFinding, ...]:

@@ -223,6 +223,10 @@ class CandidateInputs:
         distance: ``(dataset, dataset) -> float``: a pair is neighbouring when it is at most 1.
         count: how many inputs ``datasets`` makes.
         per_input: how many neighbours of each input are kept (the first ones ``neighbours`` returns).
+        integer, low, high: the declared input domain (``[candidate] inputs = { integer = true,
+            low = 0, high = 10 }``): every number of an input is an integer / at least ``low`` / at
+            most ``high``. The spec's pairs must be inside it and the input search stays inside it
+            (a mechanism on counts is never fed 0.5, one on [0, 10] never 10^6).
     """
 
     datasets: str | None = None
@@ -230,6 +234,29 @@ class CandidateInputs:
     distance: str | None = None
     count: int = 4
     per_input: int = 8
+    integer: bool = False
+    low: float | None = None
+    high: float | None = None
+
+    def admits(self, plain: Any) -> bool:
+        """Whether every number in a plain input is in the declared input domain (integers when
+        ``integer``, within [``low``, ``high``]): the input search stays inside it."""
+        if isinstance(plain, bool):
+            return True
+        if isinstance(plain, int | float):
+            if self.integer and not float(plain).is_integer():
+                return False
+            return (self.low is None or plain >= self.low) and (self.high is None or plain <= self.high)
+        if isinstance(plain, list | tuple):
+            return all(self.admits(item) for item in plain)
+        if isinstance(plain, dict):
+            return all(self.admits(item) for item in plain.values())
+        return True
+
+    @property
+    def restricted(self) -> bool:
+        """Whether the spec declares an input domain."""
+        return self.integer or self.low is not None or self.high is not None
 
     @property
     def functions(self) -> dict[str, str]:

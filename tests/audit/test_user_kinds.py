@@ -202,3 +202,32 @@ def test_a_neighbour_under_no_relation_of_the_claim_is_refused(tmp_path):
     text = text.replace(', pairs = [{ first = 0, second = 1, label = "bit 0 vs bit 1" }]', "")
     with pytest.raises(SpecError, match="dataset 0, neighbour 0' is not neighbouring under any relation"):
         _audit(_spec(tmp_path, text), "mech", module="lists", folder=tmp_path)
+
+
+def test_a_declared_integer_input_domain_keeps_the_search_and_the_pairs_inside(tmp_path):
+    (tmp_path / "geo.py").write_text(
+        "import numpy as np\n"
+        "def _many(count, n, *, epsilon, rng):\n"
+        "    c = np.asarray(count)\n"
+        "    if not np.all(c == np.round(c)) or np.any(c < 0) or np.any(c > 1000):\n"
+        "        raise ValueError('counts are integers in [0, 1000]')\n"
+        "    p = 1 - np.exp(-epsilon)\n"
+        "    return c + rng.geometric(p, (n, *c.shape)) - rng.geometric(p, (n, *c.shape))\n"
+        "def geometric(count, *, epsilon, rng):\n"
+        "    return _many(count, 1, epsilon=epsilon, rng=rng)[0]\n"
+        "geometric.sample = _many\n"
+    )
+    text = (EXAMPLES / "laplace_epsilon_candidate.toml").read_text()
+    text = text.replace(
+        "params = { epsilon = 0.5, sensitivity = 1.0 }",
+        "params = { epsilon = 0.5 }\ninputs = { integer = true, low = 0, high = 1000 }",
+    )
+    inside = text.replace("first = [1000.0], second = [1001.0]", "first = [999.0], second = [1000.0]")
+    report = _audit(_spec(tmp_path, inside), "geometric", module="geo", folder=tmp_path)
+    (relation,) = report.claims[0].relations
+    verdicts = {item.obligation.id: item.evidence.verdict.value for item in relation.obligations}
+    assert "error" not in verdicts.values()  # the search never fed it 0.5 or 10^6
+    assert verdicts["empirical-privacy"] == "consistent"
+    assert verdicts["laplace-fit"] == "inconclusive" and relation.verdict.value == "consistent"  # model-free first
+    with pytest.raises(SpecError, match="outside \\[candidate\\] inputs"):
+        load_spec(_spec(tmp_path, text))  # the example's pair 1000 vs 1001 leaves [0, 1000]

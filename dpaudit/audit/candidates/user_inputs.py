@@ -52,6 +52,8 @@ def _generated(claim: Claim, mechanism: CandidateMechanism, seed: int) -> list[A
         sequence = np.random.SeedSequence(seed, spawn_key=(USER_INPUTS_SPAWN_KEY, index))
         entropy = int(sequence.generate_state(2, np.uint64)[0] >> np.uint64(1))
         plain = _call(mechanism, inputs.datasets, [], entropy, "dataset generator")
+        if not inputs.admits(plain):
+            raise SpecError(f"the dataset generator {inputs.datasets} made an input outside [candidate] inputs")
         try:
             datasets.append(mechanism.kind.input_domain.from_plain(plain))
         except DpAuditError as exc:
@@ -117,6 +119,8 @@ def user_pairs(claim: Claim, mechanism: CandidateMechanism, given: list[Pair], s
         else:
             neighbours = [item for relation in claim.relations for item in _own_neighbours(data, datasets, relation)]
         for value, text in neighbours[: inputs.per_input]:
+            if not inputs.admits(value):
+                raise SpecError(f"{name}, {text}: a neighbour outside [candidate] inputs")
             try:
                 made.append((data, domain.from_plain(value), f"{name}, {text}"))
             except DpAuditError as exc:

@@ -64,9 +64,12 @@ def searched_pairs(audited: list[NeighbourPair], context: CheckContext) -> list[
     found: list[NeighbourPair] = []
     seen = {repr(pair) for pair in plain}
     rng = np.random.default_rng(0)
+    domain = context.claim.candidate_inputs
     for first, second, label in explore(plain, params, context.relation):
         if len(found) >= MAX_SEARCHED_PAIRS or repr((first, second)) in seen:
             continue
+        if not (domain.admits(first) and domain.admits(second)):
+            continue  # outside the spec's declared input domain (integers, bounds)
         seen.add(repr((first, second)))
         try:
             kind.check_neighbours(first, second, context.relation, params)
