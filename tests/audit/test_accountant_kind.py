@@ -42,3 +42,29 @@ def test_accountant_candidates(tmp_path, monkeypatch, candidate, verdict, code):
     assert evidence["verdict"] == verdict
     if verdict == "violated":
         assert evidence["counterexample"]["stated_epsilon"] == 0.5
+
+
+def test_the_accountant_relation_is_the_claims(tmp_path, monkeypatch):
+    """No default relation: dpaudit's enclosure is for the relation the claim is audited under, and a
+    params relation that contradicts it is exit 2 (an add/remove accountant was judged against
+    replace-one, a false alarm)."""
+    from dpaudit.audit.spec import load_spec
+    from dpaudit.errors import SpecError
+
+    text = SPEC.read_text().replace('relations = ["replace_one"]', 'relations = ["add_remove_one"]')
+    contradicting = tmp_path / "contradicting.toml"
+    contradicting.write_text(text)
+    with pytest.raises(SpecError, match="the accountant's relation is the claim's"):
+        load_spec(contradicting)
+    stated_once = tmp_path / "add_remove.toml"
+    stated_once.write_text(text.replace('relation = "replace_one", ', ""))
+    (tmp_path / "own.py").write_text(
+        "from dpaudit.mechanisms.accountant import SubsampledGaussianAccountant\n"
+        "def add_remove(point, *, sampling, interval, rng, relation='add_remove_one'):\n"
+        "    return float(SubsampledGaussianAccountant(sampling, relation, interval).certified_epsilon(point).upper)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    assert main(["check", str(stated_once), "--candidate", "own:add_remove", "--quick", "--out", str(out)]) == 0
+    evidence = json.loads((out / "audit.json").read_text())["claims"][0]["relations"][0]["obligations"][0]["evidence"]
+    assert evidence["verdict"] == "verified" and "relation=add_remove_one" in evidence["domain"]

@@ -45,6 +45,13 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
     if unknown:
         raise InvalidArgument(f"unknown params {sorted(unknown)}: expected only 'points'")
     _points(params)
+    stated = claim.mechanism.params.get("relation")
+    if stated is not None and any(relation.kind != stated for relation in claim.relations):
+        raise InvalidArgument(
+            f"[claim.mechanism] params relation = {stated!r} but the claim is audited under "
+            f"{[relation.name for relation in claim.relations]}: the accountant's relation is the claim's; "
+            "state it once, in relations"
+        )
 
 
 @register_checker(
@@ -57,9 +64,11 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
 def check_accountant_certified(obligation: Obligation, context: CheckContext) -> Evidence:
     """Compare the stated ε with the certified enclosure at every point (see the module docstring)."""
     audited = context.mechanism()
+    # dpaudit's enclosure is of the true epsilon under the relation this run audits, never a default
+    params = {**context.claim.mechanism.params, "relation": context.relation.kind}
     return compare_with_certified(
         lambda point: float(np.asarray(audited.release(point, rng=context.rng)).reshape(-1)[0]),
-        SubsampledGaussianAccountant(**context.claim.mechanism.params),
+        SubsampledGaussianAccountant(**params),
         _points(obligation.params),
     )
 
