@@ -283,3 +283,28 @@ def test_a_scalar_release_of_a_one_coordinate_query_is_accepted():
     )
     (relation,) = report.claims[0].relations
     assert all(item.evidence.verdict is not Verdict.ERROR for item in relation.obligations)
+
+
+def test_a_candidate_drawing_from_the_global_state_replays_and_is_reported():
+    first, second = _randomness("global_numpy_gaussian"), _randomness("global_numpy_gaussian")
+    assert first.verdict is Verdict.INCONCLUSIVE and "ignores the rng" in first.summary
+    assert first.summary == second.summary  # the worker seeds the global state: the same audit
+
+
+def test_a_candidate_drawing_from_the_global_state_gives_the_same_report_twice():
+    reports = []
+    for _ in range(2):
+        claim = load_spec(SPEC)
+        (obligation,) = [o for o in claim.obligations if o.id == "empirical-privacy"]
+        claim = replace(claim, obligations=(replace(obligation, params={**obligation.params, "samples": 2000}),))
+        report = audit_candidate(
+            claim,
+            SPEC,
+            parse_candidate("sample_candidates:global_numpy_gaussian", path=FIXTURES),
+            limits=CandidateLimits(),
+            seed=5,
+            quick=False,
+        )
+        evidence = report.claims[0].relations[0].obligations[0].evidence.to_json()
+        reports.append({key: value for key, value in evidence.items() if key != "elapsed_seconds"})
+    assert reports[0] == reports[1]

@@ -85,6 +85,7 @@ class CandidateMechanism:
         self.call = convention.to_json(list(self.call_params))
         self.captured_output: list[str] = []
         self.category_labels: dict[str, str] = {}
+        self.used_global_random = False
         self.proposed_pairs: dict[str, list[tuple[Any, Any, str]]] = {}
         self._process: CandidateProcess | None = None
 
@@ -192,6 +193,7 @@ class CandidateMechanism:
             self.close()
             raise
         self.category_labels.update(self._process.category_labels)
+        self.used_global_random |= self._process.used_global_random
         if self.kind.output.shape is not None:
             expected = tuple(self.kind.output.shape(self.params, data))
             if _without_ones(outputs.shape[1:]) == _without_ones(expected):

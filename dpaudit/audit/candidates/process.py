@@ -230,6 +230,7 @@ class CandidateProcess:
         self._spent = 0.0
         self.captured_output = ""
         self.category_labels: dict[str, str] = {}
+        self.used_global_random = False
 
     def __enter__(self) -> CandidateProcess:
         self.start()
@@ -434,6 +435,7 @@ class CandidateProcess:
         header = self._answer(count, per_call, total_deadline)
         shape = _shape(header, count)
         self._note_labels(header.get("labels"))
+        self.used_global_random |= header.get("global_random") is True
         if self._channel is None:
             raise CandidateError(f"candidate {self.ref} is not running")
         try:

@@ -16,6 +16,10 @@ its result as UTF-8 JSON; during a batch the worker writes a ``.`` after a finis
 whenever 0.05 s have passed since the last one, so the auditor can tell a slow batch from a
 hanging call.
 
+Before each batch the worker seeds ``numpy.random``'s and ``random``'s global state from the
+request's seed (a candidate that draws from them still replays) and reports in the header when
+the candidate drew from them (it ignores the ``rng`` it is given: the randomness contract says so).
+
 Categorical outputs (a string, or an array of strings), allowed for the kinds that release
 any value, travel as codes: the first 48 bits of the BLAKE2b digest of the UTF-8 text, exact
 in a float64 and the same in every process; the header names the categories behind the codes.
@@ -190,10 +194,30 @@ def _as_real(output: Any, call: int, labels: dict[str, str] | None = None) -> np
     return np.array(array, dtype="<f8", order="C")  # keeps 0-d outputs 0-d (ascontiguousarray would not)
 
 
+def _seed_global_state(entropy: int) -> tuple[Any, Any]:
+    """Seed ``numpy.random``'s and ``random``'s global state from the request, so that a candidate
+    drawing from them still gives the same outputs for the same audit; return both states, to tell
+    afterwards whether the candidate drew from them."""
+    import random
+
+    np.random.seed(entropy % 2**32)
+    random.seed(entropy)
+    return np.random.get_state(legacy=True), random.getstate()
+
+
+def _drew_from_global_state(before: tuple[Any, Any]) -> bool:
+    import random
+
+    numpy_state: Any = np.random.get_state(legacy=True)
+    moved_numpy = numpy_state[2] != before[0][2] or not np.array_equal(numpy_state[1], before[0][1])
+    return bool(moved_numpy or random.getstate() != before[1])
+
+
 def _sample(function: Callable[..., Any], request: dict[str, Any], channel: BinaryIO) -> None:
     count = int(request["count"])
     params = dict(request["params"])
     rng = np.random.default_rng(np.random.SeedSequence(int(request["entropy"])))
+    global_state = _seed_global_state(int(request["entropy"]))
     sample = _vectorised(function) if request.get("vectorised") else None
     labels: dict[str, str] | None = {} if request.get("categories") else None
     if sample is not None:
@@ -213,7 +237,12 @@ def _sample(function: Callable[..., Any], request: dict[str, Any], channel: Bina
         if len(shapes) != 1:
             raise ValueError(f"the calls returned outputs of different shapes: {shapes[:4]}")
         stacked = np.stack(outputs)
-    _send(channel, {"status": "ok", "shape": list(stacked.shape), **({"labels": labels} if labels else {})})
+    header: dict[str, Any] = {"status": "ok", "shape": list(stacked.shape)}
+    if labels:
+        header["labels"] = labels
+    if _drew_from_global_state(global_state):
+        header["global_random"] = True
+    _send(channel, header)
     _write_all(channel, stacked.data)
 
 

@@ -10,6 +10,9 @@ Two things are checked on every neighbouring pair:
   sequence — a module-level generator with a constant seed — and so public: subtracting it
   recovers the input's statistic, ε = ∞, ``violated`` (the two sequences are the replay).
   Otherwise the result is ``inconclusive``, saying the audit cannot be replayed;
+* **from the rng**: a candidate that draws from ``numpy.random``'s or ``random``'s global state
+  (seeded by the worker from each call's seed, so the audit still replays) is ``inconclusive``,
+  saying it ignores the rng;
 * **random**: releases with ``samples`` different seeds must not all be the same value. If
   they are (noise from a fixed seed, or no noise), the output on X is an atom: the event
   {y = that value} has, on fresh draws, probability p on X and q on X', and
@@ -174,6 +177,17 @@ def check_randomness_contract(obligation: Obligation, context: CheckContext) -> 
         }
         if worst is None or epsilon > worst[0]:
             worst = (epsilon, pair.label, record)
+    if worst is None and getattr(mechanism, "used_global_random", False):
+        return Evidence(
+            Verdict.INCONCLUSIVE,
+            "ignores the rng it is given: the candidate draws from the global state of numpy.random or random "
+            "(dpaudit seeds it from each call's seed, so this audit replays; the implementation's own runs are "
+            "seeded however its program seeds them)",
+            domain,
+            "same seed twice; distinct seeds; the worker watches the global random state",
+            budget=budget,
+            details={"global_random": True},
+        )
     if worst is None:
         return Evidence(
             Verdict.CONSISTENT,

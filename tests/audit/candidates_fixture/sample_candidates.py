@@ -230,3 +230,9 @@ def unseeded_gaussian(value, *, sigma, sensitivity, rng):
 def scalar_laplace(value, *, scale, sensitivity, rng):
     """Returns a Python float for a one-coordinate query (as many libraries do)."""
     return float(value[0] + rng.laplace(0.0, scale))
+
+
+def global_numpy_gaussian(value, *, sigma, sensitivity, rng):
+    """Ignores rng: draws from numpy.random's global state."""
+    value = np.asarray(value, dtype=float)
+    return value + sigma * np.random.standard_normal(value.shape)
