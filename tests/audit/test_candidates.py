@@ -70,7 +70,9 @@ def test_memory_limit():
         candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(1))
 
 
-@pytest.mark.parametrize(("name", "fragment"), [("absent", "AttributeError"), ("NOT_CALLABLE", "not a callable")])
+@pytest.mark.parametrize(
+    ("name", "fragment"), [("absent", "has no attribute 'absent'"), ("NOT_CALLABLE", "not a callable")]
+)
 def test_load_failures(name, fragment):
     with pytest.raises(CandidateError, match=fragment), CandidateProcess(_ref(name)):
         pass
@@ -78,7 +80,7 @@ def test_load_failures(name, fragment):
 
 def test_missing_module():
     with (
-        pytest.raises(CandidateError, match="ModuleNotFoundError"),
+        pytest.raises(CandidateError, match=r"no module named 'no_such_module_here'.*PYTHONPATH"),
         CandidateProcess(parse_candidate("no_such_module_here:f", path=FIXTURES)),
     ):
         pass

@@ -105,13 +105,36 @@ def _load_pickled(pickled: str) -> Callable[..., Any]:
     return function
 
 
+class _Misspelt(Exception):
+    """A module or attribute that is not there: one line, with a suggestion, no traceback."""
+
+
+def _suggestion(name: str, known: list[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 def _load(module: str, attribute: str, path: str) -> Callable[..., Any]:
     if path and path not in sys.path:
         sys.path.insert(0, path)
-    loaded = importlib.import_module(module)
+    try:
+        loaded = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not module.startswith(exc.name):
+            raise  # the module exists but imports something missing: its traceback says what
+        folders = [entry for entry in sys.path[:1] if entry]
+        raise _Misspelt(
+            f"no module named {exc.name!r} (searched from {folders[0] if folders else 'the working directory'}; "
+            "run dpaudit from the folder that holds it, or put that folder on PYTHONPATH)"
+        ) from None
+    if not hasattr(loaded, attribute):
+        public = [name for name in dir(loaded) if not name.startswith("_")]
+        raise _Misspelt(f"module {module!r} has no attribute {attribute!r}{_suggestion(attribute, public)}")
     function = getattr(loaded, attribute)
     if not callable(function):
-        raise TypeError(f"{module}:{attribute} is a {type(function).__name__}, not a callable")
+        raise _Misspelt(f"{module}:{attribute} is a {type(function).__name__}, not a callable")
     return function
 
 
@@ -266,6 +289,9 @@ def main(argv: list[str]) -> int:
     try:
         _limit_resources(int(memory_mib))
         function = _load_pickled(pickled[0]) if pickled else _load(module, attribute, path)
+    except _Misspelt as exc:
+        _send(channel_out, {"status": "error", "message": f"could not load {module}:{attribute}: {exc}"})
+        return 1
     except BaseException:
         _send(
             channel_out,
