@@ -577,9 +577,10 @@ def _command_init(arguments: argparse.Namespace) -> int:
     from dpaudit.audit.explain import write_starter
 
     module_path, spec_path = write_starter(arguments.kind, Path(arguments.out))
+    folder = shlex.quote(str(module_path.parent))
     print(
-        f"wrote {module_path} and {spec_path}; then: dpaudit check {spec_path} --candidate "
-        f"{module_path.stem}:{arguments.kind}"
+        f"wrote {module_path} and {spec_path}; then, from that folder (the candidate is imported from the working "
+        f"directory): cd {folder} && dpaudit check {spec_path.name} --candidate {module_path.stem}:{arguments.kind}"
     )
     return EXIT_OK
 
