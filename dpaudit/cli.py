@@ -277,6 +277,16 @@ def _seed(text: str) -> int:
     return value
 
 
+def _reason(obligation: str, summary: str) -> str:
+    """One line saying why an obligation is ``error`` or ``inconclusive``: the exception line of a
+    traceback, else the summary's first line."""
+    lines = [line.strip() for line in summary.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    text = lines[-1] if any(line.startswith("Traceback") for line in lines) else lines[0]
+    return f"{obligation}: {text}" if obligation else text
+
+
 def _summary_table(report: AuditReport) -> str:
     from dpaudit.report.summary import summary_table_rows
 
@@ -285,13 +295,16 @@ def _summary_table(report: AuditReport) -> str:
             row.claim,
             row.relation,
             row.verdict + (" (known finding)" if row.known_finding else ""),
-            row.key_number,
+            row.key_number
+            or (_reason(row.obligation, row.summary) if row.verdict in ("error", "inconclusive") else ""),
         )
         for row in summary_table_rows(report.to_json())
     ]
-    headers = ("claim", "relation", "verdict", "key number (measured vs claimed)")
+    headers = ("claim", "relation", "verdict", "key number (measured vs claimed), or the reason")
     widths = [max(len(headers[i]), *(len(row[i]) for row in rows)) if rows else len(headers[i]) for i in range(3)]
-    room = max(120 - sum(widths) - 6, len(headers[3]))
+    # on a terminal the last column is cut to the width; piped or redirected, every number is whole
+    longest = max([len(headers[3]), *(len(row[3]) for row in rows)])
+    room = max(120 - sum(widths) - 6, len(headers[3])) if sys.stdout.isatty() else longest
 
     def line(cells: tuple[str, ...]) -> str:
         fixed = "  ".join(cell.ljust(width) for cell, width in zip(cells[:3], widths, strict=True))

@@ -272,3 +272,18 @@ def test_a_progress_line_per_finished_claim_unless_quiet(write_gaussian_spec, tm
     ]
     assert main(["audit", str(first), "--out", str(tmp_path / "q"), "--quiet"]) == 0
     assert "dpaudit: [" not in capsys.readouterr().err
+
+
+def test_the_console_table_gives_an_errors_reason_in_one_line_and_whole_numbers_when_piped(
+    tmp_path, monkeypatch, capsys
+):
+    from pathlib import Path
+
+    from dpaudit.audit.spec import builtin_spec_dir
+
+    spec = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"
+    monkeypatch.chdir(Path(__file__).parent / "audit" / "candidates_fixture")
+    main(["check", str(spec), "--candidate", "sample_candidates:raising_gaussian", "--quick", "--out", str(tmp_path)])
+    table = capsys.readouterr().out
+    (row,) = [line for line in table.splitlines() if line.startswith("gaussian-candidate")]
+    assert "error" in row and "planted bug in the candidate gaussian" in row and "…" not in row
