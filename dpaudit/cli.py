@@ -601,7 +601,7 @@ def _command_init(arguments: argparse.Namespace) -> int:
 def _command_recheck(arguments: argparse.Namespace) -> int:
     from dpaudit.report.recheck import recheck_report
 
-    result = recheck_report(arguments.file, rerun=not arguments.no_rerun)
+    result = recheck_report(arguments.file, rerun=not arguments.no_rerun, progress=lambda line: log.info("%s", line))
     for line in result.lines():
         print(line)
     incomplete = arguments.require_all and (result.uncertified or result.no_route)

@@ -208,9 +208,12 @@ def _text(value: Fraction | mpmath.mpf) -> str:
     return f"{float(value):.15g}" if isinstance(value, Fraction) else mpmath.nstr(value, 15)
 
 
-def recheck_report(path: str | Path, *, rerun: bool = True) -> RecheckResult:
+def recheck_report(
+    path: str | Path, *, rerun: bool = True, progress: Callable[[str], None] | None = None
+) -> RecheckResult:
     """Replay every certificate of the report at ``path`` (an audit.json, or a report folder whose
-    files must then name one run).
+    files must then name one run). ``progress`` hears one line per certified obligation as its
+    replay starts (re-runs take seconds each).
 
     Raises:
         SpecError: when the file cannot be read as a dpaudit report.
@@ -255,6 +258,8 @@ def recheck_report(path: str | Path, *, rerun: bool = True) -> RecheckResult:
                 if not isinstance(facts, list) or not facts:
                     result.failures.append(f"{where}: a certificate without facts")
                     continue
+                if progress is not None:
+                    progress(f"rechecking {where} ({len(facts)} facts)")
                 run_again = _once(entry, relation, item, Path(path), bool(document.get("quick"))) if rerun else None
                 for index, fact in enumerate(facts):
                     status, message = _check_fact(fact, claim, item.get("obligation", {}), run_again)
