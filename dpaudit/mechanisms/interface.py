@@ -54,7 +54,7 @@ KNOWN_VIEWS = frozenset(
         GAUSSIAN_VIEW,  # data -> (mean, sigma): the release is N(mean, sigma^2 I)
         "laplace_view",  # data -> (centre, scale): the release is centre + Laplace(scale) per coordinate
         "concentration",  # data -> Dirichlet parameters of the release
-        "audit_pairs",  # relation -> least private neighbouring pairs (X, X', label)
+        "audit_pairs",  # relation -> least private neighbouring pairs (X, X', label[, pilot draws per side])
         "statistics",  # data -> first-visit statistics (Balle et al. 2016)
         "per_step_view",  # m -> the sampled-Gaussian structure of one GPOPE step
         "privacy_profile",  # epsilon -> exact worst-case delta(epsilon) over neighbouring inputs

@@ -256,11 +256,39 @@ class RlDatasets:
             "the longest at the lower reward bound": Trajectory(longest.states, longest.actions, (low,) * len(longest)),
         }
 
-    def audit_pairs(self, relation: Relation) -> list[tuple[Any, Any, str]]:
-        """Neighbouring datasets of every size in ``trajectories`` around the extreme trajectories."""
+    def audit_pairs(self, relation: Relation) -> list[tuple[Any, Any, str, int | None]]:
+        """Neighbouring datasets of every size in ``trajectories`` around the extreme trajectories, each
+        with its pilot: the first two pairs the budget's, the others :data:`GENERATED_PILOT` draws per side.
+
+        First, for every size m, the differing trajectory beside m - 1 copies of the shortest one (the
+        states it visits are visited by no other trajectory: a statistic normalised by visit counts, or a
+        count, moves the most there); then beside m - 1 rollouts."""
         pool = self.pool()
         extremes = self.extremes(pool)
+        upper, lower = (
+            extremes["the longest at the upper reward bound"],
+            extremes["the longest at the lower reward bound"],
+        )
         pairs: list[tuple[Any, Any, str]] = []
+        for m in self.trajectories:
+            alone = [extremes["the shortest"]] * (m - 1)
+            if relation.kind == REPLACE_ONE:
+                pairs.append(
+                    (
+                        (*alone, upper),
+                        (*alone, lower),
+                        f"m = {m}: the longest at the upper vs the lower reward "
+                        f"bound, beside {m - 1} copies of the shortest",
+                    )
+                )
+            elif relation.kind == ADD_REMOVE_ONE and m > 1:
+                pairs.append(
+                    (
+                        (*alone,),
+                        (*alone, upper),
+                        f"m = {m}: the longest at the upper reward bound added to {m - 1} copies of the shortest",
+                    )
+                )
         for m in self.trajectories:
             base = [pool[(index + 1) % len(pool)] for index in range(m)]
             if relation.kind == REPLACE_ONE:
@@ -273,7 +301,11 @@ class RlDatasets:
                 pairs.append(((*base,), (*base, base[0]), f"m = {m}: a rollout duplicated"))
                 for name, trajectory in extremes.items():
                     pairs.append(((*base,), (*base, trajectory), f"m = {m}: {name} added"))
-        return [(first, second, label) for first, second, label in _unique_pairs(pairs)]
+        unique = _unique_pairs(pairs)
+        return [
+            (first, second, label, None if index < 2 else GENERATED_PILOT)
+            for index, (first, second, label) in enumerate(unique)
+        ]
 
     def release(self, data: Any, *, rng: Any, size: int | None = None) -> np.ndarray:
         """Refuse: the algorithm is the candidate's."""

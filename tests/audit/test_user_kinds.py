@@ -146,9 +146,10 @@ def test_rl_datasets_are_neighbours_and_reach_the_extremes(relation):
     reference = kind.build({"mdp": "chain", "n_states": 4, "trajectories": [1, 5]})
     pairs = reference.audit_pairs(parse_relation(relation))
     assert len(pairs) >= 8
-    for first, second, label in pairs:
+    for first, second, label, _ in pairs:
         assert kind.check_neighbours(first, second, parse_relation(relation), {}) == 1.0, label
-    labels = " ".join(label for _, _, label in pairs)
+    labels = " ".join(label for _, _, label, _ in pairs)
+    assert [pilot for *_, pilot in pairs][:3] == [None, None, 2000]  # the pilot ranks the rest on fewer draws
     assert "upper reward bound" in labels and "m = 1" in labels and "m = 5" in labels
 
 
@@ -176,7 +177,7 @@ def test_rl_continuous_domains_are_discretised_into_grid_cells():
     assert reference.n_states == 16
     pairs = reference.audit_pairs(parse_relation("replace_one"))
     assert pairs
-    for first, second, label in pairs:
+    for first, second, label, _ in pairs:
         assert kind.check_neighbours(first, second, parse_relation("replace_one"), {}) == 1.0, label
         assert all(0 <= state < 16 for trajectory in first for state in trajectory.states)
     with pytest.raises(InvalidArgument, match="uniform policy"):
