@@ -617,9 +617,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = _stop_on_sigterm()
     try:
         if arguments.command in ("audit", "check"):
-            # hashlib's native part loads before the limit: under it, a failed load is logged with a traceback
+            # hashlib's native part loads before the limit: under it, a failed load is logged with a traceback;
+            # and the runner's modules too: compiling them from source under a ceiling too low to start can
+            # fail inside CPython's compiler with an error that is not a MemoryError
             import hashlib  # noqa: F401
 
+            import dpaudit.audit.candidates.audit
+            import dpaudit.audit.runner  # noqa: F401
             from dpaudit.audit.memory_budget import limit_memory
             from dpaudit.checks.budget_limits import ceiling, lowered_ceilings, parse_ceiling
 
