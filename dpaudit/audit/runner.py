@@ -222,6 +222,15 @@ def _stable_key(*parts: str) -> int:
     return int.from_bytes(digest[:4], "little")
 
 
+def obligation_for_run(obligation: Obligation, quick: bool) -> Obligation:
+    """The obligation as it runs: its ``quick`` table applied under ``--quick``, or, when it has
+    none, its checker's documented quick caps (``CheckerEntry.quick_caps``; docs/checkers.md)."""
+    run = obligation.for_run(quick=quick)
+    if quick and not obligation.quick_params:
+        run = replace(run, params=get_checker(obligation.checker).quick_params(run.params))
+    return run
+
+
 def obligation_seed(seed: int, claim: Claim, relation: Relation, obligation: Obligation) -> np.random.SeedSequence:
     """The SeedSequence of one obligation run: depends only on the root seed and the three names,
     so adding, removing or reordering specs changes no other result."""
@@ -241,7 +250,7 @@ def _run_obligation(
     deadline: float | None = None,
 ) -> ObligationResult:
     sequence = obligation_seed(seed, claim, relation, obligation)
-    run = obligation.for_run(quick=quick)
+    run = obligation_for_run(obligation, quick)
     context = CheckContext(
         claim=claim,
         relation=relation,
@@ -508,7 +517,7 @@ def _lost_in_the_pool(claim: Claim, r: int, o: int, seed: int, quick: bool, exc:
         details={"error": f"{type(exc).__name__}: {exc}"},
     )
     return ObligationResult(
-        obligation.for_run(quick=quick),
+        obligation_for_run(obligation, quick),
         evidence,
         SeedRecord.of(obligation_seed(seed, claim, relation, obligation)),
         True,

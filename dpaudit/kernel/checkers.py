@@ -7,7 +7,7 @@ plugins declare, before it looks one up.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -100,6 +100,18 @@ class CheckerEntry:
     audits_candidates: bool = False
     requires_views: frozenset[str] = frozenset()
     batch_by_relation: bool = False
+    quick_caps: Mapping[str, int] = field(default_factory=dict)
+    parameters: Mapping[str, str] = field(default_factory=dict)
+
+    def quick_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """``params`` under ``--quick`` when the obligation has no ``quick`` table of its own: each
+        budget in :attr:`quick_caps` capped (set when absent); ``samples = "auto"`` is left alone."""
+        capped = dict(params)
+        for key, cap in self.quick_caps.items():
+            value = capped.get(key)
+            if value is None or (isinstance(value, int) and not isinstance(value, bool) and value > cap):
+                capped[key] = cap
+        return capped
 
 
 _REGISTRY: dict[str, CheckerEntry] = {}
@@ -113,6 +125,8 @@ def register_checker(
     audits_candidates: bool = False,
     requires_views: tuple[str, ...] = (),
     batch_by_relation: bool = False,
+    quick_caps: Mapping[str, int] | None = None,
+    parameters: Mapping[str, str] | None = None,
 ) -> Callable[[CheckerFunction], CheckerFunction]:
     """Register the decorated function as checker ``name``.
 
@@ -124,6 +138,10 @@ def register_checker(
     one computation (e.g. an exhaustive sweep that decides every statement at once), so a
     scheduler runs them together, in the spec's order; otherwise each obligation is a task of
     its own (with all its relations).
+    ``quick_caps``: the budgets ``--quick`` caps when an obligation has no ``quick`` table
+    (e.g. ``{"samples": 100_000}``), documented in docs/checkers.md.
+    ``parameters``: each param the checker reads, with its type, default and meaning, for the
+    generated reference docs/checkers.md.
 
     Raises:
         CheckerError: if the name is already taken.
@@ -133,7 +151,15 @@ def register_checker(
         if name in _REGISTRY:
             raise CheckerError(f"checker {name!r} is registered twice")
         _REGISTRY[name] = CheckerEntry(
-            name, function, description, validate, audits_candidates, frozenset(requires_views), batch_by_relation
+            name,
+            function,
+            description,
+            validate,
+            audits_candidates,
+            frozenset(requires_views),
+            batch_by_relation,
+            dict(quick_caps or {}),
+            dict(parameters or {}),
         )
         return function
 

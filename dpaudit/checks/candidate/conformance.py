@@ -52,6 +52,12 @@ def _inputs(params: dict[str, Any], reference: Any, context: CheckContext) -> li
     "against the reference's (a difference is reported, never a privacy violation)",
     validate=_validate,
     audits_candidates=True,
+    quick_caps={"samples": 2000},
+    parameters={
+        "samples": "int: draws per side of the candidate and of the reference (default 2000)",
+        "confidence": "float: of the Kolmogorov-Smirnov tests (default 0.99)",
+        "inputs": "list of inputs to compare the output laws on (default: the reference's least private pairs)",
+    },
 )
 def check_candidate_matches_reference(obligation: Obligation, context: CheckContext) -> Evidence:
     """Compare each output coordinate of the mechanism under audit with the reference.

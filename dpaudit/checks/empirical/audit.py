@@ -293,6 +293,26 @@ def _audited_pairs(mechanism: Any, params: dict[str, Any], context: CheckContext
 
 EMPIRICAL_CHECKER = "empirical_epsilon_lower_bound"
 
+#: The params of the black-box audit, for docs/checkers.md.
+EMPIRICAL_PARAMETERS = {
+    "samples": 'int or "auto": draws per side, every phase together (default 10^6; "auto": sized so that an '
+    "event of probability delta + 0.01 on one side alone refutes the claim)",
+    "confidence": "float in [0.5, 1): the probability that every certified bound holds together (default 0.95)",
+    "events": "list of families: threshold, interval, halfspace, classifier, atom, outcome (default all)",
+    "max_pairs": "int: pairs kept after the pilot screening (default 2; +2 when the input search adds pairs)",
+    "escalations": "int 0..4: rounds re-counting the most promising event on 4x more fresh draws "
+    "(default 2 for a candidate, 0 otherwise)",
+    "confirm": "bool: certify every refuting event again on fresh draws from an independent seed "
+    "(default true for a candidate)",
+    "search": "auto | on | off: the input search (auto: on for a candidate)",
+    "pairs": 'list of {first, second, label}: the neighbouring inputs (or pairs_file = "pairs.json" / ".npz")',
+    "thresholds": "int: grid points per score in the selection phase (default 1024)",
+    "pilot_samples": "int: cap on the pilot draws per side (default 100000; the pilot takes at most a tenth)",
+    "selection_fraction": "float in (0, 1): share of the non-pilot draws used for selection (default 0.25)",
+    "chunk_size": "int: draws per chunk, the unit of seeding and parallel work (default 2^19)",
+    "classifier_samples": "int: pilot draws per side used to fit the classifiers (default 20000)",
+}
+
 
 @register_checker(
     EMPIRICAL_CHECKER,
@@ -300,6 +320,8 @@ EMPIRICAL_CHECKER = "empirical_epsilon_lower_bound"
     "held-out selection, Clopper-Pearson with a union bound",
     validate=_validate_empirical,
     audits_candidates=True,
+    quick_caps={"samples": 100_000},
+    parameters=EMPIRICAL_PARAMETERS,
 )
 def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckContext) -> Evidence:
     """Test an (ε, δ) claim from the outputs of the mechanism (or the candidate) alone.

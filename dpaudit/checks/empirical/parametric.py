@@ -196,6 +196,16 @@ def fit_pair(
     "epsilon with the family's exact profile at the least private corner of the confidence region",
     validate=_validate,
     audits_candidates=True,
+    quick_caps={"samples": 20_000},
+    parameters={
+        "family": "gaussian | laplace | dirichlet: the tested noise family (required)",
+        "samples": "int: draws per side (default 20000)",
+        "confidence": "float: of the parameters' confidence region (default 0.999)",
+        "fit_alpha": "float: the goodness-of-fit test's level; a family rejected on every pair bounds nothing "
+        "and leaves the verdict to the other checks",
+        "centres_at_inputs": "bool: also try the inputs as the centres (y = f(X) + noise; default false)",
+        "pairs": "list of {first, second, label}: the neighbouring inputs",
+    },
 )
 def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) -> Evidence:
     """Bound ε from below under a fitted and tested noise family (see the module docstring)."""

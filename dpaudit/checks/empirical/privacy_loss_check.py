@@ -186,6 +186,14 @@ def _pairs(mechanism: Any, params: dict[str, Any], context: CheckContext) -> lis
     "lower bound at the claimed epsilon (empirical Bernstein), both orders of each pair",
     validate=_validate,
     requires_views=("gaussian_view",),
+    quick_caps={"samples": 100_000},
+    parameters={
+        "samples": "int: draws per side (default 10^6)",
+        "confidence": "float (default 0.95)",
+        "bins": "int: histogram bins of the privacy loss",
+        "pilot_samples": "int (default 10000)",
+        "pairs": "list of {first, second, label}",
+    },
 )
 def check_privacy_loss_histogram(obligation: Obligation, context: CheckContext) -> Evidence:
     """Bound δ(ε_claim) from below with the privacy-loss histogram of every pair, in both orders.

@@ -130,6 +130,13 @@ def _release(mechanism: Any, data: Any, seed: int) -> np.ndarray:
     "is an atom, certified against the neighbour (public noise)",
     validate=_validate,
     audits_candidates=True,
+    quick_caps={"samples": 500},
+    parameters={
+        "samples": "int 20..100000: seeds per side (default 500)",
+        "confidence": "float: the confidence of the atom bound (default 0.95)",
+        "pairs": "list of {first, second, label}: the neighbouring inputs (default: the reference's least "
+        "private pairs)",
+    },
 )
 def check_randomness_contract(obligation: Obligation, context: CheckContext) -> Evidence:
     """Check that the mechanism's noise comes from its ``rng`` (see the module docstring)."""

@@ -176,6 +176,15 @@ def _validate_monte_carlo(params: dict[str, Any], claim: Claim) -> None:
     description="Monte Carlo epsilon lower bound from threshold events with Clopper-Pearson bounds",
     validate=_validate_monte_carlo,
     audits_candidates=True,
+    quick_caps={"samples": 100_000},
+    parameters={
+        "samples": "int: draws per side (default 10^6)",
+        "confidence": "float (default 0.95)",
+        "thresholds": "int: grid points (default 1024)",
+        "pilot_samples": "int",
+        "selection_fraction": "float",
+        "chunk_size": "int",
+    },
 )
 def check_gaussian_threshold_monte_carlo(obligation: Obligation, context: CheckContext) -> Evidence:
     """Test an ApproxDP claim of the Gaussian mechanism from its outputs alone.
