@@ -15,16 +15,20 @@ FIXTURES = str(Path(__file__).parent / "candidates_fixture")
 SPEC = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"
 
 
-def _audit(name, timeout=60.0):
-    claim = load_spec(SPEC)
-    report = audit_candidate(
+def _check(claim, spec, name, *, seed=5, quick=True, timeout=120.0):
+    """Audit the fixture candidate ``name`` against ``claim`` (read from ``spec``)."""
+    return audit_candidate(
         claim,
-        SPEC,
+        spec,
         parse_candidate(f"sample_candidates:{name}", path=FIXTURES),
         limits=CandidateLimits(timeout_seconds=timeout),
-        seed=5,
-        quick=True,
+        seed=seed,
+        quick=quick,
     )
+
+
+def _audit(name, timeout=60.0):
+    report = _check(load_spec(SPEC), SPEC, name, timeout=timeout)
     (result,) = report.claims
     (relation,) = result.relations
     return {item.obligation.id: item.evidence for item in relation.obligations}
@@ -149,28 +153,14 @@ def test_spec_declares_positional_arguments_and_renames(tmp_path, name):
         tmp_path, 'args = ["input", "rng"]\nkeywords = ["sigma"]\nrename = { sigma = "noise_scale" }'
     )
     claim = load_spec(path)
-    report = audit_candidate(
-        claim,
-        path,
-        parse_candidate(f"sample_candidates:{name}", path=FIXTURES),
-        limits=CandidateLimits(),
-        seed=5,
-        quick=True,
-    )
+    report = _check(claim, path, name)
     (relation,) = report.claims[0].relations
     assert {item.evidence.verdict for item in relation.obligations} == {Verdict.CONSISTENT}
 
 
 def test_without_the_table_own_names_do_not_fit_and_load_fails(tmp_path):
     with pytest.raises(CandidateLoadError, match="signature"):
-        audit_candidate(
-            load_spec(SPEC),
-            SPEC,
-            parse_candidate("sample_candidates:gaussian_with_own_names", path=FIXTURES),
-            limits=CandidateLimits(),
-            seed=5,
-            quick=True,
-        )
+        _check(load_spec(SPEC), SPEC, "gaussian_with_own_names")
 
 
 @pytest.mark.parametrize(
@@ -212,14 +202,7 @@ def test_candidate_called_with_its_own_parameters(tmp_path, name, expected):
     path = _epsilon_laplace_spec(tmp_path)
     claim = load_spec(path)
     assert claim.candidate_call.params == {"epsilon": 0.5, "sensitivity": 1.0}
-    report = audit_candidate(
-        claim,
-        path,
-        parse_candidate(f"sample_candidates:{name}", path=FIXTURES),
-        limits=CandidateLimits(),
-        seed=3,
-        quick=True,
-    )
+    report = _check(claim, path, name, seed=3)
     assert report.candidate["params"] == {"epsilon": 0.5, "sensitivity": 1.0}
     (relation,) = report.claims[0].relations
     evidence = {item.obligation.id: item.evidence for item in relation.obligations}
@@ -246,14 +229,7 @@ def _randomness(name):
     claim = load_spec(SPEC)
     (obligation,) = [o for o in candidate_obligations(claim, "x").obligations if o.checker == "randomness_contract"]
     claim = replace(claim, obligations=(obligation,))
-    report = audit_candidate(
-        claim,
-        SPEC,
-        parse_candidate(f"sample_candidates:{name}", path=FIXTURES),
-        limits=CandidateLimits(),
-        seed=5,
-        quick=True,
-    )
+    report = _check(claim, SPEC, name)
     (relation,) = report.claims[0].relations
     return relation.obligations[0].evidence
 
@@ -273,14 +249,7 @@ def test_noise_that_is_random_but_not_seeded_is_inconclusive_not_violated():
 
 def test_a_scalar_release_of_a_one_coordinate_query_is_accepted():
     spec = builtin_spec_dir() / "examples" / "laplace_candidate.toml"
-    report = audit_candidate(
-        load_spec(spec),
-        spec,
-        parse_candidate("sample_candidates:scalar_laplace", path=FIXTURES),
-        limits=CandidateLimits(),
-        seed=5,
-        quick=True,
-    )
+    report = _check(load_spec(spec), spec, "scalar_laplace")
     (relation,) = report.claims[0].relations
     assert all(item.evidence.verdict is not Verdict.ERROR for item in relation.obligations)
 
@@ -297,14 +266,7 @@ def test_a_candidate_drawing_from_the_global_state_gives_the_same_report_twice()
         claim = load_spec(SPEC)
         (obligation,) = [o for o in claim.obligations if o.id == "empirical-privacy"]
         claim = replace(claim, obligations=(replace(obligation, params={**obligation.params, "samples": 2000}),))
-        report = audit_candidate(
-            claim,
-            SPEC,
-            parse_candidate("sample_candidates:global_numpy_gaussian", path=FIXTURES),
-            limits=CandidateLimits(),
-            seed=5,
-            quick=False,
-        )
+        report = _check(claim, SPEC, "global_numpy_gaussian", quick=False)
         evidence = report.claims[0].relations[0].obligations[0].evidence.to_json()
         reports.append({key: value for key, value in evidence.items() if key != "elapsed_seconds"})
     assert reports[0] == reports[1]
