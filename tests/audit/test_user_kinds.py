@@ -65,13 +65,16 @@ def _spec(tmp_path, text):
     return path
 
 
-def _noisy_max_spec(tmp_path, **candidate):
-    text = (EXAMPLES / "black_box_noisy_max.toml").read_text()
-    for key, value in candidate.items():
-        text = text.replace(f"{key} = ", f"{key}_unused = ", 1) if value is None else text
-        if value is not None:
-            text = text.replace("[candidate]\n", f"[candidate]\n{key} = {value}\n", 1)
-    return _spec(tmp_path, text.replace("datasets_count = 3\n", ""))
+def _black_box_spec(tmp_path, *, relation=None, candidate=None, pairs=True):
+    """The randomized-response example, with another relation, [candidate] lines, or no pairs."""
+    text = (EXAMPLES / "black_box_randomized_response.toml").read_text()
+    if relation is not None:
+        text = text.replace('relations = ["user(flip_the_bit)"]', f'relations = ["{relation}"]')
+    if candidate is not None:
+        text = text.replace("params = { epsilon = 1.0 }", candidate)
+    if not pairs:
+        text = text.replace(', pairs = [{ first = 0, second = 1, label = "bit 0 vs bit 1" }]', "")
+    return _spec(tmp_path, text)
 
 
 def test_the_users_distance_function_refuses_pairs_that_are_not_neighbours(tmp_path):
@@ -101,10 +104,8 @@ def test_a_failing_generator_stops_the_check_with_its_reason(tmp_path):
 
 
 def test_a_user_relation_needs_pairs_or_a_neighbour_function(tmp_path):
-    text = (EXAMPLES / "black_box_randomized_response.toml").read_text()
-    text = text.replace(', pairs = [{ first = 0, second = 1, label = "bit 0 vs bit 1" }]', "")
     with pytest.raises(SpecError, match="no reference to propose inputs"):
-        _audit(_spec(tmp_path, text), "randomized_response")
+        _audit(_black_box_spec(tmp_path, pairs=False), "randomized_response")
 
 
 def test_own_neighbours_of_generated_lists_under_add_remove_one(tmp_path):
@@ -113,11 +114,10 @@ def test_own_neighbours_of_generated_lists_under_add_remove_one(tmp_path):
         "def make(rng):\n    return [float(v) for v in rng.uniform(0, 1, 5)]\n"
         "def noisy_sum(data, *, scale, rng):\n    return float(np.clip(data, 0, 1).sum() + rng.laplace(0, scale))\n"
     )
-    text = (EXAMPLES / "black_box_randomized_response.toml").read_text()
-    text = text.replace('relations = ["user(flip_the_bit)"]', 'relations = ["add_remove_one"]')
-    text = text.replace("params = { epsilon = 1.0 }", 'params = { scale = 0.25 }\ndatasets = "mean:make"')
-    text = text.replace(', pairs = [{ first = 0, second = 1, label = "bit 0 vs bit 1" }]', "")
-    report = _audit(_spec(tmp_path, text), "noisy_sum", module="mean", folder=tmp_path)
+    spec = _black_box_spec(
+        tmp_path, relation="add_remove_one", candidate='params = { scale = 0.25 }\ndatasets = "mean:make"', pairs=False
+    )
+    report = _audit(spec, "noisy_sum", module="mean", folder=tmp_path)
     evidence = _privacy(report)
     assert evidence.verdict.value == "violated"  # a clipped sum with Laplace(0.25) is 4-DP, not 1-DP
     assert "record 0 duplicated" in evidence.domain or "added" in evidence.domain
@@ -185,10 +185,9 @@ def test_rl_continuous_domains_are_discretised_into_grid_cells():
 
 
 def test_candidate_params_must_be_json_data(tmp_path):
-    text = (EXAMPLES / "black_box_randomized_response.toml").read_text()
-    text = text.replace("params = { epsilon = 1.0 }", "params = { epsilon = 1.0, when = 1979-05-27 }")
+    spec = _black_box_spec(tmp_path, candidate="params = { epsilon = 1.0, when = 1979-05-27 }")
     with pytest.raises(SpecError, match=r"candidate.params.*date.*expected JSON data"):
-        load_spec(_spec(tmp_path, text))
+        load_spec(spec)
 
 
 def test_a_neighbour_under_no_relation_of_the_claim_is_refused(tmp_path):
@@ -197,12 +196,14 @@ def test_a_neighbour_under_no_relation_of_the_claim_is_refused(tmp_path):
         "def far(data):\n    return [[9, 9, 9]]\n"
         "def mech(data, *, rng):\n    return float(rng.normal())\n"
     )
-    text = (EXAMPLES / "black_box_randomized_response.toml").read_text()
-    text = text.replace('relations = ["user(flip_the_bit)"]', 'relations = ["replace_one"]')
-    text = text.replace("params = { epsilon = 1.0 }", 'params = {}\ndatasets = "lists:make"\nneighbours = "lists:far"')
-    text = text.replace(', pairs = [{ first = 0, second = 1, label = "bit 0 vs bit 1" }]', "")
+    spec = _black_box_spec(
+        tmp_path,
+        relation="replace_one",
+        candidate='params = {}\ndatasets = "lists:make"\nneighbours = "lists:far"',
+        pairs=False,
+    )
     with pytest.raises(SpecError, match="dataset 0, neighbour 0' is not neighbouring under any relation"):
-        _audit(_spec(tmp_path, text), "mech", module="lists", folder=tmp_path)
+        _audit(spec, "mech", module="lists", folder=tmp_path)
 
 
 def test_a_declared_integer_input_domain_keeps_the_search_and_the_pairs_inside(tmp_path):
