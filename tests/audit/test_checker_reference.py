@@ -26,3 +26,9 @@ def test_quick_without_a_quick_table_caps_the_documented_budgets():
     assert obligation_for_run(auto, quick=True).params["samples"] == "auto"
     own = Obligation("o", "s", "empirical_epsilon_lower_bound", {"samples": 10**6}, quick_params={"samples": 300_000})
     assert obligation_for_run(own, quick=True).params["samples"] == 300_000  # the spec's quick table wins
+
+
+def test_the_kinds_reference_is_current():
+    from dpaudit.audit.kind_reference import KINDS_PATH, kind_reference
+
+    assert KINDS_PATH.read_text(encoding="utf-8") == kind_reference(), "run: python -m dpaudit.audit.kind_reference"

@@ -1,0 +1,73 @@
+"""docs/kinds/index.md, generated from the mechanism catalogue: one section per candidate kind with
+its signature, input, relations, output, the reference's parameters and defaults, its white-box
+views and the checks every candidate audit of it adds.
+
+Regenerate with ``python -m dpaudit.audit.kind_reference`` (a test fails until then).
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+from dpaudit.audit.candidates.kinds import candidate_kinds
+from dpaudit.mechanisms.interface import Mechanism
+
+__all__ = ["KINDS_PATH", "kind_reference"]
+
+KINDS_PATH = Path(__file__).resolve().parents[2] / "docs" / "kinds" / "index.md"
+
+_HEADER = """# Candidate kinds: one section each
+
+Generated from the mechanism catalogue by `python -m dpaudit.audit.kind_reference`; a test keeps it
+in step with the code. docs/candidates.md says how a candidate is called and audited; the kinds
+without a reference have pages of their own: [black_box](black_box.md), [rl_algorithm](rl_algorithm.md).
+Every candidate audit adds, whatever the spec names: dpaudit's own black-box audit
+(`empirical_epsilon_lower_bound` with the input search, every event family, escalation and
+confirmation), the randomness contract (unless `[candidate] randomness = "external"`), and, for a
+kind with a noise family, a parametric fit of that family (docs/candidates.md).
+"""
+
+
+def _parameters(mechanism: Mechanism) -> str:
+    try:
+        signature = inspect.signature(mechanism.factory)
+    except (TypeError, ValueError):
+        return "see the kind's page"
+    shown = []
+    for name, parameter in signature.parameters.items():
+        if parameter.kind in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL):
+            shown.append("any (recorded in the report)")
+        elif parameter.default is inspect.Parameter.empty:
+            shown.append(f"`{name}` (required)")
+        else:
+            shown.append(f"`{name}` = `{parameter.default!r}`")
+    return ", ".join(shown) or "none"
+
+
+def kind_reference() -> str:
+    """The text of docs/kinds/index.md."""
+    lines = [_HEADER]
+    for mechanism in candidate_kinds():
+        if mechanism.candidate is None:  # candidate_kinds() has only kinds with a signature
+            continue
+        lines += [
+            f"\n## `{mechanism.name}`\n",
+            f"{mechanism.description} ({mechanism.source}).\n",
+            f"- **your callable**: `{mechanism.candidate.text}`",
+            f"- **input**: {mechanism.input_domain.description}",
+            f"- **relations**: {', '.join(f'`{name}`' for name in mechanism.relations)}: "
+            f"{mechanism.neighbourhood.description}",
+            f"- **one release**: {mechanism.output.description}",
+            "- **reference parameters** (`[claim.mechanism] params`): "
+            + (_parameters(mechanism) if mechanism.has_reference else "no reference: " + _parameters(mechanism)),
+            f"- **white-box views**: {', '.join(sorted(mechanism.views)) or 'none'}; **noise family** (implied "
+            f"parametric fit): {mechanism.noise_family or 'none'}; **randomised**: "
+            f"{'yes' if mechanism.randomised else 'no (its answer is deterministic)'}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    KINDS_PATH.write_text(kind_reference(), encoding="utf-8")
+    print(f"wrote {KINDS_PATH}")
