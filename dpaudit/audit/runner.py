@@ -227,7 +227,11 @@ def obligation_for_run(obligation: Obligation, quick: bool) -> Obligation:
     none, its checker's documented quick caps (``CheckerEntry.quick_caps``; docs/checkers.md)."""
     run = obligation.for_run(quick=quick)
     if quick and not obligation.quick_params:
-        run = replace(run, params=get_checker(obligation.checker).quick_params(run.params))
+        try:
+            checker = get_checker(obligation.checker)
+        except CheckerError:
+            return run  # an unknown checker is reported as the obligation's error when it runs
+        run = replace(run, params=checker.quick_params(run.params))
     return run
 
 
