@@ -325,7 +325,7 @@ def count_neighbours(counts):
 
 def one_count_distance(a, b):
     """user(one_count_moves_by_one): at most one count differs; distance = |difference| (2 if several)."""
-    diff = [abs(x - y) for x, y in zip(a, b)]
+    diff = [abs(x - y) for x, y in zip(a, b, strict=False)]
     if len(a) != len(b) or sum(d > 0 for d in diff) > 1:
         return 2.0
     return float(max(diff, default=0))
@@ -491,7 +491,6 @@ def _svt_vectorised(answers, n, rng, threshold, rho_scale, nu_scale, cutoff):
     return out
 
 
-
 def _svt_no_query_noise_sample(answers, n, *, epsilon, threshold, rng):
     return _svt_vectorised(answers, n, rng, threshold, 2.0 / epsilon, 0.0, True)
 
@@ -540,14 +539,14 @@ def answer_neighbours(answers):
         [1 if i < m // 2 else -1 for i in range(m)],
         [-1 if i < m // 2 else 1 for i in range(m)],
     ]
-    return [[a + s for a, s in zip(answers, p)] for p in patterns]
+    return [[a + s for a, s in zip(answers, p, strict=False)] for p in patterns]
 
 
 def linf_distance(a, b):
     """user(answers_move_by_at_most_one): the largest change of one answer."""
     if len(a) != len(b):
         return math.inf
-    return float(max(abs(x - y) for x, y in zip(a, b)))
+    return float(max(abs(x - y) for x, y in zip(a, b, strict=False)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -562,8 +561,12 @@ class Transformation:
 
     def __rshift__(self, other):
         if isinstance(other, Transformation):
-            return Transformation(lambda x: other.function(self.function(x)), lambda d: other.stability(self.stability(d)))
-        return Measurement(lambda x, rng: other.function(self.function(x), rng), lambda d: other.privacy_map(self.stability(d)))
+            return Transformation(
+                lambda x: other.function(self.function(x)), lambda d: other.stability(self.stability(d))
+            )
+        return Measurement(
+            lambda x, rng: other.function(self.function(x), rng), lambda d: other.privacy_map(self.stability(d))
+        )
 
 
 class Measurement:

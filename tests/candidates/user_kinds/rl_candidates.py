@@ -49,7 +49,7 @@ def _with_sample(release):
 
     def sample(dataset, n, *, rng, **params):
         centre, noise = release(dataset, **params)
-        return centre[None, ...] + noise(rng, (n,) + centre.shape)
+        return centre[None, ...] + noise(rng, (n, *centre.shape))
 
     def fn(dataset, *, rng, **params):
         return sample(dataset, 1, rng=rng, **params)[0]
@@ -70,7 +70,7 @@ def _mc_release(dataset, *, epsilon, delta, gamma, n_states, return_bound, per_v
         g, seen = _first_visit_returns(trajectory, gamma, n_states)
         total += np.clip(g, 0.0, return_bound)
         visits += seen
-    if per_visit:
+    if per_visit:  # noqa: SIM108
         centre = np.divide(total, visits, out=np.zeros(n_states), where=visits > 0)  # BUG (mc_avg_over_visits)
     else:
         centre = total / m
@@ -81,7 +81,8 @@ def _mc_release(dataset, *, epsilon, delta, gamma, n_states, return_bound, per_v
 
 
 mc_gaussian = _with_sample(_mc_release)
-mc_gaussian.__doc__ = """V(s) = (1/m) sum_i clip(G_i(s), 0, B) + N(0, sigma^2 I), sigma classical for Delta_2 = sqrt(S) B/m.
+mc_gaussian.__doc__ = """V(s) = (1/m) sum_i clip(G_i(s), 0, B) + N(0, sigma^2 I),
+sigma classical for Delta_2 = sqrt(S) B/m.
 
 Truth: private. Replacing one trajectory moves each coordinate by at most its return range / m; over
 the domain the largest change is the all-ones 40-step trajectory through states 0, 1, 2, 3 at steps
@@ -96,7 +97,8 @@ def _mc_avg_over_visits_release(dataset, **params):
 
 
 mc_avg_over_visits = _with_sample(_mc_avg_over_visits_release)
-mc_avg_over_visits.__doc__ = """LEAKY: each state's returns averaged over the n_s trajectories that visit it, noise still for Delta = sqrt(S) B/m.
+mc_avg_over_visits.__doc__ = """LEAKY: each state's returns averaged over the n_s trajectories that visit it,
+noise still for Delta = sqrt(S) B/m.
 
 A state visited by the replaced trajectory alone moves by its whole return (up to 9.85), not by 1/m
 of it. Pair: m = 5, four trajectories that visit state 0 only with reward 0, and one through states
@@ -110,7 +112,8 @@ def _mc_not_scaled_release(dataset, **params):
 
 
 mc_noise_not_scaled_by_bound = _with_sample(_mc_not_scaled_release)
-mc_noise_not_scaled_by_bound.__doc__ = """LEAKY: sigma computed for Delta = sqrt(S)/m, forgetting the return bound B = 10.
+mc_noise_not_scaled_by_bound.__doc__ = """LEAKY: sigma computed for Delta = sqrt(S)/m,
+forgetting the return bound B = 10.
 
 True Delta is 19.653/m (as for mc_gaussian): mu is 9.83 times the calibrated one (truth.py).
 """
@@ -148,7 +151,8 @@ def _qtable_no_clip_release(dataset, **params):
 
 
 qtable_no_length_clip = _with_sample(_qtable_no_clip_release)
-qtable_no_length_clip.__doc__ = """LEAKY: the same noise, but trajectories are not cut to L = 5 steps (they run up to 40).
+qtable_no_length_clip.__doc__ = """LEAKY: the same noise, but trajectories are not cut to L = 5 steps
+(they run up to 40).
 
 L1 sensitivity 2 * 40 against the assumed 2 * 5: true epsilon = 8 * 0.9 = 7.2 (two 40-step all-ones
 trajectories on disjoint cells); one 40-step trajectory with rewards 1 against the same with rewards 0
@@ -227,8 +231,9 @@ def policy_counts(dataset, *, epsilon, n_states, n_actions, max_steps, rng):
     Truth: private. A trajectory adds at most max_steps counts; replacing it moves the table by at most
     2 max_steps in L1: true epsilon <= eps = 0.9 (the unrounded release attains it).
     """
-    return policy_counts.sample(dataset, 1, epsilon=epsilon, n_states=n_states, n_actions=n_actions,
-                                max_steps=max_steps, rng=rng)[0]
+    return policy_counts.sample(
+        dataset, 1, epsilon=epsilon, n_states=n_states, n_actions=n_actions, max_steps=max_steps, rng=rng
+    )[0]
 
 
 def _policy_counts_table(dataset, n_states, n_actions, max_steps):
@@ -241,7 +246,7 @@ def _policy_counts_table(dataset, n_states, n_actions, max_steps):
 
 def _policy_counts_sample(dataset, n, *, epsilon, n_states, n_actions, max_steps, rng):
     counts = _policy_counts_table(dataset, n_states, n_actions, max_steps)
-    noisy = counts[None] + rng.laplace(0.0, 2.0 * max_steps / epsilon, size=(n,) + counts.shape)
+    noisy = counts[None] + rng.laplace(0.0, 2.0 * max_steps / epsilon, size=(n, *counts.shape))
     return np.maximum(np.rint(noisy), 0).astype(np.int64)
 
 
@@ -327,7 +332,7 @@ def _clip(v, c):
 def _pg_release(dataset, *, epsilon, delta, gamma, clip, n_states, n_actions, clip_after=False):
     m = len(dataset)
     grads = [_reinforce_gradient(t, gamma, n_states, n_actions) for t in dataset]
-    if clip_after:
+    if clip_after:  # noqa: SIM108
         mean = _clip(np.mean(grads, axis=0), clip)  # BUG (pg_clip_after_average)
     else:
         mean = np.mean([_clip(g, clip) for g in grads], axis=0)

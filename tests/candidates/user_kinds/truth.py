@@ -58,11 +58,15 @@ def rnm_laplace_probs(counts, b):
     c = np.asarray(counts, float)
     out = []
     for i in range(c.size):
-        f = lambda x, i=i: stats.laplace.pdf(x - c[i], scale=b) * np.prod(
-            [stats.laplace.cdf(x - c[j], scale=b) for j in range(c.size) if j != i])
+
+        def f(x, i=i):
+            return stats.laplace.pdf(x - c[i], scale=b) * np.prod(
+                [stats.laplace.cdf(x - c[j], scale=b) for j in range(c.size) if j != i]
+            )
+
         pts = sorted(set(c.tolist()))
-        val, _ = integrate.quad(f, -np.inf, np.inf, points=None, limit=400) if False else (
-            sum(integrate.quad(f, lo, hi, limit=200)[0] for lo, hi in zip([-np.inf] + pts, pts + [np.inf])), 0)
+        edges = [-np.inf, *pts, np.inf]
+        val = sum(integrate.quad(f, lo, hi, limit=200)[0] for lo, hi in itertools.pairwise(edges))
         out.append(val)
     return np.array(out)
 
@@ -107,17 +111,19 @@ def svt_pattern_probs(q, eps_rho_scale, nu_scale, threshold, cutoff):
         patterns = list(itertools.product((0, 1), repeat=m))
     out = {}
     for pat in patterns:
+
         def f(r, pat=pat):
             val = stats.laplace.pdf(r, scale=eps_rho_scale)
-            for qi, o in zip(q, pat):
+            for qi, o in zip(q, pat, strict=False):
                 if o == -1:
                     continue
                 above = stats.laplace.sf(threshold + r - qi, scale=nu_scale)
                 val *= above if o == 1 else 1.0 - above
             return val
+
         pts = sorted({qi - threshold for qi in q})
-        edges = [-60.0] + pts + [60.0]
-        out[pat] = sum(integrate.quad(f, lo, hi, limit=200)[0] for lo, hi in zip(edges[:-1], edges[1:]))
+        edges = [-60.0, *pts, 60.0]
+        out[pat] = sum(integrate.quad(f, lo, hi, limit=200)[0] for lo, hi in itertools.pairwise(edges))
     return out
 
 
@@ -138,39 +144,56 @@ def main():
     eps = 0.9
     rows = []
     # randomized response
-    rows += [("rr-binary", "private", eps), ("rr-binary-coin-first", "private", eps),
-             ("rr-binary-e2eps", "leaky", 2 * eps)]
-    rows += [("krr", "private", eps), ("krr-e2eps", "leaky", 2 * eps),
-             ("krr-binary-formula", "leaky", eps + math.log(3))]
+    rows += [
+        ("rr-binary", "private", eps),
+        ("rr-binary-coin-first", "private", eps),
+        ("rr-binary-e2eps", "leaky", 2 * eps),
+    ]
+    rows += [
+        ("krr", "private", eps),
+        ("krr-e2eps", "leaky", 2 * eps),
+        ("krr-binary-formula", "leaky", eps + math.log(3)),
+    ]
     # exponential mechanism: sup over the domain (any number of votes) = eps / 2 eps; and on 10 votes
     em_ok, em_bad = em_domain_max(eps / 2), em_domain_max(eps)
-    rows += [("em-votes", "private", eps, f"10-vote datasets: {em_ok:.4f}"),
-             ("em-gumbel-trick", "private", eps, f"10-vote datasets: {em_ok:.4f}"),
-             ("em-factor-eps", "leaky", 2 * eps, f"10-vote datasets: {em_bad:.4f}")]
+    rows += [
+        ("em-votes", "private", eps, f"10-vote datasets: {em_ok:.4f}"),
+        ("em-gumbel-trick", "private", eps, f"10-vote datasets: {em_ok:.4f}"),
+        ("em-factor-eps", "leaky", 2 * eps, f"10-vote datasets: {em_bad:.4f}"),
+    ]
     # report noisy max: sup = 1/b (count far behind); on the spec's pair and the datasets' range
     pair = ((21, 20, 20, 18), (21, 20, 20, 19))
-    for name, fn, b, truth in (("rnm-laplace", rnm_laplace_probs, 1 / eps, "private"),
-                               ("rnm-gumbel", rnm_gumbel_probs, 1 / eps, "private"),
-                               ("rnm-gumbel-half-scale", rnm_gumbel_probs, 0.5 / eps, "leaky"),
-                               ("rnm-laplace-half-scale", rnm_laplace_probs, 0.5 / eps, "leaky")):
+    for name, fn, b, truth in (
+        ("rnm-laplace", rnm_laplace_probs, 1 / eps, "private"),
+        ("rnm-gumbel", rnm_gumbel_probs, 1 / eps, "private"),
+        ("rnm-gumbel-half-scale", rnm_gumbel_probs, 0.5 / eps, "leaky"),
+        ("rnm-laplace-half-scale", rnm_laplace_probs, 0.5 / eps, "leaky"),
+    ):
         on_pair = max_log_ratio(fn(pair[0], b), fn(pair[1], b))
         dom = rnm_domain_max(fn, b)
         rows.append((name, truth, 1 / b, f"spec pair: {on_pair:.4f}; counts in 20..23: {dom:.4f}"))
     # histogram, noisy count
-    rows += [("hist-laplace", "private", eps), ("hist-geometric", "private", eps),
-             ("hist-laplace-sens1", "leaky", 2 * eps)]
+    rows += [
+        ("hist-laplace", "private", eps),
+        ("hist-geometric", "private", eps),
+        ("hist-laplace-sens1", "leaky", 2 * eps),
+    ]
     b = 0.5 / eps
     centre = math.log((1 - math.exp(-0.5 / b)) / (math.exp(-0.5 / b) * (1 - math.exp(-1 / b)) / 2))
-    rows += [("count-geometric", "private", eps),
-             ("count-rounded-laplace-small", "leaky", 1 / b, f"tails e^(1/b); centre only {centre:.4f}"),
-             ("count-one-sided-geometric", "leaky", math.inf)]
+    rows += [
+        ("count-geometric", "private", eps),
+        ("count-rounded-laplace-small", "leaky", 1 / b, f"tails e^(1/b); centre only {centre:.4f}"),
+        ("count-one-sided-geometric", "leaky", math.inf),
+    ]
     # sparse vector, on the spec's pair
     q1, q2 = [5] * 8, [6, 4, 6, 4, 6, 4, 6, 4]
     alg1 = svt_max_log_ratio(q1, q2, eps_rho_scale=2 / eps, nu_scale=4 / eps, threshold=5.0, cutoff=True)
     alg6 = svt_max_log_ratio(q1, q2, eps_rho_scale=2 / eps, nu_scale=2 / eps, threshold=5.0, cutoff=False)
-    rows += [("svt-alg1", "private", eps, f"upper bound (Lyu et al. Thm 2); spec pair: {alg1:.4f}"),
-             ("svt-no-query-noise", "leaky", math.inf),
-             ("svt-no-cutoff", "leaky", alg6, f"lower bound: spec pair (grows with the number of queries)")]
+    rows += [
+        ("svt-alg1", "private", eps, f"upper bound (Lyu et al. Thm 2); spec pair: {alg1:.4f}"),
+        ("svt-no-query-noise", "leaky", math.inf),
+        ("svt-no-cutoff", "leaky", alg6, "lower bound: spec pair (grows with the number of queries)"),
+    ]
     rows += [("opendp-sum", "private", 10 / 11), ("opendp-sum-no-clamp", "leaky", math.inf)]
 
     # RL
@@ -179,22 +202,39 @@ def main():
     rows.append(("rl-mc-gaussian", "private", gaussian_eps(mu_mc), f"mu = {mu_mc:.4f}"))
     d_visits = math.sqrt((b_k(40) / 5) ** 2 + b_k(39) ** 2 + b_k(38) ** 2 + b_k(37) ** 2)
     mu_visits = d_visits / 4.0 / Z
-    rows.append(("rl-mc-avg-over-visits", "leaky", gaussian_eps(mu_visits),
-                 f"lower bound (pair in the docstring), mu = {mu_visits:.4f}; sup <= eps at mu = {2 * b_k(40) / 4 / Z:.4f}: "
-                 f"{gaussian_eps(2 * b_k(40) / 4 / Z):.4f}"))
+    rows.append(
+        (
+            "rl-mc-avg-over-visits",
+            "leaky",
+            gaussian_eps(mu_visits),
+            f"lower bound (pair in the docstring), mu = {mu_visits:.4f}; sup <= eps at mu = {2 * b_k(40) / 4 / Z:.4f}: "
+            f"{gaussian_eps(2 * b_k(40) / 4 / Z):.4f}",
+        )
+    )
     mu_ns = d_mc / 2.0 / Z
     rows.append(("rl-mc-noise-not-scaled-by-bound", "leaky", gaussian_eps(mu_ns), f"mu = {mu_ns:.4f}"))
-    rows += [("rl-qtable-clipped", "private", eps), ("rl-qtable-no-length-clip", "leaky", 8 * eps,
-              "a 40-step trajectory with rewards 1 vs 0: 3.6")]
+    rows += [
+        ("rl-qtable-clipped", "private", eps),
+        ("rl-qtable-no-length-clip", "leaky", 8 * eps, "a 40-step trajectory with rewards 1 vs 0: 3.6"),
+    ]
     a_norm = 1 / math.sqrt(2)
     sigma_lsw = a_norm * 2 * 10 / 400 * Z
     d_lsw = math.sqrt(2) * b_k(40) / 400
     rows.append(("rl-lsw-global", "private", gaussian_eps(d_lsw / sigma_lsw), "upper bound (box of returns)"))
     d_lsw_pair = b_k(40) / 2 / 400 + b_k(39) / 2 / 400  # all-ones trajectory through 0 then 1, vs zeros
-    rows.append(("rl-lsw-variance-for-std", "leaky", gaussian_eps(d_lsw / sigma_lsw**2),
-                 f"sup; one all-ones trajectory through states 0, 1 vs zeros: {gaussian_eps(d_lsw_pair / sigma_lsw**2):.4f}"))
-    rows += [("rl-policy-counts", "private", eps), ("rl-policy-counts-ignores-length", "leaky", 40 * eps),
-             ("rl-greedy-policy", "private", eps, "upper bound (RNM with Laplace(2B/eps_s), composition)")]
+    rows.append(
+        (
+            "rl-lsw-variance-for-std",
+            "leaky",
+            gaussian_eps(d_lsw / sigma_lsw**2),
+            f"sup; one all-ones trajectory through states 0, 1 vs zeros: {gaussian_eps(d_lsw_pair / sigma_lsw**2):.4f}",
+        )
+    )
+    rows += [
+        ("rl-policy-counts", "private", eps),
+        ("rl-policy-counts-ignores-length", "leaky", 40 * eps),
+        ("rl-greedy-policy", "private", eps, "upper bound (RNM with Laplace(2B/eps_s), composition)"),
+    ]
     mu_pg = 1 / Z
     rows.append(("rl-pg-step", "private", gaussian_eps(mu_pg), f"mu = {mu_pg:.4f}"))
     rows.append(("rl-pg-clip-after-average", "leaky", gaussian_eps(5 * mu_pg), f"mu = {5 * mu_pg:.4f}"))
