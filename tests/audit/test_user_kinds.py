@@ -233,3 +233,27 @@ def test_a_declared_integer_input_domain_keeps_the_search_and_the_pairs_inside(t
     assert verdicts["laplace-fit"] == "inconclusive" and relation.verdict.value == "consistent"  # model-free first
     with pytest.raises(SpecError, match="outside \\[candidate\\] inputs"):
         load_spec(_spec(tmp_path, text))  # the example's pair 1000 vs 1001 leaves [0, 1000]
+
+
+def test_own_replace_one_neighbours_when_every_input_starts_alike(tmp_path):
+    """Inputs that all start with the same record still get neighbours: record 0 is replaced by
+    any other record the generated inputs hold (the corpus's randomized response on bits)."""
+    (tmp_path / "bits.py").write_text(
+        "import math\n"
+        "import numpy as np\n"
+        "def make(rng):\n    return [0, 1, 1]\n"
+        "def _many(bits, n, *, rng):\n"
+        "    keep = rng.random((n, len(bits))) < math.exp(1.0) / (1 + math.exp(1.0))\n"
+        "    return np.where(keep, np.asarray(bits), 1 - np.asarray(bits))\n"
+        "def rr(bits, *, rng):\n    return _many(bits, 1, rng=rng)[0]\n"
+        "rr.sample = _many\n"
+    )
+    spec = _black_box_spec(
+        tmp_path,
+        relation="replace_one",
+        candidate='params = {}\ndatasets = "bits:make"\ndatasets_count = 2',
+        pairs=False,
+    )
+    evidence = _privacy(_audit(spec, "rr", module="bits", folder=tmp_path))
+    assert evidence.verdict.value == "consistent"
+    assert "record 0 replaced by record 1 of dataset 0" in evidence.domain

@@ -72,12 +72,19 @@ def _make_user_pairs(claim: Claim, mechanism: CandidateMechanism, path: str, see
         and not given
         and not any(mechanism.proposed_pairs.values())
     ):
-        raise SpecError(
-            f"the {mechanism.kind.name} kind has no reference to propose inputs: give pairs in the obligations' "
-            "params, or a dataset generator (datasets = 'module:function') in the [candidate] table",
-            path=path,
-            key="candidate",
-        )
+        if claim.candidate_inputs.datasets is not None:
+            reason = (
+                f"the inputs {claim.candidate_inputs.datasets} made could not be paired under "
+                f"{[relation.name for relation in claim.relations]}: dpaudit's own neighbours need lists of records "
+                "(under replace_one, with two distinct records among them); name a neighbour function "
+                "(neighbours = 'module:function') in the [candidate] table, or give pairs"
+            )
+        else:
+            reason = (
+                f"the {kind.name} kind has no reference to propose inputs: give pairs in the obligations' params, "
+                "or a dataset generator (datasets = 'module:function') in the [candidate] table"
+            )
+        raise SpecError(reason, path=path, key="candidate")
 
 
 def audit_candidate(

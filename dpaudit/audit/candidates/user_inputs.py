@@ -8,8 +8,9 @@ in the candidate's isolated worker and what they return is read as JSON and vali
 any input. Before the checks run, :func:`user_pairs` makes the pairs of every relation of the
 claim: each generated dataset (and the first input of each pair the spec gives) with its
 neighbours — the neighbour function's, or, for lists of records under ``replace_one`` and
-``add_remove_one``, dpaudit's own (a record replaced by one of another generated dataset, the
-last record removed, the first duplicated). Every pair, the spec's too, is checked to be
+``add_remove_one``, dpaudit's own (the first record replaced by each other record the
+generated inputs hold, the last record removed, the first duplicated, a record of another
+input added). Every pair, the spec's too, is checked to be
 neighbouring: by the kind's own rule and by the user's distance function when there is one.
 A pair that is not is a spec error (exit 2), never audited.
 """
@@ -68,10 +69,13 @@ def _own_neighbours(dataset: Any, others: list[Any], relation: Relation) -> list
     if not isinstance(dataset, list) or not dataset:
         return []
     if relation.kind == REPLACE_ONE:
-        found = []
+        # record 0 replaced by every other record any generated input holds (its own included), once each
+        found, seen = [], [dataset[0]]
         for index, other in enumerate(others):
-            if isinstance(other, list) and other and other[0] != dataset[0]:
-                found.append(([other[0], *dataset[1:]], f"record 0 replaced by record 0 of dataset {index}"))
+            for position, record in enumerate(other if isinstance(other, list) else []):
+                if record not in seen:
+                    seen.append(record)
+                    found.append(([record, *dataset[1:]], f"record 0 replaced by record {position} of dataset {index}"))
         return found
     if relation.kind == ADD_REMOVE_ONE:
         found = [([*dataset, dataset[0]], "record 0 duplicated")]
