@@ -257,3 +257,25 @@ def test_own_replace_one_neighbours_when_every_input_starts_alike(tmp_path):
     evidence = _privacy(_audit(spec, "rr", module="bits", folder=tmp_path))
     assert evidence.verdict.value == "consistent"
     assert "record 0 replaced by record 1 of dataset 0" in evidence.domain
+
+
+def test_a_hypothesis_strategy_generates_the_inputs_reproducibly(tmp_path):
+    (tmp_path / "strat.py").write_text(
+        "import numpy as np\n"
+        "from hypothesis import strategies as st\n"
+        "bits = st.lists(st.integers(0, 1), min_size=3, max_size=3)\n"
+        "def _many(data, n, *, rng):\n"
+        "    return np.asarray(data).sum() + rng.laplace(0.0, 0.25, (n, 1))\n"
+        "def noisy_count(data, *, rng):\n    return _many(data, 1, rng=rng)[0]\n"
+        "noisy_count.sample = _many\n"
+    )
+    spec = _black_box_spec(
+        tmp_path,
+        relation="replace_one",
+        candidate='params = {}\ndatasets = "strat:bits"\ndatasets_count = 6',
+        pairs=False,
+    )
+    first = _privacy(_audit(spec, "noisy_count", module="strat", folder=tmp_path))
+    again = _privacy(_audit(spec, "noisy_count", module="strat", folder=tmp_path))
+    assert first.verdict.value == "violated"  # a count with Laplace(0.25) is 4-DP, not 1-DP
+    assert first.domain == again.domain and first.counterexample["pair_json"] == again.counterexample["pair_json"]

@@ -126,7 +126,9 @@ class CandidateMechanism:
         found = self.proposed_pairs.get(relation.name, [])
         return [(*pair, None if index < 2 else USER_PAIR_PILOT) for index, pair in enumerate(found)]
 
-    def call_input_function(self, ref: str, args: list[Any], entropy: int | None = None) -> Any:
+    def call_input_function(
+        self, ref: str, args: list[Any], entropy: int | None = None, draw: dict[str, int] | None = None
+    ) -> Any:
         """The result of the user's input function ``ref`` run in the candidate's worker
         (:meth:`CandidateProcess.call_input_function`); the worker is restarted after a failure.
 
@@ -138,7 +140,7 @@ class CandidateMechanism:
         if self._process is None:
             raise CandidateError(f"candidate {self.ref} is not running")
         try:
-            return self._process.call_input_function(ref, args, entropy)
+            return self._process.call_input_function(ref, args, entropy, draw)
         except CandidateError:
             self.close()
             raise

@@ -361,14 +361,18 @@ class CandidateProcess:
         except CandidateError as exc:
             raise CandidateLoadError(str(exc)) from None
 
-    def call_input_function(self, ref: str, args: list[Any], entropy: int | None = None) -> Any:
+    def call_input_function(
+        self, ref: str, args: list[Any], entropy: int | None = None, draw: dict[str, int] | None = None
+    ) -> Any:
         """The result (plain JSON data) of the user's input function ``ref`` (``module:function``)
-        called with ``args`` and, when ``entropy`` is given, a generator seeded by it last.
+        called with ``args`` and, when ``entropy`` is given, a generator seeded by it last; when
+        ``ref`` names a Hypothesis strategy, example ``draw["index"]`` of ``draw["count"]`` drawn under
+        the seed ``draw["seed"]``.
 
         Raises:
             CandidateError: on a timeout, crash, exception, or a result that is not JSON data.
         """
-        self._request({"op": "input_function", "ref": ref, "args": args, "entropy": entropy})
+        self._request({"op": "input_function", "ref": ref, "args": args, "entropy": entropy, "draw": draw})
         started = time.monotonic()
         deadline = min(started + self.limits.timeout_seconds, started + max(self.limits.total_seconds - self._spent, 0))
         header = self._answer(1, self.limits.timeout_seconds, deadline)

@@ -1,6 +1,7 @@
 """Neighbouring inputs made by the user's own functions, for the kinds without a reference.
 
-A spec's ``[candidate]`` table may name a dataset generator (``rng -> dataset``), a neighbour
+A spec's ``[candidate]`` table may name a dataset generator (``rng -> dataset``, or a Hypothesis
+strategy: its examples are drawn under a seed from the audit's), a neighbour
 function (``dataset -> [dataset, ...]``) and a distance function (``(dataset, dataset) ->
 float``; neighbours when at most 1), each ``module:function``
 (:class:`~dpaudit.mechanisms.interface.CandidateInputs`). They are the user's code, so they run
@@ -37,9 +38,16 @@ USER_INPUTS_SPAWN_KEY = 0x05E2
 Pair = tuple[Any, Any, str]
 
 
-def _call(mechanism: CandidateMechanism, ref: str, args: list[Any], entropy: int | None, role: str) -> Any:
+def _call(
+    mechanism: CandidateMechanism,
+    ref: str,
+    args: list[Any],
+    entropy: int | None,
+    role: str,
+    draw: dict[str, int] | None = None,
+) -> Any:
     try:
-        return mechanism.call_input_function(ref, args, entropy)
+        return mechanism.call_input_function(ref, args, entropy, draw)
     except CandidateError as exc:
         raise CandidateLoadError(f"the {role} {ref} failed: {exc}") from None
 
@@ -52,7 +60,9 @@ def _generated(claim: Claim, mechanism: CandidateMechanism, seed: int) -> list[A
     for index in range(inputs.count):
         sequence = np.random.SeedSequence(seed, spawn_key=(USER_INPUTS_SPAWN_KEY, index))
         entropy = int(sequence.generate_state(2, np.uint64)[0] >> np.uint64(1))
-        plain = _call(mechanism, inputs.datasets, [], entropy, "dataset generator")
+        shared = int(np.random.SeedSequence(seed, spawn_key=(USER_INPUTS_SPAWN_KEY,)).generate_state(1)[0])
+        draw = {"seed": shared, "index": index, "count": inputs.count}
+        plain = _call(mechanism, inputs.datasets, [], entropy, "dataset generator", draw)
         if not inputs.admits(plain):
             raise SpecError(f"the dataset generator {inputs.datasets} made an input outside [candidate] inputs")
         try:

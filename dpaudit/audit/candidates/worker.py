@@ -269,14 +269,61 @@ def _sample(function: Callable[..., Any], request: dict[str, Any], channel: Bina
     _write_all(channel, stacked.data)
 
 
+_DRAWN: dict[tuple[str, int, int], list[Any]] = {}
+
+
+def _is_strategy(value: Any) -> bool:
+    """Whether ``value`` is a Hypothesis strategy (checked without importing Hypothesis otherwise)."""
+    if not type(value).__module__.startswith("hypothesis"):
+        return False
+    from hypothesis.strategies import SearchStrategy
+
+    return isinstance(value, SearchStrategy)
+
+
+def _strategy_example(ref: str, strategy: Any, draw: dict[str, Any]) -> Any:
+    """Example ``index`` of ``count`` drawn from a Hypothesis strategy under a fixed seed: the same
+    inputs on every run (Hypothesis draws its simplest example first, then varied ones)."""
+    key = (ref, int(draw["seed"]), int(draw["count"]))
+    if key not in _DRAWN:
+        from hypothesis import HealthCheck, Phase, given, seed, settings
+
+        drawn: list[Any] = []
+
+        @seed(key[1])
+        @settings(
+            max_examples=key[2],
+            database=None,
+            phases=[Phase.generate],
+            suppress_health_check=list(HealthCheck),
+            deadline=None,
+        )
+        @given(strategy)
+        def collect(value: Any) -> None:
+            drawn.append(value)
+
+        collect()
+        _DRAWN[key] = drawn
+    drawn = _DRAWN[key]
+    return drawn[int(draw["index"]) % len(drawn)]
+
+
 def _call_input_function(request: dict[str, Any], path: str, channel: BinaryIO) -> None:
-    """Call one of the user's input functions and send its result as JSON after a header."""
+    """Call one of the user's input functions (or draw from a Hypothesis strategy) and send its result
+    as JSON after a header."""
     module, attribute = str(request["ref"]).split(":")
-    function = _load(module, attribute, path)
-    arguments = list(request.get("args", []))
-    if request.get("entropy") is not None:
-        arguments.append(np.random.default_rng(np.random.SeedSequence(int(request["entropy"]))))
-    result = check_json_data(function(*arguments), f"{request['ref']} returned")
+    if path and path not in sys.path:
+        sys.path.insert(0, path)
+    named = getattr(importlib.import_module(module), attribute, None)
+    if _is_strategy(named) and request.get("draw") is not None:
+        produced = _strategy_example(str(request["ref"]), named, request["draw"])
+    else:
+        function = _load(module, attribute, path)
+        arguments = list(request.get("args", []))
+        if request.get("entropy") is not None:
+            arguments.append(np.random.default_rng(np.random.SeedSequence(int(request["entropy"]))))
+        produced = function(*arguments)
+    result = check_json_data(produced, f"{request['ref']} returned")
     body = json.dumps(result, allow_nan=False).encode("utf-8")
     _send(channel, {"status": "ok", "bytes": len(body)})
     _write_all(channel, body)
