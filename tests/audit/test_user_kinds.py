@@ -35,6 +35,7 @@ def _privacy(report):
     return {item.obligation.id: item.evidence for item in relation.obligations}["empirical-privacy"]
 
 
+@pytest.mark.slow  # eight audits; the floors run makes the same library calls in the tests below
 @pytest.mark.parametrize(
     ("spec", "correct", "leaky"),
     [
