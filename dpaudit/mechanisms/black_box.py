@@ -30,7 +30,7 @@ from dpaudit.mechanisms.inputs import explore_records, multiset_steps
 from dpaudit.mechanisms.interface import CandidateSignature, InputDomain, Mechanism, Neighbourhood, OutputSpec
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, USER, Relation
 
-__all__ = ["JSON_VALUE", "MECHANISM", "NoReference", "record_steps"]
+__all__ = ["JSON_VALUE", "MECHANISM", "NoReference", "no_reference"]
 
 #: The most characters of JSON an input may have (its nesting: at most MAX_JSON_DEPTH levels, see _validation).
 MAX_INPUT_CHARACTERS = 16 << 20
@@ -55,7 +55,7 @@ def _record_key(record: Any) -> str:
     return json.dumps(record, sort_keys=True, separators=(",", ":"))
 
 
-def record_steps(first: Any, second: Any, relation: Relation) -> float:
+def _record_steps(first: Any, second: Any, relation: Relation) -> float:
     """How many records one step of ``relation`` changes between two lists of records (inf when the
     inputs are not lists or differ by more than one step); records compare by their JSON text."""
     if not isinstance(first, list) or not isinstance(second, list):
@@ -66,7 +66,7 @@ def record_steps(first: Any, second: Any, relation: Relation) -> float:
 def _distance(first: Any, second: Any, relation: Relation, params: Mapping[str, Any]) -> float:
     if relation.kind == USER:
         return 0.0  # the user's relation: checked by the user's distance function during the audit
-    return record_steps(first, second, relation)
+    return _record_steps(first, second, relation)
 
 
 def _explore(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
@@ -87,10 +87,15 @@ class NoReference:
 
     def release(self, data: Any, *, rng: Any, size: int | None = None) -> np.ndarray:
         """Refuse: there is nothing to release without a candidate."""
-        raise InvalidArgument(
-            f"mechanism {self.kind!r} has no reference implementation: audit your implementation with "
-            "dpaudit check SPEC --candidate MODULE:CALLABLE"
-        )
+        raise no_reference(self.kind)
+
+
+def no_reference(kind: str) -> InvalidArgument:
+    """The error of a kind without a reference asked to release (only a candidate releases)."""
+    return InvalidArgument(
+        f"mechanism {kind!r} has no reference implementation: audit your implementation with "
+        "dpaudit check SPEC --candidate MODULE:CALLABLE"
+    )
 
 
 def _black_box(**params: Any) -> NoReference:

@@ -254,11 +254,6 @@ class CandidateInputs:
         return True
 
     @property
-    def restricted(self) -> bool:
-        """Whether the spec declares an input domain."""
-        return self.integer or self.low is not None or self.high is not None
-
-    @property
     def functions(self) -> dict[str, str]:
         """The functions given, by role."""
         named = {"datasets": self.datasets, "neighbours": self.neighbours, "distance": self.distance}

@@ -30,6 +30,7 @@ import numpy as np
 
 from dpaudit._validation import check_integer, check_json_data, check_real
 from dpaudit.errors import InvalidArgument
+from dpaudit.mechanisms.black_box import no_reference
 from dpaudit.mechanisms.inputs import TRAJECTORIES, coverage_pairs, explore_records, one_trajectory
 from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, Neighbourhood, OutputSpec
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
@@ -309,10 +310,7 @@ class RlDatasets:
 
     def release(self, data: Any, *, rng: Any, size: int | None = None) -> np.ndarray:
         """Refuse: the algorithm is the candidate's."""
-        raise InvalidArgument(
-            "mechanism 'rl_algorithm' has no reference implementation: audit your algorithm with "
-            "dpaudit check SPEC --candidate MODULE:CALLABLE"
-        )
+        raise no_reference("rl_algorithm")
 
 
 #: Extreme trajectories set against each other in replace-one pairs (the first pair leads the pilot).

@@ -36,7 +36,7 @@ def candidate_obligations(claim: Claim, path: str) -> Claim:
     return replace(claim, obligations=kept + implied_obligations(claim, kept))
 
 
-def _spec_pairs(claim: Claim) -> list[tuple[Any, Any, str]]:
+def _given_pairs(claim: Claim) -> list[tuple[Any, Any, str]]:
     """The pairs the spec's obligations give (each once), as the kind's inputs."""
     domain = candidate_kind_for(claim.mechanism.name).input_domain
     found: dict[str, tuple[Any, Any, str]] = {}
@@ -57,7 +57,7 @@ def _make_user_pairs(claim: Claim, mechanism: CandidateMechanism, path: str, see
     Raises:
         SpecError: for pairs that are not neighbours, or none at all for a kind without a reference.
     """
-    given = _spec_pairs(claim)
+    given = _given_pairs(claim)
     try:
         if claim.candidate_inputs.functions:
             mechanism.proposed_pairs = user_pairs(claim, mechanism, given, seed)

@@ -16,7 +16,7 @@ from dpaudit._validation import check_integer
 from dpaudit.checks.budget_limits import ceiling
 from dpaudit.checks.certificates.facts import certified_fact
 from dpaudit.checks.claim_inputs import approx_dp_of
-from dpaudit.checks.empirical.audit import bound_evidence
+from dpaudit.checks.empirical.audit import EMPIRICAL_PARAMETERS, bound_evidence
 from dpaudit.checks.empirical.budget import AuditBudget, budget_from_params
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
 from dpaudit.checks.empirical.sampling import NeighbourPair
@@ -177,14 +177,7 @@ def _validate_monte_carlo(params: dict[str, Any], claim: Claim) -> None:
     validate=_validate_monte_carlo,
     audits_candidates=True,
     quick_caps={"samples": 100_000},
-    parameters={
-        "samples": "int: draws per side (default 10^6)",
-        "confidence": "float (default 0.95)",
-        "thresholds": "int: grid points (default 1024)",
-        "pilot_samples": "int",
-        "selection_fraction": "float",
-        "chunk_size": "int",
-    },
+    parameters={key: EMPIRICAL_PARAMETERS[key] for key in _MONTE_CARLO_KEYS},
 )
 def check_gaussian_threshold_monte_carlo(obligation: Obligation, context: CheckContext) -> Evidence:
     """Test an ApproxDP claim of the Gaussian mechanism from its outputs alone.
