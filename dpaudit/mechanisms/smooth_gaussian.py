@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +33,7 @@ from dpaudit.mechanisms.interface import (
     OutputSpec,
 )
 from dpaudit.privacy.calibration import calibrate_smooth_gaussian
-from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE
+from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
 from dpaudit.rng import normalize_rng
 
 __all__ = [
@@ -305,6 +305,65 @@ def _lemma1_distance(first: Any, second: Any, relation: Any, params: Any) -> flo
     return max(moved, log_ratio)
 
 
+#: Smooth bounds S(X) the input search starts from: a small S (noise that a rounded or floored
+#: S removes), the unit, a large S.
+SEARCH_SMOOTH_BOUNDS = (1e-3, 1.0, 1e3)
+
+#: Query values θ the input search starts from (a branch may skip the noise above some magnitude).
+SEARCH_THETAS = (0.0, 1e3, 1e6)
+
+#: How far inside Lemma 1's edges the searched pairs sit (the conditions are inequalities).
+_INSIDE = 1.0 - 1e-9
+
+
+def _lemma1_edges(start: dict[str, Any], beta: float) -> tuple[list[tuple[dict[str, Any], str]], ...]:
+    """Partners of ``start`` at Lemma 1's edges, most informative first: S(X') = S(X) e^{±β/2}
+    together with θ moved by min(S(X), S(X')) (along the first axis, both signs, and spread over
+    every coordinate); then θ moved by S(X) alone and S moved alone."""
+    theta = np.asarray(start["theta"], dtype=np.float64)
+    bound = float(start["smooth_bound"])
+    axis = np.zeros(theta.size)
+    axis[0] = 1.0
+    directions = (("+e_1", axis), ("-e_1", -axis), ("spread", np.full(theta.size, 1.0 / math.sqrt(theta.size))))
+    ratios = (("S e^{beta/2}", math.exp(beta / 2 * _INSIDE)), ("S e^{-beta/2}", math.exp(-beta / 2 * _INSIDE)))
+
+    def moved(ratio: float, direction: np.ndarray) -> dict[str, Any]:
+        allowed = min(bound, bound * ratio) * _INSIDE
+        step = allowed * direction
+        # θ + step rounds: shrink the step until the move that is stored stays inside the relation
+        while np.linalg.norm((theta + step) - theta) > allowed:
+            step *= 1.0 - 1e-6
+        return {"theta": theta + step, "smooth_bound": bound * ratio}
+
+    together = [
+        (moved(ratio, direction), f"theta moved by min(S, S') along {direction_name}, S(X') = {ratio_name}")
+        for ratio_name, ratio in ratios
+        for direction_name, direction in directions
+    ]
+    alone = [(moved(1.0, direction), f"theta moved by S along {name}, S unchanged") for name, direction in directions]
+    alone += [(moved(ratio, 0.0 * axis), f"theta unchanged, S(X') = {name}") for name, ratio in ratios]
+    return together, alone
+
+
+def _explore(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
+    """Pairs at the edges of Lemma 1's relation (the largest shift and log-ratio together first)
+    from the spec's inputs and from θ at :data:`SEARCH_THETAS` with S(X) at :data:`SEARCH_SMOOTH_BOUNDS`."""
+    beta = SmoothGaussianMechanism(**params).parameters.beta
+    starts = [(f"given input {index}", _theta_and_bound(pair[0])) for index, pair in enumerate(pairs)]
+    dim = int(params["dim"])
+    starts += [
+        (f"theta = {value:g} everywhere, S(X) = {bound:g}", {"theta": np.full(dim, value), "smooth_bound": bound})
+        for bound in SEARCH_SMOOTH_BOUNDS
+        for value in SEARCH_THETAS
+    ]
+    tiers: tuple[list[tuple[Any, Any, str]], ...] = ([], [])
+    for name, start in starts:
+        plain = _plain_theta_and_bound(start)
+        for tier, partners in zip(tiers, _lemma1_edges(start, beta), strict=True):
+            tier += [(plain, _plain_theta_and_bound(other), f"search: {name}, {text}") for other, text in partners]
+    return [*tiers[0], *tiers[1]]
+
+
 MECHANISM = Mechanism(
     name="smooth_gaussian",
     description="theta_X + N(0, (alpha S(X))^2 I) with a smooth sensitivity bound S (Balle et al. 2016, Lemma 1)",
@@ -317,6 +376,7 @@ MECHANISM = Mechanism(
         "||theta - theta'||_2 <= min(S(X), S(X')) and |ln S(X) - ln S(X')| <= beta/2 (Lemma 1 (a), (b), both orders)",
         _lemma1_distance,
         lambda params, relation: 1.0,
+        explore=_explore,
     ),
     output=OutputSpec("theta + noise: a vector of length dim", lambda params, data: (int(params["dim"]),)),
     candidate=CandidateSignature(

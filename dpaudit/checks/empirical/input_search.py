@@ -78,7 +78,7 @@ def searched_pairs(audited: list[NeighbourPair], context: CheckContext) -> list[
             )
             for data in (pair.first, pair.second):
                 if reference is not None:
-                    reference.release(data, rng=rng)
+                    kind.release(reference, data, rng=rng)
         except (DpAuditError, ValueError, TypeError):
             continue  # outside the claim's domain: never judge a candidate there
         found.append(pair)
