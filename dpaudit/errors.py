@@ -16,6 +16,7 @@ __all__ = [
     "InvalidArgument",
     "InvalidType",
     "NumericalError",
+    "OutputError",
     "PluginError",
     "SpecError",
 ]
@@ -75,6 +76,11 @@ class ClaimFailed(DpAuditError, AssertionError):
     """An audited claim fails its policy (``AuditReport.raise_for_failure``): the message names each
     failing claim, relation and obligation with its numbers and how to replay it. An AssertionError
     too, so a test that calls it fails as an assertion does."""
+
+
+class OutputError(DpAuditError, OSError):
+    """A file dpaudit writes cannot be written (a full disk, a file size limit, no permission): the
+    message names the path; what was there before is left as it was."""
 
 
 class PluginError(DpAuditError):

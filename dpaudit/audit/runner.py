@@ -294,6 +294,8 @@ def _run_obligation(
         )
     except MemoryError:
         evidence = _out_of_memory(run)
+    except ArithmeticError as exc:
+        evidence = _out_of_range(run, exc)
     except Exception as exc:
         internal = True
         evidence = Evidence(
@@ -538,6 +540,19 @@ def _out_of_memory(obligation: Obligation) -> Evidence:
         domain="none (out of memory)",
         method=obligation.checker,
         details={"budget": "memory", "memory_mib": min(limits)},
+    )
+
+
+def _out_of_range(obligation: Obligation, exc: ArithmeticError) -> Evidence:
+    """A computation left float64's range (an overflow, a division by zero): the spec's numbers are
+    outside what the checker computes with. Nothing is claimed; the traceback stays in the report."""
+    return Evidence(
+        verdict=Verdict.INCONCLUSIVE,
+        summary=f"precision: a computation of the check left the range of float64 ({type(exc).__name__}: {exc}); "
+        "the claim's or the mechanism's numbers are outside what this checker computes with, nothing is claimed",
+        domain="none (out of numeric range)",
+        method=obligation.checker,
+        details={"precision": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()},
     )
 
 

@@ -3,7 +3,6 @@ control-character ceilings, slug ids, and neighbouring pairs read from .json/.np
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from dpaudit._bounded_json import loads_bounded
 from dpaudit.errors import InvalidArgument, SpecError
 
 
@@ -96,7 +96,7 @@ def load_pairs_file(path: Path) -> list[dict[str, Any]]:
     """
     try:
         if path.suffix == ".json":
-            pairs = json.loads(path.read_text(encoding="utf-8"))
+            pairs = loads_bounded(path.read_text(encoding="utf-8"))
         elif path.suffix == ".npz":
             with np.load(path, allow_pickle=False) as archive:
                 if not {"first", "second"} <= set(archive.files):

@@ -29,6 +29,7 @@ import mpmath
 from dpaudit._validation import check_integer, check_real
 from dpaudit.errors import InvalidArgument, NumericalError
 from dpaudit.privacy.gaussian_pair_profile import GaussianPair, gaussian_pair_delta, gaussian_pair_delta_float64
+from dpaudit.privacy.guarantees import MAX_EPSILON
 from dpaudit.privacy.precise_values import DEFAULT_DIGITS, PreciseValue
 
 __all__ = [
@@ -43,6 +44,10 @@ __all__ = [
 
 RATIO_FRACTIONS = (1.0, 0.5, 0.0, -0.5, -1.0)
 PARETO_FRACTIONS = (0.1, 0.25, 0.5, 0.75, 0.9, 0.97)
+
+#: The largest dimension calibrated: past it the exact profile's series outgrows its term budget
+#: (already from d = 1000 at δ = 0.01) after minutes of work, so it is refused up front.
+MAX_CALIBRATION_DIM = 10_000
 
 
 def boundary_pair(alpha: float, log_ratio: float, dim: int) -> GaussianPair:
@@ -350,14 +355,14 @@ def calibrate_smooth_gaussian(
     References:
         Balle, Gomrokchi & Precup 2016, Lemma 1 and Algorithms 1–2 (α, β of DP-LSW and DP-LSL).
     """
-    epsilon = check_real("epsilon", epsilon, low=0.0, low_open=True)
+    epsilon = check_real("epsilon", epsilon, low=0.0, high=MAX_EPSILON, low_open=True)
     delta = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
-    dim = check_integer("dim", dim, low=1)
+    dim = check_integer("dim", dim, low=1, high=MAX_CALIBRATION_DIM)
     pareto_points = check_integer("pareto_points", pareto_points, low=0, high=len(PARETO_FRACTIONS))
     digits = check_integer("digits", digits, low=30)
     log_term = math.log(2 / delta)
     paper_beta = epsilon / (4 * dim + 4 * log_term)
-    beta = paper_beta if beta is None else check_real("beta", beta, low=0.0)
+    beta = paper_beta if beta is None else check_real("beta", beta, low=0.0, high=MAX_EPSILON)
     point, certified = smallest_alpha(epsilon, delta, dim, beta, digits=digits)
     beta_limit = _largest_beta(epsilon, delta, dim)
     front = [point]

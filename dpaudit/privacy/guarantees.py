@@ -13,6 +13,7 @@ from dpaudit._validation import check_choice, check_real
 from dpaudit.errors import InvalidArgument
 
 __all__ = [
+    "MAX_EPSILON",
     "ApproxDP",
     "Concentration",
     "Guarantee",
@@ -21,6 +22,11 @@ __all__ = [
     "SensitivityBound",
     "SmoothUpperBound",
 ]
+
+
+#: The largest ε a claim may state: e^ε stays a finite float64 (e^709.8 is the largest), and no
+#: audit can tell a larger ε from ∞.
+MAX_EPSILON = 700.0
 
 
 class Guarantee:
@@ -45,7 +51,7 @@ class ApproxDP(Guarantee):
     kind: str = field(default="approx_dp", init=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_real("epsilon", self.epsilon, low=0.0))
+        object.__setattr__(self, "epsilon", check_real("epsilon", self.epsilon, low=0.0, high=MAX_EPSILON))
         object.__setattr__(self, "delta", check_real("delta", self.delta, low=0.0, high=1.0, high_open=True))
 
 

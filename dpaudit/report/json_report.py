@@ -19,6 +19,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpaudit._bounded_json import loads_bounded
 from dpaudit.errors import SpecError
 from dpaudit.kernel.evidence import json_number
 from dpaudit.report.integrity import DIGEST_FIELD, content_digest, verify_report
@@ -104,10 +105,10 @@ def load_report(path: str | Path) -> dict[str, Any]:
     """
     location = str(path)
     try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
+        document = loads_bounded(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise SpecError("no such file; expected an audit.json written by dpaudit", path=location) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise SpecError(f"not a readable JSON file: {exc}", path=location) from None
     if not isinstance(document, dict) or not isinstance(document.get("tool"), dict):
         raise SpecError("not a dpaudit report (no tool table)", path=location, key="tool")

@@ -20,7 +20,6 @@ listed as such: the replay covers what it names and no more.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -30,6 +29,7 @@ from typing import Any
 
 import mpmath
 
+from dpaudit._bounded_json import loads_bounded
 from dpaudit.audit.environment import environment_differences
 from dpaudit.audit.rerun import RERUN_ROUTE, replayed_margin, rerun_obligation
 from dpaudit.checks.certificates.facts import exact_decimal
@@ -227,8 +227,8 @@ def recheck_report(
         path = Path(path) / "audit.json"
     location = str(path)
     try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        document = loads_bounded(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise SpecError(f"not a readable JSON file: {exc}", path=location) from None
     if not isinstance(document, dict) or not isinstance(document.get("claims"), list):
         raise SpecError("not a dpaudit report (no claims list)", path=location, key="claims")

@@ -3,15 +3,21 @@ re-renders an old audit.json, hostile spec names stay text, the committed report
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
 
+import dpaudit.report.folder as folder_module
 from dpaudit.cli import main
-from dpaudit.report.folder import write_figures
+from dpaudit.errors import OutputError
+from dpaudit.report.folder import FIGURE_DIR, verify_report_folder, write_report_folder
 from tests.report.synthetic import HOSTILE_IMG, HOSTILE_SCRIPT
 
 REPO = Path(__file__).resolve().parents[2]
@@ -83,15 +89,53 @@ def test_report_command_renders_every_format_from_an_old_file(tmp_path, capsys):
     assert links and all((tmp_path / "md" / link).is_file() for link in links)
 
 
-def test_write_figures_prunes_only_when_asked(every_verdict_figures, tmp_path):
-    folder = tmp_path / "figures"
-    folder.mkdir()
-    (folder / "stale.svg").write_text("<svg/>")
-    (folder / "notes.txt").write_text("kept")
-    written = write_figures(every_verdict_figures, folder)
-    assert (folder / "stale.svg").exists()
-    assert write_figures(every_verdict_figures, folder, prune=True) == written
-    assert not (folder / "stale.svg").exists() and (folder / "notes.txt").exists()
+def test_a_second_report_into_the_folder_removes_only_stale_figures(_every_verdict_drawn, tmp_path):
+    document, figures = _every_verdict_drawn
+    figure_folder = tmp_path / FIGURE_DIR
+    figure_folder.mkdir()
+    (figure_folder / "stale.svg").write_text("<svg/>")
+    (figure_folder / "notes.txt").write_text("kept")
+    files = write_report_folder(document, tmp_path, figures=figures)
+    assert not (figure_folder / "stale.svg").exists() and (figure_folder / "notes.txt").exists()
+    assert files.figures and all(path.is_file() for path in files.figures)
+    assert not list(tmp_path.glob(".staging-*"))  # nothing left of the staging folder
+
+
+def test_a_failed_write_keeps_the_previous_report_whole(_every_verdict_drawn, tmp_path, monkeypatch):
+    document, figures = _every_verdict_drawn
+    write_report_folder(document, tmp_path, figures=figures)
+    before = {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
+    changed = {**document, "command": "dpaudit audit --seed 2"}
+
+    def disk_full(*args, **kwargs):
+        raise OSError(errno.EFBIG, "File too large")
+
+    monkeypatch.setattr(folder_module, "render_html", disk_full)
+    with pytest.raises(OutputError, match=r"cannot write the report \(File too large\); the files already there are unchanged"):
+        write_report_folder(changed, tmp_path, figures=figures)
+    assert {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()} == before
+    verify_report_folder(tmp_path)
+
+
+def test_audit_into_a_folder_under_a_file_size_limit_is_exit_2_naming_it(write_gaussian_spec, tmp_path):
+    out = tmp_path / "out"
+    script = (
+        "import resource, sys; from dpaudit.cli import main; "
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096)); "
+        f"sys.exit(main(['audit', {str(write_gaussian_spec())!r}, '--quick', '--quiet', '--out', {str(out)!r}]))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert f"{out}: cannot write the report (File too large)" in result.stderr
+    assert not list(out.iterdir())  # nothing half-written is left
 
 
 def test_every_verdict_folder_is_small(every_verdict_folder):

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit._bounded_json import loads_bounded
 from dpaudit._validation import check_integer, check_module_callable, check_real
 from dpaudit.audit.candidates.descendants import TOKEN_VARIABLE, become_subreaper, kill_process_tree, start_time
 from dpaudit.errors import CandidateError, CandidateLoadError, InvalidArgument
@@ -188,7 +189,7 @@ class _Channel:
 
 def _header(line: bytes) -> dict[str, Any]:
     try:
-        header = json.loads(line.decode("utf-8"))
+        header = loads_bounded(line.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         raise CandidateError(f"the candidate worker sent a malformed header {line[:80]!r}") from None
     if not isinstance(header, dict) or header.get("status") not in ("ok", "error", "ready"):
@@ -390,8 +391,8 @@ class CandidateProcess:
             self._died(f"sending the result of {ref}")
         self._spent += time.monotonic() - started
         try:
-            return json.loads(raw.tobytes().decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
+            return loads_bounded(raw.tobytes().decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
             raise CandidateError(f"{ref}: the worker sent a malformed result") from None
 
     def sample(
