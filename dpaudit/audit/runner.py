@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import mpmath
 import numpy as np
 
 from dpaudit._version import __version__
@@ -294,7 +295,7 @@ def _run_obligation(
         )
     except MemoryError:
         evidence = _out_of_memory(run)
-    except ArithmeticError as exc:
+    except (ArithmeticError, mpmath.libmp.NoConvergence) as exc:
         evidence = _out_of_range(run, exc)
     except Exception as exc:
         internal = True
@@ -543,12 +544,14 @@ def _out_of_memory(obligation: Obligation) -> Evidence:
     )
 
 
-def _out_of_range(obligation: Obligation, exc: ArithmeticError) -> Evidence:
-    """A computation left float64's range (an overflow, a division by zero): the spec's numbers are
-    outside what the checker computes with. Nothing is claimed; the traceback stays in the report."""
+def _out_of_range(obligation: Obligation, exc: Exception) -> Evidence:
+    """A computation left float64's range (an overflow, a division by zero) or a series did not
+    converge: the spec's numbers are outside what the checker computes with. Nothing is claimed;
+    the traceback stays in the report."""
     return Evidence(
         verdict=Verdict.INCONCLUSIVE,
-        summary=f"precision: a computation of the check left the range of float64 ({type(exc).__name__}: {exc}); "
+        summary=f"precision: a computation of the check left the range of float64 or did not converge "
+        f"({type(exc).__name__}: {exc}); "
         "the claim's or the mechanism's numbers are outside what this checker computes with, nothing is claimed",
         domain="none (out of numeric range)",
         method=obligation.checker,

@@ -5,6 +5,7 @@ an internal error."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 
 import pytest
@@ -35,7 +36,9 @@ def test_a_check_that_overflows_is_inconclusive_precision_not_an_internal_error(
     report = run_audit([(replace(claim, obligations=(overflow,)), "spec.toml")], seed=1, quick=True)
     (item,) = report.claims[0].relations[0].obligations
     assert item.evidence.verdict is Verdict.INCONCLUSIVE
-    assert item.evidence.summary.startswith("precision: a computation of the check left the range of float64")
+    assert item.evidence.summary.startswith(
+        "precision: a computation of the check left the range of float64 or did not"
+    )
     assert "OverflowError" in item.evidence.details["traceback"]
     assert report.internal_errors == 0
 
@@ -48,3 +51,15 @@ def test_calibrate_refuses_numbers_it_cannot_compute_with(option, value, message
     arguments = {"--epsilon": "1", "--delta": "0.01", "--dim": "1", option: value}
     assert main(["calibrate", "smooth-gaussian", *(text for pair in arguments.items() for text in pair)]) == 2
     assert message in caplog.text
+
+
+def test_a_pure_dp_claim_for_the_dirichlet_mechanism_is_violated_not_an_overflow(tmp_path):
+    text = (builtin_spec_dir() / "gohari2020_dirichlet_mechanism.toml").read_text(encoding="utf-8")
+    path = tmp_path / "pure.toml"
+    path.write_text(re.sub(r"(?m)^delta = .*$", "delta = 0.0", text), encoding="utf-8")
+    claim = load_spec(path)
+    exact = replace(claim, obligations=tuple(o for o in claim.obligations if o.checker == "dirichlet_exact_profile"))
+    report = run_audit([(exact, str(path))], seed=1, quick=True)
+    (item,) = report.claims[0].relations[0].obligations
+    assert item.evidence.verdict is Verdict.VIOLATED
+    assert "estimate of the exact epsilon at the claimed delta: inf" in item.evidence.summary

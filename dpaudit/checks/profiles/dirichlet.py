@@ -29,7 +29,7 @@ from dpaudit.mechanisms.synthesis import concentration_radius
 from dpaudit.privacy.dirichlet_composition import composition_delta_bounds, concentration_tail_bounds
 from dpaudit.privacy.dirichlet_pair import BetaPair
 from dpaudit.privacy.dirichlet_worst_case import worst_pair_delta
-from dpaudit.privacy.guarantees import ApproxDP, Concentration
+from dpaudit.privacy.guarantees import MAX_EPSILON, ApproxDP, Concentration
 from dpaudit.privacy.relations import SIMPLEX_ADJACENT
 
 stats = lazy_module("scipy.stats")
@@ -115,7 +115,7 @@ def _float64_epsilon_at(delta: float, k: float, b: float, n: int, eta: float | N
         return 0.0
     while worst(high) > delta:
         low, high = high, 2.0 * high
-        if high > 1e4:
+        if high > MAX_EPSILON:  # e^epsilon past float64: no float64 estimate
             return math.inf
     for _ in range(30):
         middle = (low + high) / 2.0
