@@ -25,6 +25,7 @@ import numpy as np
 
 from dpaudit._validation import check_choice, check_integer, check_real
 from dpaudit.errors import InvalidArgument
+from dpaudit.mechanisms.gpope_search import explore_tables
 from dpaudit.mechanisms.gtd2 import (
     NORMALISATIONS,
     TransitionTable,
@@ -376,7 +377,9 @@ MECHANISM = Mechanism(
         _table,
     ),
     relations=(REPLACE_ONE, ADD_REMOVE_ONE),
-    neighbourhood=Neighbourhood("the tables differ in one trajectory", _one_trajectory_apart, lambda p, r: 1.0),
+    neighbourhood=Neighbourhood(
+        "the tables differ in one trajectory", _one_trajectory_apart, lambda p, r: 1.0, explore=explore_tables
+    ),
     output=OutputSpec(
         "theta_{N+1}: a vector of the feature dimension", lambda params, data: (_table(data).n_features,)
     ),

@@ -36,6 +36,7 @@ from dpaudit._validation import check_choice, check_finite_array, check_integer,
 from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.interface import CandidateSignature, InputDomain, Mechanism, Neighbourhood, OutputSpec
 from dpaudit.mechanisms.synthesis import STRUCTURAL_ZEROS, privatize_transitions
+from dpaudit.mechanisms.synthesis_search import explore_transitions
 from dpaudit.privacy.dirichlet_pair import SIMPLEX_ATOL, check_open_simplex
 from dpaudit.privacy.relations import BOUNDED_KINDS, ROW_ADJACENT, SIMPLEX_ADJACENT, Relation
 from dpaudit.rng import normalize_rng
@@ -213,6 +214,7 @@ MECHANISM = Mechanism(
         "simplex_adjacent(b): every row may differ so (Def. 2)",
         _rows_apart,
         _bound,
+        explore=explore_transitions,
     ),
     output=OutputSpec("the privatised transitions, of the input's shape", lambda params, data: np.shape(data)),
     candidate=CandidateSignature(

@@ -1,0 +1,68 @@
+"""Candidates whose leak only the input search's pairs show (tests/mechanisms/test_*_search.py).
+
+private_synthesis: step 1 of Gohari et al. 2020, Algorithm 1 (every row P(s, a) by Dir(k P(s, a))).
+gpope: Xie et al. 2019, Algorithm 1 (N uniform picks, clipped primal-dual gradient, h N(0, sigma^2 I)).
+"""
+
+import numpy as np
+
+
+def dirichlet_rows(transitions, *, k, structural_zeros="reject", eta=None, rng):
+    """Correct: every row by normalised Gamma(k P(s, a, s')) draws."""
+    gammas = rng.standard_gamma(k * np.asarray(transitions, dtype=float))
+    return gammas / gammas.sum(axis=-1, keepdims=True)
+
+
+def first_row_only(transitions, *, k, structural_zeros="reject", eta=None, rng):
+    """Bug: only row P(0, 0) gets the concentration k; every other row gets 100 k (barely privatised).
+    A pair that moves P(0, 0) alone shows nothing."""
+    rows = np.asarray(transitions, dtype=float)
+    scale = np.full((*rows.shape[:-1], 1), 100.0 * k)
+    scale[0, 0] = k
+    gammas = rng.standard_gamma(scale * rows)
+    return gammas / gammas.sum(axis=-1, keepdims=True)
+
+
+def _gpope(table, *, clip_norm, noise_multiplier, iterations, step_sizes, rng, clip):
+    n, m = len(table["phi"][0]), len(table["offsets"]) - 1
+    eta = float((step_sizes or {}).get("eta", 0.1))
+    theta, w = np.zeros(n), np.zeros(n)
+    for _ in range(iterations):
+        i = int(rng.integers(m))
+        lo, hi = table["offsets"][i], table["offsets"][i + 1]
+        phi, rho = np.asarray(table["phi"][lo:hi]), np.asarray(table["rho"][lo:hi])
+        td = phi - table["gamma"] * np.asarray(table["phi_next"][lo:hi])
+        primal = -(td.T @ (rho * (phi @ w)))
+        dual = phi.T @ (rho * (td @ theta)) + phi.T @ (phi @ w) - phi.T @ (rho * np.asarray(table["rewards"][lo:hi]))
+        gradient = np.concatenate([primal, dual]) / (hi - lo)
+        if clip:
+            gradient = gradient / max(1.0, float(np.linalg.norm(gradient)) / clip_norm)
+        gradient = gradient + clip_norm * noise_multiplier * rng.standard_normal(2 * n)
+        theta, w = theta - eta * gradient[:n], w - eta * gradient[n:]
+    return theta
+
+
+def gpope_clipped(table, *, clip_norm, noise_multiplier, iterations, step_sizes=None, records=None, rng):
+    """Correct: Algorithm 1 as written."""
+    return _gpope(
+        table,
+        clip_norm=clip_norm,
+        noise_multiplier=noise_multiplier,
+        iterations=iterations,
+        step_sizes=step_sizes,
+        rng=rng,
+        clip=True,
+    )
+
+
+def gpope_unclipped(table, *, clip_norm, noise_multiplier, iterations, step_sizes=None, records=None, rng):
+    """Bug: skips step 5 (no clipping): private only while every gradient is within h, as on small rewards."""
+    return _gpope(
+        table,
+        clip_norm=clip_norm,
+        noise_multiplier=noise_multiplier,
+        iterations=iterations,
+        step_sizes=step_sizes,
+        rng=rng,
+        clip=False,
+    )
