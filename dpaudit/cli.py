@@ -14,7 +14,6 @@ import errno
 import importlib
 import json
 import logging
-import multiprocessing
 import os
 import shlex
 import signal
@@ -347,14 +346,14 @@ def check_output_folder(out: str) -> None:
 def _command_audit(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     from dpaudit.audit.runner import run_audit, spec_display_path
     from dpaudit.audit.spec import builtin_specs, load_specs
-    from dpaudit.checks.empirical.executors import make_executor
+    from dpaudit.checks.empirical.executors import forkserver_context, make_executor
     from dpaudit.report.background_figures import FigureDrawer
 
     paths = [Path(spec) for spec in arguments.specs] or builtin_specs()
     claims = [(_sampled(claim, arguments), spec_display_path(path)) for claim, path in load_specs(paths)]
     check_output_folder(arguments.out)
     # pool workers start from a server that has already imported the checkers (once, not per worker)
-    multiprocessing.get_context("forkserver").set_forkserver_preload(["dpaudit.audit.plugins"])
+    forkserver_context(["dpaudit.audit.plugins"])
     with make_executor(arguments.executor) as executor, FigureDrawer() as drawer:
         report = run_audit(
             claims,

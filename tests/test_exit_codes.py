@@ -138,3 +138,40 @@ def test_sigterm_stops_a_process_pool_audit_and_its_workers_within_5_s(tmp_path)
     assert not [pid for pid in workers if _alive(pid)], "pool workers outlived the audit by more than 5 s"
     assert time.monotonic() - started < 5.0
     assert json.loads((out / "audit.json").read_text())["interrupted"].startswith("signal 15:")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.1, 0.6, 1.2, 2.0, 3.0])
+def test_ctrl_c_at_any_moment_is_one_line_from_every_process(tmp_path, delay):
+    """A Ctrl-C reaches the whole process group (the auditor, the fork server, the pool's workers),
+    while modules load, while the pool starts, or while it works: exit 130, no process prints a
+    traceback."""
+    process = subprocess.Popen(
+        [os.path.join(os.path.dirname(sys.executable), "dpaudit"), "audit", "--quick", "--out", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as from a shell (see above)
+    )
+    time.sleep(delay)
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode in (0, 130), stderr[-2000:]  # 0: the audit finished before the signal
+    assert "Traceback" not in stderr, stderr[-3000:]
+
+
+def test_an_interrupt_during_a_pool_submit_lands_after_it():
+    from dpaudit.checks.empirical.executors import interrupts_deferred
+
+    reached = []
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)  # a pytest-xdist worker ignores SIGINT
+    try:
+        with pytest.raises(KeyboardInterrupt), interrupts_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+            reached.append("the block ran to its end")
+        assert reached == ["the block ran to its end"]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, inherited)

@@ -23,6 +23,7 @@ from dpaudit.audit.progress import ProgressReporter
 from dpaudit.audit.rerun import rerun_certificate
 from dpaudit.audit.time_budget import TimeBudgetExhausted, wall_time_limit
 from dpaudit.checks.budget_limits import ceiling
+from dpaudit.checks.empirical.executors import interrupts_deferred
 from dpaudit.errors import AuditInterrupted, CheckerError, ClaimFailed, DpAuditError
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.kernel.claims import Claim, Obligation
@@ -475,14 +476,17 @@ def _run_claims_in_pool(
     (a task can run for minutes) and the claims finished so far are returned with the signal number.
     """
     tasks = [(c, cells) for c, cells, _ in planned]
-    futures = {pool.submit(_cells_task, claims[c][0], cells, seed, quick, deadline): (c, cells) for c, cells in tasks}
-    if progress is not None:
-        workers = getattr(pool, "_max_workers", 2)
-        progress.obligation_started(f"{len(tasks)} tasks of {len(claims)} claims on {workers} workers", "", "")
     cells_done: dict[int, dict[tuple[int, int], ObligationResult]] = {c: {} for c in range(len(claims))}
     left = {c: sum(1 for task_claim, _ in tasks if task_claim == c) for c in range(len(claims))}
     results: dict[int, ClaimResult] = {}
     try:
+        with interrupts_deferred():  # a Ctrl-C lands after the workers started are known (and stopped below)
+            futures = {
+                pool.submit(_cells_task, claims[c][0], cells, seed, quick, deadline): (c, cells) for c, cells in tasks
+            }
+        if progress is not None:
+            workers = getattr(pool, "_max_workers", 2)
+            progress.obligation_started(f"{len(tasks)} tasks of {len(claims)} claims on {workers} workers", "", "")
         for future in as_completed(futures):
             c, cells = futures[future]
             try:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing
 import time
 import tomllib
 from concurrent.futures import ProcessPoolExecutor
@@ -38,6 +37,7 @@ from dpaudit.audit.candidates.audit import audit_candidate
 from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
 from dpaudit.audit.runner import AuditReport
 from dpaudit.audit.spec import load_spec
+from dpaudit.checks.empirical.executors import forkserver_context
 from dpaudit.errors import DpAuditError, SpecError
 
 __all__ = ["CorpusEntry", "CorpusRow", "load_manifest", "run_corpus", "write_corpus_tables"]
@@ -260,8 +260,7 @@ def run_corpus(
     runs = [(entry, seed) for entry in entries if only is None or entry.name in only for seed in seeds]
     if jobs <= 1 or len(runs) <= 1:
         return [_check_one(entry, seed, quick, limits) for entry, seed in runs]
-    context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=min(jobs, len(runs)), mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=min(jobs, len(runs)), mp_context=forkserver_context()) as pool:
         return list(pool.map(_check_one, *zip(*runs, strict=True), repeat(quick), repeat(limits)))
 
 

@@ -12,8 +12,10 @@ import itertools
 import logging
 import multiprocessing
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import (
     Executor,
     Future,
@@ -22,7 +24,7 @@ from concurrent.futures import (
     ThreadPoolExecutor,
     as_completed,
 )
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from typing import IO, Any
 
 import numpy as np
@@ -197,6 +199,60 @@ def _dask_executor(spec: str, address: str) -> DaskExecutor:
     return DaskExecutor(client, owns_client=True)
 
 
+@contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """SIGINT and SIGTERM held back until the block ends, then handled as they would have been:
+    around a pool's ``submit``, which starts workers, so an interrupt never leaves a worker half
+    started that the auditor does not know of (it would fail later, printing a traceback of its
+    own). Outside the main thread (signals belong to it) the block runs as is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[signal.Signals] = []
+    previous = {
+        number: signal.signal(number, lambda got, frame: held.append(signal.Signals(got))) for number in _INTERRUPTS
+    }
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        if held:
+            handler = previous[held[0]]
+            if callable(handler):
+                handler(held[0], None)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(held[0])
+
+
+#: The signals that stop an audit.
+_INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
+
+
+def forkserver_context(preload: Sequence[str] = ()) -> Any:
+    """The ``forkserver`` start context, its server started now with SIGINT ignored.
+
+    A Ctrl-C reaches the terminal's whole process group; the server and the workers forked from
+    it inherit the ignored SIGINT (Python keeps a signal ignored at startup ignored), so a worker
+    never prints a KeyboardInterrupt traceback of its own: the auditor, which gets the Ctrl-C,
+    stops them. From another thread the server starts as Python starts it (signals belong to the
+    main thread).
+    """
+    from multiprocessing import forkserver
+
+    context = multiprocessing.get_context("forkserver")
+    if preload:
+        context.set_forkserver_preload(list(preload))
+    if threading.current_thread() is not threading.main_thread():
+        return context
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return context
+
+
 def make_executor(spec: Any = "process") -> Executor:
     """Return the executor that ``spec`` names.
 
@@ -235,7 +291,7 @@ def make_executor(spec: Any = "process") -> Executor:
         return ThreadPoolExecutor(max_workers=_worker_count(spec, count))
     if kind == "process":
         workers = _worker_count(spec, count) or os.cpu_count() or 1
-        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
+        return ProcessPoolExecutor(max_workers=workers, mp_context=forkserver_context())
     raise InvalidArgument(f"executor={spec!r}: expected 'serial', 'thread[:N]', 'process[:N]' or 'dask://HOST:PORT'")
 
 
