@@ -1,0 +1,104 @@
+"""Google's python-dp (``pydp``) mechanisms and aggregations as dpaudit candidates, with the
+library's own parameters.
+
+Each function builds the python-dp object of its name with the keywords it is given (python-dp's
+own: ``epsilon``, ``delta``, ``sensitivity``, ``lower_bound``/``upper_bound``, ``dtype`` ...) and
+releases through it; nothing here computes a noise scale.
+
+python-dp draws from Google's C++ library's secure RNG, which cannot be seeded from Python:
+``rng`` is accepted and not used, and a spec declares ``[candidate] randomness = "external"``
+(dpaudit's own draws stay seeded; the audit is reproducible in distribution, not bit for bit).
+python-dp releases one value per call, so these adapters have no vectorised ``sample``.
+
+The additive mechanisms take a number or a list of numbers (f(X), as the ``laplace`` and
+``gaussian`` kinds send it) and add noise to every coordinate; the aggregations take a dataset
+(a list of records) and are audited under ``add_remove_one``, the relation of Google's library
+(one record, of one user, added or removed; ``max_partitions_contributed`` = 1).
+
+Use, e.g. (specs/examples/ecosystem/)::
+
+    dpaudit check specs/examples/ecosystem/python_dp_laplace.toml \\
+        --candidate dpaudit.adapters.python_dp_mechanisms:laplace
+
+References:
+    Google's differential privacy library, "Secure noise generation" and
+    "Differential Privacy Building Blocks" (github.com/google/differential-privacy, docs/).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dpaudit.adapters._library import import_library
+
+__all__ = ["bounded_mean", "bounded_sum", "count", "gaussian", "laplace"]
+
+
+def _numerical_mechanisms() -> Any:
+    return import_library("pydp.algorithms.numerical_mechanisms", extra="python-dp", library="python-dp")
+
+
+def _aggregations() -> Any:
+    return import_library("pydp.algorithms.laplacian", extra="python-dp", library="python-dp")
+
+
+def _add_noise_each(mechanism: Any, value: Any) -> Any:
+    """``mechanism.add_noise`` of a number, or of every coordinate of a list (same shape back)."""
+    if np.ndim(value) == 0:
+        return mechanism.add_noise(float(value))
+    return np.asarray([_add_noise_each(mechanism, item) for item in value])
+
+
+def laplace(value: Any, *, epsilon: float, sensitivity: float = 1.0, rng: np.random.Generator) -> Any:
+    """``pydp.algorithms.numerical_mechanisms.LaplaceMechanism(epsilon, sensitivity).add_noise``: value plus
+    Laplace noise of scale sensitivity / epsilon, snapped to a power-of-two granularity (ε-DP)."""
+    return _add_noise_each(_numerical_mechanisms().LaplaceMechanism(epsilon, sensitivity), value)
+
+
+def gaussian(value: Any, *, epsilon: float, delta: float, sensitivity: float = 1.0, rng: np.random.Generator) -> Any:
+    """``pydp.algorithms.numerical_mechanisms.GaussianMechanism(epsilon, delta, sensitivity).add_noise``: value plus
+    Gaussian noise of the analytic calibration (Balle & Wang 2018) for L2 sensitivity ``sensitivity``."""
+    return _add_noise_each(_numerical_mechanisms().GaussianMechanism(epsilon, delta, sensitivity), value)
+
+
+def count(dataset: list[Any], *, epsilon: float, rng: np.random.Generator) -> int:
+    """``pydp.algorithms.laplacian.Count(epsilon=epsilon, dtype="int").quick_result``: the noisy number of records."""
+    return int(_aggregations().Count(epsilon=epsilon, dtype="int").quick_result(list(dataset)))
+
+
+def bounded_sum(
+    dataset: list[float],
+    *,
+    epsilon: float,
+    lower_bound: float,
+    upper_bound: float,
+    delta: float = 0.0,
+    dtype: str = "float",
+    rng: np.random.Generator,
+) -> float:
+    """``pydp.algorithms.laplacian.BoundedSum(epsilon, delta, lower_bound, upper_bound, dtype=).quick_result``:
+    the noisy sum of the records clamped to [lower_bound, upper_bound]."""
+    algorithm = _aggregations().BoundedSum(
+        epsilon=epsilon, delta=delta, lower_bound=lower_bound, upper_bound=upper_bound, dtype=dtype
+    )
+    return float(algorithm.quick_result(list(dataset)))
+
+
+def bounded_mean(
+    dataset: list[float],
+    *,
+    epsilon: float,
+    lower_bound: float,
+    upper_bound: float,
+    delta: float = 0.0,
+    dtype: str = "float",
+    rng: np.random.Generator,
+) -> float:
+    """``pydp.algorithms.laplacian.BoundedMean(epsilon, delta, lower_bound, upper_bound, dtype=).quick_result``:
+    the noisy mean of the records clamped to [lower_bound, upper_bound]."""
+    algorithm = _aggregations().BoundedMean(
+        epsilon=epsilon, delta=delta, lower_bound=lower_bound, upper_bound=upper_bound, dtype=dtype
+    )
+    return float(algorithm.quick_result(list(dataset)))

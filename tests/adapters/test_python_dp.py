@@ -1,0 +1,45 @@
+"""dpaudit.adapters.python_dp_mechanisms: Google's python-dp audited with its own parameters
+(specs/examples/ecosystem/python_dp_*.toml). Skipped without the python-dp extra (import name pydp)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpaudit.adapters import python_dp_mechanisms as adapters
+
+pytest.importorskip("pydp")
+
+
+MODULE = "dpaudit.adapters.python_dp_mechanisms"
+
+
+def test_the_adapters_release_through_python_dp():
+    rng = np.random.default_rng(0)
+    released = adapters.laplace([0.0, 1000.0], epsilon=1.0, rng=rng)
+    assert released.shape == (2,) and abs(released[1] - 1000.0) < 50.0
+    assert np.ndim(adapters.gaussian(0.0, epsilon=1.0, delta=1e-5, rng=rng)) == 0
+    assert isinstance(adapters.count([1, 2, 3], epsilon=1.0, rng=rng), int)
+    total = adapters.bounded_sum([0.5, 0.25], epsilon=1.0, lower_bound=0.0, upper_bound=1.0, rng=rng)
+    assert isinstance(total, float)
+    assert isinstance(adapters.bounded_mean([0.5], epsilon=1.0, lower_bound=0.0, upper_bound=1.0, rng=rng), float)
+
+
+def test_laplace_as_documented_is_not_violated(ecosystem_audit):
+    verdict, summaries = ecosystem_audit(f"{MODULE}:laplace", "python_dp_laplace")
+    assert verdict != "violated", summaries
+
+
+def test_a_claim_below_the_library_epsilon_is_violated(ecosystem_audit):
+    verdict, summaries = ecosystem_audit(f"{MODULE}:laplace", "python_dp_laplace_misstated")
+    assert verdict == "violated", summaries
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("function", "name"),
+    [("gaussian", "python_dp_gaussian"), ("bounded_sum", "python_dp_bounded_sum")],
+)
+def test_every_mechanism_as_documented_is_not_violated(ecosystem_audit, function, name):
+    verdict, summaries = ecosystem_audit(f"{MODULE}:{function}", name)
+    assert verdict != "violated", summaries
