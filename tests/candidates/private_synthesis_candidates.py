@@ -1,6 +1,6 @@
 """Candidates for step 1 of Gohari et al. 2020, Algorithm 1: privatise every transition row
 P(s, a) with the Dirichlet mechanism Dir(k P(s, a)). Claim (specs/private_synthesis.toml): k = 5,
-0.2-adjacent rows, (1.73, 0.01)-DP."""
+two next states, entries >= 0.2, one row moved by 0.2 (row_adjacent), (1.73, 0.01)-DP."""
 
 import numpy as np
 
