@@ -151,6 +151,8 @@ def check_finite_array(
     Raises:
         InvalidArgument: naming the first offending index and its value.
     """
+    if isinstance(value, list | tuple):
+        _check_plain_numbers(name, value)
     try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -171,6 +173,21 @@ def check_finite_array(
         index = tuple(int(i) for i in np.argwhere(array < 0)[0])
         raise InvalidArgument(f"{name}[{_index_text(index)}]={float(array[index])!r}: expected entries >= 0")
     return array
+
+
+def _check_plain_numbers(name: str, value: list[Any] | tuple[Any, ...]) -> None:
+    """Every leaf of nested lists is a number: numpy would read ``"0.5"`` and ``true`` as 0.5 and 1.0.
+
+    Raises:
+        InvalidType: naming the first leaf that is a string, a boolean or another non-number.
+    """
+    stack: list[tuple[str, Any]] = [(name, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, list | tuple):
+            stack.extend((f"{where}[{index}]", child) for index, child in reversed(list(enumerate(item))))
+        elif isinstance(item, bool) or not isinstance(item, numbers.Real | np.floating | np.integer):
+            raise InvalidType(f"{where}={_describe(item)}: expected a real number, got {type(item).__name__}")
 
 
 def check_probability_vector(name: str, value: Any, *, atol: float = 1e-12) -> np.ndarray:

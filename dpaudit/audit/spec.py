@@ -98,6 +98,18 @@ class _Reader:
             raise self.fail(f"{prefix}{key}", "missing; expected a non-empty string")
         return value
 
+    def unique(self, names: list[Any], key: str) -> None:
+        """A list that names things names each once.
+
+        Raises:
+            SpecError: naming the key and the repeated name.
+        """
+        seen: dict[Any, int] = {}
+        for index, name in enumerate(names):
+            if name in seen:
+                raise self.fail(f"{key}[{index}]", f"{name!r} is listed twice (also at [{seen[name]}])")
+            seen[name] = index
+
     def no_unknown(self, data: dict[str, Any], allowed: set[str], prefix: str) -> None:
         unknown = sorted(set(data) - allowed)
         if unknown:
@@ -229,7 +241,7 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
         raise reader.fail(
             "schema", f"schema = {schema} is newer than this dpaudit reads ({SCHEMA_VERSION}); upgrade dpaudit"
         )
-    if schema != SCHEMA_VERSION or isinstance(schema, bool):
+    if schema != SCHEMA_VERSION or not isinstance(schema, int) or isinstance(schema, bool):
         raise reader.fail("schema", f"got {schema!r}; expected schema = {SCHEMA_VERSION}")
     _check_values(reader, data)
     try:
@@ -263,6 +275,7 @@ def _parse_claim(reader: _Reader, data: dict[str, Any]) -> Claim:
             relations.append(parse_relation(text))
         except DpAuditError as exc:
             raise reader.fail(f"claim.relations[{index}]", str(exc)) from None
+    reader.unique([relation.name for relation in relations], "claim.relations")
     mechanism_table = reader.table(claim, "mechanism", "claim.")
     reader.no_unknown(mechanism_table, {"name", "params"}, "claim.mechanism.")
     mechanism = MechanismSpec(
@@ -320,6 +333,7 @@ def _candidate_call(reader: _Reader, data: dict[str, Any], params: dict[str, Any
         value = table.get(key)
         if value is not None and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
             raise reader.fail(f"candidate.{key}", f"got {value!r}; expected a list of names such as ['input', 'rng']")
+        reader.unique(value or [], f"candidate.{key}")
         names[key] = None if value is None else tuple(value)
     rename = table.get("rename", {})
     if not isinstance(rename, dict) or not all(isinstance(v, str) for v in rename.values()):
@@ -425,6 +439,7 @@ def _known_findings(reader: _Reader, claim: dict[str, Any]) -> tuple[KnownFindin
             raise reader.fail(
                 f"{prefix}obligations", f"got {obligations!r}; expected a non-empty list of obligation ids"
             )
+        reader.unique(obligations, f"{prefix}obligations")
         for obligation in obligations:
             if (relation, obligation) in listed:
                 raise reader.fail(f"{prefix}obligations", f"{obligation!r} under {relation} is already a known finding")

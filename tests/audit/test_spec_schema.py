@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import tomllib
 from pathlib import Path
 
@@ -82,6 +83,18 @@ def _wrong_schema_version(d):
     d["schema"] = 2
 
 
+def _relation_listed_twice(d):
+    d["claim"]["relations"] = ["replace_one", "replace_one"]
+
+
+def _epsilon_past_the_float_range(d):
+    d["claim"]["guarantee"]["epsilon"] = 701.0
+
+
+def _candidate_argument_listed_twice(d):
+    d["candidate"] = {"args": ["input", "input"]}
+
+
 MALFORMED = [
     _unknown_top,
     _unknown_claim_key,
@@ -94,6 +107,9 @@ MALFORMED = [
     _no_obligations,
     _scalar_pin,
     _wrong_schema_version,
+    _relation_listed_twice,
+    _epsilon_past_the_float_range,
+    _candidate_argument_listed_twice,
 ]
 
 
@@ -124,4 +140,25 @@ def test_schema_and_loader_both_refuse_a_malformed_spec(mutate, tmp_path):
     path.write_text(_toml(document))
     assert tomllib.loads(path.read_text()) == document  # the writer round-trips
     with pytest.raises(SpecError):
+        load_spec(path)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("schema = 1", "schema = 1.0", "expected schema = 1"),
+        ("inputs = [[0.0], [1.0]]", 'inputs = [["0.0"], [1.0]]', "input[0]='0.0': expected a real number, got str"),
+        ("first = [0.0]", "first = [true]", "input[0]=True: expected a real number, got bool"),
+        ('label = "f(X) = 0, f(X\') = 1"', "label = 3", "label=3: expected a non-empty string"),
+        ('label = "f(X) = 0, f(X\') = 1"', 'label = ["a"]', "expected a non-empty string"),
+    ],
+)
+def test_the_loader_refuses_what_json_schema_cannot_tell_apart(old, new, message, tmp_path):
+    """Types are exact: no float for the schema's integer, no string or boolean for a number, no
+    number for a label."""
+    text = BASE.read_text()
+    assert old in text
+    path = tmp_path / "spec.toml"
+    path.write_text(text.replace(old, new, 1))
+    with pytest.raises(SpecError, match=re.escape(message)):
         load_spec(path)

@@ -9,7 +9,8 @@ import numpy as np
 from dpaudit._lazy import lazy_module
 from dpaudit._validation import check_integer, check_real
 from dpaudit.checks.budget_limits import ceiling
-from dpaudit.errors import CheckerError, InvalidArgument
+from dpaudit.checks.claim_inputs import input_converter
+from dpaudit.errors import CheckerError, DpAuditError, InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
@@ -32,12 +33,18 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
         raise InvalidArgument(
             "inputs: expected a non-empty list of datasets (or leave it out to use the reference's audit_pairs)"
         )
+    convert = input_converter(claim)
+    for index, item in enumerate(inputs or []):
+        try:
+            convert(item)
+        except DpAuditError as exc:
+            raise InvalidArgument(f"inputs[{index}]: {exc}") from None
 
 
 def _inputs(params: dict[str, Any], reference: Any, context: CheckContext) -> list[Any]:
     """The datasets to compare on: ``params.inputs``, else both sides of the reference's audit pairs."""
     if params.get("inputs") is not None:
-        return [np.asarray(item, dtype=np.float64) for item in params["inputs"]]
+        return [input_converter(context.claim)(item) for item in params["inputs"]]
     proposer = getattr(reference, "audit_pairs", None)
     if not callable(proposer):
         raise CheckerError(

@@ -336,12 +336,15 @@ def neighbour_pairs(pairs: Any, convert: Callable[[Any], Any] | None = None) -> 
     for i, pair in enumerate(pairs):
         if not isinstance(pair, dict) or not {"first", "second"} <= set(pair) <= {"first", "second", "label"}:
             raise InvalidArgument(f"pairs[{i}]={pair!r}: expected a table with first, second (and optional label)")
+        label = pair.get("label", f"pairs[{i}]")
+        if not isinstance(label, str) or not label.strip():
+            raise InvalidArgument(f"pairs[{i}].label={label!r}: expected a non-empty string")
         if convert is None:
             first = check_finite_array(f"pairs[{i}].first", pair["first"])
             second = check_finite_array(f"pairs[{i}].second", pair["second"])
         else:
             first, second = convert(pair["first"]), convert(pair["second"])
-        result.append(NeighbourPair(first, second, str(pair.get("label", f"pairs[{i}]"))))
+        result.append(NeighbourPair(first, second, label))
     return result
 
 
