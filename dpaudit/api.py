@@ -56,7 +56,8 @@ def check(
         seed: the root seed (the same seed gives the same report).
         timeout: the longest one call of the candidate may take, in seconds.
         memory: the worker's address-space limit, in MiB.
-        time_limit: stop the audit after this many seconds (``inconclusive (budget)`` for the rest).
+        time_limit: stop the audit after this many seconds (``inconclusive (budget)`` for the rest); default one
+            hour. A candidate too slow for it stops before any check (``CandidateError``, docs/candidates.md).
         out: a folder to write the report into (audit.json, .md, .html, junit.xml); ``None`` writes none.
 
     Returns:

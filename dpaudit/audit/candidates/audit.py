@@ -8,6 +8,7 @@ from typing import Any
 
 from dpaudit.audit.candidates.implied import implied_obligations
 from dpaudit.audit.candidates.kinds import CandidateMechanism, candidate_kind_for
+from dpaudit.audit.candidates.pace import DEFAULT_TIME_LIMIT, check_pace
 from dpaudit.audit.candidates.process import CandidateLimits, CandidateRef
 from dpaudit.audit.candidates.user_inputs import check_user_pairs, user_pairs
 from dpaudit.audit.plugins import get_checker
@@ -87,6 +88,15 @@ def _make_user_pairs(claim: Claim, mechanism: CandidateMechanism, path: str, see
         raise SpecError(reason, path=path, key="candidate")
 
 
+def _first_input(claim: Claim, mechanism: CandidateMechanism) -> Any:
+    """An input the candidate is audited on (to time it): the spec's first pair's, else the user's."""
+    given = _given_pairs(claim)
+    if given:
+        return given[0][0]
+    proposed = [pair for pairs in mechanism.proposed_pairs.values() for pair in pairs]
+    return proposed[0][0] if proposed else None
+
+
 def audit_candidate(
     claim: Claim,
     spec_path: str | Path,
@@ -103,24 +113,31 @@ def audit_candidate(
 
     A candidate that crashes, hangs past the limit or returns bad output makes the
     affected obligations ``error`` with the reason (see the report); what it printed is kept
-    in the report's ``candidate.captured_output``.
+    in the report's ``candidate.captured_output``. ``time_limit`` (default
+    :data:`~dpaudit.audit.candidates.pace.DEFAULT_TIME_LIMIT`) bounds the whole audit.
 
     Raises:
         CandidateLoadError: before any check runs, when the candidate cannot be imported or
             its signature does not accept the documented call.
+        CandidateError: before any check runs, when the candidate is too slow for the time
+            limit (:func:`~dpaudit.audit.candidates.pace.check_pace`).
     """
     kind = candidate_kind_for(claim.mechanism.name)
     restricted = candidate_obligations(claim, str(spec_path))
     with CandidateMechanism(candidate, limits, kind, claim.mechanism.params, claim.candidate_call) as mechanism:
         mechanism.start()
         _make_user_pairs(claim, mechanism, str(spec_path), seed)
+        limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
+        probe = _first_input(claim, mechanism)
+        if probe is not None:
+            check_pace(restricted, mechanism, probe, quick=quick, time_limit=limit, ref=str(candidate))
         report = run_audit(
             [(restricted, str(spec_path))],
             seed=seed,
             quick=quick,
             command=command,
             candidate=mechanism,
-            time_limit=time_limit,
+            time_limit=limit,
             progress=progress,
         )
     if kind.candidate is None:

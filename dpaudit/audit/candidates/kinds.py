@@ -119,6 +119,11 @@ class CandidateMechanism:
             raise
         self._process = process
 
+    @property
+    def vectorised(self) -> bool:
+        """Whether the running candidate has a vectorised entry point (``sample``)."""
+        return self._process is not None and self._process.vectorised
+
     def user_pairs(self, relation: Relation) -> list[tuple[Any, Any, str, int | None]]:
         """The pairs the user's input functions made under ``relation``
         (:func:`dpaudit.audit.candidates.user_inputs.user_pairs`), each with the pilot it gets:
