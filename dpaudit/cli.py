@@ -206,6 +206,10 @@ def _build_parser() -> argparse.ArgumentParser:
         help="do not run again the obligations certified by re-running (exhaustive enumerations, accountants); "
         "list them instead (with --require-all, they fail)",
     )
+    recheck.add_argument("--claim", metavar="ID", default=None, help="recheck this claim only")
+    recheck.add_argument(
+        "--jobs", type=int, default=None, help="obligations replayed at once (default: the cores this process may use)"
+    )
 
     report = commands.add_parser("report", help="re-render an audit.json")
     report.add_argument("file", metavar="FILE.json")
@@ -600,7 +604,16 @@ def _command_init(arguments: argparse.Namespace) -> int:
 def _command_recheck(arguments: argparse.Namespace) -> int:
     from dpaudit.report.recheck import recheck_report
 
-    result = recheck_report(arguments.file, rerun=not arguments.no_rerun, progress=lambda line: log.info("%s", line))
+    jobs = arguments.jobs if arguments.jobs is not None else len(os.sched_getaffinity(0))
+    if jobs < 1:
+        raise InvalidArgument(f"--jobs {jobs}: expected at least 1")
+    result = recheck_report(
+        arguments.file,
+        rerun=not arguments.no_rerun,
+        progress=lambda line: log.info("%s", line),
+        claim_id=arguments.claim,
+        workers=jobs,
+    )
     for line in result.lines():
         print(line)
     incomplete = arguments.require_all and (result.uncertified or result.no_route)

@@ -21,6 +21,7 @@ listed as such: the replay covers what it names and no more.
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -34,6 +35,7 @@ from dpaudit.audit.environment import environment_differences
 from dpaudit.audit.rerun import RERUN_ROUTE, replayed_margin, rerun_obligation
 from dpaudit.checks.certificates.facts import exact_decimal
 from dpaudit.checks.certificates.routes import MAX_RELATIVE_WIDTH, ROUTES, replay
+from dpaudit.checks.empirical.executors import forkserver_context, interrupts_deferred
 from dpaudit.errors import DpAuditError, SpecError
 from dpaudit.report.folder import verify_report_folder
 from dpaudit.report.integrity import verify_report
@@ -209,14 +211,21 @@ def _text(value: Fraction | mpmath.mpf) -> str:
 
 
 def recheck_report(
-    path: str | Path, *, rerun: bool = True, progress: Callable[[str], None] | None = None
+    path: str | Path,
+    *,
+    rerun: bool = True,
+    progress: Callable[[str], None] | None = None,
+    claim_id: str | None = None,
+    workers: int = 1,
 ) -> RecheckResult:
     """Replay every certificate of the report at ``path`` (an audit.json, or a report folder whose
-    files must then name one run). ``progress`` hears one line per certified obligation as its
-    replay starts (re-runs take seconds each).
+    files must then name one run). ``progress`` hears one line per certified obligation when its
+    replay ends (and a line at least every 10 s on a pool). ``claim_id`` rechecks that claim
+    only; ``workers`` > 1 replays obligations on that many processes (the lines of the result
+    keep the report's order).
 
     Raises:
-        SpecError: when the file cannot be read as a dpaudit report.
+        SpecError: when the file cannot be read as a dpaudit report, or names no claim ``claim_id``.
     """
     result = RecheckResult()
     if Path(path).is_dir():  # a report folder: its files must come from one run
@@ -240,7 +249,32 @@ def recheck_report(
         verify_report(document, location, recomputed_digest=recomputed)
     except SpecError as exc:
         result.failures.append(f"integrity: {exc}")
+    units = _certified_units(document, result, claim_id)
+    if claim_id is not None and not units and not any(_claim_id(entry) == claim_id for entry in document["claims"]):
+        raise SpecError(f"no claim {claim_id!r} in the report", path=location, key="claims")
+    quick = bool(document.get("quick"))
+    for where, outcomes in _checked_units(units, Path(path), quick, rerun, workers, progress):
+        for index, (status, message) in enumerate(outcomes):
+            target = {"ok": result.replayed, "no_route": result.no_route, "fail": result.failures}[status]
+            target.append(f"{where} fact {index}: {message}")
+    return result
+
+
+def _claim_id(entry: Any) -> Any:
+    return entry.get("claim", {}).get("id") if isinstance(entry, dict) else None
+
+
+#: One verified obligation to recheck: (where, claim entry, relation, item).
+_Unit = tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]
+
+
+def _certified_units(document: dict[str, Any], result: RecheckResult, claim_id: str | None) -> list[_Unit]:
+    """The verified obligations with certificates to replay (in the report's order); the others
+    are noted in ``result`` (uncertified, or a failure when a certificate sits on another verdict)."""
+    units: list[_Unit] = []
     for entry in document["claims"]:
+        if claim_id is not None and _claim_id(entry) != claim_id:
+            continue
         claim = entry.get("claim", {}) if isinstance(entry, dict) else {}
         for relation in entry.get("relations", []) if isinstance(entry, dict) else []:
             for item in relation.get("obligations", []):
@@ -258,14 +292,55 @@ def recheck_report(
                 if not isinstance(facts, list) or not facts:
                     result.failures.append(f"{where}: a certificate without facts")
                     continue
-                if progress is not None:
-                    progress(f"rechecking {where} ({len(facts)} facts)")
-                run_again = _once(entry, relation, item, Path(path), bool(document.get("quick"))) if rerun else None
-                for index, fact in enumerate(facts):
-                    status, message = _check_fact(fact, claim, item.get("obligation", {}), run_again)
-                    target = {"ok": result.replayed, "no_route": result.no_route, "fail": result.failures}[status]
-                    target.append(f"{where} fact {index}: {message}")
-    return result
+                units.append((where, entry, relation, item))
+    return units
+
+
+def _check_unit(unit: _Unit, path: Path, quick: bool, rerun: bool) -> list[tuple[str, str]]:
+    """Every fact of one obligation's certificate checked (its obligation run again at most once)."""
+    _, entry, relation, item = unit
+    claim = entry.get("claim", {})
+    run_again = _once(entry, relation, item, path, quick) if rerun else None
+    facts = item["evidence"]["certificate"]["facts"]
+    return [_check_fact(fact, claim, item.get("obligation", {}), run_again) for fact in facts]
+
+
+def _checked_units(
+    units: list[_Unit], path: Path, quick: bool, rerun: bool, workers: int, progress: Callable[[str], None] | None
+) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The outcomes of every unit, in the units' order: on ``workers`` processes when more than one
+    (the re-runs take seconds each), with a progress line per finished obligation and at least every
+    :data:`PROGRESS_SECONDS` while they run."""
+    outcomes: dict[int, list[tuple[str, str]]] = {}
+
+    def finished(index: int, checked: list[tuple[str, str]]) -> None:
+        outcomes[index] = checked
+        if progress is not None:
+            failed = sum(status == "fail" for status, _ in checked)
+            state = f"{failed} failed" if failed else "ok"
+            progress(f"[{len(outcomes)}/{len(units)}] {units[index][0]}: {len(checked)} facts, {state}")
+
+    if workers <= 1 or len(units) <= 1:
+        for index, unit in enumerate(units):
+            finished(index, _check_unit(unit, path, quick, rerun))
+    else:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=forkserver_context()) as pool:
+            with interrupts_deferred():
+                futures = {
+                    pool.submit(_check_unit, unit, path, quick, rerun): index for index, unit in enumerate(units)
+                }
+            pending = set(futures)
+            while pending:
+                done, pending = wait(pending, timeout=PROGRESS_SECONDS, return_when=FIRST_COMPLETED)
+                for future in sorted(done, key=futures.__getitem__):
+                    finished(futures[future], future.result())
+                if not done and progress is not None:
+                    progress(f"still rechecking: {len(outcomes)} of {len(units)} obligations done")
+    return [(units[index][0], outcomes[index]) for index in range(len(units))]
+
+
+#: The longest a recheck on the pool stays silent (seconds).
+PROGRESS_SECONDS = 10.0
 
 
 def _once(entry: dict[str, Any], relation: dict[str, Any], item: dict[str, Any], path: Path, quick: bool) -> Any:

@@ -127,3 +127,23 @@ def test_a_folder_whose_files_come_from_different_runs_is_refused(report, tmp_pa
     result = recheck_report(folder)
     assert any("files of different runs" in line for line in result.failures)
     assert main(["recheck", str(folder)]) == 1
+
+
+def test_on_a_pool_the_lines_keep_the_reports_order_and_progress_names_each_obligation(report):
+    serial = recheck_report(report)
+    lines: list[str] = []
+    pooled = recheck_report(report, workers=2, progress=lines.append)
+    assert pooled.lines() == serial.lines()
+    finished = [line for line in lines if line.startswith("[")]
+    assert len(finished) == len({line.split("] ", 1)[1].split(":", 1)[0] for line in finished}) >= 2
+    assert all(line.endswith("ok") for line in finished)
+
+
+def test_one_claim_is_rechecked_alone_and_an_unknown_claim_is_a_usage_error(report, capsys):
+    document = json.loads(report.read_text())
+    claim_id = document["claims"][0]["claim"]["id"]
+    result = recheck_report(report, claim_id=claim_id)
+    assert result.ok and result.replayed
+    assert all(line.startswith(f"{claim_id}/") for line in result.replayed)
+    assert main(["recheck", str(report), "--claim", "no-such-claim"]) == 2
+    assert main(["recheck", str(report), "--claim", claim_id, "--jobs", "1"]) == 0
