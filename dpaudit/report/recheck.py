@@ -253,10 +253,10 @@ def recheck_report(
     if claim_id is not None and not units and not any(_claim_id(entry) == claim_id for entry in document["claims"]):
         raise SpecError(f"no claim {claim_id!r} in the report", path=location, key="claims")
     quick = bool(document.get("quick"))
-    for where, outcomes in _checked_units(units, Path(path), quick, rerun, workers, progress):
-        for index, (status, message) in enumerate(outcomes):
+    for unit, outcomes in zip(units, _checked_units(units, Path(path), quick, rerun, workers, progress), strict=True):
+        for index, (status, message) in enumerate(outcomes, start=unit.first):
             target = {"ok": result.replayed, "no_route": result.no_route, "fail": result.failures}[status]
-            target.append(f"{where} fact {index}: {message}")
+            target.append(f"{unit.where} fact {index}: {message}")
     return result
 
 
@@ -264,8 +264,20 @@ def _claim_id(entry: Any) -> Any:
     return entry.get("claim", {}).get("id") if isinstance(entry, dict) else None
 
 
-#: One verified obligation to recheck: (where, claim entry, relation, item).
-_Unit = tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]
+@dataclass(frozen=True)
+class _Unit:
+    """Facts ``first`` to ``first + count`` of one verified obligation's certificate, checked together."""
+
+    where: str
+    entry: dict[str, Any]
+    relation: dict[str, Any]
+    item: dict[str, Any]
+    first: int
+    count: int
+
+
+#: Facts replayed by their routes together at most (a re-run's facts stay together: one run).
+FACTS_PER_UNIT = 8
 
 
 def _certified_units(document: dict[str, Any], result: RecheckResult, claim_id: str | None) -> list[_Unit]:
@@ -292,25 +304,29 @@ def _certified_units(document: dict[str, Any], result: RecheckResult, claim_id: 
                 if not isinstance(facts, list) or not facts:
                     result.failures.append(f"{where}: a certificate without facts")
                     continue
-                units.append((where, entry, relation, item))
+                if any(isinstance(fact, dict) and fact.get("route") == RERUN_ROUTE for fact in facts):
+                    units.append(_Unit(where, entry, relation, item, 0, len(facts)))
+                    continue
+                for first in range(0, len(facts), FACTS_PER_UNIT):
+                    count = min(FACTS_PER_UNIT, len(facts) - first)
+                    units.append(_Unit(where, entry, relation, item, first, count))
     return units
 
 
 def _check_unit(unit: _Unit, path: Path, quick: bool, rerun: bool) -> list[tuple[str, str]]:
-    """Every fact of one obligation's certificate checked (its obligation run again at most once)."""
-    _, entry, relation, item = unit
-    claim = entry.get("claim", {})
-    run_again = _once(entry, relation, item, path, quick) if rerun else None
-    facts = item["evidence"]["certificate"]["facts"]
-    return [_check_fact(fact, claim, item.get("obligation", {}), run_again) for fact in facts]
+    """The unit's facts checked (its obligation run again at most once)."""
+    run_again = _once(unit.entry, unit.relation, unit.item, path, quick) if rerun else None
+    facts = unit.item["evidence"]["certificate"]["facts"][unit.first : unit.first + unit.count]
+    obligation = unit.item.get("obligation", {})
+    return [_check_fact(fact, unit.entry.get("claim", {}), obligation, run_again) for fact in facts]
 
 
 def _checked_units(
     units: list[_Unit], path: Path, quick: bool, rerun: bool, workers: int, progress: Callable[[str], None] | None
-) -> list[tuple[str, list[tuple[str, str]]]]:
+) -> list[list[tuple[str, str]]]:
     """The outcomes of every unit, in the units' order: on ``workers`` processes when more than one
-    (the re-runs take seconds each), with a progress line per finished obligation and at least every
-    :data:`PROGRESS_SECONDS` while they run."""
+    (re-runs and route replays take seconds each), with a progress line per finished unit and at
+    least every :data:`PROGRESS_SECONDS` while they run."""
     outcomes: dict[int, list[tuple[str, str]]] = {}
 
     def finished(index: int, checked: list[tuple[str, str]]) -> None:
@@ -318,7 +334,9 @@ def _checked_units(
         if progress is not None:
             failed = sum(status == "fail" for status, _ in checked)
             state = f"{failed} failed" if failed else "ok"
-            progress(f"[{len(outcomes)}/{len(units)}] {units[index][0]}: {len(checked)} facts, {state}")
+            unit = units[index]
+            facts = f"fact {unit.first}" if unit.count == 1 else f"facts {unit.first}-{unit.first + unit.count - 1}"
+            progress(f"[{len(outcomes)}/{len(units)}] {unit.where}, {facts}: {state}")
 
     if workers <= 1 or len(units) <= 1:
         for index, unit in enumerate(units):
@@ -335,8 +353,8 @@ def _checked_units(
                 for future in sorted(done, key=futures.__getitem__):
                     finished(futures[future], future.result())
                 if not done and progress is not None:
-                    progress(f"still rechecking: {len(outcomes)} of {len(units)} obligations done")
-    return [(units[index][0], outcomes[index]) for index in range(len(units))]
+                    progress(f"still rechecking: {len(outcomes)} of {len(units)} parts done")
+    return [outcomes[index] for index in range(len(units))]
 
 
 #: The longest a recheck on the pool stays silent (seconds).

@@ -135,8 +135,8 @@ def test_on_a_pool_the_lines_keep_the_reports_order_and_progress_names_each_obli
     pooled = recheck_report(report, workers=2, progress=lines.append)
     assert pooled.lines() == serial.lines()
     finished = [line for line in lines if line.startswith("[")]
-    assert len(finished) == len({line.split("] ", 1)[1].split(":", 1)[0] for line in finished}) >= 2
-    assert all(line.endswith("ok") for line in finished)
+    assert len(finished) == len({line.split("] ", 1)[1].rsplit(":", 1)[0] for line in finished}) >= 2
+    assert all(line.endswith(": ok") and ", fact" in line for line in finished)
 
 
 def test_one_claim_is_rechecked_alone_and_an_unknown_claim_is_a_usage_error(report, capsys):
