@@ -60,7 +60,7 @@ def _build_parser() -> argparse.ArgumentParser:
         description="Audit differentially private RL mechanisms against their papers' privacy claims.",
         epilog=EXIT_CODES_HELP,
     )
-    parser.add_argument("--version", action="version", version=f"dpaudit {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=f"dpaudit {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     audit = commands.add_parser(

@@ -287,3 +287,12 @@ def test_the_console_table_gives_an_errors_reason_in_one_line_and_whole_numbers_
     table = capsys.readouterr().out
     (row,) = [line for line in table.splitlines() if line.startswith("gaussian-candidate")]
     assert "error" in row and "planted bug in the candidate gaussian" in row and "…" not in row
+
+
+def test_dash_capital_v_prints_the_version(capsys):
+    from dpaudit import __version__
+
+    with pytest.raises(SystemExit) as stop:
+        main(["-V"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == f"dpaudit {__version__}"

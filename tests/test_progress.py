@@ -68,3 +68,24 @@ def test_a_non_tty_audit_writes_a_line_at_least_every_ten_seconds(tmp_path):
     gaps = [later - earlier for earlier, later in itertools.pairwise(stamps)]
     assert max(gaps) < 14, (gaps, lines)  # a heartbeat at 10 s of silence, checked every second
     assert any("still running" in line for line in lines)
+
+
+def test_the_last_json_event_says_the_audit_finished_with_its_verdicts(tmp_path):
+    spec = str(Path(__file__).parents[1] / "specs" / "gaussian_mechanism.toml")
+    command = [sys.executable, "-m", "dpaudit.cli", "audit", spec, "--quick", "--progress", "json"]
+    result = subprocess.run(
+        [*command, "--out", str(tmp_path)], capture_output=True, text=True, timeout=600, check=False
+    )
+    events = [json.loads(line) for line in result.stderr.splitlines() if line.startswith("{")]
+    assert events[-1]["event"] == "finished"
+    assert events[-1]["verdicts"]["consistent"] == 2 and events[-1]["seconds"] > 0
+
+
+def test_a_bar_prints_finished_claims_in_words_not_as_a_dict():
+    stream = io.StringIO()
+    reporter = ProgressReporter(stream, mode="bar")
+    reporter.start(1)
+    reporter.claim_finished(1, 1, _result(), 0.5)
+    reporter.close()
+    assert "[1/1] c: replace_one verified (0.5 s)" in stream.getvalue()
+    assert "{" not in stream.getvalue()

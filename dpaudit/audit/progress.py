@@ -86,10 +86,10 @@ class ProgressReporter:
 
     def claim_finished(self, done: int, total: int, result: Any, seconds: float) -> None:
         verdicts = {relation.relation.name: relation.verdict.value for relation in result.relations}
-        if self._bar is not None:
-            self._bar.console.print(f"[{done}/{total}] {result.claim.id}: {verdicts} ({seconds:.1f} s)")
-            return
         text = ", ".join(f"{name} {verdict}" for name, verdict in verdicts.items())
+        if self._bar is not None:
+            self._bar.console.print(f"[{done}/{total}] {result.claim.id}: {text} ({seconds:.1f} s)", markup=False)
+            return
         self._emit(
             {
                 "event": "claim_finished",
@@ -101,6 +101,16 @@ class ProgressReporter:
             },
             f"dpaudit: [{done}/{total}] {result.claim.id}: {text} ({seconds:.1f} s)",
         )
+
+    def audit_finished(self, counts: dict[str, int], seconds: float, *, interrupted: str | None = None) -> None:
+        """The last event: the claim-relation verdicts counted, the time, and why it stopped early if it did."""
+        if self._bar is not None:
+            return  # the console table follows
+        text = ", ".join(f"{count} {verdict}" for verdict, count in counts.items() if count)
+        event: dict[str, Any] = {"event": "finished", "verdicts": counts, "seconds": round(seconds, 3)}
+        if interrupted is not None:
+            event["interrupted"] = interrupted
+        self._emit(event, f"dpaudit: finished in {seconds:.1f} s: {text or 'no claims'}")
 
     # --- output ------------------------------------------------------------------------------------
     def _emit(self, event: dict[str, Any], text: str) -> None:

@@ -681,11 +681,8 @@ def run_audit(
                 f"signal {interrupted_signal}: {left} of {len(claims)} claim(s) not finished, not in this report"
             )
             break
-    if progress is not None:
-        progress.close()
-    results = tuple(finished)
-    return AuditReport(
-        claims=results,
+    report = AuditReport(
+        claims=tuple(finished),
         interrupted=interrupted,
         interrupted_signal=interrupted_signal,
         seed=seed,
@@ -695,6 +692,10 @@ def run_audit(
         elapsed_seconds=time.perf_counter() - start,
         environment=numeric_environment(),
     )
+    if progress is not None:
+        progress.audit_finished(report.verdict_counts(), report.elapsed_seconds or 0.0, interrupted=interrupted)
+        progress.close()
+    return report
 
 
 def spec_display_path(path: Path) -> str:

@@ -114,8 +114,10 @@ def render_junit(document: dict[str, Any], *, fail_on: str = "violated") -> str:
     for result in document.get("claims", []):
         claim_id = str(result.get("claim", {}).get("id", ""))
         suite = ET.SubElement(root, "testsuite", name=_xml_text(claim_id))
+        properties = ET.SubElement(suite, "properties")  # one block per suite (the JUnit schema allows one)
+        for prop, shown in (("seed", document.get("seed")), ("dpaudit", document.get("tool", {}).get("version"))):
+            ET.SubElement(properties, "property", name=prop, value=_xml_text(shown))
         if document.get("digest"):
-            properties = ET.SubElement(suite, "properties")
             ET.SubElement(properties, "property", name="dpaudit.run", value=_xml_text(document["digest"]))
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         suite_time = 0.0
@@ -134,10 +136,6 @@ def render_junit(document: dict[str, Any], *, fail_on: str = "violated") -> str:
             totals[key] += value
         suite.set("time", f"{suite_time:.3f}")
         total_time += suite_time
-        properties = ET.Element("properties")
-        for prop, shown in (("seed", document.get("seed")), ("dpaudit", document.get("tool", {}).get("version"))):
-            ET.SubElement(properties, "property", name=prop, value=_xml_text(shown))
-        suite.insert(0, properties)
     for key, value in totals.items():
         root.set(key, str(value))
     root.set("time", f"{total_time:.3f}")

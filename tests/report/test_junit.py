@@ -103,3 +103,12 @@ def test_known_finding_is_skipped_and_its_absence_fails():
     vanished = ET.fromstring(render_junit(document("verified")))
     assert (vanished.get("tests"), vanished.get("failures")) == ("1", "1")
     assert "no longer reproduced" in vanished.find(".//failure").get("message")
+
+
+def test_each_suite_has_one_properties_block_with_the_seed_version_and_run(every_verdict_document):
+    from dpaudit.report.json_report import with_digest
+
+    root = ET.fromstring(render_junit(with_digest(every_verdict_document)))
+    for suite in root.iter("testsuite"):
+        (block,) = suite.findall("properties")
+        assert [prop.get("name") for prop in block] == ["seed", "dpaudit", "dpaudit.run"]
