@@ -173,7 +173,12 @@ def _build_parser() -> argparse.ArgumentParser:
     explain = commands.add_parser(
         "explain", help="print a claim's obligations, the paper statement behind each and how it is checked"
     )
-    explain.add_argument("claim", metavar="CLAIM", help="a built-in claim id (dpaudit list specs) or a spec path")
+    explain.add_argument(
+        "claim", metavar="CLAIM", help="a built-in claim id (dpaudit list specs), a spec path, or an audit.json"
+    )
+    explain.add_argument(
+        "claim_in_report", metavar="ID", nargs="?", default=None, help="with an audit.json: explain this claim only"
+    )
 
     init = commands.add_parser("init", help="write a starter candidate module and spec for a kind")
     init.add_argument("kind", metavar="KIND", help="a mechanism kind (dpaudit list mechanisms)")
@@ -584,6 +589,17 @@ def _github_summary(document: dict[str, Any], output: str | None) -> int:
 def _command_explain(arguments: argparse.Namespace) -> int:
     from dpaudit.audit.explain import explain_claim, find_claim
 
+    target = Path(arguments.claim)
+    if target.suffix == ".json" or target.is_dir():
+        from dpaudit.report.explain_report import explain_report
+        from dpaudit.report.json_report import load_report
+
+        print(
+            explain_report(load_report(target / "audit.json" if target.is_dir() else target), arguments.claim_in_report)
+        )
+        return EXIT_OK
+    if arguments.claim_in_report is not None:
+        raise InvalidArgument(f"{arguments.claim_in_report!r}: a claim id goes after an audit.json, not a claim")
     claim, path = find_claim(arguments.claim)
     print(explain_claim(claim, path))
     return EXIT_OK

@@ -50,3 +50,24 @@ def test_init_writes_a_starter_that_dpaudit_check_runs(tmp_path):
     with pytest.raises(SystemExit):
         main(["init"])
     assert main(["init", "laplace", "--out", str(tmp_path)]) == 2  # never overwrites
+
+
+def test_explain_an_audit_json_says_what_each_verdict_rests_on(tmp_path, capsys, write_gaussian_spec):
+    leaky = write_gaussian_spec(epsilon="1.0", claim_id="too-strong")
+    fine = write_gaussian_spec(claim_id="fine", name="fine.toml")
+    assert main(["audit", str(leaky), str(fine), "--quick", "--quiet", "--out", str(tmp_path / "out")]) == 1
+    capsys.readouterr()
+    assert main(["explain", str(tmp_path / "out" / "audit.json"), "too-strong"]) == 0
+    text = capsys.readouterr().out
+    assert "too-strong:" in text and "fine:" not in text
+    assert "exact-profile: violated" in text and "statement:" in text and "checked by gaussian_exact_profile" in text
+    assert main(["explain", str(tmp_path / "out")]) == 0  # the report folder works too
+    text = capsys.readouterr().out
+    assert "fine:" in text and "rests on: a certificate of" in text
+
+
+def test_explain_an_audit_json_with_an_unknown_claim_lists_those_it_has(tmp_path, caplog, write_gaussian_spec):
+    spec = write_gaussian_spec(claim_id="only")
+    assert main(["audit", str(spec), "--quick", "--quiet", "--out", str(tmp_path / "out")]) == 0
+    assert main(["explain", str(tmp_path / "out" / "audit.json"), "other"]) == 2
+    assert "the report has no such claim; it has only" in caplog.text
