@@ -11,6 +11,10 @@ Numeric inputs may be a number or a list of numbers (f(X), as the ``laplace`` an
 kinds send it): every coordinate is randomised by the same mechanism, as diffprivlib's
 mechanisms take one value at a time. The integer mechanisms get whole floats as ints.
 
+Every adapter has a vectorised ``sample(value, count, *, rng, **params)``: one mechanism object
+randomises ``count`` times (diffprivlib's own loop; some constructors, such as
+``LaplaceBoundedDomain``'s search for its scale, cost far more than a release).
+
 Use, e.g. (specs/examples/ecosystem/)::
 
     dpaudit check specs/examples/ecosystem/diffprivlib_laplace.toml \\
@@ -23,6 +27,7 @@ References:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -68,14 +73,50 @@ def _integral(value: Any) -> Any:
     return [_integral(item) for item in value]
 
 
+#: The diffprivlib class behind each adapter, and whether its values are integers.
+_CLASSES: dict[str, tuple[str, bool]] = {
+    "laplace": ("Laplace", False),
+    "laplace_truncated": ("LaplaceTruncated", False),
+    "laplace_bounded_domain": ("LaplaceBoundedDomain", False),
+    "laplace_bounded_noise": ("LaplaceBoundedNoise", False),
+    "gaussian": ("Gaussian", False),
+    "gaussian_analytic": ("GaussianAnalytic", False),
+    "gaussian_discrete": ("GaussianDiscrete", True),
+    "geometric": ("Geometric", True),
+    "staircase": ("Staircase", False),
+    "binary": ("Binary", False),
+}
+
+
+def _releases(adapter: str, value: Any, rng: np.random.Generator, count: int | None, params: dict[str, Any]) -> Any:
+    """One release (``count`` None) or ``count`` stacked on axis 0, from one diffprivlib mechanism built with
+    ``params`` (the adapter's keywords are diffprivlib's) and a random state over ``rng``."""
+    name, integral = _CLASSES[adapter]
+    mechanism = getattr(_mechanisms(), name)(**params, random_state=_random_state(rng))
+    if integral:
+        value = _integral(value)
+    if count is None:
+        return _randomise_each(mechanism, value)
+    return np.asarray([_randomise_each(mechanism, value) for _ in range(count)])
+
+
+def _vectorised(adapter: Callable[..., Any]) -> Callable[..., Any]:
+    """Give ``adapter`` its ``sample(value, count, *, rng, **params)`` entry point."""
+
+    def sample(value: Any, count: int, *, rng: np.random.Generator, **params: Any) -> Any:
+        return _releases(adapter.__name__, value, rng, int(count), params)
+
+    adapter.sample = sample  # type: ignore[attr-defined]
+    return adapter
+
+
+@_vectorised
 def laplace(value: Any, *, epsilon: float, sensitivity: float, delta: float = 0.0, rng: np.random.Generator) -> Any:
     """``diffprivlib.mechanisms.Laplace(epsilon=, delta=, sensitivity=)``: value + Laplace noise (ε-DP at δ = 0)."""
-    mechanism = _mechanisms().Laplace(
-        epsilon=epsilon, delta=delta, sensitivity=sensitivity, random_state=_random_state(rng)
-    )
-    return _randomise_each(mechanism, value)
+    return _releases("laplace", value, rng, None, {"epsilon": epsilon, "delta": delta, "sensitivity": sensitivity})
 
 
+@_vectorised
 def laplace_truncated(
     value: Any,
     *,
@@ -87,12 +128,11 @@ def laplace_truncated(
     rng: np.random.Generator,
 ) -> Any:
     """``diffprivlib.mechanisms.LaplaceTruncated``: Laplace noise, the release clamped to [lower, upper]."""
-    mechanism = _mechanisms().LaplaceTruncated(
-        epsilon=epsilon, delta=delta, sensitivity=sensitivity, lower=lower, upper=upper, random_state=_random_state(rng)
-    )
-    return _randomise_each(mechanism, value)
+    params = {"epsilon": epsilon, "delta": delta, "sensitivity": sensitivity, "lower": lower, "upper": upper}
+    return _releases("laplace_truncated", value, rng, None, params)
 
 
+@_vectorised
 def laplace_bounded_domain(
     value: Any,
     *,
@@ -104,62 +144,72 @@ def laplace_bounded_domain(
     rng: np.random.Generator,
 ) -> Any:
     """``diffprivlib.mechanisms.LaplaceBoundedDomain``: Laplace noise conditioned to stay in [lower, upper]."""
-    mechanism = _mechanisms().LaplaceBoundedDomain(
-        epsilon=epsilon, delta=delta, sensitivity=sensitivity, lower=lower, upper=upper, random_state=_random_state(rng)
-    )
-    return _randomise_each(mechanism, value)
+    params = {"epsilon": epsilon, "delta": delta, "sensitivity": sensitivity, "lower": lower, "upper": upper}
+    return _releases("laplace_bounded_domain", value, rng, None, params)
 
 
+@_vectorised
 def laplace_bounded_noise(
     value: Any, *, epsilon: float, delta: float, sensitivity: float, rng: np.random.Generator
 ) -> Any:
     """``diffprivlib.mechanisms.LaplaceBoundedNoise``: Laplace noise with bounded support ((ε, δ)-DP, δ > 0)."""
-    mechanism = _mechanisms().LaplaceBoundedNoise(
-        epsilon=epsilon, delta=delta, sensitivity=sensitivity, random_state=_random_state(rng)
-    )
-    return _randomise_each(mechanism, value)
+    params = {"epsilon": epsilon, "delta": delta, "sensitivity": sensitivity}
+    return _releases("laplace_bounded_noise", value, rng, None, params)
 
 
+@_vectorised
 def gaussian(value: Any, *, epsilon: float, delta: float, sensitivity: float, rng: np.random.Generator) -> Any:
     """``diffprivlib.mechanisms.Gaussian``: the classic Gaussian mechanism, (ε, δ)-DP for ε <= 1."""
-    mechanism = _mechanisms().Gaussian(
-        epsilon=epsilon, delta=delta, sensitivity=sensitivity, random_state=_random_state(rng)
-    )
-    return _randomise_each(mechanism, value)
+    return _releases("gaussian", value, rng, None, {"epsilon": epsilon, "delta": delta, "sensitivity": sensitivity})
 
 
+@_vectorised
 def gaussian_analytic(value: Any, *, epsilon: float, delta: float, sensitivity: float, rng: np.random.Generator) -> Any:
     """``diffprivlib.mechanisms.GaussianAnalytic``: the analytic Gaussian mechanism (Balle & Wang 2018)."""
-    mechanism = _mechanisms().GaussianAnalytic(
-        epsilon=epsilon, delta=delta, sensitivity=sensitivity, random_state=_random_state(rng)
-    )
-    return _randomise_each(mechanism, value)
+    params = {"epsilon": epsilon, "delta": delta, "sensitivity": sensitivity}
+    return _releases("gaussian_analytic", value, rng, None, params)
 
 
+@_vectorised
 def gaussian_discrete(
     value: Any, *, epsilon: float, delta: float, sensitivity: int = 1, rng: np.random.Generator
 ) -> Any:
     """``diffprivlib.mechanisms.GaussianDiscrete``: the discrete Gaussian on integers (Canonne et al. 2020)."""
-    mechanism = _mechanisms().GaussianDiscrete(
-        epsilon=epsilon, delta=delta, sensitivity=sensitivity, random_state=_random_state(rng)
-    )
-    return _randomise_each(mechanism, _integral(value))
+    params = {"epsilon": epsilon, "delta": delta, "sensitivity": sensitivity}
+    return _releases("gaussian_discrete", value, rng, None, params)
 
 
+@_vectorised
 def geometric(value: Any, *, epsilon: float, sensitivity: int = 1, rng: np.random.Generator) -> Any:
     """``diffprivlib.mechanisms.Geometric``: the two-sided geometric (discrete Laplace) mechanism on integers."""
-    mechanism = _mechanisms().Geometric(epsilon=epsilon, sensitivity=sensitivity, random_state=_random_state(rng))
-    return _randomise_each(mechanism, _integral(value))
+    return _releases("geometric", value, rng, None, {"epsilon": epsilon, "sensitivity": sensitivity})
 
 
+@_vectorised
 def staircase(
     value: Any, *, epsilon: float, sensitivity: float, gamma: float | None = None, rng: np.random.Generator
 ) -> Any:
     """``diffprivlib.mechanisms.Staircase``: the staircase mechanism (Geng & Viswanath 2016), ε-DP."""
-    mechanism = _mechanisms().Staircase(
-        epsilon=epsilon, sensitivity=sensitivity, gamma=gamma, random_state=_random_state(rng)
+    return _releases("staircase", value, rng, None, {"epsilon": epsilon, "sensitivity": sensitivity, "gamma": gamma})
+
+
+@_vectorised
+def binary(value: str, *, epsilon: float, value0: str, value1: str, rng: np.random.Generator) -> Any:
+    """``diffprivlib.mechanisms.Binary``: randomized response on the two labels ``value0``, ``value1``."""
+    return _releases("binary", value, rng, None, {"epsilon": epsilon, "value0": value0, "value1": value1})
+
+
+def _exponential_mechanism(
+    utility: Any, epsilon: float, sensitivity: float, candidates: list[Any] | None, monotonic: bool, rng: Any
+) -> Any:
+    return _mechanisms().Exponential(
+        epsilon=epsilon,
+        sensitivity=sensitivity,
+        utility=list(utility),
+        candidates=candidates,
+        monotonic=monotonic,
+        random_state=_random_state(rng),
     )
-    return _randomise_each(mechanism, value)
 
 
 def exponential(
@@ -173,18 +223,21 @@ def exponential(
 ) -> Any:
     """``diffprivlib.mechanisms.Exponential``: one candidate, chosen with weight exp(ε u / (2 Δ)) (exp(ε u / Δ)
     when ``monotonic``); the input is the utility of each candidate on the data."""
-    mechanism = _mechanisms().Exponential(
-        epsilon=epsilon,
-        sensitivity=sensitivity,
-        utility=list(utility),
-        candidates=candidates,
-        monotonic=monotonic,
-        random_state=_random_state(rng),
-    )
-    return mechanism.randomise()
+    return _exponential_mechanism(utility, epsilon, sensitivity, candidates, monotonic, rng).randomise()
 
 
-def binary(value: str, *, epsilon: float, value0: str, value1: str, rng: np.random.Generator) -> str:
-    """``diffprivlib.mechanisms.Binary``: randomized response on the two labels ``value0``, ``value1``."""
-    mechanism = _mechanisms().Binary(epsilon=epsilon, value0=value0, value1=value1, random_state=_random_state(rng))
-    return str(mechanism.randomise(value))
+def _exponential_vectorised(
+    utility: Any,
+    count: int,
+    *,
+    epsilon: float,
+    sensitivity: float,
+    candidates: list[Any] | None = None,
+    monotonic: bool = False,
+    rng: np.random.Generator,
+) -> Any:
+    mechanism = _exponential_mechanism(utility, epsilon, sensitivity, candidates, monotonic, rng)
+    return np.asarray([mechanism.randomise() for _ in range(int(count))])
+
+
+exponential.sample = _exponential_vectorised  # type: ignore[attr-defined]

@@ -12,10 +12,12 @@ stay seeded; the audit is reproducible in distribution, not bit for bit). The li
 ``contrib`` feature is enabled when the first measurement is built (OpenDP's constructors of
 these measurements are behind it).
 
-The vector measurements (``laplace``, ``discrete_laplace``, ``gaussian``, ``geometric``) have a
-vectorised ``sample``: ``count`` releases of an input of length d are one OpenDP call on the input
-repeated ``count`` times (the measurement adds independent noise to every coordinate), returned
-as ``(count, d)``.
+Every adapter has a vectorised ``sample(value, count, *, rng, **params)``. For the vector
+measurements (``laplace``, ``discrete_laplace``, ``gaussian``, ``geometric``), ``count`` releases of
+an input of length d are one OpenDP call on the input repeated ``count`` times (the measurement adds
+independent noise to every coordinate), returned as ``(count, d)``; the others invoke their
+measurement ``count`` times in a loop (one measurement built, no worker round trip per release, and
+the import of OpenDP on the first call spread over a batch when dpaudit times the candidate).
 
 Use, e.g. (specs/examples/ecosystem/)::
 
@@ -145,8 +147,15 @@ def noisy_max(scores: Any, *, scale: float, negate: bool = False, rng: np.random
     """``make_noisy_max(vector_domain(atom_domain(T=float, nan=False)), linf_distance(T=float), max_divergence(),
     scale, negate)``: the index of the largest score plus Gumbel(scale) noise (the exponential mechanism);
     ε = map(d_in) = 2 d_in / scale (d_in the largest change of one score)."""
+    return int(_noisy_max_vectorised(scores, 1, scale=scale, negate=negate, rng=rng)[0])
+
+
+def _noisy_max_vectorised(
+    scores: Any, count: int, *, scale: float, negate: bool = False, rng: np.random.Generator
+) -> np.ndarray:
+    measurement = _noisy_max(float(scale), bool(negate))
     values = [float(item) for item in scores]
-    return int(_noisy_max(float(scale), bool(negate))(values))
+    return np.asarray([measurement(values) for _ in range(int(count))], dtype=np.int64)
 
 
 @functools.cache
@@ -159,7 +168,14 @@ def randomized_response_bool(
 ) -> bool:
     """``make_randomized_response_bool(prob, constant_time)``: the bit kept with probability ``prob``;
     ε = map(1) = ln(prob / (1 - prob))."""
-    return bool(_randomized_response_bool(float(prob), bool(constant_time))(bool(value)))
+    return bool(_randomized_response_bool_vectorised(value, 1, prob=prob, constant_time=constant_time, rng=rng)[0])
+
+
+def _randomized_response_bool_vectorised(
+    value: bool, count: int, *, prob: float, constant_time: bool = False, rng: np.random.Generator
+) -> np.ndarray:
+    measurement = _randomized_response_bool(float(prob), bool(constant_time))
+    return np.asarray([measurement(bool(value)) for _ in range(int(count))], dtype=bool)
 
 
 @functools.cache
@@ -170,4 +186,16 @@ def _randomized_response(categories: tuple[str, ...], prob: float) -> Any:
 def randomized_response(value: str, *, categories: list[str], prob: float, rng: np.random.Generator) -> str:
     """``make_randomized_response(categories, prob)``: the category kept with probability ``prob``, else another
     one uniformly; ε = map(1) = ln(prob (k - 1) / (1 - prob)) for k categories."""
-    return str(_randomized_response(tuple(str(item) for item in categories), float(prob))(str(value)))
+    return str(_randomized_response_vectorised(value, 1, categories=categories, prob=prob, rng=rng)[0])
+
+
+def _randomized_response_vectorised(
+    value: str, count: int, *, categories: list[str], prob: float, rng: np.random.Generator
+) -> np.ndarray:
+    measurement = _randomized_response(tuple(str(item) for item in categories), float(prob))
+    return np.asarray([measurement(str(value)) for _ in range(int(count))])
+
+
+noisy_max.sample = _noisy_max_vectorised  # type: ignore[attr-defined]
+randomized_response_bool.sample = _randomized_response_bool_vectorised  # type: ignore[attr-defined]
+randomized_response.sample = _randomized_response_vectorised  # type: ignore[attr-defined]

@@ -8,7 +8,8 @@ releases through it; nothing here computes a noise scale.
 python-dp draws from Google's C++ library's secure RNG, which cannot be seeded from Python:
 ``rng`` is accepted and not used, and a spec declares ``[candidate] randomness = "external"``
 (dpaudit's own draws stay seeded; the audit is reproducible in distribution, not bit for bit).
-python-dp releases one value per call, so these adapters have no vectorised ``sample``.
+python-dp releases one value per call; each adapter's vectorised ``sample(value, count, *, rng,
+**params)`` calls it ``count`` times in a loop (no worker round trip per release).
 
 The additive mechanisms take a number or a list of numbers (f(X), as the ``laplace`` and
 ``gaussian`` kinds send it) and add noise to every coordinate; the aggregations take a dataset
@@ -27,6 +28,7 @@ References:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -51,23 +53,37 @@ def _add_noise_each(mechanism: Any, value: Any) -> Any:
     return np.asarray([_add_noise_each(mechanism, item) for item in value])
 
 
+def _looped(adapter: Callable[..., Any]) -> Callable[..., Any]:
+    """Give ``adapter`` a ``sample(value, count, *, rng, **params)`` that calls it ``count`` times."""
+
+    def sample(value: Any, count: int, *, rng: np.random.Generator, **params: Any) -> np.ndarray:
+        return np.asarray([adapter(value, rng=rng, **params) for _ in range(int(count))])
+
+    adapter.sample = sample  # type: ignore[attr-defined]
+    return adapter
+
+
+@_looped
 def laplace(value: Any, *, epsilon: float, sensitivity: float = 1.0, rng: np.random.Generator) -> Any:
     """``pydp.algorithms.numerical_mechanisms.LaplaceMechanism(epsilon, sensitivity).add_noise``: value plus
     Laplace noise of scale sensitivity / epsilon, snapped to a power-of-two granularity (ε-DP)."""
     return _add_noise_each(_numerical_mechanisms().LaplaceMechanism(epsilon, sensitivity), value)
 
 
+@_looped
 def gaussian(value: Any, *, epsilon: float, delta: float, sensitivity: float = 1.0, rng: np.random.Generator) -> Any:
     """``pydp.algorithms.numerical_mechanisms.GaussianMechanism(epsilon, delta, sensitivity).add_noise``: value plus
     Gaussian noise of the analytic calibration (Balle & Wang 2018) for L2 sensitivity ``sensitivity``."""
     return _add_noise_each(_numerical_mechanisms().GaussianMechanism(epsilon, delta, sensitivity), value)
 
 
+@_looped
 def count(dataset: list[Any], *, epsilon: float, rng: np.random.Generator) -> int:
     """``pydp.algorithms.laplacian.Count(epsilon=epsilon, dtype="int").quick_result``: the noisy number of records."""
     return int(_aggregations().Count(epsilon=epsilon, dtype="int").quick_result(list(dataset)))
 
 
+@_looped
 def bounded_sum(
     dataset: list[float],
     *,
@@ -86,6 +102,7 @@ def bounded_sum(
     return float(algorithm.quick_result(list(dataset)))
 
 
+@_looped
 def bounded_mean(
     dataset: list[float],
     *,

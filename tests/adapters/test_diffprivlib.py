@@ -32,6 +32,26 @@ def test_the_adapter_is_diffprivlib_itself_on_the_same_stream():
     assert ours == mechanism.randomise(2.0)
 
 
+@pytest.mark.parametrize("name", adapters.__all__)
+def test_every_adapter_is_vectorised_and_its_first_draw_is_the_per_call_release(name):
+    function = getattr(adapters, name)
+    value, params = {
+        "binary": ("no", {"epsilon": 1.0, "value0": "no", "value1": "yes"}),
+        "exponential": ([0.0, 1.0, 2.0], {"epsilon": 1.0, "sensitivity": 1.0}),
+        "geometric": ([3.0], {"epsilon": 1.0}),
+        "gaussian_discrete": ([3.0], {"epsilon": 1.0, "delta": 1e-5}),
+        "laplace_truncated": ([3.0], {"epsilon": 1.0, "sensitivity": 1.0, "lower": 0.0, "upper": 10.0}),
+        "laplace_bounded_domain": ([3.0], {"epsilon": 1.0, "sensitivity": 1.0, "lower": 0.0, "upper": 10.0}),
+        "laplace_bounded_noise": ([3.0], {"epsilon": 1.0, "delta": 0.1, "sensitivity": 1.0}),
+        "gaussian": ([3.0], {"epsilon": 1.0, "delta": 1e-5, "sensitivity": 1.0}),
+        "gaussian_analytic": ([3.0], {"epsilon": 1.0, "delta": 1e-5, "sensitivity": 1.0}),
+        "staircase": ([3.0], {"epsilon": 1.0, "sensitivity": 1.0}),
+    }.get(name, ([3.0], {"epsilon": 1.0, "sensitivity": 1.0}))
+    many = function.sample(value, 5, rng=np.random.default_rng(4), **params)
+    assert len(many) == 5 and len(set(np.asarray(many).ravel().tolist())) > 1
+    assert np.array_equal(many[0], function(value, rng=np.random.default_rng(4), **params))
+
+
 def test_integer_mechanisms_take_whole_floats_and_refuse_fractions():
     rng = np.random.default_rng(0)
     released = adapters.geometric([3.0, 4.0], epsilon=1.0, rng=rng)

@@ -34,11 +34,14 @@ def test_the_vectorised_entry_stacks_independent_releases(function, value, param
     assert abs(float(np.median(many[:, 1])) - value[1]) < 2.0
 
 
-def test_the_per_call_measurements_release_what_opendp_releases():
+def test_the_scalar_measurements_release_what_opendp_releases_one_by_one_or_in_a_batch():
     rng = np.random.default_rng(0)
     assert adapters.noisy_max([0.0, 100.0], scale=1.0, rng=rng) == 1
+    assert adapters.noisy_max.sample([0.0, 100.0], 5, scale=1.0, rng=rng).tolist() == [1] * 5
     assert isinstance(adapters.randomized_response_bool(True, prob=0.75, rng=rng), bool)
+    assert adapters.randomized_response_bool.sample(True, 50, prob=0.75, rng=rng).dtype == bool
     assert adapters.randomized_response("a", categories=["a", "b", "c"], prob=0.6, rng=rng) in {"a", "b", "c"}
+    assert set(adapters.randomized_response.sample("a", 50, categories=["a", "b"], prob=0.6, rng=rng)) == {"a", "b"}
 
 
 def test_discrete_laplace_as_documented_is_not_violated(ecosystem_audit):

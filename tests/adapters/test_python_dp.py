@@ -25,6 +25,17 @@ def test_the_adapters_release_through_python_dp():
     assert isinstance(adapters.bounded_mean([0.5], epsilon=1.0, lower_bound=0.0, upper_bound=1.0, rng=rng), float)
 
 
+@pytest.mark.parametrize("name", adapters.__all__)
+def test_every_adapter_has_a_loop_as_its_vectorised_entry(name):
+    value, params = {
+        "laplace": ([0.0, 1.0], {"epsilon": 1.0}),
+        "gaussian": ([0.0, 1.0], {"epsilon": 1.0, "delta": 1e-5}),
+        "count": ([1, 2, 3], {"epsilon": 1.0}),
+    }.get(name, ([0.5, 0.25], {"epsilon": 1.0, "lower_bound": 0.0, "upper_bound": 1.0}))
+    many = getattr(adapters, name).sample(value, 20, rng=np.random.default_rng(0), **params)
+    assert len(many) == 20 and len(set(np.asarray(many).ravel().tolist())) > 1
+
+
 def test_laplace_as_documented_is_not_violated(ecosystem_audit):
     verdict, summaries = ecosystem_audit(f"{MODULE}:laplace", "python_dp_laplace")
     assert verdict != "violated", summaries
