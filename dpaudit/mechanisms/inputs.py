@@ -7,8 +7,9 @@ References:
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,11 +23,14 @@ from dpaudit.privacy.relations import (
     SIMPLEX_ADJACENT,
     Relation,
 )
+from dpaudit.rl.first_visit import discounted_returns
 from dpaudit.rl.trajectory import Trajectory
 
 __all__ = [
     "COVERAGE_SIZES",
     "GRADIENT_RECORDS",
+    "LONG_EPISODE_STEPS",
+    "LONG_EPISODE_TAIL",
     "PROBABILITY_VECTOR",
     "REAL_VECTOR",
     "SEARCH_MAGNITUDES",
@@ -35,6 +39,7 @@ __all__ = [
     "SEARCH_SIZES",
     "TRAJECTORIES",
     "coverage_pairs",
+    "episode_at_return",
     "explore_records",
     "multiset_steps",
     "norm_ball",
@@ -233,12 +238,20 @@ def _positive(value: Any) -> float | None:
     return None
 
 
-def coverage_pairs(params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
+def coverage_pairs(
+    params: Mapping[str, Any],
+    relation: Relation,
+    *,
+    return_bound: float | None = None,
+) -> list[tuple[Any, Any, str]]:
     """Datasets at the edges of what a trajectory can be, from the public parameters alone:
     trajectories that visit every state (largest coverage) with every return at the bound
-    (min of ``r_max`` and ``f_max``) or zero, against one that differs in its rewards or visits a
-    single state (smallest coverage), at :data:`COVERAGE_SIZES` trajectories (the rest
-    unrewarded covering ones)."""
+    or zero, against one that differs in its rewards or visits a single state (smallest
+    coverage), at :data:`COVERAGE_SIZES` trajectories (the rest unrewarded covering ones).
+
+    The bound is ``return_bound`` when given (the bound a mechanism's noise is calibrated to,
+    e.g. R_max/(1 − γ): a long episode of rewards <= ``r_max`` reaches it, see
+    :func:`episode_at_return`), else the min of ``r_max`` and ``f_max`` (one step reaches it)."""
     n_states = params.get("n_states")
     if not isinstance(n_states, int) or isinstance(n_states, bool) or n_states < 1:
         return []
@@ -247,7 +260,11 @@ def coverage_pairs(params: Mapping[str, Any], relation: Relation) -> list[tuple[
         return []
     gamma = params.get("gamma")
     discount = float(gamma) if isinstance(gamma, int | float) and 0 <= gamma < 1 else None
-    rewarded = _covering(n_states, min(bounds), discount)
+    r_max = _positive(params.get("r_max", 1.0))
+    if return_bound is not None and r_max is not None and discount is not None:
+        rewarded = episode_at_return(list(range(n_states)), return_bound, r_max, discount)
+    else:
+        rewarded = _covering(n_states, min(bounds), discount)
     silent, single_state = _covering(n_states, 0.0, None), [[0, 0, 0.0]]
     differing = (
         (rewarded, silent, "returns at the bound vs unrewarded"),
@@ -265,6 +282,59 @@ def coverage_pairs(params: Mapping[str, Any], relation: Relation) -> list[tuple[
                 ([*common, rewarded], common, f"search: {size} covering trajectories, the rewarded one removed")
             )
     return found
+
+
+#: A long episode's discounted tail: it lasts until γ^T < LONG_EPISODE_TAIL, so its first-visit
+#: returns reach R_max/(1 − γ) to within that factor ...
+LONG_EPISODE_TAIL = 1e-3
+
+#: ... but at most this many steps after its last new state (γ close to 1 would need thousands).
+LONG_EPISODE_STEPS = 200
+
+
+def _tail_steps(gamma: float) -> int:
+    """The T of :data:`LONG_EPISODE_TAIL`: the fewest steps with γ^T < 1e-3, at most :data:`LONG_EPISODE_STEPS`."""
+    if gamma <= 0.0:
+        return 1
+    steps = max(1, math.ceil(math.log(LONG_EPISODE_TAIL) / math.log(gamma)))
+    while gamma**steps >= LONG_EPISODE_TAIL and steps < LONG_EPISODE_STEPS:
+        steps += 1
+    return min(steps, LONG_EPISODE_STEPS)
+
+
+def episode_at_return(states: Sequence[int], target: float, r_max: float, gamma: float) -> list[list[float]]:
+    """A trajectory through ``states`` (action 0) whose first-visit return from each of them is as
+    close to ``target`` as rewards in [0, ``r_max``] allow, and never above it.
+
+    Every step pays c = min(R_max, target (1 − γ)) and the last min(R_max, target), so the return
+    from a state n steps before the end is c (1 − γ^n)/(1 − γ) + γ^n min(R_max, target) <= target.
+    When target <= R_max this is exactly ``target`` and the trajectory is ``states`` alone; otherwise
+    it stays in the last state until γ^T < 1e-3 (at most :data:`LONG_EPISODE_STEPS` more steps), so
+    R_max/(1 − γ) is reached to within 0.1% for γ <= 0.966 (86.6% at γ = 0.99). The returns are
+    recomputed as the reference computes them (G_t = r_t + γ G_{t+1} in float64) and c is lowered by
+    units in the last place until none exceeds ``target`` (a public F_max must bound every return).
+
+    Raises:
+        InvalidArgument: for no states, a target or R_max <= 0, or γ outside [0, 1).
+
+    References:
+        Balle et al. 2016, Sec. 2 (0 <= r <= R_max, returns <= R_max/(1 − γ)) and Sec. 3.1 (F_max).
+    """
+    if not states or not target > 0 or not r_max > 0 or not 0.0 <= gamma < 1.0:
+        raise InvalidArgument(
+            f"states={list(states)!r}, target={target!r}, r_max={r_max!r}, gamma={gamma!r}: expected at least "
+            "one state, target > 0, r_max > 0 and gamma in [0, 1)"
+        )
+    last = min(r_max, target)
+    step = min(r_max, target * (1.0 - gamma))
+    visits = [int(state) for state in states]
+    if target > r_max:
+        visits += [visits[-1]] * _tail_steps(gamma)
+    while True:
+        rewards = [step] * (len(visits) - 1) + [last]
+        if float(np.max(discounted_returns(rewards, gamma))) <= target:
+            return [[state, 0, reward] for state, reward in zip(visits, rewards, strict=True)]
+        step = float(np.nextafter(step, 0.0))
 
 
 def _explore_trajectories(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:

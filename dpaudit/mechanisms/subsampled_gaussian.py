@@ -26,6 +26,8 @@ References:
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,13 +40,13 @@ from dpaudit._validation import (
     check_real,
 )
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.inputs import GRADIENT_RECORDS, one_record
-from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, OutputSpec
+from dpaudit.mechanisms.inputs import GRADIENT_RECORDS, explore_records, one_record
+from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, Neighbourhood, OutputSpec
 from dpaudit.privacy.accounting.mixtures import GaussianMixture, OutputPair
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
 from dpaudit.rng import normalize_rng
 
-__all__ = ["MECHANISM", "SAMPLING_SCHEMES", "GpopeStep", "StepPairs"]
+__all__ = ["MECHANISM", "SAMPLING_SCHEMES", "SEARCH_CLIP_MULTIPLE", "GpopeStep", "StepPairs"]
 
 UNIFORM_ONE = "uniform_one"
 POISSON = "poisson"
@@ -218,13 +220,88 @@ class GpopeStep:
         return self.step_pairs(relation).pairs[0]
 
 
+#: How far beyond the clip norm h the input search puts the differing record (every coordinate of
+#: the diagonal one, the length of the axis-aligned one): far enough that any clipping bites.
+SEARCH_CLIP_MULTIPLE = 10.0
+
+
+def _searched_records(dim: int, h: float) -> list[tuple[str, list[float]]]:
+    """Differing records, most telling first: diagonal and along e_1, beyond the clip norm, then on it.
+
+    A diagonal record with every coordinate beyond h is clipped to L2 norm h by the algorithm, but
+    to norm h√d by code that clips each coordinate to h; an axis-aligned one cannot tell the two apart."""
+    beyond, on = SEARCH_CLIP_MULTIPLE * h, h / math.sqrt(dim)
+    records = [
+        (f"a diagonal gradient, every coordinate {beyond:g} (beyond the clip norm h = {h:g})", [beyond] * dim),
+        (f"a gradient along e_1 of length {beyond:g} (beyond h = {h:g})", [beyond] + [0.0] * (dim - 1)),
+        (f"a diagonal gradient of L2 norm h = {h:g}", [on] * dim),
+        (f"a gradient along e_1 of length h = {h:g}", [h] + [0.0] * (dim - 1)),
+    ]
+    return [item for item in records if dim > 1 or "diagonal" not in item[0]]
+
+
+def _clipping_pairs(pairs: Sequence[Any], params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
+    """Gradient tables of ``records`` rows where the last record differs (``replace_one``): it is
+    diagonal or axis-aligned, beyond the clip norm or on it (:func:`_searched_records`), and is
+    replaced by its opposite or by 0; the other records are 0, or at norm h along the record's
+    direction or against it (then X' holds m equal records under the opposite: the worst case of
+    ``uniform_one``). One table per gradient dimension of the given pairs (2 without any).
+
+    ``add_remove_one`` gets none: the step is defined on exactly ``records`` rows, and adding or
+    removing one changes that count, so no such pair is inside the reference's domain."""
+    records, h = params.get("records"), params.get("clip_norm")
+    if relation.kind != REPLACE_ONE or not isinstance(records, int) or isinstance(records, bool) or records < 2:
+        return []
+    if not isinstance(h, int | float) or isinstance(h, bool) or not math.isfinite(h) or h <= 0:
+        return []
+    dims = sorted(
+        {len(row) for pair in pairs for table in pair if isinstance(table, list) for row in table if row}
+    ) or [2]
+    found: list[tuple[Any, Any, str]] = []
+    for dim in dims:
+        for name, record in _searched_records(dim, float(h)):
+            unit = np.asarray(record) / np.linalg.norm(record)
+            others = (
+                ("the other records 0", [0.0] * dim),
+                ("the other records at norm h against it", [float(v) for v in -h * unit]),
+                ("the other records at norm h along it", [float(v) for v in h * unit]),
+            )
+            for others_name, other in others:
+                common = [other] * (records - 1)
+                for partner_name, partner in (("its opposite", [-v for v in record]), ("0", [0.0] * dim)):
+                    found.append(
+                        (
+                            [*common, record],
+                            [*common, partner],
+                            f"search: {records} records, {others_name}; the last one {name} vs {partner_name}",
+                        )
+                    )
+    return found
+
+
+def _explore(pairs: Sequence[Any], params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
+    """Tables that stress the clipping (:func:`_clipping_pairs`), then the given pairs explored as datasets,
+    keeping only tables of ``records`` rows (padded or one-record tables are outside the step's domain)."""
+    records = params.get("records")
+    given = [
+        (first, second, label)
+        for first, second, label in explore_records(pairs, params, relation)
+        if not isinstance(records, int) or len(first) == len(second) == records
+    ]
+    return _clipping_pairs(pairs, params, relation) + given
+
+
+_RECORD_NEIGHBOURS = one_record()
+
 MECHANISM = Mechanism(
     name="gpope_step",
     description="one GPOPE step: sample a record (uniform_one or poisson), clip to norm h, add h*N(0, sigma^2 I)",
     factory=GpopeStep,
     input_domain=GRADIENT_RECORDS,
     relations=(REPLACE_ONE, ADD_REMOVE_ONE),
-    neighbourhood=one_record(),
+    neighbourhood=Neighbourhood(
+        _RECORD_NEIGHBOURS.description, _RECORD_NEIGHBOURS.distance, _RECORD_NEIGHBOURS.radius, explore=_explore
+    ),
     output=OutputSpec(
         "the noisy clipped gradient: a vector of length d", lambda params, data: (int(np.shape(data)[1]),)
     ),

@@ -15,6 +15,7 @@ from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.catalogue import get_mechanism
+from dpaudit.mechanisms.inputs import coverage_pairs
 from dpaudit.privacy.relations import parse_relation
 
 SPEC = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"
@@ -87,8 +88,10 @@ def test_coverage_pairs_come_from_the_public_parameters_and_stay_in_the_domain()
     kind = get_mechanism("dp_lsw")
     params = {"n_states": 3, "r_max": 1.0, "f_max": 0.5, "gamma": 0.9}
     relation = parse_relation("replace_one")
-    coverage = [(a, b, label) for a, b, label in kind.neighbourhood.explore([], params, relation)]
+    coverage = coverage_pairs(params, relation)
     assert len(coverage) == 12
+    explored = kind.neighbourhood.explore([], params, relation)
+    assert all(pair in explored for pair in coverage)  # DP-LSW's search adds Lemma 1's datasets to them
     first, second, label = coverage[0]
     assert label == "search: 1 covering trajectories, returns at the bound vs unrewarded"
     assert first == [[[0, 0, pytest.approx(0.05)], [1, 0, pytest.approx(0.05)], [2, 0, 0.5]]]  # every return 0.5
