@@ -1,0 +1,67 @@
+"""``dpaudit audit [SPEC ...]``: the specs' claims on dpaudit's reference implementations."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+
+from dpaudit._version import DEFAULT_SEED
+from dpaudit.cli.common import DEFAULT_OUT, add_run_options, check_output_folder, finish, parse_seed, reporter, sampled
+from dpaudit.kernel.verdicts import FAIL_POLICIES
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the command to ``dpaudit``'s subcommands."""
+    audit = commands.add_parser(
+        "audit",
+        help="audit spec files (default: every built-in paper claim) and write the report",
+        description="Audit each SPEC (default: every built-in paper claim against the reference "
+        "implementations). Prints a summary table; writes audit.json, audit.md, audit.html, junit.xml "
+        "and figures/ to --out.",
+    )
+    audit.add_argument("specs", nargs="*", metavar="SPEC", help="TOML spec files (default: the built-in specs)")
+    audit.add_argument("--quick", action="store_true", help="use each obligation's reduced [obligations.quick] budgets")
+    audit.add_argument("--seed", type=parse_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
+    audit.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default ./{DEFAULT_OUT})")
+    audit.add_argument(
+        "--fail-on",
+        choices=FAIL_POLICIES,
+        default="violated",
+        help="exit 1 when a claim is violated or errored (default); 'inconclusive' also exits 4 when inconclusive",
+    )
+
+    add_run_options(audit)
+    audit.add_argument(
+        "--executor",
+        default="process",
+        help="where Monte Carlo sampling runs: process[:N] (default), thread[:N], serial, dask://HOST:PORT",
+    )
+    audit.set_defaults(run=run)
+
+
+def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
+    """Run ``dpaudit audit`` and return its exit code."""
+    from dpaudit.audit.runner import run_audit, spec_display_path
+    from dpaudit.audit.spec import builtin_specs, load_specs
+    from dpaudit.checks.empirical.executors import forkserver_context, make_executor
+    from dpaudit.report.background_figures import FigureDrawer
+
+    paths = [Path(spec) for spec in arguments.specs] or builtin_specs()
+    claims = [(sampled(claim, arguments), spec_display_path(path)) for claim, path in load_specs(paths)]
+    check_output_folder(arguments.out)
+    # pool workers start from a server that has already imported the checkers (once, not per worker)
+    forkserver_context(["dpaudit.audit.plugins"])
+    with make_executor(arguments.executor) as executor, FigureDrawer() as drawer:
+        report = run_audit(
+            claims,
+            seed=arguments.seed,
+            quick=arguments.quick,
+            command="dpaudit " + shlex.join(argv),
+            executor=executor,
+            progress=reporter(arguments),
+            time_limit=arguments.time_limit,
+            while_in_pool=lambda result: drawer.add(result.to_json()),
+        )
+    return finish(report, arguments, drawer)

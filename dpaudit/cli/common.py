@@ -1,0 +1,198 @@
+"""What the commands of ``dpaudit`` share: exit codes, help texts, run options, the report's
+console table and the end of an audit (report folder, table, exit code)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dpaudit.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from dpaudit.audit.runner import AuditReport
+    from dpaudit.report.background_figures import FigureDrawer
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_INCONCLUSIVE = 0, 1, 2, 3, 4
+PROGRESS_HELP = (
+    "progress on stderr: auto (a bar with ETA on a terminal, else lines), bar, lines (one per finished claim and "
+    "a 'still running' line at least every 10 s) or json (the same events as JSON lines)"
+)
+TIME_LIMIT_HELP = (
+    "wall-time budget of the whole run in seconds: obligations still running or not started then are "
+    "inconclusive (budget)"
+)
+EXIT_CODES_HELP = (
+    "exit codes: 0 pass; 1 a claim violated or a known finding changed; 2 bad input or usage; "
+    "3 internal error; 4 inconclusive under --fail-on inconclusive; 130/143 interrupted (SIGINT/SIGTERM)"
+)
+DEFAULT_OUT = "dpaudit-report"
+DEFAULT_MUTANTS_OUT = "dpaudit-mutants"
+REPRODUCIBLE_PAPERS = ("balle2016", "xie2019", "gohari2020")
+
+log = logging.getLogger("dpaudit")
+
+
+def add_run_options(command: argparse.ArgumentParser) -> None:
+    """--quiet, --progress and --time-limit, shared by audit and check."""
+    command.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    from dpaudit.audit.progress import PROGRESS_MODES  # standard library only: --help stays fast
+
+    command.add_argument("--progress", choices=PROGRESS_MODES, default="auto", help=PROGRESS_HELP)
+    command.add_argument("--time-limit", type=parse_seconds, default=None, metavar="SECONDS", help=TIME_LIMIT_HELP)
+    command.add_argument(
+        "--ceiling",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="lower a budget ceiling for every spec (repeatable; samples, digits, bins, grid, search_examples, "
+        "enumeration, memory_mib, time_limit_seconds): a spec asking for more is exit 2 before any work; "
+        "an allocation past memory_mib makes the obligation inconclusive (budget)",
+    )
+    command.add_argument(
+        "--samples",
+        choices=("auto",),
+        default=None,
+        help="auto: size every Monte Carlo epsilon check so that an event of probability 1%% seen on one side "
+        "only would refute the claim (docs/statistics.md); default: the spec's budgets",
+    )
+
+
+def parse_seconds(text: str) -> float:
+    from dpaudit.checks.budget_limits import MAX_TIME_LIMIT_SECONDS
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds") from None
+    if not 0 < value <= MAX_TIME_LIMIT_SECONDS:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected seconds in (0, {MAX_TIME_LIMIT_SECONDS:g}]")
+    return value
+
+
+def parse_seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed={text!r}: expected a non-negative integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"seed={value}: expected a non-negative integer")
+    return value
+
+
+def reason(obligation: str, summary: str) -> str:
+    """One line saying why an obligation is ``error`` or ``inconclusive``: the exception line of a
+    traceback, else the summary's first line."""
+    lines = [line.strip() for line in summary.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    text = lines[-1] if any(line.startswith("Traceback") for line in lines) else lines[0]
+    return f"{obligation}: {text}" if obligation else text
+
+
+def summary_table(report: AuditReport) -> str:
+    from dpaudit.report.summary import summary_table_rows
+
+    rows = [
+        (
+            row.claim,
+            row.relation,
+            row.verdict + (" (known finding)" if row.known_finding else ""),
+            row.key_number or (reason(row.obligation, row.summary) if row.verdict in ("error", "inconclusive") else ""),
+        )
+        for row in summary_table_rows(report.to_json())
+    ]
+    headers = ("claim", "relation", "verdict", "key number (measured vs claimed), or the reason")
+    widths = [max(len(headers[i]), *(len(row[i]) for row in rows)) if rows else len(headers[i]) for i in range(3)]
+    # on a terminal the last column is cut to the width; piped or redirected, every number is whole
+    longest = max([len(headers[3]), *(len(row[3]) for row in rows)])
+    room = max(120 - sum(widths) - 6, len(headers[3])) if sys.stdout.isatty() else longest
+
+    def line(cells: tuple[str, ...]) -> str:
+        fixed = "  ".join(cell.ljust(width) for cell, width in zip(cells[:3], widths, strict=True))
+        last = cells[3] if len(cells[3]) <= room else cells[3][: room - 1] + "…"
+        return f"{fixed}  {last}".rstrip()
+
+    lines = [line(headers), line(tuple("-" * width for width in (*widths, room)))]
+    lines += [line(row) for row in rows]
+    counts = ", ".join(f"{count} {name}" for name, count in report.verdict_counts().items() if count)
+    known = sum(relation.only_known_findings for claim in report.claims for relation in claim.relations)
+    lines.append(
+        f"\n{len(rows)} claim-relation verdicts: {counts}"
+        + (f" ({known} violated only by known findings)" if known else "")
+    )
+    return "\n".join(lines)
+
+
+def check_output_folder(out: str) -> None:
+    """Check before any work that the report folder ``out`` can be created and written.
+
+    Raises:
+        InvalidArgument: naming the folder and what is in the way.
+    """
+    folder = Path(out)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise InvalidArgument(f"--out {out}: a file is in the way; expected a folder") from None
+    except OSError as exc:
+        raise InvalidArgument(f"--out {out}: cannot create the folder ({exc.strerror})") from None
+    if not folder.is_dir():
+        raise InvalidArgument(f"--out {out}: not a folder")
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".dpaudit-write-check-"):
+            pass
+    except OSError as exc:
+        raise InvalidArgument(f"--out {out}: the folder is not writable ({exc.strerror})") from None
+
+
+def sampled(claim: Any, arguments: argparse.Namespace) -> Any:
+    """The claim with ``--samples auto`` applied to its Monte Carlo epsilon checks."""
+    if arguments.samples != "auto":
+        return claim
+    from dpaudit.checks.empirical.audit import with_auto_samples
+
+    return with_auto_samples(claim)
+
+
+def reporter(arguments: argparse.Namespace) -> Any:
+    """The progress reporter of --progress (None with --quiet)."""
+    from dpaudit.audit.progress import make_reporter
+
+    return None if arguments.quiet else make_reporter(arguments.progress, sys.stderr)
+
+
+def finish(report: AuditReport, arguments: argparse.Namespace, drawer: FigureDrawer | None = None) -> int:
+    from dpaudit.report.figures import collect_figures
+    from dpaudit.report.folder import write_report_folder
+
+    document = report.to_json()
+    figures = collect_figures(document, None if drawer is None else drawer.drawn)
+    files = write_report_folder(document, arguments.out, fail_on=arguments.fail_on, figures=figures)
+    print(summary_table(report))
+    print(f"report: {files.json}, {files.markdown}, {files.html}, {files.junit}, {len(files.figures)} figures")
+    if report.internal_errors:
+        log.error("%d obligation(s) hit an internal error; see the report's tracebacks", report.internal_errors)
+        return EXIT_INTERNAL
+    if report.interrupted_signal is not None:
+        log.error("interrupted (%s); the report holds what finished", report.interrupted)
+        return 128 + report.interrupted_signal
+    if report.failed("violated"):
+        return EXIT_FAILED
+    if report.failed(arguments.fail_on):
+        show_what_fails(report, arguments.fail_on)
+        return EXIT_INCONCLUSIVE
+    return EXIT_OK
+
+
+def show_what_fails(report: AuditReport, policy: str) -> None:
+    """Name the results the --fail-on policy fails on (beyond violations, which the table shows)."""
+    from dpaudit.report.summary import summary_table_rows
+
+    failing = [row for row in summary_table_rows(report.to_json()) if row.verdict in ("inconclusive", "error")]
+    log.error("--fail-on %s fails on %d result(s):", policy, len(failing))
+    for row in failing:
+        log.error("  %s under %s: %s (%s: %s)", row.claim, row.relation, row.verdict, row.obligation, row.summary[:200])

@@ -1,0 +1,65 @@
+"""``dpaudit corpus MANIFEST``: candidates with known truth, checked and tabulated."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from collections.abc import Sequence
+
+from dpaudit._validation import check_integer
+from dpaudit.cli.common import EXIT_OK
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the command to ``dpaudit``'s subcommands."""
+    corpus = commands.add_parser(
+        "corpus",
+        help="check a corpus of candidates with known truth and tabulate the verdicts",
+        description="Run `dpaudit check` on every candidate of a corpus manifest (see dpaudit.audit.candidates."
+        "corpus) for each seed, and write corpus.json and corpus.md (kind, bug, truth, verdicts, certified epsilon "
+        "lower bound) to --out. Exit 0.",
+    )
+    corpus.add_argument("manifest", help="the corpus manifest, e.g. tests/candidates/manifest.toml")
+    corpus.add_argument("--quick", action="store_true", help="use the specs' reduced budgets")
+    corpus.add_argument("--seeds", type=int, default=1, help="check each candidate with N seeds (default 1)")
+    corpus.add_argument(
+        "--first-seed",
+        type=int,
+        default=0,
+        help="the first seed (default 0): seeds K..K+N-1, so a long run can be split into parts",
+    )
+    corpus.add_argument("--only", nargs="+", metavar="NAME", help="check only these candidates")
+    corpus.add_argument("--timeout", type=float, default=120.0, help="seconds per candidate call (default 120)")
+    corpus.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="check this many candidates at once, each in its own process (default 1); the tables do not change",
+    )
+    corpus.add_argument("--out", default="dpaudit-corpus", help="output folder (default ./dpaudit-corpus)")
+    corpus.set_defaults(run=run)
+
+
+def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
+    """Run ``dpaudit corpus`` and return its exit code."""
+    from dpaudit.audit.candidates.corpus import load_manifest, run_corpus, write_corpus_tables
+    from dpaudit.audit.candidates.process import CandidateLimits
+
+    entries = load_manifest(arguments.manifest)
+    rows = run_corpus(
+        entries,
+        seeds=list(
+            range(
+                check_integer("first-seed", arguments.first_seed, low=0, high=2**31),
+                arguments.first_seed + check_integer("seeds", arguments.seeds, low=1, high=1000),
+            )
+        ),
+        quick=arguments.quick,
+        limits=CandidateLimits(timeout_seconds=arguments.timeout),
+        only=set(arguments.only) if arguments.only else None,
+        jobs=check_integer("jobs", arguments.jobs, low=1, high=64),
+    )
+    json_path, markdown_path = write_corpus_tables(rows, arguments.out, command="dpaudit " + shlex.join(argv))
+    print(markdown_path.read_text(encoding="utf-8"))
+    print(f"tables: {json_path}, {markdown_path}")
+    return EXIT_OK

@@ -1,0 +1,38 @@
+"""``dpaudit mutants``: the library of planted privacy bugs, audited."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from dpaudit._version import DEFAULT_SEED
+from dpaudit.cli.common import DEFAULT_MUTANTS_OUT, EXIT_FAILED, EXIT_OK, parse_seed
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the command to ``dpaudit``'s subcommands."""
+    mutants = commands.add_parser(
+        "mutants",
+        help="audit the library of planted privacy bugs and print which obligation caught each",
+        description="Audit every mutant (a reference mechanism with a realistic privacy bug) with its specs "
+        "under specs/mutants/ and the reference on the same specs and seed. Prints the detection table and "
+        "writes mutants.json and mutants.md to --out. Exit 0 when every mutant is caught, 1 otherwise.",
+    )
+    mutants.add_argument("--quick", action="store_true", help="use the specs' reduced budgets")
+    mutants.add_argument("--only", nargs="+", metavar="NAME", help="audit only these mutants")
+    mutants.add_argument("--seed", type=parse_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
+    mutants.add_argument("--out", default=DEFAULT_MUTANTS_OUT, help=f"output folder (default ./{DEFAULT_MUTANTS_OUT})")
+    mutants.set_defaults(run=run)
+
+
+def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
+    """Run ``dpaudit mutants``:`` and return its exit code."""
+
+    from dpaudit.audit.mutants.library import list_mutants
+    from dpaudit.audit.mutants.runs import run_mutants, write_mutant_tables
+
+    run = run_mutants(list_mutants(arguments.only), seed=arguments.seed, quick=arguments.quick)
+    json_path, markdown_path = write_mutant_tables(run, arguments.out)
+    print(run.to_text())
+    print(f"tables: {json_path}, {markdown_path}")
+    return EXIT_OK if run.all_caught else EXIT_FAILED
