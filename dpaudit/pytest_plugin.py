@@ -9,7 +9,7 @@ Three ways in:
 * ``@pytest.mark.dpaudit("spec.toml", candidate=my_function, quick=True)`` on a test: the
   ``dpaudit_report`` fixture runs the audit (on the candidate when one is named, else on
   dpaudit's reference) and fails the test when a claim fails the policy; the test receives the
-  :class:`~dpaudit.audit.runner.AuditReport`.
+  :class:`~dpaudit.audit.results.AuditReport`.
 * ``pytest --dpaudit spec.toml [--dpaudit-candidate module:callable] [--dpaudit-quick]
   [--dpaudit-seed N] [--dpaudit-fail-on violated|inconclusive]`` adds one test item per
   (claim, relation) of each spec; an item fails when its verdict fails the policy.
@@ -25,7 +25,9 @@ from typing import Any
 import pytest
 
 from dpaudit._version import DEFAULT_SEED
-from dpaudit.audit.runner import AuditReport, run_audit, run_claim
+from dpaudit.audit.execution import run_claim
+from dpaudit.audit.results import AuditReport
+from dpaudit.audit.runner import run_audit
 from dpaudit.audit.spec import load_spec
 from dpaudit.kernel.verdicts import FAIL_POLICIES
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from dpaudit.errors import InvalidArgument
 
 if TYPE_CHECKING:
-    from dpaudit.audit.runner import AuditReport
+    from dpaudit.audit.results import AuditReport
     from dpaudit.report.background_figures import FigureDrawer
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_INCONCLUSIVE = 0, 1, 2, 3, 4

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
+from dpaudit.audit.execution import run_claim
 from dpaudit.audit.mutants.library import MUTANTS, list_mutants
 from dpaudit.audit.mutants.runs import mutant_spec_dir, run_mutants, write_mutant_tables
-from dpaudit.audit.runner import run_claim
 from dpaudit.audit.spec import load_spec
 from dpaudit.cli import main
 from dpaudit.kernel.verdicts import Verdict

@@ -8,14 +8,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 
-from dpaudit.audit.runner import (
-    _audit_tasks,
-    _claim_tasks,
-    _merges,
-    _task_cost,
-    _tasks_fill_the_workers,
-    run_audit,
-)
+from dpaudit.audit.runner import run_audit
+from dpaudit.audit.scheduling import audit_tasks, claim_tasks, merges, task_cost, tasks_fill_the_workers
 from dpaudit.audit.spec import builtin_spec_dir, builtin_specs, load_specs
 from dpaudit.kernel.checkers import register_checker
 from dpaudit.kernel.claims import Obligation
@@ -30,7 +24,7 @@ def _claims(*names: str):
 
 def test_every_cell_is_one_task_and_a_shared_sweep_stays_together():
     ((claim, _),) = _claims("balle2016_dp_lsl_sensitivity.toml")
-    tasks = _claim_tasks(claim)
+    tasks = claim_tasks(claim)
     cells = [cell for task in tasks for cell in task]
     grid = {(r, o) for r in range(len(claim.relations)) for o in range(len(claim.obligations))}
     assert sorted(cells) == sorted(grid)  # each (relation, obligation) once
@@ -81,17 +75,17 @@ def test_a_checker_registered_in_this_process_runs_here_not_in_a_worker():
 
 
 def test_tasks_run_side_by_side_only_when_they_keep_every_worker_busy():
-    assert _tasks_fill_the_workers([1.0, 1.0], 2)
-    assert _tasks_fill_the_workers([3.0, 1.0, 1.0, 1.0], 2)
-    assert not _tasks_fill_the_workers([1.0], 2)  # one task: its Monte Carlo spreads over the pool
-    assert not _tasks_fill_the_workers([8.0, 0.1, 0.1], 2)  # one long task would hold one core alone
-    assert not _tasks_fill_the_workers([1.0, 1.0], 3)
+    assert tasks_fill_the_workers([1.0, 1.0], 2)
+    assert tasks_fill_the_workers([3.0, 1.0, 1.0, 1.0], 2)
+    assert not tasks_fill_the_workers([1.0], 2)  # one task: its Monte Carlo spreads over the pool
+    assert not tasks_fill_the_workers([8.0, 0.1, 0.1], 2)  # one long task would hold one core alone
+    assert not tasks_fill_the_workers([1.0, 1.0], 3)
 
 
 def test_a_claims_obligations_of_one_checker_share_a_task_when_it_keeps_the_longest_task_and_the_workers():
     claims = [claim for claim, _ in load_specs(builtin_specs())]
     for quick in (True, False):
-        tasks = _audit_tasks(claims, quick, 2)
+        tasks = audit_tasks(claims, quick, 2)
         cells = sorted((c, cell) for c, task, _ in tasks for cell in task)
         every = sorted(
             (c, (r, o))
@@ -104,22 +98,22 @@ def test_a_claims_obligations_of_one_checker_share_a_task_when_it_keeps_the_long
         for c, task, _ in tasks:
             assert list(task) == sorted(task)  # run_claim's order: relation, then obligation
             assert len({claims[c].obligations[o].checker for _, o in task}) == 1
-        finest = [_task_cost(claim, cells, quick) for claim in claims for cells in _claim_tasks(claim)]
+        finest = [task_cost(claim, cells, quick) for claim in claims for cells in claim_tasks(claim)]
         assert len(tasks) < len(finest) and max(cost for *_, cost in tasks) == max(finest)
-        assert _tasks_fill_the_workers([cost for *_, cost in tasks], 2)
+        assert tasks_fill_the_workers([cost for *_, cost in tasks], 2)
     (peer,) = [c for c, claim in enumerate(claims) if claim.id == "peer-dp-accounting"]  # two obligations, one checker
-    assert [len(task) for c, task, _ in _audit_tasks(claims, True, 2) if c == peer] == [2]
+    assert [len(task) for c, task, _ in audit_tasks(claims, True, 2) if c == peer] == [2]
 
 
 def test_tasks_are_merged_only_below_the_longest_task_and_while_each_worker_keeps_one():
-    assert _merges([[0.1, 0.1, 0.1], [1.0], [1.0]], 2) == [True, False, False]
+    assert merges([[0.1, 0.1, 0.1], [1.0], [1.0]], 2) == [True, False, False]
     # 2 + 2 would be longer than the longest task: merged, the schedule would take 6 instead of 5
-    assert _merges([[2.0, 2.0], [3.0], [3.0]], 2) == [False, False, False]
-    assert _merges([[1.0, 1.0]], 2) == [False]  # one task could not fill two workers
-    assert _merges([[0.5, 0.5], [1.0]], 1) == [True, False]
-    assert _merges([[0.5, 0.5], [0.5, 0.5], [1.0]], 2) == [True, True, False]
-    assert _merges([[0.5, 0.5], [0.5, 0.5], [1.0]], 4) == [True, False, False]  # the second would leave 3 tasks
-    assert _merges([[0.5, 0.5], [0.5, 0.5], [1.0]], 5) == [False, False, False]
+    assert merges([[2.0, 2.0], [3.0], [3.0]], 2) == [False, False, False]
+    assert merges([[1.0, 1.0]], 2) == [False]  # one task could not fill two workers
+    assert merges([[0.5, 0.5], [1.0]], 1) == [True, False]
+    assert merges([[0.5, 0.5], [0.5, 0.5], [1.0]], 2) == [True, True, False]
+    assert merges([[0.5, 0.5], [0.5, 0.5], [1.0]], 4) == [True, False, False]  # the second would leave 3 tasks
+    assert merges([[0.5, 0.5], [0.5, 0.5], [1.0]], 5) == [False, False, False]
 
 
 def test_an_unknown_checker_is_an_error_in_the_report_not_an_exception():

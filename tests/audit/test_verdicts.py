@@ -53,7 +53,7 @@ def test_unknown_policy():
 def _result(verdict, rejected=False):
     import numpy as np
 
-    from dpaudit.audit.runner import ObligationResult
+    from dpaudit.audit.results import ObligationResult
     from dpaudit.kernel.claims import Obligation
     from dpaudit.kernel.evidence import Evidence
     from dpaudit.rng import SeedRecord
@@ -67,7 +67,7 @@ def _result(verdict, rejected=False):
 
 
 def test_a_rejected_assumption_never_lowers_the_verdict_unless_nothing_else_decides():
-    from dpaudit.audit.runner import RelationResult, deciding_obligations
+    from dpaudit.audit.results import RelationResult, deciding_obligations
     from dpaudit.kernel.verdicts import combine_verdicts
     from dpaudit.privacy.relations import replace_one
 

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from dpaudit.audit.runner import run_claim
+from dpaudit.audit.execution import run_claim
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.kernel.claims import Obligation
 from dpaudit.kernel.verdicts import Verdict

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.audit.runner import run_claim
+from dpaudit.audit.execution import run_claim
 from dpaudit.audit.spec import load_spec
 from dpaudit.errors import SpecError
 from dpaudit.kernel.verdicts import Verdict

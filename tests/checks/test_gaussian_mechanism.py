@@ -3,7 +3,7 @@
 import mpmath
 import pytest
 
-from dpaudit.audit.runner import run_claim
+from dpaudit.audit.execution import run_claim
 from dpaudit.audit.spec import load_spec
 from dpaudit.kernel.verdicts import Verdict
 from tests.conftest import MONTE_CARLO_OBLIGATION

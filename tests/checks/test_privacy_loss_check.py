@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from dpaudit.audit.execution import run_claim
 from dpaudit.audit.plugins import get_checker
-from dpaudit.audit.runner import run_claim
 from dpaudit.audit.spec import load_spec
 from dpaudit.checks.empirical.loss_histogram import GaussianLogDensityRatio
 from dpaudit.checks.empirical.privacy_loss_check import (

@@ -109,8 +109,8 @@ def test_validator_rejects_bad_params(params):
 def test_lemma1_profile_uses_the_constants_of_the_mechanism_under_audit():
     from pathlib import Path
 
+    from dpaudit.audit.execution import run_claim
     from dpaudit.audit.mutants.library import SmoothGaussianBetaWithoutDimension
-    from dpaudit.audit.runner import run_claim
     from dpaudit.audit.spec import load_spec
 
     claim = load_spec(Path(__file__).resolve().parents[2] / "specs" / "mutants" / "smooth_gaussian_tight.toml")

@@ -9,7 +9,7 @@ from pathlib import Path
 import mpmath
 import pytest
 
-from dpaudit.audit.runner import run_claim
+from dpaudit.audit.execution import run_claim
 from dpaudit.audit.spec import load_spec
 from dpaudit.errors import InvalidArgument, InvalidType
 from dpaudit.kernel.verdicts import Verdict

@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.audit.runner import (
-    AuditReport,
-    ClaimResult,
-    ObligationResult,
-    RelationResult,
-)
+from dpaudit.audit.results import AuditReport, ClaimResult, ObligationResult, RelationResult
 from dpaudit.kernel.claims import Claim, MechanismSpec, Obligation, Source
 from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict, combine_verdicts

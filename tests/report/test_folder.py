@@ -111,7 +111,9 @@ def test_a_failed_write_keeps_the_previous_report_whole(_every_verdict_drawn, tm
         raise OSError(errno.EFBIG, "File too large")
 
     monkeypatch.setattr(folder_module, "render_html", disk_full)
-    with pytest.raises(OutputError, match=r"cannot write the report \(File too large\); the files already there are unchanged"):
+    with pytest.raises(
+        OutputError, match=r"cannot write the report \(File too large\); the files already there are unchanged"
+    ):
         write_report_folder(changed, tmp_path, figures=figures)
     assert {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()} == before
     verify_report_folder(tmp_path)

@@ -12,7 +12,8 @@ from dpaudit.audit.candidates.pace import DEFAULT_TIME_LIMIT, check_pace
 from dpaudit.audit.candidates.process import CandidateLimits, CandidateRef
 from dpaudit.audit.candidates.user_inputs import check_user_pairs, user_pairs
 from dpaudit.audit.plugins import get_checker
-from dpaudit.audit.runner import AuditReport, run_audit
+from dpaudit.audit.results import AuditReport
+from dpaudit.audit.runner import run_audit
 from dpaudit.errors import CandidateLoadError, SpecError
 from dpaudit.kernel.claims import Claim
 

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dpaudit.audit.execution import run_claim
 from dpaudit.audit.mutants.library import Mutant
-from dpaudit.audit.runner import ClaimResult, run_claim
+from dpaudit.audit.results import ClaimResult
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.errors import SpecError
 from dpaudit.kernel.claims import Claim

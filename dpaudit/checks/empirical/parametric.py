@@ -314,7 +314,7 @@ def _rejected(
 ) -> Evidence:
     """``inconclusive`` with the assumption rejected: the family fits none of the pairs, so it bounds
     nothing, and the claim's verdict is left to the other (model-free) checks
-    (``details.assumption_rejected``; see :func:`dpaudit.audit.runner.deciding_obligations`)."""
+    (``details.assumption_rejected``; see :func:`dpaudit.audit.results.deciding_obligations`)."""
     return Evidence(
         Verdict.INCONCLUSIVE,
         f"no family fits: the {family} family is rejected on every pair: {', '.join(rejected)}; no parametric "

@@ -1,0 +1,219 @@
+"""Running one obligation: its budget (quick caps, time and memory), its seed, the checker, and
+what a failure of the check becomes (error, inconclusive budget or precision); one claim run
+obligation by obligation."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import traceback
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import replace
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from dpaudit.audit.memory_budget import memory_limit
+from dpaudit.audit.plugins import get_checker
+from dpaudit.audit.progress import ProgressReporter
+from dpaudit.audit.rerun import rerun_certificate
+from dpaudit.audit.results import ClaimResult, ObligationResult, RelationResult, deciding_obligations
+from dpaudit.audit.time_budget import TimeBudgetExhausted, wall_time_limit
+from dpaudit.checks.budget_limits import ceiling
+from dpaudit.errors import CheckerError, DpAuditError
+from dpaudit.kernel.checkers import CheckContext
+from dpaudit.kernel.claims import Claim, Obligation
+from dpaudit.kernel.evidence import Evidence
+from dpaudit.kernel.verdicts import Verdict, combine_verdicts
+from dpaudit.privacy.relations import Relation
+from dpaudit.rng import SeedRecord
+
+__all__ = ["claim_result", "obligation_for_run", "obligation_seed", "run_claim", "run_obligation"]
+
+
+def _stable_key(*parts: str) -> int:
+    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
+    return int.from_bytes(digest[:4], "little")
+
+
+def obligation_for_run(obligation: Obligation, quick: bool) -> Obligation:
+    """The obligation as it runs: its ``quick`` table applied under ``--quick``, or, when it has
+    none, its checker's documented quick caps (``CheckerEntry.quick_caps``; docs/checkers.md)."""
+    run = obligation.for_run(quick=quick)
+    if quick and not obligation.quick_params:
+        try:
+            checker = get_checker(obligation.checker)
+        except CheckerError:
+            return run  # an unknown checker is reported as the obligation's error when it runs
+        run = replace(run, params=checker.quick_params(run.params))
+    return run
+
+
+def obligation_seed(seed: int, claim: Claim, relation: Relation, obligation: Obligation) -> np.random.SeedSequence:
+    """The SeedSequence of one obligation run: depends only on the root seed and the three names,
+    so adding, removing or reordering specs changes no other result."""
+    key = (_stable_key(claim.id), _stable_key(relation.name), _stable_key(obligation.id))
+    return np.random.SeedSequence(seed, spawn_key=key)
+
+
+def run_obligation(
+    obligation: Obligation,
+    claim: Claim,
+    relation: Relation,
+    seed: int,
+    quick: bool,
+    executor: Executor | None,
+    candidate: Any,
+    mechanism_factory: Callable[..., Any] | None = None,
+    deadline: float | None = None,
+) -> ObligationResult:
+    sequence = obligation_seed(seed, claim, relation, obligation)
+    run = obligation_for_run(obligation, quick)
+    context = CheckContext(
+        claim=claim,
+        relation=relation,
+        rng=np.random.default_rng(sequence),
+        seed=sequence,
+        quick=quick,
+        executor=executor,
+        candidate=candidate,
+        mechanism_factory=mechanism_factory,
+    )
+    start = time.perf_counter()
+    internal = False
+    limits = [obligation.time_limit, None if deadline is None else deadline - time.monotonic()]
+    remaining = min((limit for limit in limits if limit is not None), default=None)
+    evidence: Evidence | None = None
+    try:
+        if remaining is not None and remaining <= 0:
+            raise TimeBudgetExhausted
+        with wall_time_limit(remaining), memory_limit(run.memory_limit):
+            evidence = get_checker(run.checker).function(run, context)
+    except TimeBudgetExhausted:
+        if evidence is None:  # (a late alarm after the checker returned keeps its result)
+            if hasattr(candidate, "close"):
+                candidate.close()  # a call cut short leaves the worker mid-answer: start a fresh one
+            if context.decided:  # cut short in an optional refinement of a result already decided
+                decided = context.decided[-1]
+                evidence = replace(decided, summary=f"{decided.summary} (refining it was cut short by the time budget)")
+            else:
+                evidence = _out_of_time(run, remaining, started=remaining is None or remaining > 0)
+    except DpAuditError as exc:
+        evidence = Evidence(
+            verdict=Verdict.ERROR,
+            summary=f"the check could not run: {exc}",
+            domain="none (the check did not run)",
+            method=run.checker,
+            details={"error": f"{type(exc).__name__}: {exc}"},
+        )
+    except MemoryError:
+        evidence = _out_of_memory(run)
+    except (ArithmeticError, mpmath.libmp.NoConvergence) as exc:
+        evidence = _out_of_range(run, exc)
+    except Exception as exc:
+        internal = True
+        evidence = Evidence(
+            verdict=Verdict.ERROR,
+            summary=f"internal error in checker {run.checker!r}: {type(exc).__name__}: {exc}",
+            domain="none (the check did not run)",
+            method=run.checker,
+            details={"traceback": traceback.format_exc()},
+        )
+    reference = candidate is None and mechanism_factory is None  # recheck can run it again from the spec
+    if reference and evidence.verdict is Verdict.VERIFIED and evidence.certificate is None:
+        evidence = replace(evidence, certificate=rerun_certificate(evidence))
+    known = claim.known_finding(relation.name, obligation.id)
+    changed = None
+    if known is not None and known.pin is not None and evidence.verdict is Verdict.VIOLATED:
+        changed = known.pin.for_run(quick).check(evidence.measurements)
+    return ObligationResult(
+        run,
+        evidence.with_elapsed(time.perf_counter() - start),
+        SeedRecord.of(sequence),
+        internal,
+        None if known is None else known.finding,
+        changed,
+    )
+
+
+def _out_of_memory(obligation: Obligation) -> Evidence:
+    limits = [limit for limit in (obligation.memory_limit, ceiling("memory_mib")) if limit is not None]
+    return Evidence(
+        verdict=Verdict.INCONCLUSIVE,
+        summary=f"budget: stopped when an allocation went past the memory ceiling ({min(limits):.0f} MiB); "
+        "nothing is claimed from the partial work",
+        domain="none (out of memory)",
+        method=obligation.checker,
+        details={"budget": "memory", "memory_mib": min(limits)},
+    )
+
+
+def _out_of_range(obligation: Obligation, exc: Exception) -> Evidence:
+    """A computation left float64's range (an overflow, a division by zero) or a series did not
+    converge: the spec's numbers are outside what the checker computes with. Nothing is claimed;
+    the traceback stays in the report."""
+    return Evidence(
+        verdict=Verdict.INCONCLUSIVE,
+        summary=f"precision: a computation of the check left the range of float64 or did not converge "
+        f"({type(exc).__name__}: {exc}); "
+        "the claim's or the mechanism's numbers are outside what this checker computes with, nothing is claimed",
+        domain="none (out of numeric range)",
+        method=obligation.checker,
+        details={"precision": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()},
+    )
+
+
+def _out_of_time(obligation: Obligation, seconds: float | None, *, started: bool) -> Evidence:
+    if started:
+        summary = f"budget: stopped after {seconds:.3g} s, the time limit; nothing is claimed from the partial work"
+    else:
+        summary = "budget: not run, the audit's time limit was reached before it started"
+    return Evidence(
+        verdict=Verdict.INCONCLUSIVE,
+        summary=summary,
+        domain="none (out of time)",
+        method=obligation.checker,
+        details={"budget": "time", "time_limit_seconds": seconds if started else 0.0},
+    )
+
+
+def claim_result(claim: Claim, path: str | None, results: dict[tuple[int, int], ObligationResult]) -> ClaimResult:
+    """Assemble a claim's result from its (relation index, obligation index) cells."""
+    relations = []
+    for r, relation in enumerate(claim.relations):
+        items = tuple(results[r, o] for o in range(len(claim.obligations)))
+        verdict = combine_verdicts(item.evidence.verdict for item in deciding_obligations(items))
+        relations.append(RelationResult(relation, verdict, items))
+    return ClaimResult(claim, path, tuple(relations))
+
+
+def run_claim(
+    claim: Claim,
+    *,
+    seed: int,
+    quick: bool = False,
+    spec_path: str | None = None,
+    executor: Executor | None = None,
+    candidate: Any = None,
+    mechanism_factory: Callable[..., Any] | None = None,
+    deadline: float | None = None,
+    progress: ProgressReporter | None = None,
+) -> ClaimResult:
+    """Audit ``claim`` under each of its relations; every obligation gets its own seeded stream.
+
+    ``mechanism_factory`` replaces the registered reference mechanism (to audit a mutant);
+    ``deadline`` (``time.monotonic()``) ends every obligation still running or not started then.
+    """
+    results = {}
+    for r, relation in enumerate(claim.relations):
+        for o, obligation in enumerate(claim.obligations):
+            if progress is not None:
+                progress.obligation_started(claim.id, relation.name, obligation.id)
+            results[r, o] = run_obligation(
+                obligation, claim, relation, seed, quick, executor, candidate, mechanism_factory, deadline
+            )
+            if progress is not None:
+                progress.obligation_finished()
+    return claim_result(claim, spec_path, results)
