@@ -12,14 +12,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from dpaudit._validation import check_json_data, check_module_callable
 from dpaudit.audit.plugins import get_checker
+from dpaudit.audit.spec_candidate import candidate_call, candidate_inputs
+from dpaudit.audit.spec_findings import known_findings
+from dpaudit.audit.spec_reader import SpecReader
 from dpaudit.audit.spec_values import MAX_NESTING, MAX_SPEC_BYTES, _check_id, _check_values, _printable, load_pairs_file
 from dpaudit.checks.budget_limits import ceiling, check_ceilings, lowered_ceilings
 from dpaudit.errors import CheckerError, DpAuditError, SpecError
-from dpaudit.kernel.claims import Claim, FindingPin, KnownFinding, MechanismSpec, Obligation, Source
+from dpaudit.kernel.claims import Claim, MechanismSpec, Obligation, Source
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
-from dpaudit.mechanisms.interface import CandidateCall, CandidateInputs
 from dpaudit.privacy.guarantees import (
     ApproxDP,
     Concentration,
@@ -60,63 +61,7 @@ def builtin_specs() -> list[Path]:
     return sorted(folder.glob("*.toml"))
 
 
-class _Reader:
-    """Typed access to a TOML table that reports errors with file and dotted key."""
-
-    def __init__(self, path: str):
-        self.path = path
-
-    def fail(self, key: str, message: str) -> SpecError:
-        return SpecError(message, path=self.path, key=key)
-
-    def table(self, data: dict[str, Any], key: str, prefix: str, *, required: bool = True) -> dict[str, Any]:
-        full = f"{prefix}{key}"
-        if key not in data:
-            if required:
-                raise self.fail(full, "missing; expected a table")
-            return {}
-        value = data[key]
-        if not isinstance(value, dict):
-            raise self.fail(full, f"expected a table, got {type(value).__name__} {value!r}")
-        return value
-
-    def string(self, data: dict[str, Any], key: str, prefix: str, *, required: bool = True) -> str | None:
-        full = f"{prefix}{key}"
-        if key not in data:
-            if required:
-                raise self.fail(full, "missing; expected a non-empty string")
-            return None
-        value = data[key]
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(full, f"expected a non-empty string, got {type(value).__name__} {value!r}")
-        return value
-
-    def text(self, data: dict[str, Any], key: str, prefix: str) -> str:
-        """A required non-empty string."""
-        value = self.string(data, key, prefix)
-        if value is None:
-            raise self.fail(f"{prefix}{key}", "missing; expected a non-empty string")
-        return value
-
-    def unique(self, names: list[Any], key: str) -> None:
-        """A list that names things names each once.
-
-        Raises:
-            SpecError: naming the key and the repeated name.
-        """
-        seen: dict[Any, int] = {}
-        for index, name in enumerate(names):
-            if name in seen:
-                raise self.fail(f"{key}[{index}]", f"{name!r} is listed twice (also at [{seen[name]}])")
-            seen[name] = index
-
-    def no_unknown(self, data: dict[str, Any], allowed: set[str], prefix: str) -> None:
-        unknown = sorted(set(data) - allowed)
-        if unknown:
-            raise self.fail(f"{prefix}{unknown[0]}", f"unknown key; expected one of {sorted(allowed)}")
-
-
-def _source(reader: _Reader, data: dict[str, Any], prefix: str) -> Source:
+def _source(reader: SpecReader, data: dict[str, Any], prefix: str) -> Source:
     reader.no_unknown(data, {"paper", "location", "page", "note"}, prefix)
     page = data.get("page")
     return Source(
@@ -127,7 +72,7 @@ def _source(reader: _Reader, data: dict[str, Any], prefix: str) -> Source:
     )
 
 
-def _guarantee(reader: _Reader, data: dict[str, Any]) -> Guarantee:
+def _guarantee(reader: SpecReader, data: dict[str, Any]) -> Guarantee:
     prefix = "claim.guarantee."
     kind = reader.text(data, "kind", prefix)
     if kind not in _GUARANTEES:
@@ -149,7 +94,7 @@ def _guarantee(reader: _Reader, data: dict[str, Any]) -> Guarantee:
         raise reader.fail(key, str(exc)) from None
 
 
-def _obligation(reader: _Reader, data: Any, index: int) -> Obligation:
+def _obligation(reader: SpecReader, data: Any, index: int) -> Obligation:
     prefix = f"obligations[{index}]."
     if not isinstance(data, dict):
         raise reader.fail(f"obligations[{index}]", "expected a table ([[obligations]])")
@@ -175,7 +120,7 @@ def _obligation(reader: _Reader, data: Any, index: int) -> Obligation:
     )
 
 
-def _unique_obligations(reader: _Reader, items: list[Any]) -> tuple[Obligation, ...]:
+def _unique_obligations(reader: SpecReader, items: list[Any]) -> tuple[Obligation, ...]:
     obligations = tuple(_obligation(reader, item, index) for index, item in enumerate(items))
     seen: dict[str, int] = {}
     for index, obligation in enumerate(obligations):
@@ -188,7 +133,7 @@ def _unique_obligations(reader: _Reader, items: list[Any]) -> tuple[Obligation, 
     return obligations
 
 
-def _with_pairs_file(reader: _Reader, params: dict[str, Any], prefix: str) -> dict[str, Any]:
+def _with_pairs_file(reader: SpecReader, params: dict[str, Any], prefix: str) -> dict[str, Any]:
     """Replace ``pairs_file = "pairs.json" | "pairs.npz"`` (relative to the spec) by the ``pairs`` it holds."""
     if "pairs_file" not in params:
         return params
@@ -204,7 +149,7 @@ def _with_pairs_file(reader: _Reader, params: dict[str, Any], prefix: str) -> di
     return {**{key: value for key, value in params.items() if key != "pairs_file"}, "pairs": pairs}
 
 
-def _check_pairs(reader: _Reader, claim: Claim, obligation: Obligation, index: int) -> None:
+def _check_pairs(reader: SpecReader, claim: Claim, obligation: Obligation, index: int) -> None:
     """Every user-given pair must be neighbours under every relation the claim is audited under."""
     mechanism = get_mechanism(claim.mechanism.name)
     for key, params in (("params", obligation.params), ("quick", obligation.for_run(quick=True).params)):
@@ -234,7 +179,7 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
     Raises:
         SpecError: naming the file, the key and the expected form.
     """
-    reader = _Reader(path)
+    reader = SpecReader(path)
     reader.no_unknown(data, {"schema", "claim", "obligations", "candidate", "ceilings"}, "")
     schema = data.get("schema")
     if isinstance(schema, int) and not isinstance(schema, bool) and schema > SCHEMA_VERSION:
@@ -256,7 +201,7 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
     return replace(claim, obligations=limited)
 
 
-def _parse_claim(reader: _Reader, data: dict[str, Any]) -> Claim:
+def _parse_claim(reader: SpecReader, data: dict[str, Any]) -> Claim:
     """The claim of a spec whose schema and values were checked (see :func:`parse_spec`)."""
     claim = reader.table(data, "claim", "")
     reader.no_unknown(
@@ -299,9 +244,9 @@ def _parse_claim(reader: _Reader, data: dict[str, Any]) -> Claim:
             source=_source(reader, reader.table(claim, "source", "claim."), "claim.source."),
             obligations=_unique_obligations(reader, obligations_raw),
             parameters=reader.table(claim, "parameters", "claim.", required=False),
-            known_findings=_known_findings(reader, claim),
-            candidate_call=_candidate_call(reader, data, mechanism.params),
-            candidate_inputs=_candidate_inputs(reader, data),
+            known_findings=known_findings(reader, claim),
+            candidate_call=candidate_call(reader, data, mechanism.params),
+            candidate_inputs=candidate_inputs(reader, data),
         )
     except SpecError:
         raise
@@ -319,160 +264,7 @@ def _parse_claim(reader: _Reader, data: dict[str, Any]) -> Claim:
     return result
 
 
-#: Keys of the ``[candidate]`` table: the calling convention and the user's input functions.
-_CALL_KEYS = {"args", "keywords", "rename", "params", "randomness"}
-_INPUT_KEYS = {"datasets", "neighbours", "distance", "datasets_count", "neighbours_per_dataset", "inputs"}
-
-
-def _candidate_call(reader: _Reader, data: dict[str, Any], params: dict[str, Any]) -> CandidateCall:
-    """The optional ``[candidate]`` table: how a candidate is called (see :class:`CandidateCall`)."""
-    table = reader.table(data, "candidate", "", required=False)
-    reader.no_unknown(table, _CALL_KEYS | _INPUT_KEYS, "candidate.")
-    names: dict[str, tuple[str, ...] | None] = {}
-    for key in ("args", "keywords"):
-        value = table.get(key)
-        if value is not None and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
-            raise reader.fail(f"candidate.{key}", f"got {value!r}; expected a list of names such as ['input', 'rng']")
-        reader.unique(value or [], f"candidate.{key}")
-        names[key] = None if value is None else tuple(value)
-    rename = table.get("rename", {})
-    if not isinstance(rename, dict) or not all(isinstance(v, str) for v in rename.values()):
-        raise reader.fail("candidate.rename", f"got {rename!r}; expected a table such as {{ sigma = 'scale' }}")
-    own = table.get("params")
-    if own is not None and (not isinstance(own, dict) or not all(isinstance(k, str) and k.isidentifier() for k in own)):
-        raise reader.fail(
-            "candidate.params", f"got {own!r}; expected a table of keyword arguments such as {{ epsilon = 0.5 }}"
-        )
-    if own is not None:
-        try:
-            own = check_json_data(own, "candidate.params")
-        except DpAuditError as exc:
-            raise reader.fail("candidate.params", str(exc)) from None
-    args = names["args"]
-    randomness = table.get("randomness", "rng")
-    if not isinstance(randomness, str):
-        raise reader.fail("candidate.randomness", f"got {randomness!r}; expected 'rng' or 'external'")
-    call = CandidateCall(
-        args=("input",) if args is None else args,
-        keywords=names["keywords"],
-        rename=dict(rename),
-        params=own,
-        randomness=randomness,
-    )
-    try:
-        call.check(list(call.call_params(params)))
-    except DpAuditError as exc:
-        raise reader.fail("candidate", str(exc)) from None
-    return call
-
-
-def _candidate_inputs(reader: _Reader, data: dict[str, Any]) -> CandidateInputs:
-    """The user's input functions of the ``[candidate]`` table (see :class:`CandidateInputs`)."""
-    table = reader.table(data, "candidate", "", required=False)
-    functions: dict[str, str | None] = {}
-    for key in ("datasets", "neighbours", "distance"):
-        value = table.get(key)
-        if value is not None:
-            try:
-                check_module_callable(f"candidate.{key}", value)
-            except DpAuditError as exc:
-                raise reader.fail(f"candidate.{key}", str(exc)) from None
-        functions[key] = value
-    counts = {}
-    for key, field_name, high in (("datasets_count", "count", 64), ("neighbours_per_dataset", "per_input", 64)):
-        value = table.get(key, getattr(CandidateInputs, field_name))
-        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= high:
-            raise reader.fail(f"candidate.{key}", f"got {value!r}; expected an integer from 1 to {high}")
-        counts[field_name] = value
-    if table.get("datasets_count") is not None and functions["datasets"] is None:
-        raise reader.fail("candidate.datasets_count", "given without candidate.datasets (the generator it counts)")
-    return CandidateInputs(
-        datasets=functions["datasets"],
-        neighbours=functions["neighbours"],
-        distance=functions["distance"],
-        count=counts["count"],
-        per_input=counts["per_input"],
-        **_input_domain(reader, table.get("inputs")),
-    )
-
-
-def _input_domain(reader: _Reader, table: Any) -> dict[str, Any]:
-    """The ``[candidate] inputs`` table: ``integer``, ``low``, ``high`` (see :class:`CandidateInputs`)."""
-    if table is None:
-        return {}
-    if not isinstance(table, dict):
-        raise reader.fail("candidate.inputs", f"got {table!r}; expected a table such as {{ integer = true, low = 0 }}")
-    reader.no_unknown(table, {"integer", "low", "high"}, "candidate.inputs.")
-    integer = table.get("integer", False)
-    if not isinstance(integer, bool):
-        raise reader.fail("candidate.inputs.integer", f"got {integer!r}; expected true or false")
-    bounds: dict[str, float | None] = {}
-    for key in ("low", "high"):
-        value = table.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or value != value):
-            raise reader.fail(f"candidate.inputs.{key}", f"got {value!r}; expected a number")
-        bounds[key] = None if value is None else float(value)
-    if bounds["low"] is not None and bounds["high"] is not None and not bounds["low"] <= bounds["high"]:
-        raise reader.fail("candidate.inputs", f"low = {bounds['low']!r} is above high = {bounds['high']!r}")
-    return {"integer": integer, **bounds}
-
-
-def _known_findings(reader: _Reader, claim: dict[str, Any]) -> tuple[KnownFinding, ...]:
-    items = claim.get("known_findings", [])
-    if not isinstance(items, list):
-        raise reader.fail("claim.known_findings", "expected an array of tables ([[claim.known_findings]])")
-    findings = []
-    listed: set[tuple[str, str]] = set()
-    for index, item in enumerate(items):
-        prefix = f"claim.known_findings[{index}]."
-        if not isinstance(item, dict):
-            raise reader.fail(f"claim.known_findings[{index}]", "expected a table with relation, obligations, finding")
-        reader.no_unknown(item, {"relation", "obligations", "finding", "pin"}, prefix)
-        try:
-            relation = parse_relation(reader.text(item, "relation", prefix)).name
-        except SpecError:
-            raise
-        except DpAuditError as exc:
-            raise reader.fail(f"{prefix}relation", str(exc)) from None
-        obligations = item.get("obligations")
-        if not isinstance(obligations, list) or not obligations or not all(isinstance(o, str) for o in obligations):
-            raise reader.fail(
-                f"{prefix}obligations", f"got {obligations!r}; expected a non-empty list of obligation ids"
-            )
-        reader.unique(obligations, f"{prefix}obligations")
-        for obligation in obligations:
-            if (relation, obligation) in listed:
-                raise reader.fail(f"{prefix}obligations", f"{obligation!r} under {relation} is already a known finding")
-            listed.add((relation, obligation))
-        finding = reader.text(item, "finding", prefix)
-        pin = _pin(reader, reader.table(item, "pin", prefix), f"{prefix}pin.")
-        findings.append(KnownFinding(relation, tuple(obligations), finding, pin))
-    return tuple(findings)
-
-
-def _pin(reader: _Reader, table: dict[str, Any], prefix: str, *, nested: bool = False) -> FindingPin:
-    """``pin = { quantity = "start of a measurement's quantity", measured = [low, high] }``, with an
-    optional ``quick = { quantity = ..., measured = [...] }`` for --quick budgets."""
-    reader.no_unknown(table, {"quantity", "measured"} if nested else {"quantity", "measured", "quick"}, prefix)
-    quick = (
-        None
-        if nested or "quick" not in table
-        else _pin(reader, reader.table(table, "quick", prefix), f"{prefix}quick.", nested=True)
-    )
-    bounds = table.get("measured")
-    if (
-        not isinstance(bounds, list)
-        or len(bounds) != 2
-        or not all(isinstance(b, int | float) and not isinstance(b, bool) for b in bounds)
-    ):
-        raise reader.fail(f"{prefix}measured", f"got {bounds!r}; expected [low, high], the interval the size stays in")
-    try:
-        return FindingPin(reader.text(table, "quantity", prefix), float(bounds[0]), float(bounds[1]), quick)
-    except DpAuditError as exc:
-        raise reader.fail(f"{prefix}measured", str(exc)) from None
-
-
-def _validate_obligation(reader: _Reader, claim: Claim, obligation: Obligation, index: int) -> None:
+def _validate_obligation(reader: SpecReader, claim: Claim, obligation: Obligation, index: int) -> None:
     try:
         entry = get_checker(obligation.checker)
     except CheckerError as exc:
