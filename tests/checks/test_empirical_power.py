@@ -17,6 +17,7 @@ from dpaudit.checks.empirical.statistics import (
     clopper_pearson_upper,
     samples_to_exceed,
     smallest_detectable_probability,
+    smallest_refuting_count,
 )
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.gaussian import GaussianMechanism
@@ -81,6 +82,20 @@ def test_a_consistent_result_states_its_power():
     quantities = [m.quantity for m in evidence.measurements]
     assert any("largest epsilon" in q for q in quantities)
     assert any("smallest P[M(X) in E]" in q for q in quantities)
+    (refutable,) = [
+        m for m in evidence.measurements if m.quantity == "smallest epsilon the best event would have refuted"
+    ]
+    assert refutable.measured > claim.epsilon and "its best event would have refuted the claim at" in evidence.summary
+
+
+@pytest.mark.parametrize(("q_count", "n", "delta", "epsilon"), [(0, 10_000, 0.0, 1.0), (300, 10_000, 1e-5, 0.5)])
+def test_the_smallest_refuting_count_is_the_threshold(q_count, n, delta, epsilon):
+    alpha = 0.01
+    count = smallest_refuting_count(q_count, n, alpha, delta, epsilon)
+    need = delta + math.exp(epsilon) * clopper_pearson_upper(q_count, n, alpha)
+    assert clopper_pearson_lower(count, n, alpha) > need >= clopper_pearson_lower(count - 1, n, alpha)
+    if q_count == 0:
+        assert count / n == smallest_detectable_probability(n, alpha, delta, epsilon)
 
 
 def test_auto_samples_grow_until_a_rare_one_sided_event_refutes_the_claim():

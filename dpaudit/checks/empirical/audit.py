@@ -48,6 +48,7 @@ from dpaudit.checks.empirical.statistics import (
     certifiable_ceiling,
     samples_to_exceed,
     smallest_detectable_probability,
+    smallest_refuting_count,
 )
 from dpaudit.errors import CheckerError, DpAuditError
 from dpaudit.kernel.checkers import CheckContext, register_checker
@@ -114,11 +115,47 @@ def _power(bound: EmpiricalBound, guarantee: ApproxDP) -> _Power:
             direction="expected count at the certification budget",
         ),
     )
-    return _Power(
-        False,
+    statement = (
         f"an event of probability {smallest:.3g} on one side and 0 on the other would have been caught; "
-        f"no event can certify more than epsilon = {ceiling:.4g}",
-        measurements,
+        f"no event can certify more than epsilon = {ceiling:.4g}"
+    )
+    refutable = _refutable_on_best_event(bound, guarantee)
+    if refutable is not None:
+        text, measurement = refutable
+        statement += f"; {text}"
+        measurements += (measurement,)
+    return _Power(False, statement, measurements)
+
+
+def _refutable_on_best_event(bound: EmpiricalBound, guarantee: ApproxDP) -> tuple[str, Measurement] | None:
+    """What the best event would have refuted: the frequency on its p side that certifies more than
+    the claim against its measured other side, and the ε that pair of frequencies means (the
+    smallest ε excess this run could have refuted there)."""
+    best = bound.best_event
+    if best is None or best.samples < 1:
+        return None
+    count = smallest_refuting_count(best.q_count, best.samples, best.alpha, guarantee.delta, guarantee.epsilon)
+    if count is None:
+        return None
+    frequency, other = count / best.samples, best.q_count / best.samples
+    if best.q_count == 0 or frequency <= guarantee.delta:
+        return (
+            f"its best event would have refuted the claim at a frequency of {frequency:.3g} on one side",
+            Measurement(
+                quantity="frequency on the best event that refutes the claim", claimed=None, measured=frequency
+            ),
+        )
+    refutable = math.log((frequency - guarantee.delta) / other)
+    text = (
+        f"its best event would have refuted the claim at {frequency:.3g} against {other:.3g} (the frequencies of an "
+        f"epsilon of {refutable:.4g} on it, {refutable - guarantee.epsilon:.3g} above the claim)"
+    )
+    return text, Measurement(
+        quantity="smallest epsilon the best event would have refuted",
+        claimed=guarantee.epsilon,
+        measured=refutable,
+        margin=refutable - guarantee.epsilon,
+        direction=f"{best.samples} certification draws per side, the other side's frequency held at its measure",
     )
 
 

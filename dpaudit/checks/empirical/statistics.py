@@ -29,6 +29,7 @@ __all__ = [
     "epsilon_lower_bound_array",
     "samples_to_exceed",
     "smallest_detectable_probability",
+    "smallest_refuting_count",
 ]
 
 
@@ -199,20 +200,28 @@ def samples_to_exceed(epsilon: float, alpha: float, delta: float, *, start: int)
     return None
 
 
-def smallest_detectable_probability(trials: int, alpha: float, delta: float, epsilon: float) -> float | None:
-    """The smallest P[M(X) ∈ E] whose expected count certifies more than ``epsilon`` when
-    P[M(X') ∈ E] = 0 (an event only one side can produce: an atom, a skipped noise branch).
-
-    ``None`` when even P = 1 does not (the budget is too small for the claim).
-    """
-    need = delta + math.exp(epsilon) * clopper_pearson_upper(0, trials, alpha)
+def smallest_refuting_count(q_count: int, trials: int, alpha: float, delta: float, epsilon: float) -> int | None:
+    """The fewest draws in an event on one side (of ``trials``) that certify more than ``epsilon``
+    when the other side has ``q_count`` in it: the smallest k with
+    CP_lower(k) > δ + e^ε CP_upper(q_count). ``None`` when even k = ``trials`` does not."""
+    need = delta + math.exp(epsilon) * clopper_pearson_upper(q_count, trials, alpha)
     if clopper_pearson_lower(trials, trials, alpha) <= need:
         return None
-    low, high = 0, trials  # the count at high certifies, at low it does not
+    low, high = q_count - 1, trials  # the count at high certifies; below q_count nothing can
     while high - low > 1:
         middle = (low + high) // 2
         if clopper_pearson_lower(middle, trials, alpha) > need:
             high = middle
         else:
             low = middle
-    return high / trials
+    return high
+
+
+def smallest_detectable_probability(trials: int, alpha: float, delta: float, epsilon: float) -> float | None:
+    """The smallest P[M(X) ∈ E] whose expected count certifies more than ``epsilon`` when
+    P[M(X') ∈ E] = 0 (an event only one side can produce: an atom, a skipped noise branch).
+
+    ``None`` when even P = 1 does not (the budget is too small for the claim).
+    """
+    count = smallest_refuting_count(0, trials, alpha, delta, epsilon)
+    return None if count is None else count / trials
