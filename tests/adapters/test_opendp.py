@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from dpaudit.adapters import opendp_mechanisms as adapters
+from tests.adapters.conftest import SWEEP_BUDGET
 
 pytest.importorskip("opendp")
 
@@ -65,5 +66,5 @@ def test_a_claim_below_the_library_epsilon_is_violated(ecosystem_audit):
     ],
 )
 def test_every_measurement_as_documented_is_not_violated(ecosystem_audit, function, name):
-    verdict, summaries = ecosystem_audit(f"{MODULE}:{function}", name)
+    verdict, summaries = ecosystem_audit(f"{MODULE}:{function}", name, SWEEP_BUDGET)
     assert verdict != "violated", summaries

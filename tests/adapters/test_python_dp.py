@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from dpaudit.adapters import python_dp_mechanisms as adapters
+from tests.adapters.conftest import SWEEP_BUDGET
 
 pytest.importorskip("pydp")
 
@@ -52,5 +53,5 @@ def test_a_claim_below_the_library_epsilon_is_violated(ecosystem_audit):
     [("gaussian", "python_dp_gaussian"), ("bounded_sum", "python_dp_bounded_sum")],
 )
 def test_every_mechanism_as_documented_is_not_violated(ecosystem_audit, function, name):
-    verdict, summaries = ecosystem_audit(f"{MODULE}:{function}", name)
+    verdict, summaries = ecosystem_audit(f"{MODULE}:{function}", name, SWEEP_BUDGET)
     assert verdict != "violated", summaries
