@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dpaudit.audit.plugins import get_checker
-from dpaudit.checks.empirical.audit import bound_evidence
+from dpaudit.checks.empirical.bound_evidence import bound_evidence
 from dpaudit.checks.empirical.budget import AuditBudget, budget_from_params
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
 from dpaudit.checks.empirical.sampling import (

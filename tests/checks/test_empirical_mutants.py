@@ -10,7 +10,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from dpaudit.checks.empirical.audit import bound_evidence
+from dpaudit.checks.empirical.bound_evidence import bound_evidence
 from dpaudit.checks.empirical.budget import AuditBudget
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
 from dpaudit.checks.empirical.sampling import NeighbourPair

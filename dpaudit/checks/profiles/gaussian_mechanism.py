@@ -16,7 +16,8 @@ from dpaudit._validation import check_integer
 from dpaudit.checks.budget_limits import ceiling
 from dpaudit.checks.certificates.facts import certified_fact
 from dpaudit.checks.claim_inputs import approx_dp_of
-from dpaudit.checks.empirical.audit import EMPIRICAL_PARAMETERS, bound_evidence
+from dpaudit.checks.empirical.audit import EMPIRICAL_PARAMETERS
+from dpaudit.checks.empirical.bound_evidence import bound_evidence
 from dpaudit.checks.empirical.budget import AuditBudget, budget_from_params
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
 from dpaudit.checks.empirical.sampling import NeighbourPair

@@ -1,0 +1,195 @@
+"""From a certified bound to evidence on an (ε, δ) claim: ``violated`` only when the certified ε
+lower bound exceeds the claim; otherwise ``consistent`` with what the budget could have seen (its
+power: the ceiling, the smallest one-sided event, the smallest ε its best event would have
+refuted), or ``inconclusive`` when no event could have refuted the claim."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from dpaudit.checks.empirical.budget import EmpiricalBound
+from dpaudit.checks.empirical.statistics import (
+    certifiable_ceiling,
+    samples_to_exceed,
+    smallest_detectable_probability,
+    smallest_refuting_count,
+)
+from dpaudit.kernel.evidence import Evidence, Measurement
+from dpaudit.kernel.verdicts import Verdict
+from dpaudit.privacy.guarantees import ApproxDP
+
+__all__ = ["bound_evidence"]
+
+
+@dataclass(frozen=True)
+class _Power:
+    """What the budget could have seen (issue: a check that cannot fail must say so)."""
+
+    too_small: bool
+    statement: str
+    measurements: tuple[Measurement, ...]
+
+
+def _power(bound: EmpiricalBound, guarantee: ApproxDP) -> _Power:
+    """The largest ε any event could certify with this budget, and the smallest event
+    probability (on one side only) that would refute the claim."""
+    trials = bound.budget.certification
+    alpha = bound.best_event.alpha if bound.best_event is not None else (1.0 - bound.confidence) / 4
+    ceiling = certifiable_ceiling(trials, alpha, guarantee.delta)
+    smallest = smallest_detectable_probability(trials, alpha, guarantee.delta, guarantee.epsilon)
+    measurements: tuple[Measurement, ...] = (
+        Measurement(
+            quantity="largest epsilon any event can certify with this budget",
+            claimed=guarantee.epsilon,
+            measured=ceiling,
+            margin=ceiling - guarantee.epsilon,
+            direction=f"{trials} certification draws per side, error {alpha:.3g} per bound",
+        ),
+    )
+    if smallest is None:
+        needed = samples_to_exceed(guarantee.epsilon, alpha, guarantee.delta, start=trials)
+        advice = f"about {needed} certification draws per side" if needed else "a smaller delta"
+        return _Power(
+            True,
+            f"no event can certify epsilon above {ceiling:.4g} with {trials} certification draws per side, so the "
+            f"claim epsilon = {guarantee.epsilon:g} cannot be refuted (it needs {advice})",
+            measurements,
+        )
+    measurements += (
+        Measurement(
+            quantity=f"smallest P[M(X) in E] that refutes epsilon={guarantee.epsilon!r} when P[M(X') in E] = 0",
+            claimed=None,
+            measured=smallest,
+            direction="expected count at the certification budget",
+        ),
+    )
+    statement = (
+        f"an event of probability {smallest:.3g} on one side and 0 on the other would have been caught; "
+        f"no event can certify more than epsilon = {ceiling:.4g}"
+    )
+    refutable = _refutable_on_best_event(bound, guarantee)
+    if refutable is not None:
+        text, measurement = refutable
+        statement += f"; {text}"
+        measurements += (measurement,)
+    return _Power(False, statement, measurements)
+
+
+def _refutable_on_best_event(bound: EmpiricalBound, guarantee: ApproxDP) -> tuple[str, Measurement] | None:
+    """What the best event would have refuted: the frequency on its p side that certifies more than
+    the claim against its measured other side, and the ε that pair of frequencies means (the
+    smallest ε excess this run could have refuted there)."""
+    best = bound.best_event
+    if best is None or best.samples < 1:
+        return None
+    count = smallest_refuting_count(best.q_count, best.samples, best.alpha, guarantee.delta, guarantee.epsilon)
+    if count is None:
+        return None
+    frequency, other = count / best.samples, best.q_count / best.samples
+    if best.q_count == 0 or frequency <= guarantee.delta:
+        return (
+            f"its best event would have refuted the claim at a frequency of {frequency:.3g} on one side",
+            Measurement(
+                quantity="frequency on the best event that refutes the claim", claimed=None, measured=frequency
+            ),
+        )
+    refutable = math.log((frequency - guarantee.delta) / other)
+    text = (
+        f"its best event would have refuted the claim at {frequency:.3g} against {other:.3g} (the frequencies of an "
+        f"epsilon of {refutable:.4g} on it, {refutable - guarantee.epsilon:.3g} above the claim)"
+    )
+    return text, Measurement(
+        quantity="smallest epsilon the best event would have refuted",
+        claimed=guarantee.epsilon,
+        measured=refutable,
+        margin=refutable - guarantee.epsilon,
+        direction=f"{best.samples} certification draws per side, the other side's frequency held at its measure",
+    )
+
+
+def bound_evidence(bound: EmpiricalBound, guarantee: ApproxDP, *, domain: str, method: str) -> Evidence:
+    """Turn a certified bound into evidence on an (ε, δ) claim.
+
+    ``violated`` only when the certified ε lower bound exceeds the claimed ε (then the
+    best event is the counterexample); ``inconclusive`` when no event could have certified
+    more than the claim with this budget (the check could not fail); otherwise
+    ``consistent`` with the bound, its gap and what the budget could have seen.
+    """
+    epsilon_bound = bound.epsilon_lower_bound
+    violated = epsilon_bound > guarantee.epsilon
+    best = bound.best_event
+    confidence = f"{bound.confidence:.6g}"
+    measurements = [
+        Measurement(
+            quantity=f"epsilon at delta={guarantee.delta!r}",
+            claimed=guarantee.epsilon,
+            measured=epsilon_bound,
+            margin=guarantee.epsilon - epsilon_bound,
+            direction=f"lower bound at confidence {confidence} (Clopper-Pearson, union bound)",
+            interval=(epsilon_bound, math.inf),
+        )
+    ]
+    if bound.delta_lower_bound is not None:
+        measurements.append(
+            Measurement(
+                quantity=f"delta at epsilon={guarantee.epsilon!r}",
+                claimed=guarantee.delta,
+                measured=bound.delta_lower_bound,
+                margin=guarantee.delta - bound.delta_lower_bound,
+                direction=f"lower bound at confidence {confidence} (Clopper-Pearson, union bound)",
+                interval=(bound.delta_lower_bound, 1.0),
+            )
+        )
+    counterexample = None
+    if violated and best is not None:
+        counterexample = {
+            "pair": best.pair,
+            "order": best.order,
+            "event": best.event,
+            "p_count": best.p_count,
+            "q_count": best.q_count,
+            "samples": best.samples,
+            "p_lower": best.p_lower,
+            "q_upper": best.q_upper,
+        }
+    power = _power(bound, guarantee)
+    measurements += power.measurements
+    gap = guarantee.epsilon - epsilon_bound
+    if violated:
+        summary = (
+            f"certified epsilon lower bound {epsilon_bound:.5g} exceeds the claimed {guarantee.epsilon:g} "
+            f"at delta={guarantee.delta:g} (confidence {confidence})"
+        )
+        if bound.budget.confirm:
+            summary += ", confirmed on fresh draws from an independent seed (the smaller of the two bounds)"
+    else:
+        summary = (
+            f"certified epsilon lower bound {epsilon_bound:.5g} at delta={guarantee.delta:g} (confidence "
+            f"{confidence}) is below the claimed {guarantee.epsilon:g}; gap {gap:.4g}"
+        )
+    summary += (
+        f"; {bound.budget.samples} samples per side, {bound.events_tried} events tried, {len(bound.events)} certified"
+    )
+    verdict = Verdict.VIOLATED if violated else Verdict.CONSISTENT
+    if not violated and power.too_small:
+        verdict = Verdict.INCONCLUSIVE
+        summary = f"budget too small: {power.statement}; {summary}"
+    elif not violated:
+        summary += f"; power: {power.statement}"
+    return Evidence(
+        verdict=verdict,
+        summary=summary,
+        domain=domain,
+        method=method,
+        measurements=tuple(measurements),
+        budget={
+            "samples_per_side": bound.budget.samples,
+            "certification_samples_per_side": bound.budget.certification,
+            "confidence": bound.confidence,
+            "events_tried": bound.events_tried,
+            "events_certified": len(bound.events),
+        },
+        counterexample=counterexample,
+        details=bound.details(),
+    )
