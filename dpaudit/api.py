@@ -20,7 +20,7 @@ from typing import Any
 
 from dpaudit._version import DEFAULT_SEED
 from dpaudit.audit.candidates.audit import audit_candidate
-from dpaudit.audit.candidates.process import CandidateLimits, candidate_by_value, parse_candidate
+from dpaudit.audit.candidates.refs import CandidateLimits, candidate_by_value, parse_candidate
 from dpaudit.audit.results import AuditReport
 from dpaudit.audit.runner import run_audit, spec_display_path
 from dpaudit.audit.spec import builtin_specs, load_spec

@@ -96,7 +96,7 @@ class ClaimRelationItem(pytest.Item):
 def _check_claim(candidate: str, spec: Path, claim: Any, *, seed: int, quick: bool) -> AuditReport:
     """The candidate audit of one relation of ``spec``'s claim (the spec file names the rest)."""
     from dpaudit.audit.candidates.audit import audit_candidate
-    from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
+    from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 
     return audit_candidate(
         claim,

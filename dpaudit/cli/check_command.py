@@ -57,7 +57,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     """Run ``dpaudit check`` and return its exit code."""
     from dpaudit.audit.candidates.audit import audit_candidate
-    from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
+    from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
     from dpaudit.audit.runner import spec_display_path
     from dpaudit.audit.spec import load_spec
 

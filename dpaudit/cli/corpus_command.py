@@ -43,7 +43,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     """Run ``dpaudit corpus`` and return its exit code."""
     from dpaudit.audit.candidates.corpus import load_manifest, run_corpus, write_corpus_tables
-    from dpaudit.audit.candidates.process import CandidateLimits
+    from dpaudit.audit.candidates.refs import CandidateLimits
 
     entries = load_manifest(arguments.manifest)
     rows = run_corpus(

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from dpaudit.audit.candidates.audit import audit_candidate, candidate_obligations
-from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
+from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.errors import CandidateLoadError, SpecError
 from dpaudit.kernel.verdicts import Verdict

@@ -6,11 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpaudit.audit.candidates.process import (
-    CandidateLimits,
-    CandidateProcess,
-    parse_candidate,
-)
+from dpaudit.audit.candidates.process import CandidateProcess
+from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.errors import CandidateError, CandidateLoadError, InvalidArgument
 from dpaudit.mechanisms.interface import CandidateCall
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from dpaudit.audit.candidates.process import CandidateLimits, CandidateProcess, parse_candidate
+from dpaudit.audit.candidates.process import CandidateProcess
+from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.errors import CandidateError
 from dpaudit.mechanisms.interface import CandidateCall
 from tests.audit.soak_probe import footprint

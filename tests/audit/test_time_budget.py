@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dpaudit.audit.candidates.audit import audit_candidate
-from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
+from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.audit.time_budget import TimeBudgetExhausted, wall_time_limit
 from dpaudit.cli import main

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from dpaudit.audit.candidates.audit import audit_candidate, candidate_obligations
-from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
+from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.runner import run_audit
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
 

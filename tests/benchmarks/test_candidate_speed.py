@@ -21,7 +21,7 @@ import pytest
 
 from dpaudit.audit.candidates.audit import audit_candidate
 from dpaudit.audit.candidates.kinds import CandidateMechanism, candidate_kind_for
-from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
+from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.runner import run_audit
 from dpaudit.audit.spec import builtin_spec_dir, parse_spec
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from dpaudit.audit.candidates.audit import audit_candidate
-from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
+from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.spec import builtin_spec_dir, parse_spec
 from tests.audit.soak_probe import footprint
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from dpaudit.audit.candidates.audit import audit_candidate
-from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
+from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.checks.empirical.input_search import MAX_SEARCHED_PAIRS, searched_pairs
 from dpaudit.checks.empirical.sampling import NeighbourPair

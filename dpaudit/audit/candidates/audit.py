@@ -9,7 +9,7 @@ from typing import Any
 from dpaudit.audit.candidates.implied import implied_obligations
 from dpaudit.audit.candidates.kinds import CandidateMechanism, candidate_kind_for
 from dpaudit.audit.candidates.pace import DEFAULT_TIME_LIMIT, check_pace
-from dpaudit.audit.candidates.process import CandidateLimits, CandidateRef
+from dpaudit.audit.candidates.refs import CandidateLimits, CandidateRef
 from dpaudit.audit.candidates.user_inputs import check_user_pairs, user_pairs
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.results import AuditReport

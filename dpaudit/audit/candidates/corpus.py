@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from dpaudit.audit.candidates.audit import audit_candidate
-from dpaudit.audit.candidates.process import CandidateLimits, parse_candidate
+from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.results import AuditReport
 from dpaudit.audit.spec import load_spec
 from dpaudit.checks.empirical.executors import forkserver_context

@@ -16,11 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.audit.candidates.process import (
-    CandidateLimits,
-    CandidateProcess,
-    CandidateRef,
-)
+from dpaudit.audit.candidates.process import CandidateProcess
+from dpaudit.audit.candidates.refs import CandidateLimits, CandidateRef
 from dpaudit.errors import CandidateError, InvalidArgument
 from dpaudit.mechanisms.catalogue import get_mechanism, list_mechanisms
 from dpaudit.mechanisms.interface import CandidateCall, Mechanism

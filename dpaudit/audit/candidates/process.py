@@ -18,197 +18,27 @@ import contextlib
 import json
 import os
 import secrets
-import select
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from dpaudit._bounded_json import loads_bounded
-from dpaudit._validation import check_integer, check_module_callable, check_real
+from dpaudit._validation import check_integer
+from dpaudit.audit.candidates.channel import AnswerChannel, announced_shape
 from dpaudit.audit.candidates.descendants import TOKEN_VARIABLE, become_subreaper, kill_process_tree, start_time
-from dpaudit.errors import CandidateError, CandidateLoadError, InvalidArgument
+from dpaudit.audit.candidates.refs import CandidateLimits, CandidateRef
+from dpaudit.errors import CandidateError, CandidateLoadError
 
-__all__ = ["CandidateLimits", "CandidateProcess", "CandidateRef", "candidate_by_value", "parse_candidate"]
+__all__ = ["CandidateProcess"]
 
-_MAX_OUTPUT_BYTES = 1 << 30
-_MAX_HEADER_BYTES = 1 << 20
 _MAX_INPUT_BYTES = 64 << 20
 _MAX_LABELS = 256
 _CAPTURE_SHOWN_BYTES = 2048
 _LIVE_WORKERS: set[int] = set()
-
-
-@dataclass(frozen=True)
-class CandidateRef:
-    """Where a candidate lives: ``module:attribute`` plus an optional folder put on ``sys.path``;
-    or, for a callable sent by value (defined in a notebook, a script or a test), the file that
-    holds it pickled by the auditor (:func:`candidate_by_value`), which only the worker reads.
-    """
-
-    module: str
-    attribute: str
-    path: str | None = None
-    pickled: str | None = None
-
-    def __str__(self) -> str:
-        if self.pickled is not None:
-            return f"{self.module}.{self.attribute} (sent by value)"
-        return f"{self.module}:{self.attribute}"
-
-
-def candidate_by_value(function: Any, folder: str) -> CandidateRef:
-    """A callable as a candidate sent to its worker by value: pickled with cloudpickle (its code,
-    and the module it is defined in when that module is not an installed package) into a file in
-    ``folder``, with the auditor's ``sys.path`` so that what it imports resolves alike. The auditor
-    writes this file and never reads what comes back but JSON and raw numbers.
-
-    Raises:
-        InvalidArgument: when ``function`` is not callable or cannot be pickled.
-    """
-    import pickle
-
-    import cloudpickle
-
-    if not callable(function):
-        raise InvalidArgument(f"candidate={function!r}: expected a callable or 'module:callable'")
-    module_name = getattr(function, "__module__", None) or "__main__"
-    module = sys.modules.get(module_name)
-    installed = module is not None and any(
-        part in ("site-packages", "dist-packages") for part in Path(getattr(module, "__file__", "") or "").parts
-    )
-    if module is not None and module_name != "__main__" and not installed:
-        cloudpickle.register_pickle_by_value(module)
-    try:
-        payload = pickle.dumps({"sys_path": list(sys.path), "function": cloudpickle.dumps(function)})
-    except Exception as exc:  # cloudpickle raises many kinds: say what could not be sent
-        raise InvalidArgument(f"candidate {function!r} cannot be sent to its worker by value: {exc}") from exc
-    finally:
-        if module is not None and module_name != "__main__" and not installed:
-            cloudpickle.unregister_pickle_by_value(module)
-    handle, path = tempfile.mkstemp(prefix="dpaudit-candidate-", suffix=".pickle", dir=folder)
-    with os.fdopen(handle, "wb") as stream:
-        stream.write(payload)
-    name = getattr(function, "__qualname__", None) or type(function).__name__
-    return CandidateRef(module_name, name, None, path)
-
-
-def parse_candidate(text: str, *, path: str | None = None) -> CandidateRef:
-    """Parse ``module:callable``.
-
-    Raises:
-        InvalidArgument: when the text is not of that form.
-    """
-    module, attribute = check_module_callable("candidate", text)
-    return CandidateRef(module, attribute, path if path is not None else os.getcwd())
-
-
-@dataclass(frozen=True)
-class CandidateLimits:
-    """Limits for a candidate.
-
-    Attributes:
-        timeout_seconds: the longest one call may take (a vectorised call of n outputs: n times it).
-        memory_mib: the worker's address-space limit.
-        startup_seconds: the longest the import of the candidate may take.
-        total_seconds: the budget for all calls of one worker together.
-    """
-
-    timeout_seconds: float = 120.0
-    memory_mib: int = 4096
-    startup_seconds: float = 60.0
-    total_seconds: float = 3600.0
-
-    def __post_init__(self) -> None:
-        check_real("timeout_seconds", self.timeout_seconds, low=0.0, high=86400.0, low_open=True)
-        check_integer("memory_mib", self.memory_mib, low=64, high=1 << 22)
-        check_real("startup_seconds", self.startup_seconds, low=0.0, high=86400.0, low_open=True)
-        check_real("total_seconds", self.total_seconds, low=0.0, high=30 * 86400.0, low_open=True)
-
-
-class _Channel:
-    """Reads the worker's answers with deadlines: progress ticks, header lines and raw payloads."""
-
-    def __init__(self, fd: int):
-        self.fd = fd
-        self.buffer = bytearray()
-
-    def _fill(self, deadline: float) -> bool:
-        """Read what is available before ``deadline``; False on timeout, EOFError when closed."""
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return False
-        ready, _, _ = select.select([self.fd], [], [], remaining)
-        if not ready:
-            return False
-        chunk = os.read(self.fd, 1 << 20)
-        if not chunk:
-            raise EOFError
-        self.buffer.extend(chunk)
-        return True
-
-    def ticks_then_header(self, per_call: float, total_deadline: float) -> dict[str, Any]:
-        """Consume progress ticks (each within ``per_call`` seconds of the last), then a header line."""
-        deadline = min(time.monotonic() + per_call, total_deadline)
-        while True:
-            while self.buffer[:1] == b".":
-                del self.buffer[:1]
-                deadline = min(time.monotonic() + per_call, total_deadline)
-            newline = self.buffer.find(b"\n")
-            if newline >= 0 and self.buffer[:1] != b".":
-                line = bytes(self.buffer[:newline])
-                del self.buffer[: newline + 1]
-                return _header(line)
-            if len(self.buffer) > _MAX_HEADER_BYTES:
-                raise CandidateError("the candidate worker sent a malformed answer (no header line)")
-            if not self._fill(deadline):
-                raise TimeoutError
-
-    def payload(self, size: int, deadline: float) -> np.ndarray:
-        """Exactly ``size`` bytes, read straight into a new array (no intermediate copies)."""
-        out = np.empty(size, dtype=np.uint8)
-        filled = min(size, len(self.buffer))
-        out[:filled] = np.frombuffer(self.buffer, dtype=np.uint8, count=filled)
-        del self.buffer[:filled]
-        view = out.data
-        while filled < size:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:
-                raise TimeoutError
-            count = os.readv(self.fd, [view[filled:]])
-            if count == 0:
-                raise EOFError
-            filled += count
-        return out
-
-
-def _header(line: bytes) -> dict[str, Any]:
-    try:
-        header = loads_bounded(line.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise CandidateError(f"the candidate worker sent a malformed header {line[:80]!r}") from None
-    if not isinstance(header, dict) or header.get("status") not in ("ok", "error", "ready"):
-        raise CandidateError(f"the candidate worker sent a malformed header {line[:80]!r}")
-    return header
-
-
-def _shape(header: dict[str, Any], count: int) -> tuple[int, ...]:
-    shape = header.get("shape")
-    if (
-        not isinstance(shape, list)
-        or not 1 <= len(shape) <= 8
-        or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in shape)
-        or shape[0] != count
-    ):
-        raise CandidateError(f"the candidate worker announced outputs of shape {shape!r} for {count} calls")
-    if int(np.prod(shape, dtype=np.float64)) * 8 > _MAX_OUTPUT_BYTES:
-        raise CandidateError(f"the candidate's outputs of shape {shape} exceed {_MAX_OUTPUT_BYTES >> 20} MiB")
-    return tuple(shape)
 
 
 class CandidateProcess:
@@ -224,7 +54,7 @@ class CandidateProcess:
         self.limits = limits or CandidateLimits()
         self.vectorised = False
         self._process: subprocess.Popen[bytes] | None = None
-        self._channel: _Channel | None = None
+        self._channel: AnswerChannel | None = None
         self._capture: str | None = None
         self._token = ""
         self._started: int | None = None
@@ -269,7 +99,7 @@ class CandidateProcess:
         _LIVE_WORKERS.add(self._process.pid)
         if self._process.stdout is None:
             raise CandidateLoadError(f"candidate {self.ref}: the worker has no channel")
-        self._channel = _Channel(self._process.stdout.fileno())
+        self._channel = AnswerChannel(self._process.stdout.fileno())
         _widen_pipe(self._process.stdout.fileno())
         self._spent = 0.0
         try:
@@ -438,7 +268,7 @@ class CandidateProcess:
         total_deadline = started + max(self.limits.total_seconds - self._spent, 0.0)
         per_call = self.limits.timeout_seconds * (count if self.vectorised else 1)
         header = self._answer(count, per_call, total_deadline)
-        shape = _shape(header, count)
+        shape = announced_shape(header, count)
         self._note_labels(header.get("labels"))
         self.used_global_random |= header.get("global_random") is True
         if self._channel is None:
