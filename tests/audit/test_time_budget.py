@@ -12,7 +12,7 @@ from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.audit.time_budget import TimeBudgetExhausted, wall_time_limit
 from dpaudit.cli import main
-from dpaudit.errors import SpecError
+from dpaudit.errors import CandidateError, SpecError
 from dpaudit.kernel.verdicts import Verdict
 
 FIXTURES = str(Path(__file__).parent / "candidates_fixture")
@@ -95,7 +95,43 @@ def test_bad_command_line_time_limits_are_usage_errors(value, tmp_path):
     assert exit_info.value.code == 2
 
 
-def test_a_slow_candidate_out_of_time_is_inconclusive_and_its_worker_is_gone():
+def _workers_left(before: set[str], name: bytes) -> list[bytes]:
+    time.sleep(0.5)
+    left = {pid for pid in set(os.listdir("/proc")) - before if pid.isdigit()}
+    workers = []
+    for pid in left:
+        try:
+            workers.append(Path(f"/proc/{pid}/cmdline").read_bytes())
+        except OSError:
+            continue
+    return [cmd for cmd in workers if name in cmd]
+
+
+def test_a_candidate_too_slow_for_the_limit_is_refused_at_once_and_its_worker_is_gone():
+    spec = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"
+    before = set(os.listdir("/proc"))
+    started = time.monotonic()
+    with pytest.raises(CandidateError, match="past the time limit of 3 s"):
+        audit_candidate(
+            load_spec(spec),
+            spec,
+            parse_candidate("sample_candidates:sleepy_gaussian", path=FIXTURES),
+            limits=CandidateLimits(),
+            seed=0,
+            quick=True,
+            time_limit=3.0,
+        )
+    assert time.monotonic() - started < 20
+    assert not _workers_left(before, b"sleepy_gaussian")
+
+
+def test_a_slow_candidate_out_of_time_is_inconclusive_and_its_worker_is_gone(monkeypatch):
+    """Past the pace check (a candidate can slow down after its timed calls: here the check is
+    skipped), the time limit itself stops the audit: the obligations still running are
+    inconclusive (budget) and the worker is gone."""
+    import dpaudit.audit.candidates.audit as candidate_audit
+
+    monkeypatch.setattr(candidate_audit, "check_pace", lambda *args, **kwargs: None)
     spec = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"
     before = set(os.listdir("/proc"))
     started = time.monotonic()
@@ -111,15 +147,7 @@ def test_a_slow_candidate_out_of_time_is_inconclusive_and_its_worker_is_gone():
     assert time.monotonic() - started < 20
     verdicts = [item.evidence for relation in report.claims[0].relations for item in relation.obligations]
     assert any(e.verdict is Verdict.INCONCLUSIVE and e.summary.startswith("budget") for e in verdicts)
-    time.sleep(0.5)
-    left = {pid for pid in set(os.listdir("/proc")) - before if pid.isdigit()}
-    workers = []
-    for pid in left:
-        try:
-            workers.append(Path(f"/proc/{pid}/cmdline").read_bytes())
-        except OSError:
-            continue
-    assert not any(b"sleepy_gaussian" in cmd for cmd in workers), workers
+    assert not _workers_left(before, b"sleepy_gaussian")
 
 
 def test_a_decided_result_survives_a_time_limit_hit_while_refining_it(monkeypatch):
@@ -127,7 +155,7 @@ def test_a_decided_result_survives_a_time_limit_hit_while_refining_it(monkeypatc
     its verdict: an optional refinement never turns a found violation into inconclusive (budget)."""
     from dataclasses import replace
 
-    import dpaudit.audit.runner as runner
+    import dpaudit.audit.execution as execution
     from dpaudit.audit.runner import run_audit
     from dpaudit.kernel.checkers import CheckerEntry
     from dpaudit.kernel.evidence import Evidence
@@ -138,7 +166,7 @@ def test_a_decided_result_survives_a_time_limit_hit_while_refining_it(monkeypatc
             pass
 
     entry = CheckerEntry("refining", decides_then_refines_forever, "test")
-    monkeypatch.setattr(runner, "get_checker", lambda name: entry)
+    monkeypatch.setattr(execution, "get_checker", lambda name: entry)
     claim = load_spec(builtin_spec_dir() / "gaussian_mechanism.toml")
     claim = replace(claim, obligations=(replace(claim.obligations[0], time_limit=0.5),))
     started = time.monotonic()

@@ -234,7 +234,7 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         "empirical-violated-at-equality",
         "empirical",
-        "dpaudit/checks/empirical/audit.py",
+        "dpaudit/checks/empirical/bound_evidence.py",
         "violated = epsilon_bound > guarantee.epsilon",
         "violated = epsilon_bound > guarantee.epsilon - 0.5",
         _EMPIRICAL,
@@ -242,7 +242,7 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         "power-ceiling-ignored",
         "empirical",
-        "dpaudit/checks/empirical/audit.py",
+        "dpaudit/checks/empirical/bound_evidence.py",
         "if not violated and power.too_small:",
         "if not violated and power.too_small and False:",
         _STATS,
@@ -299,7 +299,7 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         "known-finding-any-verdict",
         "verdicts",
-        "dpaudit/audit/runner.py",
+        "dpaudit/audit/results.py",
         "return self.evidence.verdict is not Verdict.VIOLATED or self.finding_changed is not None",
         "return self.finding_changed is not None",
         ("tests/audit/test_verdicts.py", "tests/audit/test_pinned_findings.py"),
