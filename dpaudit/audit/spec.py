@@ -29,6 +29,7 @@ from dpaudit.privacy.guarantees import (
     RenyiDP,
     SensitivityBound,
     SmoothUpperBound,
+    ZeroConcentratedDP,
 )
 from dpaudit.privacy.relations import parse_relation
 
@@ -38,6 +39,7 @@ SCHEMA_VERSION = 1
 
 _GUARANTEES: dict[str, tuple[Callable[..., Guarantee], tuple[str, ...], tuple[str, ...]]] = {
     "approx_dp": (ApproxDP, ("epsilon", "delta"), ()),
+    "zcdp": (ZeroConcentratedDP, ("rho", "delta"), ()),
     "renyi_dp": (RenyiDP, ("orders", "epsilons"), ()),
     "moments_bound": (MomentsBound, ("lambdas", "alphas"), ()),
     "sensitivity_bound": (SensitivityBound, ("bound_name",), ("norm",)),

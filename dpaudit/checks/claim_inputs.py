@@ -8,20 +8,23 @@ from typing import Any
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.claims import Claim
 from dpaudit.mechanisms.catalogue import get_mechanism
-from dpaudit.privacy.guarantees import ApproxDP
+from dpaudit.privacy.guarantees import ApproxDP, ZeroConcentratedDP
 
 __all__ = ["approx_dp_of", "input_converter"]
 
 
 def approx_dp_of(claim: Claim) -> ApproxDP:
-    """The claim's (ε, δ) guarantee.
+    """The claim's (ε, δ) guarantee: an ``approx_dp`` claim as stated, a ``zcdp`` claim as the (ε(δ), δ)
+    it implies at its ``delta`` (:meth:`~dpaudit.privacy.guarantees.ZeroConcentratedDP.implied_approx_dp`).
 
     Raises:
         InvalidArgument: when the claim states another kind of guarantee.
     """
+    if isinstance(claim.guarantee, ZeroConcentratedDP):
+        return claim.guarantee.implied_approx_dp()
     if not isinstance(claim.guarantee, ApproxDP):
         raise InvalidArgument(
-            f"claim {claim.id!r}: guarantee kind={claim.guarantee.kind!r}: this checker needs approx_dp"
+            f"claim {claim.id!r}: guarantee kind={claim.guarantee.kind!r}: this checker needs approx_dp (or zcdp)"
         )
     return claim.guarantee
 

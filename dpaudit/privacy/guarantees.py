@@ -21,6 +21,7 @@ __all__ = [
     "RenyiDP",
     "SensitivityBound",
     "SmoothUpperBound",
+    "ZeroConcentratedDP",
 ]
 
 
@@ -115,6 +116,37 @@ class SensitivityBound(Guarantee):
         if not isinstance(self.bound_name, str) or not self.bound_name:
             raise InvalidArgument(f"bound_name={self.bound_name!r}: expected a non-empty name")
         check_choice("norm", self.norm, ("l2", "l1", "linf"))
+
+
+@dataclass(frozen=True)
+class ZeroConcentratedDP(Guarantee):
+    """ρ-zCDP (Bun & Steinke 2016, Def. 1.1): D_α(M(X) || M(X')) <= ρα for every α > 1, audited at
+    the (ε, δ) point it implies at ``delta`` (:meth:`implied_approx_dp`).
+
+    A mechanism that is ρ-zCDP is (ε(δ), δ)-DP with ε(δ) the conversion of Canonne, Kamath &
+    Steinke 2020, Prop. 12 (an upper bound on the true ε(δ) of any ρ-zCDP mechanism): a certified
+    lower bound on ε(δ) above it refutes the zCDP claim.
+    """
+
+    rho: float
+    delta: float
+    kind: str = field(default="zcdp", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rho", check_real("rho", self.rho, low=0.0, high=MAX_EPSILON, low_open=True))
+        object.__setattr__(
+            self, "delta", check_real("delta", self.delta, low=0.0, high=1.0, low_open=True, high_open=True)
+        )
+
+    def implied_approx_dp(self) -> ApproxDP:
+        """The (ε(δ), δ) guarantee ρ-zCDP implies: ε(δ) = min over α > 1 of
+        ρα + ln((α − 1)/α) − (ln δ + ln α)/(α − 1) (Canonne, Kamath & Steinke 2020, Prop. 12),
+        evaluated in mpmath on a grid of α (any α gives a valid bound; the grid's best is kept,
+        rounded up)."""
+        from dpaudit.privacy.accounting.conversions import zcdp_to_epsilon
+
+        epsilon = zcdp_to_epsilon(self.rho, self.delta)
+        return ApproxDP(min(epsilon, MAX_EPSILON), self.delta)
 
 
 @dataclass(frozen=True)

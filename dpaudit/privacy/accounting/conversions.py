@@ -12,6 +12,8 @@ References:
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Sequence
 
 import mpmath
@@ -25,6 +27,7 @@ __all__ = [
     "moments_tail_epsilon",
     "rdp_to_epsilon_classic",
     "rdp_to_epsilon_improved",
+    "zcdp_to_epsilon",
 ]
 
 _DIGITS = 60
@@ -113,3 +116,26 @@ def moments_tail_epsilon(lambdas: Sequence[float], moments: Sequence[AccountedVa
             for lam, value in _pairs(lambdas, moments, 0.0, "lambdas")
         ]
         return _best(candidates, "moments accountant tail bound solved for epsilon, Abadi et al. 2016 Thm 2")
+
+
+#: Orders α at which :func:`zcdp_to_epsilon` evaluates the conversion: 1 + 10^(-3..4), log-spaced.
+_ZCDP_ORDERS = tuple(1.0 + 10 ** (k / 200) for k in range(-600, 801))
+
+
+@functools.lru_cache(maxsize=64)
+def zcdp_to_epsilon(rho: float, delta: float) -> float:
+    """An upper bound on ε(δ) of every ρ-zCDP mechanism: ρ-zCDP is RDP with ε(α) = ρα, converted by
+    :func:`rdp_to_epsilon_improved` on a grid of orders and rounded up to a float.
+
+    References:
+        Bun & Steinke 2016, Def. 1.1 (zCDP as RDP); Canonne, Kamath & Steinke 2020, Prop. 12.
+    """
+    value = check_real("rho", rho, low=0.0, low_open=True)
+    with mpmath.workdps(_DIGITS):
+        rdp = []
+        for order in _ZCDP_ORDERS:
+            bound = mpmath.mpf(value) * mpmath.mpf(order)
+            rdp.append(AccountedValue(bound, mpmath.mpf(0), bound, UPPER_BOUND, "rho alpha", _DIGITS))
+        upper = rdp_to_epsilon_improved(_ZCDP_ORDERS, rdp, delta).upper
+        rounded = float(upper)
+        return rounded if mpmath.mpf(rounded) >= upper else math.nextafter(rounded, math.inf)
