@@ -68,7 +68,7 @@ def test_the_categorical_mechanisms_release_their_labels():
 
 
 def test_laplace_as_documented_is_not_violated(ecosystem_audit):
-    verdict, summaries = ecosystem_audit(f"{MODULE}:laplace", "diffprivlib_laplace")
+    verdict, summaries = ecosystem_audit(f"{MODULE}:laplace", "diffprivlib_laplace", SWEEP_BUDGET)
     assert verdict != "violated", summaries
 
 

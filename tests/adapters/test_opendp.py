@@ -46,7 +46,7 @@ def test_the_scalar_measurements_release_what_opendp_releases_one_by_one_or_in_a
 
 
 def test_discrete_laplace_as_documented_is_not_violated(ecosystem_audit):
-    verdict, summaries = ecosystem_audit(f"{MODULE}:discrete_laplace", "opendp_discrete_laplace")
+    verdict, summaries = ecosystem_audit(f"{MODULE}:discrete_laplace", "opendp_discrete_laplace", SWEEP_BUDGET)
     assert verdict != "violated", summaries
 
 

@@ -38,7 +38,7 @@ def test_every_adapter_has_a_loop_as_its_vectorised_entry(name):
 
 
 def test_laplace_as_documented_is_not_violated(ecosystem_audit):
-    verdict, summaries = ecosystem_audit(f"{MODULE}:laplace", "python_dp_laplace")
+    verdict, summaries = ecosystem_audit(f"{MODULE}:laplace", "python_dp_laplace", SWEEP_BUDGET)
     assert verdict != "violated", summaries
 
 

@@ -120,6 +120,7 @@ def _audit(name, spec, search=None):
     return {item.obligation.id: item.evidence for item in relation.obligations}["empirical-privacy"]
 
 
+@pytest.mark.slow  # a whole candidate audit: README's test command runs it, the floors job does not
 def test_clipping_each_coordinate_is_found_on_a_diagonal_gradient(tmp_path):
     spec = _axis_aligned_spec(tmp_path)
     found = _audit("gpope_step_clipping_each_coordinate", spec)
@@ -129,5 +130,6 @@ def test_clipping_each_coordinate_is_found_on_a_diagonal_gradient(tmp_path):
     assert _audit("gpope_step_clipping_each_coordinate", spec, search="off").verdict is Verdict.CONSISTENT
 
 
+@pytest.mark.slow  # a whole candidate audit: README's test command runs it, the floors job does not
 def test_the_search_does_not_accuse_a_correct_gpope_step(tmp_path):
     assert _audit("correct_gpope_step", _axis_aligned_spec(tmp_path)).verdict is Verdict.CONSISTENT

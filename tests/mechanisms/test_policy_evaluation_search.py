@@ -145,6 +145,7 @@ def _without_f_max(tmp_path):
     return path
 
 
+@pytest.mark.slow  # a whole candidate audit: README's test command runs it, the floors job does not
 def test_noise_without_the_discount_factor_is_found_at_the_return_bound(tmp_path):
     spec = _without_f_max(tmp_path)
     found = _audit("dp_lsw_without_discount_factor", spec, tmp_path)
@@ -158,6 +159,7 @@ def test_noise_without_the_discount_factor_is_found_at_the_return_bound(tmp_path
     assert _audit("dp_lsw_without_discount_factor", spec, tmp_path, search="off").verdict is Verdict.CONSISTENT
 
 
+@pytest.mark.slow  # a whole candidate audit: README's test command runs it, the floors job does not
 def test_noise_as_if_every_trajectory_visited_every_state_is_found_at_the_rare_state(tmp_path):
     spec = _without_f_max(tmp_path)
     found = _audit("dp_lsw_noise_as_if_full_coverage", spec, tmp_path)
@@ -166,6 +168,7 @@ def test_noise_as_if_every_trajectory_visited_every_state_is_found_at_the_rare_s
     assert _audit("dp_lsw_noise_as_if_full_coverage", spec, tmp_path, search="off").verdict is Verdict.CONSISTENT
 
 
+@pytest.mark.slow  # a whole candidate audit: README's test command runs it, the floors job does not
 def test_the_search_does_not_accuse_a_correct_dp_lsw(tmp_path):
     assert _audit("correct_dp_lsw", _without_f_max(tmp_path), tmp_path).verdict is Verdict.CONSISTENT
     assert _audit("correct_dp_lsw", SPEC, tmp_path).verdict is Verdict.CONSISTENT

@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import dpaudit
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
@@ -68,6 +69,7 @@ def _privacy_verdicts(candidate, tmp_path):
     return {item.obligation.id: item.evidence for item in relation.obligations}
 
 
+@pytest.mark.slow  # a whole candidate audit: README's test command runs it, the floors job does not
 def test_a_leak_at_small_smooth_bounds_is_found_by_the_search(tmp_path):
     evidence = _privacy_verdicts(_rounds_the_bound, tmp_path / "leaky")
     found = evidence["empirical-privacy"]
@@ -75,6 +77,7 @@ def test_a_leak_at_small_smooth_bounds_is_found_by_the_search(tmp_path):
     assert "S(X) = 0.001" in found.counterexample["pair"]
 
 
+@pytest.mark.slow  # a whole candidate audit: README's test command runs it, the floors job does not
 def test_the_search_does_not_accuse_a_correct_candidate(tmp_path):
     evidence = _privacy_verdicts(_correct, tmp_path / "correct")
     assert evidence["empirical-privacy"].verdict.value == "consistent"
