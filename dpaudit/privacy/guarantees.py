@@ -137,6 +137,7 @@ class ZeroConcentratedDP(Guarantee):
         object.__setattr__(
             self, "delta", check_real("delta", self.delta, low=0.0, high=1.0, low_open=True, high_open=True)
         )
+        self.implied_approx_dp()  # refuses a rho whose epsilon at delta is past the range a claim may state
 
     def implied_approx_dp(self) -> ApproxDP:
         """The (ε(δ), δ) guarantee ρ-zCDP implies: ε(δ) = min over α > 1 of
@@ -146,7 +147,12 @@ class ZeroConcentratedDP(Guarantee):
         from dpaudit.privacy.accounting.conversions import zcdp_to_epsilon
 
         epsilon = zcdp_to_epsilon(self.rho, self.delta)
-        return ApproxDP(min(epsilon, MAX_EPSILON), self.delta)
+        if epsilon > MAX_EPSILON:
+            raise InvalidArgument(
+                f"rho={self.rho!r}: at delta={self.delta!r} it implies epsilon {epsilon:.6g}, past the {MAX_EPSILON:g} "
+                "a claim may state"
+            )
+        return ApproxDP(epsilon, self.delta)
 
 
 @dataclass(frozen=True)

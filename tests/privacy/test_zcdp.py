@@ -63,3 +63,10 @@ def test_too_little_noise_for_a_zcdp_claim_is_violated_and_the_right_noise_is_no
     assert right.claims[0].verdict.value != "violated"
     halved = dpaudit.check(_gaussian(0.5), spec, quick=True, seed=3)
     assert halved.claims[0].verdict.value == "violated"
+
+
+def test_a_rho_whose_epsilon_is_past_the_stated_range_is_refused_not_clipped():
+    from dpaudit.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="past the 700"):
+        ZeroConcentratedDP(600.0, 1e-5)
