@@ -186,6 +186,9 @@ def _check_plain_numbers(name: str, value: list[Any] | tuple[Any, ...]) -> None:
         where, item = stack.pop()
         if isinstance(item, list | tuple):
             stack.extend((f"{where}[{index}]", child) for index, child in reversed(list(enumerate(item))))
+        elif isinstance(item, np.ndarray):
+            if item.dtype.kind not in "iuf":
+                raise InvalidType(f"{where}: expected an array of real numbers, got dtype {item.dtype}")
         elif isinstance(item, bool) or not isinstance(item, numbers.Real | np.floating | np.integer):
             raise InvalidType(f"{where}={_describe(item)}: expected a real number, got {type(item).__name__}")
 

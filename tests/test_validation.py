@@ -123,3 +123,13 @@ def test_probability_vector_accepts(vector):
 def test_probability_vector_rejects(vector):
     with pytest.raises(InvalidArgument):
         check_probability_vector("p", vector)
+
+
+def test_check_finite_array_refuses_what_numpy_would_read_as_numbers():
+    with pytest.raises(InvalidType, match=r"P\[0\]\[1\]='2': expected a real number, got str"):
+        check_finite_array("P", [[1.0, "2"]])
+    with pytest.raises(InvalidType, match=r"P\[1\]=True: expected a real number, got bool"):
+        check_finite_array("P", [1.0, True])
+    with pytest.raises(InvalidType, match="got dtype bool"):
+        check_finite_array("P", [np.array([True, False])])
+    assert check_finite_array("P", [np.array([1.0, 2.0]), (3, 4)]).shape == (2, 2)  # arrays and tuples of numbers
