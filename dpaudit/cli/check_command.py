@@ -37,7 +37,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     check.add_argument("--timeout", type=float, default=120.0, help="seconds per candidate request (default 120)")
     check.add_argument("--memory", type=int, default=4096, help="candidate address-space limit in MiB (default 4096)")
     check.add_argument("--quick", action="store_true", help="use the spec's reduced budgets")
-    add_run_options(check)
+    add_run_options(
+        check,
+        time_limit_default=" (default one hour; a candidate too slow for it is refused before any check, "
+        "with its measured pace)",
+    )
     check.add_argument("--seed", type=parse_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
     check.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default ./{DEFAULT_OUT})")
     check.add_argument(

@@ -36,13 +36,16 @@ REPRODUCIBLE_PAPERS = ("balle2016", "xie2019", "gohari2020")
 log = logging.getLogger("dpaudit")
 
 
-def add_run_options(command: argparse.ArgumentParser) -> None:
-    """--quiet, --progress and --time-limit, shared by audit and check."""
+def add_run_options(command: argparse.ArgumentParser, *, time_limit_default: str = "") -> None:
+    """--quiet, --progress and --time-limit, shared by audit and check (``time_limit_default``: what the
+    command does without --time-limit, for its help)."""
     command.add_argument("--quiet", action="store_true", help="no progress on stderr")
     from dpaudit.audit.progress import PROGRESS_MODES  # standard library only: --help stays fast
 
     command.add_argument("--progress", choices=PROGRESS_MODES, default="auto", help=PROGRESS_HELP)
-    command.add_argument("--time-limit", type=parse_seconds, default=None, metavar="SECONDS", help=TIME_LIMIT_HELP)
+    command.add_argument(
+        "--time-limit", type=parse_seconds, default=None, metavar="SECONDS", help=TIME_LIMIT_HELP + time_limit_default
+    )
     command.add_argument(
         "--ceiling",
         action="append",
