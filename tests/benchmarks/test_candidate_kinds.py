@@ -3,7 +3,9 @@
 For each kind, ``dpaudit check`` of the example candidate of ``specs/examples/`` (the full audit a
 user gets: the spec's obligations, the implied black-box audit with its input search, the
 randomness contract, the parametric fit, the confirmation) against the audit of the same claim's
-black-box obligations on dpaudit's reference in the same process. Targets on 2 cores: 120 s for
+black-box obligations on dpaudit's reference in the same process (which runs them as a reference is
+audited: no input search, no escalation, no confirmation; the ratio says what auditing unseen code
+costs over the reference, not isolation overhead). Targets on 2 cores: 120 s for
 the vector kinds, 300 s for DP-LSW, DP-LSL, GPOPE and the synthesis (the issue's budgets).
 
 Run on demand: python -m pytest tests/benchmarks/test_candidate_kinds.py -o addopts="--import-mode=importlib" -s
