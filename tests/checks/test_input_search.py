@@ -17,6 +17,7 @@ from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.catalogue import get_mechanism
 from dpaudit.mechanisms.inputs import coverage_pairs
 from dpaudit.privacy.relations import parse_relation
+from tests.candidate_audits import obligation_evidence
 
 SPEC = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"
 FIXTURES = str(Path(__file__).parents[1] / "audit" / "candidates_fixture")
@@ -113,23 +114,10 @@ def test_a_differing_gradient_record_is_pushed_to_the_boundary():
 
 
 def _audit(name, search):
-    claim = load_spec(SPEC)
-    if search is not None:
-        obligations = tuple(
-            replace(o, params={**o.params, "search": search}) if o.id == "empirical-privacy-searched-inputs" else o
-            for o in claim.obligations
-        )
-        claim = replace(claim, obligations=obligations)
-    report = audit_candidate(
-        claim,
-        SPEC,
-        parse_candidate(f"sample_candidates:{name}", path=FIXTURES),
-        limits=CandidateLimits(),
-        seed=3,
-        quick=True,
+    searched = {} if search is None else {"search": search}
+    return obligation_evidence(
+        SPEC, f"sample_candidates:{name}", FIXTURES, "empirical-privacy-searched-inputs", **searched
     )
-    (relation,) = report.claims[0].relations
-    return {item.obligation.id: item.evidence for item in relation.obligations}["empirical-privacy-searched-inputs"]
 
 
 def test_a_leak_on_inputs_the_spec_does_not_name_is_found_by_the_search():

@@ -4,14 +4,11 @@ always one trajectory apart, with the trajectory counts ``records`` asks for."""
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from dpaudit.audit.candidates.audit import audit_candidate
-from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.checks.empirical.input_search import searched_pairs
 from dpaudit.checks.empirical.sampling import NeighbourPair
@@ -20,6 +17,7 @@ from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 from dpaudit.mechanisms.gpope_search import SEARCH_REWARD_FACTOR
 from dpaudit.privacy.relations import parse_relation
+from tests.candidate_audits import obligation_evidence
 
 KIND = get_mechanism("gpope")
 EXAMPLE = builtin_spec_dir() / "examples" / "gpope_candidate.toml"
@@ -176,23 +174,15 @@ SMALL_PAIR = [{"first": SMALL[0], "second": SMALL[1], "label": "trajectory 2: re
 
 
 def _empirical(name, search):
-    claim = load_spec(EXAMPLE)
-    obligations = tuple(
-        replace(o, params={**o.params, "search": search, "pairs": SMALL_PAIR, "samples": 20000})
-        if o.id == "empirical-privacy"
-        else o
-        for o in claim.obligations
-    )
-    report = audit_candidate(
-        replace(claim, obligations=obligations),
+    return obligation_evidence(
         EXAMPLE,
-        parse_candidate(f"search_candidates:{name}", path=CANDIDATES),
-        limits=CandidateLimits(),
-        seed=3,
-        quick=True,
+        f"search_candidates:{name}",
+        CANDIDATES,
+        "empirical-privacy",
+        search=search,
+        pairs=SMALL_PAIR,
+        samples=20000,
     )
-    (relation,) = report.claims[0].relations
-    return {item.obligation.id: item.evidence for item in relation.obligations}["empirical-privacy"]
 
 
 @pytest.mark.slow

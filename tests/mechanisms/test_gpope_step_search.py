@@ -5,18 +5,16 @@ the differing one), and a per-coordinate clipping bug that only those tables exp
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from dpaudit.audit.candidates.audit import audit_candidate
-from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
-from dpaudit.audit.spec import builtin_spec_dir, load_spec
+from dpaudit.audit.spec import builtin_spec_dir
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 from dpaudit.privacy.relations import parse_relation
+from tests.candidate_audits import obligation_evidence
 
 HERE = str(Path(__file__).resolve().parent)
 SPEC = builtin_spec_dir() / "examples" / "gpope_step_candidate.toml"
@@ -101,23 +99,8 @@ def _axis_aligned_spec(tmp_path):
 
 
 def _audit(name, spec, search=None):
-    claim = load_spec(spec)
-    if search is not None:
-        obligations = tuple(
-            replace(o, params={**o.params, "search": search}) if o.id == "empirical-privacy" else o
-            for o in claim.obligations
-        )
-        claim = replace(claim, obligations=obligations)
-    report = audit_candidate(
-        claim,
-        spec,
-        parse_candidate(f"extremal_search_candidates:{name}", path=HERE),
-        limits=CandidateLimits(),
-        seed=3,
-        quick=True,
-    )
-    (relation,) = report.claims[0].relations
-    return {item.obligation.id: item.evidence for item in relation.obligations}["empirical-privacy"]
+    searched = {} if search is None else {"search": search}
+    return obligation_evidence(spec, f"extremal_search_candidates:{name}", HERE, "empirical-privacy", **searched)
 
 
 @pytest.mark.slow  # a whole candidate audit: README's test command runs it, the floors job does not

@@ -4,19 +4,17 @@ episodes) and Lemma 1's rare state beside many covering trajectories (Balle, Gom
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from dpaudit.audit.candidates.audit import audit_candidate
-from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 from dpaudit.mechanisms.inputs import coverage_pairs
 from dpaudit.privacy.relations import parse_relation
+from tests.candidate_audits import obligation_evidence
 
 HERE = str(Path(__file__).resolve().parent)
 SPEC = builtin_spec_dir() / "examples" / "dp_lsw_candidate.toml"
@@ -118,23 +116,8 @@ def test_coverage_pairs_are_kept_and_unchanged_when_one_step_reaches_the_bound()
 
 
 def _audit(name, spec, tmp_path, search=None):
-    claim = load_spec(spec)
-    if search is not None:
-        obligations = tuple(
-            replace(o, params={**o.params, "search": search}) if o.id == "black-box-epsilon" else o
-            for o in claim.obligations
-        )
-        claim = replace(claim, obligations=obligations)
-    report = audit_candidate(
-        claim,
-        spec,
-        parse_candidate(f"extremal_search_candidates:{name}", path=HERE),
-        limits=CandidateLimits(),
-        seed=3,
-        quick=True,
-    )
-    (relation,) = report.claims[0].relations
-    return {item.obligation.id: item.evidence for item in relation.obligations}["black-box-epsilon"]
+    searched = {} if search is None else {"search": search}
+    return obligation_evidence(spec, f"extremal_search_candidates:{name}", HERE, "black-box-epsilon", **searched)
 
 
 def _without_f_max(tmp_path):

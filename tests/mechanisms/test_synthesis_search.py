@@ -10,8 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpaudit.audit.candidates.audit import audit_candidate
-from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.checks.empirical.input_search import MAX_SEARCHED_PAIRS, searched_pairs
 from dpaudit.checks.empirical.sampling import NeighbourPair
@@ -20,6 +18,7 @@ from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 from dpaudit.privacy.dirichlet_worst_case import worst_pair_delta
 from dpaudit.privacy.relations import parse_relation
+from tests.candidate_audits import obligation_evidence
 
 KIND = get_mechanism("private_synthesis")
 EXAMPLE = builtin_spec_dir() / "examples" / "private_synthesis_candidate.toml"
@@ -203,21 +202,9 @@ def test_the_two_row_claim_holds_by_basic_composition():
 
 
 def _empirical(spec, name, search):
-    claim = load_spec(spec)
-    obligations = tuple(
-        replace(o, params={**o.params, "search": search, "samples": 20000}) if o.id == "empirical-privacy" else o
-        for o in claim.obligations
+    return obligation_evidence(
+        spec, f"search_candidates:{name}", CANDIDATES, "empirical-privacy", search=search, samples=20000
     )
-    report = audit_candidate(
-        replace(claim, obligations=obligations),
-        spec,
-        parse_candidate(f"search_candidates:{name}", path=CANDIDATES),
-        limits=CandidateLimits(),
-        seed=3,
-        quick=True,
-    )
-    (relation,) = report.claims[0].relations
-    return {item.obligation.id: item.evidence for item in relation.obligations}["empirical-privacy"]
 
 
 @pytest.mark.slow
