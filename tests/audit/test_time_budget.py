@@ -107,20 +107,24 @@ def _workers_left(before: set[str], name: bytes) -> list[bytes]:
     return [cmd for cmd in workers if name in cmd]
 
 
-def test_a_candidate_too_slow_for_the_limit_is_refused_at_once_and_its_worker_is_gone():
+def _audit_sleepy_gaussian_for_3_s():
     spec = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"
+    return audit_candidate(
+        load_spec(spec),
+        spec,
+        parse_candidate("sample_candidates:sleepy_gaussian", path=FIXTURES),
+        limits=CandidateLimits(),
+        seed=0,
+        quick=True,
+        time_limit=3.0,
+    )
+
+
+def test_a_candidate_too_slow_for_the_limit_is_refused_at_once_and_its_worker_is_gone():
     before = set(os.listdir("/proc"))
     started = time.monotonic()
     with pytest.raises(CandidateError, match="past the time limit of 3 s"):
-        audit_candidate(
-            load_spec(spec),
-            spec,
-            parse_candidate("sample_candidates:sleepy_gaussian", path=FIXTURES),
-            limits=CandidateLimits(),
-            seed=0,
-            quick=True,
-            time_limit=3.0,
-        )
+        _audit_sleepy_gaussian_for_3_s()
     assert time.monotonic() - started < 20
     assert not _workers_left(before, b"sleepy_gaussian")
 
@@ -132,18 +136,9 @@ def test_a_slow_candidate_out_of_time_is_inconclusive_and_its_worker_is_gone(mon
     import dpaudit.audit.candidates.audit as candidate_audit
 
     monkeypatch.setattr(candidate_audit, "check_pace", lambda *args, **kwargs: None)
-    spec = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"
     before = set(os.listdir("/proc"))
     started = time.monotonic()
-    report = audit_candidate(
-        load_spec(spec),
-        spec,
-        parse_candidate("sample_candidates:sleepy_gaussian", path=FIXTURES),
-        limits=CandidateLimits(),
-        seed=0,
-        quick=True,
-        time_limit=3.0,
-    )
+    report = _audit_sleepy_gaussian_for_3_s()
     assert time.monotonic() - started < 20
     verdicts = [item.evidence for relation in report.claims[0].relations for item in relation.obligations]
     assert any(e.verdict is Verdict.INCONCLUSIVE and e.summary.startswith("budget") for e in verdicts)

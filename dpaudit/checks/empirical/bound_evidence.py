@@ -91,7 +91,11 @@ def _refutable_on_best_event(bound: EmpiricalBound, guarantee: ApproxDP) -> tupl
         return (
             f"its best event would have refuted the claim at a frequency of {frequency:.3g} on one side",
             Measurement(
-                quantity="frequency on the best event that refutes the claim", claimed=None, measured=frequency
+                quantity="frequency on the best event that refutes the claim",
+                claimed=None,
+                measured=frequency,
+                direction=f"expected count at {best.samples} certification draws per side, the other side's count "
+                f"held at {best.q_count}",
             ),
         )
     refutable = math.log((frequency - guarantee.delta) / other)
