@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import shlex
 from collections.abc import Sequence
+from contextlib import ExitStack
 
 from dpaudit._validation import check_integer
 from dpaudit.cli.common import EXIT_OK
+from dpaudit.errors import InvalidArgument
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,7 +36,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--jobs",
         type=int,
         default=1,
-        help="check this many candidates at once, each in its own process (default 1); the tables do not change",
+        help="check this many candidates at once on a local process pool, each in a process of its own "
+        "(default 1: one after another in this process); the tables do not change",
+    )
+    corpus.add_argument(
+        "--executor",
+        metavar="SPEC",
+        help="run the checks on this executor instead: 'process:N' (a local pool) or 'dask://HOST:PORT' (a Dask "
+        "scheduler; every worker needs dpaudit and the manifest's folder at the same path; docs/executors.md); "
+        "each check runs in a process of its own there; the tables do not change",
     )
     corpus.add_argument("--out", default="dpaudit-corpus", help="output folder (default ./dpaudit-corpus)")
     corpus.set_defaults(run=run)
@@ -44,21 +54,25 @@ def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     """Run ``dpaudit corpus`` and return its exit code."""
     from dpaudit.audit.candidates.corpus import load_manifest, run_corpus, write_corpus_tables
     from dpaudit.audit.candidates.refs import CandidateLimits
+    from dpaudit.checks.empirical.executors import make_executor
 
+    first = check_integer("first-seed", arguments.first_seed, low=0, high=2**31)
+    seeds = list(range(first, first + check_integer("seeds", arguments.seeds, low=1, high=1000)))
+    jobs = check_integer("jobs", arguments.jobs, low=1, high=64)
+    if arguments.executor is not None and jobs > 1:
+        raise InvalidArgument("give --jobs or --executor, not both (--executor process:N is --jobs N)")
+    executor_spec = arguments.executor or (f"process:{jobs}" if jobs > 1 else None)
     entries = load_manifest(arguments.manifest)
-    rows = run_corpus(
-        entries,
-        seeds=list(
-            range(
-                check_integer("first-seed", arguments.first_seed, low=0, high=2**31),
-                arguments.first_seed + check_integer("seeds", arguments.seeds, low=1, high=1000),
-            )
-        ),
-        quick=arguments.quick,
-        limits=CandidateLimits(timeout_seconds=arguments.timeout),
-        only=set(arguments.only) if arguments.only else None,
-        jobs=check_integer("jobs", arguments.jobs, low=1, high=64),
-    )
+    with ExitStack() as stack:
+        executor = None if executor_spec is None else stack.enter_context(make_executor(executor_spec))
+        rows = run_corpus(
+            entries,
+            seeds=seeds,
+            quick=arguments.quick,
+            limits=CandidateLimits(timeout_seconds=arguments.timeout),
+            only=set(arguments.only) if arguments.only else None,
+            executor=executor,
+        )
     json_path, markdown_path = write_corpus_tables(rows, arguments.out, command="dpaudit " + shlex.join(argv))
     print(markdown_path.read_text(encoding="utf-8"))
     print(f"tables: {json_path}, {markdown_path}")

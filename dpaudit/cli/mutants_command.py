@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from contextlib import ExitStack
 
 from dpaudit._version import DEFAULT_SEED
 from dpaudit.cli.common import DEFAULT_MUTANTS_OUT, EXIT_FAILED, EXIT_OK, parse_seed
@@ -22,16 +23,26 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     mutants.add_argument("--only", nargs="+", metavar="NAME", help="audit only these mutants")
     mutants.add_argument("--seed", type=parse_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
     mutants.add_argument("--out", default=DEFAULT_MUTANTS_OUT, help=f"output folder (default ./{DEFAULT_MUTANTS_OUT})")
+    mutants.add_argument(
+        "--executor",
+        metavar="SPEC",
+        help="where the audits' Monte Carlo sampling runs: process[:N], thread[:N], serial or dask://HOST:PORT "
+        "(default: in this process); the tables do not change",
+    )
     mutants.set_defaults(run=run)
 
 
 def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
-    """Run ``dpaudit mutants``:`` and return its exit code."""
+    """Run ``dpaudit mutants`` and return its exit code."""
 
     from dpaudit.audit.mutants.library import list_mutants
     from dpaudit.audit.mutants.runs import run_mutants, write_mutant_tables
+    from dpaudit.checks.empirical.executors import make_executor
 
-    run = run_mutants(list_mutants(arguments.only), seed=arguments.seed, quick=arguments.quick)
+    mutants = list_mutants(arguments.only)
+    with ExitStack() as stack:
+        executor = None if arguments.executor is None else stack.enter_context(make_executor(arguments.executor))
+        run = run_mutants(mutants, seed=arguments.seed, quick=arguments.quick, executor=executor)
     json_path, markdown_path = write_mutant_tables(run, arguments.out)
     print(run.to_text())
     print(f"tables: {json_path}, {markdown_path}")

@@ -101,14 +101,35 @@ def test_the_repository_corpus_loads_with_its_independent_part():
         load_spec(spec)
 
 
+def _tables(corpus, out, *options):
+    assert main(["corpus", str(corpus), "--quick", "--out", str(out), *options]) == 0
+    document = json.loads((out / "corpus.json").read_text())
+    for row in document["rows"]:
+        row.pop("seconds")
+        row["detail"].pop("seconds", None)
+    return {key: value for key, value in document.items() if key != "command"}
+
+
 def test_checking_two_candidates_at_once_gives_the_same_tables(corpus, tmp_path):
-    documents = []
-    for jobs in ("1", "2"):
-        out = tmp_path / f"jobs-{jobs}"
-        assert main(["corpus", str(corpus), "--quick", "--jobs", jobs, "--out", str(out)]) == 0
-        document = json.loads((out / "corpus.json").read_text())
-        for row in document["rows"]:
-            row.pop("seconds")
-            row["detail"].pop("seconds", None)
-        documents.append({key: value for key, value in document.items() if key != "command"})
-    assert documents[0] == documents[1]
+    assert _tables(corpus, tmp_path / "jobs-1") == _tables(corpus, tmp_path / "jobs-2", "--jobs", "2")
+
+
+def test_a_dask_cluster_gives_the_same_tables(corpus, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    serial = _tables(corpus, tmp_path / "serial")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        assert (
+            _tables(corpus, tmp_path / "dask", "--executor", cluster.scheduler_address.replace("tcp://", "dask://"))
+            == serial
+        )
+
+
+def test_jobs_and_executor_together_are_refused(corpus, tmp_path, caplog):
+    assert main(["corpus", str(corpus), "--jobs", "2", "--executor", "process:2", "--out", str(tmp_path)]) == 2
+    assert "not both" in caplog.text
+
+
+def test_a_wrong_manifest_stops_the_run_on_an_executor_too(corpus, tmp_path, caplog):
+    (corpus.parent / "specs" / "gaussian.toml").write_text("not toml [")
+    assert main(["corpus", str(corpus), "--jobs", "2", "--out", str(tmp_path)]) == 2
+    assert "gaussian.toml" in caplog.text

@@ -67,3 +67,22 @@ def test_cli_mutants_writes_tables_and_exits_by_detection(tmp_path, capsys):
     assert "1 of 1 mutants caught" in capsys.readouterr().out
     assert (out / "mutants.json").is_file() and (out / "mutants.md").is_file()
     assert main(["mutants", "--only", "no-such-mutant", "--out", str(out)]) == 2
+
+
+def test_mutants_on_a_process_pool_give_the_same_tables(tmp_path):
+    tables = []
+    for options in ([], ["--executor", "process:2"]):
+        out = tmp_path / str(len(tables))
+        assert (
+            main(
+                ["mutants", "--quick", "--only", "gpope-step-missing-clip", "--seed", "3", "--out", str(out), *options]
+            )
+            == 0
+        )
+        document = json.loads((out / "mutants.json").read_text())
+        for key in ("elapsed_seconds", "reference_seconds"):
+            document.pop(key)
+        for row in document["detections"]:
+            row.pop("seconds")
+        tables.append(document)
+    assert tables[0] == tables[1]

@@ -25,22 +25,23 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 import time
 import tomllib
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field, replace
-from itertools import repeat
+from concurrent.futures import Executor
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from dpaudit._bounded_json import loads_bounded
 from dpaudit.audit.candidates.audit import audit_candidate
 from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.results import AuditReport
 from dpaudit.audit.spec import load_spec
-from dpaudit.checks.empirical.executors import forkserver_context
 from dpaudit.errors import DpAuditError, SpecError
 
-__all__ = ["CorpusEntry", "CorpusRow", "load_manifest", "run_corpus", "write_corpus_tables"]
+__all__ = ["CorpusEntry", "CorpusRow", "check_one", "load_manifest", "run_corpus", "write_corpus_tables"]
 
 _KEYS = {"name", "kind", "module", "callable", "spec", "truth", "bug", "true_epsilon", "note"}
 _TRUTHS = ("private", "leaky")
@@ -250,21 +251,30 @@ def run_corpus(
     quick: bool,
     limits: CandidateLimits,
     only: set[str] | None = None,
-    jobs: int = 1,
+    executor: Executor | None = None,
 ) -> list[CorpusRow]:
     """Check every candidate (or those named in ``only``) for every seed.
 
-    With ``jobs`` > 1, that many checks run at once, each in its own process (a check is mostly
-    one core); the rows come in the same order either way: by candidate, then by seed.
+    Without an ``executor`` the checks run one after another in this process. With one (a local
+    process pool, a Dask cluster: :func:`~dpaudit.checks.empirical.executors.make_executor`),
+    each check is a task that runs it in a fresh process of its own
+    (:mod:`dpaudit.audit.candidates.corpus_task`), as many at once as the executor has workers.
+    The rows are the same either way (their times aside), in the same order: by candidate, then
+    by seed.
     """
     runs = [(entry, seed) for entry in entries if only is None or entry.name in only for seed in seeds]
-    if jobs <= 1 or len(runs) <= 1:
-        return [_check_one(entry, seed, quick, limits) for entry, seed in runs]
-    with ProcessPoolExecutor(max_workers=min(jobs, len(runs)), mp_context=forkserver_context()) as pool:
-        return list(pool.map(_check_one, *zip(*runs, strict=True), repeat(quick), repeat(limits)))
+    if executor is None:
+        return [check_one(entry, seed, quick, limits) for entry, seed in runs]
+    futures = [executor.submit(check_in_own_process, entry, seed, quick, limits) for entry, seed in runs]
+    return [future.result() for future in futures]
 
 
-def _check_one(entry: CorpusEntry, seed: int, quick: bool, limits: CandidateLimits) -> CorpusRow:
+def check_one(entry: CorpusEntry, seed: int, quick: bool, limits: CandidateLimits) -> CorpusRow:
+    """Check one candidate for one seed in this process; a candidate's failure is an ``error`` row.
+
+    Raises:
+        DpAuditError: when the manifest is wrong (its spec or candidate reference does not load).
+    """
     claim = load_spec(entry.spec)  # a broken spec or candidate reference stops the run: the manifest is wrong
     ref = parse_candidate(f"{entry.module}:{entry.callable}", path=str(entry.folder))
     started = time.perf_counter()
@@ -276,6 +286,42 @@ def _check_one(entry: CorpusEntry, seed: int, quick: bool, limits: CandidateLimi
     bound, claimed = _lower_bound(report)
     elapsed = time.perf_counter() - started
     return CorpusRow(entry, seed, verdict, bound, claimed, _reason(report), elapsed, _detail(report))
+
+
+def check_in_own_process(entry: CorpusEntry, seed: int, quick: bool, limits: CandidateLimits) -> CorpusRow:
+    """Check ``entry`` for ``seed`` in a fresh ``python`` process (see :mod:`.corpus_task`); return its row.
+
+    Raises:
+        DpAuditError: when the process fails (its last lines of standard error are in the message).
+    """
+    request = {
+        "entry": {key: str(value) if isinstance(value, Path) else value for key, value in asdict(entry).items()},
+        "seed": seed,
+        "quick": quick,
+        "limits": asdict(limits),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "dpaudit.audit.candidates.corpus_task"],
+        input=json.dumps(request).encode(),
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        tail = "\n".join(done.stderr.decode(errors="replace").splitlines()[-5:])
+        raise DpAuditError(f"the corpus check of {entry.name} (seed {seed}) failed (exit {done.returncode}): {tail}")
+    answer = loads_bounded(done.stdout)
+    if "error" in answer:
+        raise DpAuditError(answer["error"])
+    return CorpusRow(
+        entry,
+        seed,
+        answer["verdict"],
+        answer["epsilon_lower_bound"],
+        answer["claimed_epsilon"],
+        answer["reason"],
+        answer["elapsed_seconds"],
+        answer["detail"],
+    )
 
 
 def _cell(value: float | None) -> str:
