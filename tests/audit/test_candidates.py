@@ -136,6 +136,25 @@ def test_vectorised_entry_point_is_used_and_reproducible():
     np.testing.assert_array_equal(first, second)
 
 
+def test_a_stream_of_batches_gives_the_batches_one_by_one_and_stays_in_step_when_left_early():
+    seeds = [np.random.SeedSequence(k) for k in range(4)]
+    with CandidateProcess(_ref("vectorised_gaussian")) as candidate:
+        one_by_one = [candidate.sample(VALUE, PARAMS, CALL, 300 + k, seed) for k, seed in enumerate(seeds)]
+        streamed = list(candidate.sample_stream(VALUE, PARAMS, CALL, [(300 + k, s) for k, s in enumerate(seeds)]))
+        stream = candidate.sample_stream(VALUE, PARAMS, CALL, [(300 + k, s) for k, s in enumerate(seeds)])
+        next(stream)
+        stream.close()  # the batch requested ahead is read and dropped
+        after = candidate.sample(VALUE, PARAMS, CALL, 300, seeds[0])
+    for expected, got in zip(one_by_one, streamed, strict=True):
+        np.testing.assert_array_equal(expected, got)
+    np.testing.assert_array_equal(after, one_by_one[0])
+
+
+def test_a_stream_reports_the_batch_that_failed():
+    with CandidateProcess(_ref("raises")) as candidate, pytest.raises(CandidateError, match="planted failure in the candidate"):
+        list(candidate.sample_stream(VALUE, PARAMS, CALL, [(10, np.random.SeedSequence(k)) for k in range(3)]))
+
+
 def test_timeout_is_per_call_not_per_batch():
     with CandidateProcess(_ref("slow_but_correct"), CandidateLimits(timeout_seconds=0.5)) as candidate:
         assert candidate.sample(VALUE, PARAMS, CALL, 400, np.random.SeedSequence(0)).shape == (400, 2)

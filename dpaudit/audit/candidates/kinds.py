@@ -12,6 +12,7 @@ argument (by position, whatever its name), every public parameter of the claim's
 
 from __future__ import annotations
 
+from collections.abc import Generator, Iterable
 from typing import Any
 
 import numpy as np
@@ -178,33 +179,58 @@ class CandidateMechanism:
         Raises:
             CandidateError: when the candidate fails to load, crashes, hangs or returns bad output.
         """
-        seed = np.random.SeedSequence(int(rng.integers(2**63)))
+        stream = self.release_stream(data, [1 if size is None else size], rng=rng)
+        try:
+            outputs = next(stream)
+        finally:
+            stream.close()
+        return outputs[0] if size is None else outputs
+
+    def release_stream(
+        self, data: Any, sizes: Iterable[int], *, rng: np.random.Generator
+    ) -> Generator[np.ndarray, None, None]:
+        """``release(data, rng=rng, size=n)`` for each ``n`` of ``sizes`` in turn (the same outputs), with
+        the next batch requested before this one is handed over, so that the candidate's worker draws
+        it while the caller counts this one.
+
+        Raises:
+            CandidateError: when the candidate fails to load, crashes, hangs or returns bad output.
+        """
         if self._process is None or not self._process.running:
             self.start()
-        if self._process is None:
+        process = self._process
+        if process is None:
             raise CandidateError(f"candidate {self.ref} is not running")
-        count = 1 if size is None else size
+        batches = ((size, np.random.SeedSequence(int(rng.integers(2**63)))) for size in sizes)
+        plain = self.kind.input_domain.to_plain(data)
+        stream = process.sample_stream(
+            plain, self.call_params, self.call, batches, categories=self.kind.categorical_outputs
+        )
         try:
-            outputs = self._process.sample(
-                self.kind.input_domain.to_plain(data),
-                self.call_params,
-                self.call,
-                count,
-                seed,
-                categories=self.kind.categorical_outputs,
+            while True:
+                try:
+                    outputs = next(stream, None)
+                except CandidateError:
+                    self.close()
+                    raise
+                if outputs is None:
+                    return
+                self.category_labels.update(process.category_labels)
+                self.used_global_random |= process.used_global_random
+                yield self._shaped(outputs, data)
+        finally:
+            stream.close()
+
+    def _shaped(self, outputs: np.ndarray, data: Any) -> np.ndarray:
+        """``outputs`` in the kind's release shape for ``data`` (a scalar for (1,), a row for a column)."""
+        if self.kind.output.shape is None:
+            return outputs
+        expected = tuple(self.kind.output.shape(self.params, data))
+        if _without_ones(outputs.shape[1:]) == _without_ones(expected):
+            outputs = outputs.reshape((outputs.shape[0], *expected))
+        if outputs.shape[1:] != expected:
+            raise CandidateError(
+                f"candidate {self.ref} returned outputs of shape {outputs.shape[1:]}; the {self.kind.name} "
+                f"mechanism releases {self.kind.output.description} (shape {expected}) for this input"
             )
-        except CandidateError:
-            self.close()
-            raise
-        self.category_labels.update(self._process.category_labels)
-        self.used_global_random |= self._process.used_global_random
-        if self.kind.output.shape is not None:
-            expected = tuple(self.kind.output.shape(self.params, data))
-            if _without_ones(outputs.shape[1:]) == _without_ones(expected):
-                outputs = outputs.reshape((outputs.shape[0], *expected))  # a scalar for (1,), a row for a column
-            if outputs.shape[1:] != expected:
-                raise CandidateError(
-                    f"candidate {self.ref} returned outputs of shape {outputs.shape[1:]}; the {self.kind.name} "
-                    f"mechanism releases {self.kind.output.description} (shape {expected}) for this input"
-                )
-        return outputs[0] if size is None else outputs
+        return outputs

@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
+from collections.abc import Generator, Iterable
 from typing import Any
 
 import numpy as np
@@ -250,6 +252,59 @@ class CandidateProcess:
             CandidateError: on a timeout, crash, exception, or output that is not real, finite,
                 non-empty and of one shape.
         """
+        self._send_sample(data, params, call, count, seed, categories)
+        return self._receive_sample(count, time.monotonic())
+
+    def sample_stream(
+        self,
+        data: Any,
+        params: dict[str, Any],
+        call: dict[str, Any],
+        batches: Iterable[tuple[int, np.random.SeedSequence]],
+        *,
+        categories: bool = False,
+    ) -> Generator[np.ndarray, None, None]:
+        """The batches of :meth:`sample` for each ``(count, seed)`` of ``batches``, one request ahead:
+        the worker computes the next batch while the caller uses this one. The outputs are those of
+        calling :meth:`sample` batch by batch. A request sent ahead whose batch is not taken (the caller
+        stopped early) is still read, so the channel stays in step.
+
+        Raises:
+            CandidateError: as :meth:`sample`.
+        """
+        ahead = iter(batches)
+        pending: deque[int] = deque()
+
+        def send_next() -> None:
+            if not self.running:  # a worker that died on the batch in hand: its answer says how
+                return
+            batch = next(ahead, None)
+            if batch is not None:
+                self._send_sample(data, params, call, batch[0], batch[1], categories)
+                pending.append(batch[0])
+
+        send_next()
+        read_until = time.monotonic()
+        try:
+            while pending:
+                send_next()
+                outputs = self._receive_sample(pending.popleft(), read_until)
+                read_until = time.monotonic()
+                yield outputs
+        finally:
+            while pending and self.running:
+                with contextlib.suppress(CandidateError):
+                    self._receive_sample(pending.popleft(), time.monotonic())
+
+    def _send_sample(
+        self,
+        data: Any,
+        params: dict[str, Any],
+        call: dict[str, Any],
+        count: int,
+        seed: np.random.SeedSequence,
+        categories: bool,
+    ) -> None:
         count = check_integer("count", count, low=1)
         entropy = seed.entropy if isinstance(seed.entropy, int) else int(np.random.default_rng(seed).integers(2**63))
         self._request(
@@ -264,8 +319,11 @@ class CandidateProcess:
                 "categories": categories,
             }
         )
-        started = time.monotonic()
-        total_deadline = started + max(self.limits.total_seconds - self._spent, 0.0)
+
+    def _receive_sample(self, count: int, started: float) -> np.ndarray:
+        """The answer to a sample request of ``count`` outputs; the worker's time on it is counted from
+        ``started`` (when it could begin: the request sent, or the previous answer read)."""
+        total_deadline = time.monotonic() + max(self.limits.total_seconds - self._spent, 0.0)
         per_call = self.limits.timeout_seconds * (count if self.vectorised else 1)
         header = self._answer(count, per_call, total_deadline)
         shape = announced_shape(header, count)

@@ -13,7 +13,7 @@ except in the pilot phase.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
@@ -68,6 +68,17 @@ class ReleaseSampler:
         if self.batched:
             return np.asarray(self.mechanism.release(data, rng=rng, size=n))
         return np.stack([np.asarray(self.mechanism.release(data, rng=rng)) for _ in range(n)])
+
+    def stream(self, data: Any, sizes: Sequence[int], rng: np.random.Generator) -> Iterator[np.ndarray]:
+        """The batches of ``self(data, n, rng)`` for each ``n`` of ``sizes`` in turn; through the
+        mechanism's ``release_stream`` when it has one (a candidate's worker draws the next batch while
+        this one is counted), with the same outputs."""
+        release_stream = getattr(self.mechanism, "release_stream", None)
+        if self.batched and callable(release_stream):
+            yield from (np.asarray(rows) for rows in release_stream(data, sizes, rng=rng))
+            return
+        for n in sizes:
+            yield self(data, n, rng)
 
 
 def as_sampler(source: Any) -> Callable[[Any, int, np.random.Generator], np.ndarray]:
@@ -170,11 +181,19 @@ class _Chunk:
 
 def _batches(chunk: _Chunk):
     rng = np.random.default_rng(chunk.seed)
-    remaining = chunk.count
-    while remaining > 0:
-        size = min(chunk.batch_size, remaining)
-        remaining -= size
-        yield _as_rows(chunk.sampler(chunk.data, size, rng), size)
+    full, rest = divmod(chunk.count, chunk.batch_size)
+    sizes = [chunk.batch_size] * full + ([rest] if rest else [])
+    if isinstance(chunk.sampler, ReleaseSampler):
+        batches = chunk.sampler.stream(chunk.data, sizes, rng)
+    else:
+        batches = (chunk.sampler(chunk.data, size, rng) for size in sizes)
+    try:
+        for size, rows in zip(sizes, batches, strict=True):
+            yield _as_rows(rows, size)
+    finally:
+        close = getattr(batches, "close", None)
+        if close is not None:
+            close()
 
 
 def _raw_chunk(chunk: _Chunk) -> np.ndarray:
