@@ -77,6 +77,11 @@ def test_a_claim_below_the_library_epsilon_is_violated(ecosystem_audit):
     assert verdict == "violated", summaries
 
 
+def test_a_gaussian_claim_below_its_exact_epsilon_is_violated(ecosystem_audit):
+    verdict, summaries = ecosystem_audit(f"{MODULE}:gaussian", "diffprivlib_gaussian_misstated")
+    assert verdict == "violated", summaries
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("function", "name"),
@@ -87,6 +92,10 @@ def test_a_claim_below_the_library_epsilon_is_violated(ecosystem_audit):
         ("laplace_bounded_domain", "diffprivlib_laplace_bounded_domain"),
         ("exponential", "diffprivlib_exponential"),
         ("binary", "diffprivlib_binary"),
+        ("gaussian", "diffprivlib_gaussian"),
+        ("gaussian_discrete", "diffprivlib_gaussian_discrete"),
+        ("laplace_truncated", "diffprivlib_laplace_truncated"),
+        ("laplace_bounded_noise", "diffprivlib_laplace_bounded_noise"),
     ],
 )
 def test_every_mechanism_as_documented_is_not_violated(ecosystem_audit, function, name):

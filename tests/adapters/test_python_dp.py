@@ -50,7 +50,12 @@ def test_a_claim_below_the_library_epsilon_is_violated(ecosystem_audit):
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("function", "name"),
-    [("gaussian", "python_dp_gaussian"), ("bounded_sum", "python_dp_bounded_sum")],
+    [
+        ("gaussian", "python_dp_gaussian"),
+        ("bounded_sum", "python_dp_bounded_sum"),
+        ("count", "python_dp_count"),
+        ("bounded_mean", "python_dp_bounded_mean"),
+    ],
 )
 def test_every_mechanism_as_documented_is_not_violated(ecosystem_audit, function, name):
     verdict, summaries = ecosystem_audit(f"{MODULE}:{function}", name, SWEEP_BUDGET)
