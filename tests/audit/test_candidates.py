@@ -151,7 +151,8 @@ def test_a_stream_of_batches_gives_the_batches_one_by_one_and_stays_in_step_when
 
 
 def test_a_stream_reports_the_batch_that_failed():
-    with CandidateProcess(_ref("raises")) as candidate, pytest.raises(CandidateError, match="planted failure in the candidate"):
+    planted = "planted failure in the candidate"
+    with CandidateProcess(_ref("raises")) as candidate, pytest.raises(CandidateError, match=planted):
         list(candidate.sample_stream(VALUE, PARAMS, CALL, [(10, np.random.SeedSequence(k)) for k in range(3)]))
 
 

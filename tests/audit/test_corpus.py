@@ -133,3 +133,14 @@ def test_a_wrong_manifest_stops_the_run_on_an_executor_too(corpus, tmp_path, cap
     (corpus.parent / "specs" / "gaussian.toml").write_text("not toml [")
     assert main(["corpus", str(corpus), "--jobs", "2", "--out", str(tmp_path)]) == 2
     assert "gaussian.toml" in caplog.text
+
+
+def test_an_interrupted_check_stops_the_run_with_the_signal(corpus, tmp_path, monkeypatch):
+    from dpaudit.audit.candidates import corpus as corpus_module
+    from dpaudit.audit.results import AuditReport
+
+    def interrupted(*args, **kwargs):
+        return AuditReport(claims=(), interrupted="signal 15", interrupted_signal=15, seed=0, quick=True)
+
+    monkeypatch.setattr(corpus_module, "audit_candidate", interrupted)
+    assert main(["corpus", str(corpus), "--quick", "--out", str(tmp_path)]) == 128 + 15

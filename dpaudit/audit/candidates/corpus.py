@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import signal
 import subprocess
 import sys
 import time
@@ -39,7 +40,7 @@ from dpaudit.audit.candidates.audit import audit_candidate
 from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.results import AuditReport
 from dpaudit.audit.spec import load_spec
-from dpaudit.errors import DpAuditError, SpecError
+from dpaudit.errors import AuditInterrupted, DpAuditError, SpecError
 
 __all__ = ["CorpusEntry", "CorpusRow", "check_one", "load_manifest", "run_corpus", "write_corpus_tables"]
 
@@ -282,6 +283,8 @@ def check_one(entry: CorpusEntry, seed: int, quick: bool, limits: CandidateLimit
         report = audit_candidate(claim, entry.spec, ref, limits=limits, seed=seed, quick=quick)
     except DpAuditError as exc:
         return CorpusRow(entry, seed, "error", None, None, str(exc)[:200], time.perf_counter() - started)
+    if report.interrupted_signal is not None or not report.claims:  # Ctrl-C or SIGTERM: the run stops here
+        raise AuditInterrupted(report.interrupted_signal or int(signal.SIGINT))
     verdict = report.claims[0].verdict.value
     bound, claimed = _lower_bound(report)
     elapsed = time.perf_counter() - started
@@ -306,6 +309,8 @@ def check_in_own_process(entry: CorpusEntry, seed: int, quick: bool, limits: Can
         capture_output=True,
         check=False,
     )
+    if done.returncode > 128:  # the check was interrupted (Ctrl-C or SIGTERM): so is the run
+        raise AuditInterrupted(done.returncode - 128)
     if done.returncode != 0:
         tail = "\n".join(done.stderr.decode(errors="replace").splitlines()[-5:])
         raise DpAuditError(f"the corpus check of {entry.name} (seed {seed}) failed (exit {done.returncode}): {tail}")

@@ -25,7 +25,7 @@ from pathlib import Path
 from dpaudit._bounded_json import loads_bounded
 from dpaudit.audit.candidates.corpus import CorpusEntry, check_one
 from dpaudit.audit.candidates.refs import CandidateLimits
-from dpaudit.errors import DpAuditError
+from dpaudit.errors import AuditInterrupted, DpAuditError
 
 __all__: list[str] = []
 
@@ -41,6 +41,8 @@ def _serve() -> None:
     except DpAuditError as exc:  # a wrong manifest: the run stops with the same message as in process
         answer_to.write(json.dumps({"error": str(exc)}))
         return
+    except AuditInterrupted as exc:
+        sys.exit(128 + exc.signal_number)
     answer = {
         "verdict": row.verdict,
         "epsilon_lower_bound": row.epsilon_lower_bound,
