@@ -68,3 +68,38 @@ def test_the_accountant_relation_is_the_claims(tmp_path, monkeypatch):
     assert main(["check", str(stated_once), "--candidate", "own:add_remove", "--quick", "--out", str(out)]) == 0
     evidence = json.loads((out / "audit.json").read_text())["claims"][0]["relations"][0]["obligations"][0]["evidence"]
     assert evidence["verdict"] == "verified" and "relation=add_remove_one" in evidence["domain"]
+
+
+def test_an_accountant_claim_states_no_guarantee_table(tmp_path):
+    """The accountant's statement is its own epsilon at each point; a guarantee table of other numbers
+    would not be checked, so it is refused (exit 2), and the kind's statement belongs to no other kind."""
+    from dpaudit.audit.spec import load_spec
+    from dpaudit.errors import SpecError
+    from dpaudit.privacy.guarantees import AccountedEpsilon
+
+    assert "[claim.guarantee]" not in SPEC.read_text()
+    assert load_spec(SPEC).guarantee == AccountedEpsilon()
+    assert load_spec(SPEC).to_json()["guarantee"] == {"kind": "accountant"}
+    stated = tmp_path / "stated.toml"
+    stated.write_text(
+        SPEC.read_text().replace("[[obligations]]", '[claim.guarantee]\nkind = "accountant"\n\n[[obligations]]')
+    )
+    assert load_spec(stated).guarantee == AccountedEpsilon()
+    meaningless = tmp_path / "meaningless.toml"
+    meaningless.write_text(
+        SPEC.read_text().replace(
+            "[[obligations]]", '[claim.guarantee]\nkind = "approx_dp"\nepsilon = 1.0\ndelta = 1e-5\n\n[[obligations]]'
+        )
+    )
+    with pytest.raises(SpecError, match=r"claim\.guarantee.*nothing else in this table would be checked"):
+        load_spec(meaningless)
+    assert main(["check", str(meaningless), "--candidate", "example_candidates:accountant"]) == 2
+    gaussian = (builtin_spec_dir() / "examples" / "gaussian_candidate.toml").read_text()
+    other_kind = tmp_path / "other_kind.toml"
+    other_kind.write_text(gaussian.replace('kind = "approx_dp"', 'kind = "accountant"', 1))
+    with pytest.raises(SpecError, match="not of 'gaussian'"):
+        load_spec(other_kind)
+    without = tmp_path / "without.toml"
+    without.write_text(gaussian.replace('[claim.guarantee]\nkind = "approx_dp"\nepsilon = 4.38\ndelta = 1e-5\n', ""))
+    with pytest.raises(SpecError, match=r"claim\.guarantee.*missing"):
+        load_spec(without)
