@@ -7,7 +7,9 @@ the Poisson-subsampled Gaussian mechanism, q = 1/records), builds dp_accounting'
 it into the accountant of its name, built with the keywords it is given (dp_accounting's own:
 ``orders``, ``value_discretization_interval``, ``neighboring_relation`` by its ``NeighboringRelation`` member
 name), and returns ``get_epsilon(delta)``. dpaudit then compares that ε with its certified
-enclosure of the true ε under the claim's relation (checker ``accountant_certified``).
+enclosure of the true ε under the claim's relation (checker ``accountant_certified``). ``rdp`` also
+answers a point ``{records, noise_multiplier, steps, order}``: the ``rdp`` of an ``RdpAccountant`` built
+with ``orders = [order]`` after the same composition (its RDP curve, read at that order).
 
 An accountant is deterministic: ``rng`` is accepted and not used. An event the accountant does not
 support raises dp_accounting's own error, and the audit says so (``error``): nothing is approximated here.
@@ -30,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit.adapters._library import import_library
-from dpaudit.adapters._subsampled_gaussian import sampling_probability
+from dpaudit.adapters._subsampled_gaussian import rdp_order, sampling_probability, target_delta
 
 __all__ = ["pld", "rdp"]
 
@@ -39,13 +41,13 @@ def _library() -> Any:
     return import_library("dp_accounting", extra="dp-accounting", library="dp-accounting")
 
 
-def _epsilon(accountant: Any, library: Any, point: Mapping[str, Any]) -> float:
-    """``accountant`` after composing the point's N subsampled Gaussian steps: its ε at the point's δ."""
+def _composed(accountant: Any, library: Any, point: Mapping[str, Any]) -> Any:
+    """``accountant`` after composing the point's N Poisson-subsampled Gaussian steps."""
     step = library.PoissonSampledDpEvent(
         sampling_probability(point), library.GaussianDpEvent(float(point["noise_multiplier"]))
     )
     accountant.compose(library.SelfComposedDpEvent(step, int(point["steps"])))
-    return float(accountant.get_epsilon(float(point["delta"])))
+    return accountant
 
 
 def rdp(
@@ -56,12 +58,15 @@ def rdp(
     neighboring_relation: str = "ADD_OR_REMOVE_ONE",
 ) -> float:
     """ε at δ from ``dp_accounting.rdp.RdpAccountant(orders, NeighboringRelation[neighboring_relation])``
-    (its default orders when ``orders`` is not given)."""
+    (its default orders when ``orders`` is not given); for an RDP point, its ``rdp`` at the point's order."""
     library = _library()
     relation = library.NeighboringRelation[neighboring_relation]
     engine = import_library("dp_accounting.rdp", extra="dp-accounting", library="dp-accounting")
+    order = rdp_order(point)
+    if order is not None:
+        return float(_composed(engine.RdpAccountant([order], relation), library, point).rdp[0])
     accountant = engine.RdpAccountant(None if orders is None else list(orders), relation)
-    return _epsilon(accountant, library, point)
+    return float(_composed(accountant, library, point).get_epsilon(target_delta(point, "RdpAccountant")))
 
 
 def pld(
@@ -76,5 +81,5 @@ def pld(
     library = _library()
     relation = library.NeighboringRelation[neighboring_relation]
     engine = import_library("dp_accounting.pld", extra="dp-accounting", library="dp-accounting")
-    accountant = engine.PLDAccountant(relation, value_discretization_interval)
-    return _epsilon(accountant, library, point)
+    accountant = _composed(engine.PLDAccountant(relation, value_discretization_interval), library, point)
+    return float(accountant.get_epsilon(target_delta(point, "PLDAccountant")))

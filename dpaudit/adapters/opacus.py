@@ -5,7 +5,9 @@ Each function receives one accounting point ``{records, noise_multiplier, steps,
 the Poisson-subsampled Gaussian mechanism, q = 1/records), builds Opacus's accountant of its name,
 calls ``step(noise_multiplier=..., sample_rate=q)`` N times, as DP-SGD training does, and returns
 ``get_epsilon(delta, ...)`` with the keywords it is given (Opacus's own: ``alphas`` for RDP,
-``eps_error`` and ``delta_error`` for PRV, ``poisson`` for GDP).
+``eps_error`` and ``delta_error`` for PRV, ``poisson`` for GDP). ``rdp`` also answers a point
+``{records, noise_multiplier, steps, order}``: the RDP the accountant sums over its history at that
+order (``privacy_analysis.compute_rdp``, the function ``RDPAccountant.get_privacy_spent`` calls).
 
 **Without torch.** ``import opacus`` imports torch, but the accountants are numpy and scipy: the
 classes ``RDPAccountant``, ``PRVAccountant`` and ``GaussianAccountant`` and their ``analysis``
@@ -36,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.adapters._subsampled_gaussian import sampling_probability
+from dpaudit.adapters._subsampled_gaussian import rdp_order, sampling_probability, target_delta
 from dpaudit.errors import CandidateLoadError
 
 __all__ = ["gdp", "prv", "rdp"]
@@ -109,9 +111,21 @@ def _stepped(accountant: Any, point: Mapping[str, Any]) -> Any:
 
 
 def rdp(point: Mapping[str, Any], *, rng: np.random.Generator, alphas: Sequence[float] | None = None) -> float:
-    """ε at δ from ``RDPAccountant().get_epsilon(delta, alphas)`` (Opacus's default orders without ``alphas``)."""
-    accountant = _stepped(_accountants().RDPAccountant(), point)
-    return float(accountant.get_epsilon(float(point["delta"]), None if alphas is None else list(alphas)))
+    """ε at δ from ``RDPAccountant().get_epsilon(delta, alphas)`` (Opacus's default orders without
+    ``alphas``); for an RDP point, the RDP of the accountant's history at the point's order."""
+    accountants = _accountants()
+    accountant = _stepped(accountants.RDPAccountant(), point)
+    order = rdp_order(point)
+    if order is None:
+        delta = target_delta(point, "RDPAccountant")
+        return float(accountant.get_epsilon(delta, None if alphas is None else list(alphas)))
+    analysis = accountants.rdp.privacy_analysis
+    return float(
+        sum(
+            analysis.compute_rdp(q=rate, noise_multiplier=sigma, steps=steps, orders=[order])[0]
+            for sigma, rate, steps in accountant.history
+        )
+    )
 
 
 def prv(
@@ -123,10 +137,11 @@ def prv(
 ) -> float:
     """ε at δ from ``PRVAccountant().get_epsilon(delta, eps_error=..., delta_error=...)`` (its upper bound)."""
     accountant = _stepped(_accountants().PRVAccountant(), point)
-    return float(accountant.get_epsilon(float(point["delta"]), eps_error=eps_error, delta_error=delta_error))
+    delta = target_delta(point, "PRVAccountant")
+    return float(accountant.get_epsilon(delta, eps_error=eps_error, delta_error=delta_error))
 
 
 def gdp(point: Mapping[str, Any], *, rng: np.random.Generator, poisson: bool = True) -> float:
     """ε at δ from ``GaussianAccountant().get_epsilon(delta, poisson)`` (Gaussian DP, a CLT approximation)."""
     accountant = _stepped(_accountants().GaussianAccountant(), point)
-    return float(accountant.get_epsilon(float(point["delta"]), poisson=poisson))
+    return float(accountant.get_epsilon(target_delta(point, "GaussianAccountant"), poisson=poisson))

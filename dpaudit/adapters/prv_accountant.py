@@ -25,7 +25,7 @@ import numpy as np
 
 from dpaudit._validation import check_choice
 from dpaudit.adapters._library import import_library
-from dpaudit.adapters._subsampled_gaussian import sampling_probability
+from dpaudit.adapters._subsampled_gaussian import sampling_probability, target_delta
 
 __all__ = ["BOUNDS", "prv"]
 
@@ -44,6 +44,7 @@ def prv(
 ) -> float:
     """One of (lower, estimate, upper) of ``PRVAccountant.compute_epsilon`` at the point (see the module)."""
     check_choice("bound", bound, BOUNDS)
+    delta = target_delta(point, "prv-accountant")
     library: Any = import_library("prv_accountant", extra="prv-accountant", library="prv-accountant")
     mechanism = library.PoissonSubsampledGaussianMechanism(
         noise_multiplier=float(point["noise_multiplier"]), sampling_probability=sampling_probability(point)
@@ -56,5 +57,5 @@ def prv(
         delta_error=float(delta_error),
         eps_max=eps_max,
     )
-    answers = accountant.compute_epsilon(delta=float(point["delta"]), num_self_compositions=[steps])
+    answers = accountant.compute_epsilon(delta=delta, num_self_compositions=[steps])
     return float(answers[BOUNDS.index(bound)])

@@ -31,9 +31,11 @@ def _opacus() -> None:
     ("library", "candidate", "documented", "misstated"),
     [
         ("dp_accounting", "dp_accounting:rdp", "dp_accounting_rdp", None),
+        ("dp_accounting", "dp_accounting:rdp", "dp_accounting_rdp_curve", None),
         ("dp_accounting", "dp_accounting:pld", "dp_accounting_pld", "dp_accounting_pld_misstated"),
         ("prv_accountant", "prv_accountant:prv", "prv_accountant_prv", "prv_accountant_lower_misstated"),
         ("opacus", "opacus:rdp", "opacus_rdp", None),
+        ("opacus", "opacus:rdp", "opacus_rdp_curve", None),
         ("opacus", "opacus:prv", "opacus_prv", "opacus_prv_misstated"),
     ],
 )
@@ -97,6 +99,18 @@ def test_the_adapters_pass_the_libraries_own_parameters():
     assert replace_one > fine
     with pytest.raises(KeyError):
         dp_accounting.pld(ISSUE_POINT, rng=rng, neighboring_relation="SWAP")
+
+
+def test_an_accountant_without_an_rdp_curve_refuses_an_rdp_point():
+    _library("dp_accounting")
+    from dpaudit.adapters import dp_accounting
+    from dpaudit.errors import InvalidArgument
+
+    rdp_point = {"records": 100, "noise_multiplier": 1.0, "steps": 100, "order": 2.0}
+    rng = np.random.default_rng(0)
+    assert 0.0171813 < dp_accounting.rdp(rdp_point, rng=rng) < 0.0171814
+    with pytest.raises(InvalidArgument, match="not the RDP at an order"):
+        dp_accounting.pld(rdp_point, rng=rng)
 
 
 def test_prv_accountant_returns_the_bound_it_is_asked_for():
