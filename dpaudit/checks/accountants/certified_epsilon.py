@@ -77,7 +77,8 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
 @register_checker(
     "accountant_certified",
     description="an accountant's epsilon at each grid point against dpaudit's certified PLD interval of the true "
-    "epsilon (understated: violated; at or above the upper end: verified)",
+    "epsilon, or its RDP at a point's order against the exact RDP (understated: violated; at or above the upper "
+    "end: verified)",
     validate=_validate,
     audits_candidates=True,
 )
