@@ -9,11 +9,15 @@ the library's mechanism and releases through it. Nothing here computes a noise s
   ``[candidate] randomness = "external"``).
 - :mod:`dpaudit.adapters.python_dp_mechanisms`: Google's python-dp, ``pydp`` (a cryptographic
   RNG: ``randomness = "external"``).
+- :mod:`dpaudit.adapters.dp_accounting`, :mod:`dpaudit.adapters.prv_accountant`,
+  :mod:`dpaudit.adapters.opacus`: the libraries' privacy accountants as candidates of the ``accountant``
+  kind (Opacus's loaded without torch).
 - :mod:`dpaudit.adapters.relations`: distance functions for the ``user(...)`` relations of the
   adapters' black-box specs.
 
 The libraries are optional extras (``pip install 'dpaudit[ecosystem]'``, or one of
-``dpaudit[diffprivlib]``, ``dpaudit[opendp]``, ``dpaudit[python-dp]``); each is imported the first
+``dpaudit[diffprivlib]``, ``dpaudit[opendp]``, ``dpaudit[python-dp]``, ``dpaudit[dp-accounting]``,
+``dpaudit[prv-accountant]``; Opacus by ``pip install --no-deps opacus``); each is imported the first
 time an adapter of its module is called, never when dpaudit is imported.
 """
 

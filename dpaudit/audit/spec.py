@@ -22,6 +22,7 @@ from dpaudit.errors import CheckerError, DpAuditError, SpecError
 from dpaudit.kernel.claims import Claim, MechanismSpec, Obligation, Source
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 from dpaudit.privacy.guarantees import (
+    AccountedEpsilon,
     ApproxDP,
     Concentration,
     Guarantee,
@@ -94,6 +95,30 @@ def _guarantee(reader: SpecReader, data: dict[str, Any]) -> Guarantee:
         name = str(exc).split("=", 1)[0].split("[", 1)[0].strip()
         key = f"{prefix}{name}" if name in arguments else f"{prefix}{kind}"
         raise reader.fail(key, str(exc)) from None
+
+
+#: The kind whose claim is the accountant's own answers (:class:`AccountedEpsilon`), not a guarantee table.
+_ACCOUNTANT = "accountant"
+
+
+def _claim_guarantee(reader: SpecReader, claim: dict[str, Any], mechanism: str) -> Guarantee:
+    """``[claim.guarantee]``; for the ``accountant`` kind none (or ``kind = "accountant"``): its statement is
+    that every ε it reports bounds the true one, and a table of other numbers would not be checked."""
+    table = reader.table(claim, "guarantee", "claim.", required=mechanism != _ACCOUNTANT)
+    if mechanism != _ACCOUNTANT:
+        if table.get("kind") == _ACCOUNTANT:
+            raise reader.fail(
+                "claim.guarantee.kind", f"'accountant' is the statement of the accountant kind, not of {mechanism!r}"
+            )
+        return _guarantee(reader, table)
+    if table and (table.get("kind") != _ACCOUNTANT or set(table) != {"kind"}):
+        raise reader.fail(
+            "claim.guarantee",
+            f"got {table!r}; an accountant's claim is the epsilon it reports at each point (checked against "
+            "dpaudit's certified interval), and nothing else in this table would be checked: remove "
+            "[claim.guarantee] (or write only kind = 'accountant')",
+        )
+    return AccountedEpsilon()
 
 
 def _obligation(reader: SpecReader, data: Any, index: int) -> Obligation:
@@ -241,7 +266,7 @@ def _parse_claim(reader: SpecReader, data: dict[str, Any]) -> Claim:
             id=_check_id(reader, reader.text(claim, "id", "claim."), "claim.id"),
             title=reader.text(claim, "title", "claim."),
             mechanism=mechanism,
-            guarantee=_guarantee(reader, reader.table(claim, "guarantee", "claim.")),
+            guarantee=_claim_guarantee(reader, claim, mechanism.name),
             relations=tuple(relations),
             source=_source(reader, reader.table(claim, "source", "claim."), "claim.source."),
             obligations=_unique_obligations(reader, obligations_raw),

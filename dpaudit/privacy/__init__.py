@@ -1,6 +1,7 @@
 """Privacy mathematics: relations, guarantees, exact profiles and accountants (knows nothing of mechanisms)."""
 
 from dpaudit.privacy.guarantees import (
+    AccountedEpsilon,
     ApproxDP,
     Concentration,
     Guarantee,
@@ -18,6 +19,7 @@ from dpaudit.privacy.relations import (
 )
 
 __all__ = [
+    "AccountedEpsilon",
     "ApproxDP",
     "Concentration",
     "Guarantee",

@@ -14,6 +14,7 @@ from dpaudit.errors import InvalidArgument
 
 __all__ = [
     "MAX_EPSILON",
+    "AccountedEpsilon",
     "ApproxDP",
     "Concentration",
     "Guarantee",
@@ -78,6 +79,18 @@ class RenyiDP(Guarantee):
         orders, epsilons = _pairs("orders", self.orders, "epsilons", self.epsilons, x_low=1.0, x_low_open=True)
         object.__setattr__(self, "orders", orders)
         object.__setattr__(self, "epsilons", epsilons)
+
+
+@dataclass(frozen=True)
+class AccountedEpsilon(Guarantee):
+    """A privacy accountant's statement: at every accounting point it is asked about, the ε it reports at
+    that point's δ is at least the true ε(δ) of the composition it accounts for, under the claim's relation.
+
+    The numbers are the accountant's own answers, one per point, so the statement has no parameters:
+    a spec of the ``accountant`` kind states it by leaving out ``[claim.guarantee]``.
+    """
+
+    kind: str = field(default="accountant", init=False, repr=False)
 
 
 @dataclass(frozen=True)

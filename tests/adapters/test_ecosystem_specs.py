@@ -12,7 +12,15 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from dpaudit.adapters import diffprivlib_mechanisms, opendp_mechanisms, python_dp_mechanisms, relations
+from dpaudit.adapters import (
+    diffprivlib_mechanisms,
+    dp_accounting,
+    opacus,
+    opendp_mechanisms,
+    prv_accountant,
+    python_dp_mechanisms,
+    relations,
+)
 from dpaudit.audit.spec import load_spec
 from dpaudit.errors import CandidateLoadError
 
@@ -20,7 +28,20 @@ ROOT = Path(__file__).resolve().parents[2]
 ECOSYSTEM = ROOT / "specs" / "examples" / "ecosystem"
 SPECS = sorted(ECOSYSTEM.glob("*.toml"))
 SCHEMA = json.loads((ROOT / "docs" / "spec.schema.json").read_text())
-LIBRARIES = {"diffprivlib": "diffprivlib", "opendp": "opendp", "python_dp": "python-dp"}
+POINT = {"records": 10, "noise_multiplier": 1.0, "steps": 10, "delta": 1e-5}
+#: a spec name's library prefix -> (its adapter module, the install line its spec gives)
+LIBRARIES = {
+    "diffprivlib": ("diffprivlib_mechanisms", "pip install 'dpaudit[diffprivlib]'"),
+    "opendp": ("opendp_mechanisms", "pip install 'dpaudit[opendp]'"),
+    "python_dp": ("python_dp_mechanisms", "pip install 'dpaudit[python-dp]'"),
+    "dp_accounting": ("dp_accounting", "pip install 'dpaudit[dp-accounting]'"),
+    "prv_accountant": ("prv_accountant", "pip install 'dpaudit[prv-accountant]'"),
+    "opacus": ("opacus", "pip install --no-deps 'opacus>=1.5' (torch not needed)"),
+}
+
+
+def _library(stem: str) -> str:
+    return next(prefix for prefix in LIBRARIES if stem.startswith(prefix + "_"))
 
 
 def test_there_is_a_spec_and_a_misstated_spec_per_library():
@@ -37,9 +58,9 @@ def test_every_ecosystem_spec_loads_validates_and_names_an_adapter(path):
     claim = load_spec(path)
     (module, attribute) = re.search(r"--candidate (dpaudit\.adapters\.\w+):(\w+)", text).groups()
     assert callable(getattr(importlib.import_module(module), attribute))  # the library is imported lazily
-    library = path.stem.split("_")[0] if not path.stem.startswith("python_dp") else "python_dp"
-    assert module == f"dpaudit.adapters.{library}_mechanisms"
-    assert f"pip install 'dpaudit[{LIBRARIES[library]}]'" in text
+    library = _library(path.stem)
+    assert module == f"dpaudit.adapters.{LIBRARIES[library][0]}"
+    assert LIBRARIES[library][1] in text
     unseedable = library in {"opendp", "python_dp"}
     assert (claim.candidate_call.randomness == "external") == unseedable
 
@@ -62,6 +83,35 @@ def test_a_missing_library_names_the_extra_to_install(monkeypatch, function, arg
             function([0.0], **arguments, rng=np.random.default_rng(0))
     finally:
         opendp_mechanisms._opendp.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("function", "arguments", "hidden", "extra"),
+    [
+        (dp_accounting.rdp, {}, "dp_accounting", "dp-accounting"),
+        (dp_accounting.pld, {}, "dp_accounting", "dp-accounting"),
+        (prv_accountant.prv, {"eps_error": 0.1, "delta_error": 1e-10}, "prv_accountant", "prv-accountant"),
+    ],
+)
+def test_a_missing_accountant_library_names_the_extra_to_install(monkeypatch, function, arguments, hidden, extra):
+    import numpy as np
+
+    monkeypatch.setitem(sys.modules, hidden, None)
+    with pytest.raises(CandidateLoadError, match=re.escape(f"pip install 'dpaudit[{extra}]'")):
+        function(POINT, **arguments, rng=np.random.default_rng(0))
+
+
+def test_without_opacus_its_adapter_says_how_to_install_it_without_torch(monkeypatch):
+    import importlib.util
+
+    import numpy as np
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None if name == "opacus" else real(name))
+    monkeypatch.delitem(sys.modules, "_dpaudit_opacus_accountants", raising=False)
+    with pytest.raises(CandidateLoadError, match=re.escape("pip install --no-deps 'opacus>=1.5' (no torch needed)")):
+        opacus.gdp(POINT, rng=np.random.default_rng(0))
+    assert "opacus.optimizers" not in sys.modules
 
 
 def test_the_distance_functions():

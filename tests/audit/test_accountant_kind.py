@@ -68,3 +68,105 @@ def test_the_accountant_relation_is_the_claims(tmp_path, monkeypatch):
     assert main(["check", str(stated_once), "--candidate", "own:add_remove", "--quick", "--out", str(out)]) == 0
     evidence = json.loads((out / "audit.json").read_text())["claims"][0]["relations"][0]["obligations"][0]["evidence"]
     assert evidence["verdict"] == "verified" and "relation=add_remove_one" in evidence["domain"]
+
+
+def test_an_accountant_claim_states_no_guarantee_table(tmp_path):
+    """The accountant's statement is its own epsilon at each point; a guarantee table of other numbers
+    would not be checked, so it is refused (exit 2), and the kind's statement belongs to no other kind."""
+    from dpaudit.audit.spec import load_spec
+    from dpaudit.errors import SpecError
+    from dpaudit.privacy.guarantees import AccountedEpsilon
+
+    assert "[claim.guarantee]" not in SPEC.read_text()
+    assert load_spec(SPEC).guarantee == AccountedEpsilon()
+    assert load_spec(SPEC).to_json()["guarantee"] == {"kind": "accountant"}
+    stated = tmp_path / "stated.toml"
+    stated.write_text(
+        SPEC.read_text().replace("[[obligations]]", '[claim.guarantee]\nkind = "accountant"\n\n[[obligations]]')
+    )
+    assert load_spec(stated).guarantee == AccountedEpsilon()
+    meaningless = tmp_path / "meaningless.toml"
+    meaningless.write_text(
+        SPEC.read_text().replace(
+            "[[obligations]]", '[claim.guarantee]\nkind = "approx_dp"\nepsilon = 1.0\ndelta = 1e-5\n\n[[obligations]]'
+        )
+    )
+    with pytest.raises(SpecError, match=r"claim\.guarantee.*nothing else in this table would be checked"):
+        load_spec(meaningless)
+    assert main(["check", str(meaningless), "--candidate", "example_candidates:accountant"]) == 2
+    gaussian = (builtin_spec_dir() / "examples" / "gaussian_candidate.toml").read_text()
+    other_kind = tmp_path / "other_kind.toml"
+    other_kind.write_text(gaussian.replace('kind = "approx_dp"', 'kind = "accountant"', 1))
+    with pytest.raises(SpecError, match="not of 'gaussian'"):
+        load_spec(other_kind)
+    without = tmp_path / "without.toml"
+    without.write_text(gaussian.replace('[claim.guarantee]\nkind = "approx_dp"\nepsilon = 4.38\ndelta = 1e-5\n', ""))
+    with pytest.raises(SpecError, match=r"claim\.guarantee.*missing"):
+        load_spec(without)
+
+
+RDP_SPEC = builtin_spec_dir() / "examples" / "ecosystem" / "opacus_rdp_curve.toml"
+
+RDP_ACCOUNTANTS = """
+from dpaudit.mechanisms.accountant import SubsampledGaussianAccountant
+
+EXACT = SubsampledGaussianAccountant(relation="add_remove_one")
+
+
+def exact(point, *, rng):
+    return float(EXACT.certified_rdp(point).upper)
+
+
+def one_step(point, *, rng):
+    # the RDP of one step reported for N steps: composition forgotten
+    return float(EXACT.certified_rdp({**point, "steps": 1}).upper)
+
+
+def rounded_down(point, *, rng):
+    # below the exact value by 1e-12 of it, as a float64 series can be
+    return float(EXACT.certified_rdp(point).lower) * (1 - 1e-12)
+"""
+
+
+@pytest.mark.parametrize(
+    ("candidate", "verdict", "code"),
+    [("exact", "verified", 0), ("one_step", "violated", 1), ("rounded_down", "consistent", 0)],
+)
+def test_an_rdp_curve_is_checked_order_by_order(tmp_path, monkeypatch, candidate, verdict, code):
+    """Points with an order ask for the accountant's RDP there, against the exact RDP of the N steps."""
+    (tmp_path / "rdp_accountants.py").write_text(RDP_ACCOUNTANTS)
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    arguments = ["check", str(RDP_SPEC), "--candidate", f"rdp_accountants:{candidate}", "--quick", "--out", str(out)]
+    assert main(arguments) == code
+    evidence = json.loads((out / "audit.json").read_text())["claims"][0]["relations"][0]["obligations"][0]["evidence"]
+    assert evidence["verdict"] == verdict
+    assert evidence["measurements"][0]["quantity"].startswith("RDP at order")
+    if verdict == "violated":
+        assert evidence["counterexample"]["order"] in (1.5, 8) and evidence["counterexample"]["ratio"] < 0.01
+
+
+def test_rdp_points_are_certified_under_add_remove_one_with_poisson_sampling_only(tmp_path):
+    from dpaudit.audit.spec import load_spec
+    from dpaudit.errors import InvalidArgument, SpecError
+    from dpaudit.mechanisms.accountant import accounting_point
+
+    replace_one = tmp_path / "replace_one.toml"
+    replace_one.write_text(
+        RDP_SPEC.read_text().replace('relations = ["add_remove_one"]', 'relations = ["replace_one"]')
+    )
+    with pytest.raises(SpecError, match="add_remove_one only"):
+        load_spec(replace_one)
+    uniform = tmp_path / "uniform.toml"
+    uniform.write_text(RDP_SPEC.read_text().replace('sampling = "poisson"', 'sampling = "uniform_one"'))
+    with pytest.raises(SpecError, match="add_remove_one only"):
+        load_spec(uniform)
+    with pytest.raises(InvalidArgument, match="order"):
+        accounting_point({**POINT, "order": 2})
+    for order in (1, 0.5, 257, float("nan")):
+        with pytest.raises(InvalidArgument, match="order"):
+            accounting_point({"records": 100, "noise_multiplier": 1.0, "steps": 100, "order": order})
+    with pytest.raises(InvalidArgument, match="add_remove_one only"):
+        SubsampledGaussianAccountant().certified_rdp(
+            {"records": 100, "noise_multiplier": 1.0, "steps": 100, "order": 2}
+        )

@@ -2,13 +2,18 @@
 
 For every point of the spec's grid the accountant under audit (a candidate, or the reference)
 states ε at δ; dpaudit encloses the true ε(δ) of N subsampled Gaussian steps in [lower, upper]
-(PLD, pessimistic and optimistic discretisation). A stated ε below ``lower`` understates the
-privacy loss: ``violated``, with the certified interval as the counterexample. A stated ε at
-or above ``upper`` is a valid bound: ``verified`` at that point (its looseness, stated/upper,
-is reported). In between, the interval cannot decide: ``inconclusive``.
+(PLD, pessimistic and optimistic discretisation). A point that names an ``order`` instead of
+``delta`` asks for the accountant's RDP at that order (an RDP curve, checked over its grid of
+orders) and is compared in the same way with the exact RDP of the N steps and its error bound
+(Poisson sampling under add/remove-one, where the exact value is known: MTZ 2019, Theorem 5).
+A stated ε below ``lower`` understates the privacy loss: ``violated``, with the certified
+interval as the counterexample. A stated ε at or above ``upper`` is a valid bound: ``verified``
+at that point (its looseness, stated/upper, is reported). In between, the interval cannot
+decide: ``inconclusive``.
 
 References:
-    Koskela, Jälkö & Honkela 2020; Gopi, Lee & Wutschitz 2021 (PLD accounting).
+    Koskela, Jälkö & Honkela 2020; Gopi, Lee & Wutschitz 2021 (PLD accounting); Mironov, Talwar &
+    Zhang 2019 (the RDP of the Poisson-subsampled Gaussian).
 """
 
 from __future__ import annotations
@@ -24,11 +29,18 @@ from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict, combine_verdicts
-from dpaudit.mechanisms.accountant import SubsampledGaussianAccountant, accounting_point
+from dpaudit.mechanisms.accountant import SubsampledGaussianAccountant, accounting_point, is_rdp_point
+from dpaudit.mechanisms.subsampled_gaussian import POISSON
+from dpaudit.privacy.relations import ADD_REMOVE_ONE
 
-__all__ = ["check_accountant_certified", "compare_with_certified"]
+__all__ = ["RDP_ROUNDOFF", "check_accountant_certified", "compare_with_certified"]
 
 _MAX_POINTS = 200
+
+#: The relative slack of an RDP point: a stated RDP below the exact value by less than this share of it
+#: is the accountant's float64 arithmetic (its series in double precision), reported as ``consistent``
+#: (numerical), never ``violated``; the measurement keeps the exact value and the stated one.
+RDP_ROUNDOFF = 1e-9
 
 
 def _points(params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -44,7 +56,15 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
     unknown = set(params) - {"points"}
     if unknown:
         raise InvalidArgument(f"unknown params {sorted(unknown)}: expected only 'points'")
-    _points(params)
+    points = _points(params)
+    if any(is_rdp_point(point) for point in points) and (
+        claim.mechanism.params.get("sampling", POISSON) != POISSON
+        or any(relation.kind != ADD_REMOVE_ONE for relation in claim.relations)
+    ):
+        raise InvalidArgument(
+            "points with an 'order' (RDP) are certified for sampling = 'poisson' under add_remove_one only, "
+            "where dpaudit has the exact RDP (MTZ 2019 Theorem 5)"
+        )
     stated = claim.mechanism.params.get("relation")
     if stated is not None and any(relation.kind != stated for relation in claim.relations):
         raise InvalidArgument(
@@ -57,7 +77,8 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
 @register_checker(
     "accountant_certified",
     description="an accountant's epsilon at each grid point against dpaudit's certified PLD interval of the true "
-    "epsilon (understated: violated; at or above the upper end: verified)",
+    "epsilon, or its RDP at a point's order against the exact RDP (understated: violated; at or above the upper "
+    "end: verified)",
     validate=_validate,
     audits_candidates=True,
 )
@@ -73,6 +94,37 @@ def check_accountant_certified(obligation: Obligation, context: CheckContext) ->
     )
 
 
+def _point_verdict(point: dict[str, Any], stated: float, certified: Any, estimated: Any) -> Verdict:
+    """One point's verdict: below the enclosure violated (unless an RDP within its float64 slack), at or
+    above it verified, inside it consistent (numerical) above the round-off estimate, else inconclusive."""
+    lower, upper = float(certified.lower), float(certified.upper)
+    if stated < lower and is_rdp_point(point) and stated >= lower * (1.0 - RDP_ROUNDOFF):
+        return Verdict.CONSISTENT  # numerical: the float64 round-off of an exact RDP
+    if stated < lower:
+        return Verdict.VIOLATED
+    if stated >= upper:
+        return Verdict.VERIFIED
+    if stated >= float(estimated.upper):
+        return Verdict.CONSISTENT  # numerical: holds with the FFT round-off estimated, not bounded
+    return Verdict.INCONCLUSIVE
+
+
+def _measurement(point: dict[str, Any], stated: float, certified: Any) -> Measurement:
+    shared = f"m={point['records']}, sigma={point['noise_multiplier']:g}, N={point['steps']}"
+    if is_rdp_point(point):
+        label, enclosure = f"RDP at order {point['order']:g}, {shared}", "exact RDP of the N steps (MTZ 2019, mpmath)"
+    else:
+        label, enclosure = f"epsilon at {shared}, delta={point['delta']:g}", "PLD enclosure"
+    return Measurement(
+        quantity=label,
+        claimed=stated,
+        measured=certified.value,
+        margin=stated - float(certified.lower),
+        direction=f"{enclosure} of the true epsilon ({certified.direction})",
+        interval=(certified.lower, certified.upper),
+    )
+
+
 def compare_with_certified(
     stated_epsilon: Callable[[dict[str, Any]], float],
     reference: SubsampledGaussianAccountant,
@@ -80,45 +132,28 @@ def compare_with_certified(
     *,
     method_note: str = "",
 ) -> Evidence:
-    """An accountant's stated ε at each point against dpaudit's certified enclosure of the true ε."""
+    """An accountant's stated ε (or RDP) at each point against dpaudit's certified enclosure of the true one."""
     verdicts = []
     measurements = []
     worst: dict[str, Any] | None = None
     for point in points:
         stated = stated_epsilon(point)
         certified, estimated = reference.epsilon_enclosures(point)
-        lower, upper = float(certified.lower), float(certified.upper)
-        if stated < lower:
-            verdict = Verdict.VIOLATED
-        elif stated >= upper:
-            verdict = Verdict.VERIFIED
-        elif stated >= float(estimated.upper):
-            verdict = Verdict.CONSISTENT  # numerical: holds with the FFT round-off estimated, not bounded
-        else:
-            verdict = Verdict.INCONCLUSIVE
+        verdict = _point_verdict(point, stated, certified, estimated)
         verdicts.append(verdict)
-        label = (
-            f"epsilon at m={point['records']}, sigma={point['noise_multiplier']:g}, N={point['steps']}, "
-            f"delta={point['delta']:g}"
-        )
-        measurements.append(
-            Measurement(
-                quantity=label,
-                claimed=stated,
-                measured=certified.value,
-                margin=stated - lower,
-                direction=f"PLD enclosure of the true epsilon ({certified.direction})",
-                interval=(certified.lower, certified.upper),
-            )
-        )
+        measurements.append(_measurement(point, stated, certified))
+        lower, upper = float(certified.lower), float(certified.upper)
         if verdict is Verdict.VIOLATED and (worst is None or stated / lower < worst["ratio"]):
             worst = {**point, "stated_epsilon": stated, "certified": [lower, upper], "ratio": stated / lower}
     verdict = combine_verdicts(verdicts)
     looseness = [float(m.claimed) / float(mpmath.mpf(m.interval[1])) for m in measurements if m.interval]
+    rdp_points = sum(is_rdp_point(point) for point in points)
     summary = (
         f"{verdicts.count(Verdict.VIOLATED)} of {len(verdicts)} points understate epsilon, "
         f"{verdicts.count(Verdict.VERIFIED)} are certified bounds, {verdicts.count(Verdict.CONSISTENT)} bounds only "
-        f"with the FFT round-off estimated, {verdicts.count(Verdict.INCONCLUSIVE)} inside the certified interval "
+        f"with the FFT round-off estimated"
+        + (f" (or an RDP within {RDP_ROUNDOFF:g} of the exact value: {rdp_points} RDP points)" if rdp_points else "")
+        + f", {verdicts.count(Verdict.INCONCLUSIVE)} inside the certified interval "
         f"(stated / certified upper: "
         f"{min(looseness):.3g}..{max(looseness):.3g})"
     )
@@ -126,7 +161,9 @@ def compare_with_certified(
         verdict,
         summary,
         f"{len(verdicts)} points, sampling={reference.sampling}, relation={reference.relation}",
-        f"PLD of N subsampled Gaussian steps, grid step {reference.interval:g}, both rounding directions" + method_note,
+        f"PLD of N subsampled Gaussian steps, grid step {reference.interval:g}, both rounding directions"
+        + ("; exact RDP (MTZ 2019 series in mpmath, with its error bound) at the RDP points" if rdp_points else "")
+        + method_note,
         measurements=tuple(measurements),
         budget={"points": len(verdicts), "interval": reference.interval},
         counterexample=worst,

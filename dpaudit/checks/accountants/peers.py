@@ -53,7 +53,8 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
     if not isinstance(points, list) or not points:
         raise InvalidArgument("points: expected a list of {records, noise_multiplier, steps, delta}")
     for point in points:
-        accounting_point(point)
+        if "order" in accounting_point(point):
+            raise InvalidArgument("points: the peer accountants are asked for epsilon at delta; give 'delta'")
 
 
 def _peer_epsilon(library: Any, accountant: str, interval: float, point: dict[str, Any]) -> float:
