@@ -148,8 +148,8 @@ def event_figure(title: str, item: dict[str, Any]) -> dict[str, Any] | None:
         for side in _SIDES
     ]
     regions = [
-        {"axis": "x", "low": piece[0], "high": piece[1], "label": "E" if k else f"E: {event}"}
-        for k, piece in enumerate(data.get("region") or [])
+        {"axis": "x", "low": piece[0], "high": piece[1], "label": f"E: {event}"}
+        for piece in data.get("region") or []
         if isinstance(piece, list) and len(piece) == 2
     ]
     axis = str(data.get("axis", "score"))

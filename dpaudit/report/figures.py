@@ -148,13 +148,17 @@ def _draw_series(axes: Any, figure: dict[str, Any]) -> None:
 
 
 def _shade_regions(axes: Any, regions: list[dict[str, Any]]) -> None:
-    """Shade each region across the axes (hatched grey), its infinite ends cut at the axis limits."""
+    """Shade each region across the axes (hatched grey), its infinite ends cut at the axis limits;
+    regions of one label share one legend entry."""
     low_limit, high_limit = axes.get_xlim()
+    labelled: set[str] = set()
     for region in regions:
         low, high = max(_float(region["low"]), low_limit), min(_float(region["high"]), high_limit)
-        label = _plain(textwrap.fill(region.get("label", ""), 60)) or None
-        if low <= high:
-            axes.axvspan(low, high, facecolor="#000000", alpha=0.12, hatch="///", edgecolor="#808080", label=label)
+        label = _plain(textwrap.fill(region.get("label", ""), 60))
+        if low <= high:  # a label once in the legend, on the first region inside the axes
+            shown = label if label and label not in labelled else None
+            axes.axvspan(low, high, facecolor="#000000", alpha=0.12, hatch="///", edgecolor="#808080", label=shown)
+            labelled.add(label)
     axes.set_xlim(low_limit, high_limit)
 
 

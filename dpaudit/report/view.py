@@ -194,6 +194,14 @@ def _obligation(item: dict[str, Any], anchor: str, figures: list[PlacedFigure]) 
     }
 
 
+#: Characters of a claim's source the summary table shows (the whole source is its hover text).
+_SHORT_SOURCE = 80
+
+
+def _shortened(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def _labelled(label: tuple[str, str], verdict: str) -> dict[str, str]:
     """The label a badge shows and its CSS class (the verdict's, or the label's own)."""
     return {"label": label[0], "badge_class": label[1] or verdict_class(verdict)}
@@ -220,12 +228,53 @@ def _time(value: Any) -> str:
     return datetime.fromtimestamp(number, tz=UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def _relation_counts(claims: list[dict[str, Any]]) -> list[tuple[str, int, str]]:
-    """How many (claim, relation) results show each label, in the legend's order."""
-    counts = Counter(relation["label"] for claim in claims for relation in claim["relations"])
-    classes = {relation["label"]: relation["badge_class"] for claim in claims for relation in claim["relations"]}
+def _label_counts(parts: list[dict[str, Any]]) -> list[tuple[str, int, str]]:
+    """How many of ``parts`` (relations or obligations of the view) show each label, with its CSS
+    class, in the legend's order."""
+    counts = Counter(part["label"] for part in parts)
+    classes = {part["label"]: part["badge_class"] for part in parts}
     order = [*VERDICT_PROMISES, *sorted(set(counts) - set(VERDICT_PROMISES))]
     return [(label, counts[label], classes[label]) for label in order if counts.get(label)]
+
+
+def _relation(
+    relation: dict[str, Any], anchor: str, obligations: list[dict[str, Any]], figures: list[PlacedFigure]
+) -> dict[str, Any]:
+    """The view of one (claim, relation): its label, key number, known findings and obligations."""
+    verdict = str(relation.get("verdict", "unknown"))
+    return {
+        **_labelled(relation_label(relation), verdict),
+        "key": key_number(relation),
+        "name": str(relation.get("relation", "")),
+        "anchor": anchor,
+        "verdict": verdict,
+        "verdict_class": verdict_class(verdict),
+        "known_findings": sorted(
+            {str(item.get("known_finding")) for item in relation.get("obligations", []) if item.get("known_finding")}
+        ),
+        "only_known_findings": bool(relation.get("only_known_findings")),
+        "obligations": obligations,
+        "figures": figures,
+    }
+
+
+def _header(document: dict[str, Any], claims: list[dict[str, Any]]) -> dict[str, Any]:
+    """The report's header: run, seed, budgets, the counts of each label shown and the legend."""
+    tool = document.get("tool") or {}
+    relations = [relation for claim in claims for relation in claim["relations"]]
+    obligations = [item for relation in relations for item in relation["obligations"]]
+    summary = document.get("summary") or {}
+    return {
+        "version": str(tool.get("version", "")),
+        "run": str(document.get("digest") or ""),
+        "schema_version": str(document.get("schema_version", "")),
+        "seed": format_value(document.get("seed")),
+        "budgets": "quick" if document.get("quick") else "full",
+        "summary": _label_counts(relations)
+        or [(str(key), value, verdict_class(key)) for key, value in summary.items() if to_float(value)],
+        "legend": _legend(claims),
+        "obligation_summary": [(label, count) for label, count, _ in _label_counts(obligations)],
+    }
 
 
 def report_view(document: dict[str, Any], figures: list[PlacedFigure]) -> dict[str, Any]:
@@ -258,27 +307,7 @@ def report_view(document: dict[str, Any], figures: list[PlacedFigure]) -> dict[s
                 _obligation(item, f"{relation_anchor}-o{o + 1}", placed.get((c, r, o), []))
                 for o, item in enumerate(relation.get("obligations", []))
             ]
-            verdict = str(relation.get("verdict", "unknown"))
-            relations.append(
-                {
-                    **_labelled(relation_label(relation), verdict),
-                    "key": key_number(relation),
-                    "name": name,
-                    "anchor": relation_anchor,
-                    "verdict": verdict,
-                    "verdict_class": verdict_class(verdict),
-                    "known_findings": sorted(
-                        {
-                            str(item.get("known_finding"))
-                            for item in relation.get("obligations", [])
-                            if item.get("known_finding")
-                        }
-                    ),
-                    "only_known_findings": bool(relation.get("only_known_findings")),
-                    "obligations": obligations,
-                    "figures": placed.get((c, r, None), []),
-                }
-            )
+            relations.append(_relation(relation, relation_anchor, obligations, placed.get((c, r, None), [])))
         mechanism = claim.get("mechanism", {})
         verdict = str(result.get("verdict", "unknown"))
         claims.append(
@@ -290,6 +319,7 @@ def report_view(document: dict[str, Any], figures: list[PlacedFigure]) -> dict[s
                 "verdict": verdict,
                 "verdict_class": verdict_class(verdict),
                 "source": _source_text(claim.get("source")),
+                "source_short": _shortened(_source_text(claim.get("source")), _SHORT_SOURCE),
                 "source_note": str((claim.get("source") or {}).get("note") or ""),
                 "mechanism": str(mechanism.get("name", "")),
                 "mechanism_params": _pairs(mechanism.get("params")),
@@ -301,20 +331,9 @@ def report_view(document: dict[str, Any], figures: list[PlacedFigure]) -> dict[s
                 "by_relation": {relation["name"]: relation for relation in relations},
             }
         )
-    summary = document.get("summary") or {}
     tool = document.get("tool") or {}
     return {
-        "header": {
-            "version": str(tool.get("version", "")),
-            "run": str(document.get("digest") or ""),
-            "schema_version": str(document.get("schema_version", "")),
-            "seed": format_value(document.get("seed")),
-            "budgets": "quick" if document.get("quick") else "full",
-            "summary": _relation_counts(claims)
-            or [(str(key), value, verdict_class(key)) for key, value in summary.items() if to_float(value)],
-            "legend": _legend(claims),
-            "obligation_summary": [(k, v) for k, v in obligation_verdict_counts(document).items() if v],
-        },
+        "header": _header(document, claims),
         "columns": columns,
         "filter_verdicts": [
             v

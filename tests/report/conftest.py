@@ -40,9 +40,9 @@ def every_verdict_folder(_every_verdict_drawn, tmp_path_factory) -> ReportFiles:
     return write_report_folder(document, tmp_path_factory.mktemp("every-verdict"), figures=figures)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def chromium():
-    """A headless Chromium with a fresh profile, driven over the DevTools pipe."""
+    """A headless Chromium with a fresh profile, driven over the DevTools pipe (one per test module)."""
     if shutil.which(CHROMIUM) is None:
         pytest.skip(f"{CHROMIUM} is not installed (CI installs the Debian package 'chromium' in .ci/run)")
     with launch_chromium(CHROMIUM) as pipe:

@@ -46,12 +46,13 @@ class DevToolsPipe:
             self.events.append(reply)
         raise TimeoutError(method)
 
-    def wait_event(self, method: str, timeout: float = 30.0) -> dict:
-        """Wait for an event by name (it may already have arrived)."""
+    def wait_event(self, method: str, timeout: float = 30.0, *, session: str | None = None, since: int = 0) -> dict:
+        """Wait for an event by name (it may already have arrived), of ``session`` when given, among
+        the events from index ``since`` on."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            for event in self.events:
-                if event.get("method") == method:
+            for event in self.events[since:]:
+                if event.get("method") == method and session in (None, event.get("sessionId")):
                     return event
             self.events.append(self._read(deadline))
         raise TimeoutError(method)
@@ -69,14 +70,19 @@ class DevToolsPipe:
         return json.loads(message)
 
 
-def open_page(pipe: DevToolsPipe, url: str) -> str:
-    """Open ``url`` in a new tab with console, log and runtime events on; return the session id."""
+def open_page(pipe: DevToolsPipe, url: str, *, width: int | None = None) -> str:
+    """Open ``url`` in a new tab (``width`` CSS pixels wide when given) with console, log and runtime
+    events on; return the session id."""
     target = pipe.send("Target.createTarget", {"url": "about:blank"})["targetId"]
     session = pipe.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
     for domain in ("Page", "Runtime", "Log"):
         pipe.send(f"{domain}.enable", session=session)
+    if width is not None:
+        metrics = {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False}
+        pipe.send("Emulation.setDeviceMetricsOverride", metrics, session=session)
+    seen = len(pipe.events)
     pipe.send("Page.navigate", {"url": url}, session=session)
-    pipe.wait_event("Page.loadEventFired")
+    pipe.wait_event("Page.loadEventFired", session=session, since=seen)
     return session
 
 
