@@ -145,3 +145,12 @@ def test_no_event_figure_without_a_violation_or_without_its_histogram():
     broken = {**COUNTEREXAMPLE, "event_histogram": {**PICTURE, "counts": {"X": [1, 2]}}}
     for item in (consistent, _item("violated", [BOUND], bare), _item("violated", [BOUND], broken)):
         assert [figure for figure in collect_figures(_document(item)) if figure.obligation is not None] == []
+
+
+def test_explain_reads_the_event_in_the_outputs_coordinates():
+    from dpaudit.report.explain_report import explain_report
+
+    text = explain_report(_document(_item("violated", [BOUND], COUNTEREXAMPLE)))
+    assert "event: y < 998.746 (chosen as y[0] < 998.7455789847852)" in text
+    bare = {key: value for key, value in COUNTEREXAMPLE.items() if key != "event_histogram"}
+    assert "event: y[0] < 998.7455789847852\n" in explain_report(_document(_item("violated", [BOUND], bare))) + "\n"
