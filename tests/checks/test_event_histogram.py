@@ -130,3 +130,28 @@ def test_a_violated_check_records_the_picture_and_a_consistent_one_does_not():
         GaussianMechanism(3.0, 1.0), [PAIR], delta=1e-3, epsilon=1.0, budget=budget, seed=0
     )
     assert bound_evidence(safe, claim, domain="d", method="m").counterexample is None
+
+
+@pytest.mark.parametrize(
+    "outputs",
+    [
+        np.array([[1.0], [np.nextafter(1.0, 2.0)], [1.0]]),  # two values one ulp apart
+        np.array([[-1.7e308], [1.7e308], [0.0], [1e308]] * 20),  # a range past float64's
+        np.array([[5.0]] * 10),  # one value
+    ],
+    ids=["ulp-apart", "huge-range", "one-value"],
+)
+def test_nasty_outputs_give_finite_increasing_edges(outputs):
+    event = ThresholdEvent(CoordinateProjection(0), 1.0, True)
+    histogram = event_histogram(event, outputs, outputs[::-1])
+    edges = np.array(histogram["edges"])
+    assert np.isfinite(edges).all() and (np.diff(edges) > 0).all() and len(edges) <= MAX_BINS + 1
+    assert sum(histogram["counts"]["X"]) == len(outputs)
+    json.dumps(histogram, allow_nan=False)
+
+
+def test_a_quadratic_score_past_float64_keeps_its_own_axis():
+    event = ThresholdEvent(QuadraticProjection((1e200,), (-1e200,), "logistic regression"), 1e300, True)
+    assert output_region(event, 1) is None  # its roots are not float64 numbers: the score stays the axis
+    histogram = event_histogram(event, np.ones((50, 1)), np.zeros((50, 1)))
+    assert not histogram["in_output_coordinates"] and histogram["event"] == event.describe()

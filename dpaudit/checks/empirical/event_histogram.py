@@ -27,6 +27,7 @@ from dpaudit.checks.empirical.events import (
     OutcomeProjection,
     QuadraticProjection,
 )
+from dpaudit.errors import NumericalError
 from dpaudit.kernel.evidence import json_number
 
 __all__ = ["MAX_BINS", "Interval", "event_histogram", "output_region"]
@@ -86,8 +87,14 @@ def _intersection(first: tuple[Interval, ...], second: tuple[Interval, ...]) -> 
 
 
 def _at_most(quadratic: float, linear: float, value: float, *, strict: bool) -> tuple[Interval, ...]:
-    """{y : quadratic·y² + linear·y ≤ value} (``<`` when ``strict``), for ``quadratic > 0``."""
+    """{y : quadratic·y² + linear·y ≤ value} (``<`` when ``strict``), for ``quadratic > 0``.
+
+    Raises:
+        NumericalError: when the discriminant is not a float64 number.
+    """
     discriminant = linear * linear + 4.0 * quadratic * value
+    if not math.isfinite(discriminant):
+        raise NumericalError(f"the discriminant of {quadratic!r}·y² + {linear!r}·y = {value!r} is not a float64 number")
     if discriminant < 0 or (strict and discriminant == 0):
         return ()
     half = -(linear + math.copysign(math.sqrt(discriminant), linear)) / 2.0  # no cancellation
@@ -136,7 +143,10 @@ def output_region(event: Event, dimension: int) -> tuple[str, tuple[Interval, ..
     if isinstance(projection, QuadraticProjection):
         a, b = projection.linear[0], projection.quadratic[0]
         if b != 0:
-            return "y", _quadratic_preimage(a, b, low, high)
+            try:
+                return "y", _quadratic_preimage(a, b, low, high)
+            except NumericalError:  # roots past float64's range: the score stays the axis
+                return None
         if a != 0:
             return output_region(IntervalEvent(LinearProjection((a,), projection.origin), low, high), 1)
     return None
@@ -144,18 +154,22 @@ def output_region(event: Event, dimension: int) -> tuple[str, tuple[Interval, ..
 
 def _edges(pooled: np.ndarray, region: tuple[Interval, ...]) -> np.ndarray:
     """Bin edges: a bin per value when the draws take at most :data:`MAX_BINS` values, else equal
-    bins over the central range of the draws, widened to show the region's finite ends."""
+    bins over the central range of the draws, widened to show the region's finite ends; bins of
+    equal counts when those edges are not finite and increasing (values near float64's limits)."""
     values = np.unique(pooled)
-    if values.size <= MAX_BINS:
-        half = float(np.min(np.diff(values))) / 2 if values.size > 1 else 0.5
-        return np.concatenate([[values[0] - half], (values[:-1] + values[1:]) / 2, [values[-1] + half]])
-    low, high = (float(q) for q in np.quantile(pooled, [_TAIL, 1 - _TAIL]))
-    ends = [end for piece in region for end in (piece.low, piece.high) if math.isfinite(end)]
-    inside = [end for end in ends if values[0] <= end <= values[-1]]
-    low, high = min([low, *inside]), max([high, *inside])
-    if not high > low:
-        low, high = low - 0.5, high + 0.5
-    return np.linspace(low, high, MAX_BINS + 1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if values.size <= MAX_BINS:
+            half = float(np.min(np.diff(values))) / 2 if values.size > 1 else 0.5
+            edges = np.concatenate([[values[0] - half], (values[:-1] + values[1:]) / 2, [values[-1] + half]])
+        else:
+            low, high = (float(q) for q in np.quantile(pooled, [_TAIL, 1 - _TAIL]))
+            ends = [end for piece in region for end in (piece.low, piece.high) if math.isfinite(end)]
+            inside = [end for end in ends if values[0] <= end <= values[-1]]
+            low, high = min([low, *inside]), max([high, *inside])
+            edges = np.linspace(low, high, MAX_BINS + 1) if high > low else np.array([low - 0.5, high + 0.5])
+    if np.isfinite(edges).all() and (np.diff(edges) > 0).all():
+        return edges
+    return np.unique(np.quantile(values, np.linspace(0.0, 1.0, min(MAX_BINS, values.size - 1) + 1)))
 
 
 def event_histogram(event: Event, first: np.ndarray, second: np.ndarray) -> dict[str, Any]:
