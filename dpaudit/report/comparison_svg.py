@@ -51,7 +51,10 @@ def text_width(text: str, size: float) -> float:
 
 
 def comparison_label(row: dict[str, Any], width: int = LABEL_WIDTH) -> str:
-    """A row's label with its safe side, wrapped at ``width`` characters."""
+    """A row's label with its safe side (a power row: ``(power)``, it has none), wrapped at ``width``
+    characters."""
+    if row.get("role") == "power":
+        return textwrap.fill(f"{row['label']} (power)", width)
     side = "≤" if row.get("safe", "below") == "below" else "≥"
     return textwrap.fill(f"{row['label']} (safe {side} 1)", width)
 

@@ -163,3 +163,4 @@ def test_a_power_row_is_a_hollow_diamond_in_the_legend_as_power_never_a_verdict_
     assert len(crosses) == 2, crosses
     diamonds = re.findall(r'<polygon points="[^"]+" fill="#FFFFFF" stroke="#000000"', svg)
     assert len(diamonds) == 2, diamonds  # the power row and its legend key
+    assert "certify (power)" in svg and "certify (safe" not in svg  # the check's reach has no safe side
