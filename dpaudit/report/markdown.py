@@ -98,7 +98,8 @@ def _counterexample_lines(counterexample: dict[str, Any] | None) -> list[str]:
         lines += [f"- distinguishing event: {_code(counterexample['event'])}", ""]
         if counterexample["chosen_as"]:
             lines += [f"- chosen as: {_code(counterexample['chosen_as'])}", ""]
-    for key, value, block in counterexample["other"]:
+    for key, shown, block, full in counterexample["other"]:
+        value = full or shown  # every digit
         if block:
             lines += [f"- {escape_markdown(key)}:", ""] + ["  " + line for line in _fence(value)] + [""]
         else:

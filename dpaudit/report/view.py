@@ -80,11 +80,13 @@ def _source_text(source: Any) -> str:
 
 
 def _counterexample(value: Any) -> dict[str, Any] | None:
-    """Split a counterexample into the two neighbours, the distinguishing event and the rest."""
+    """Split a counterexample into the two neighbours, the distinguishing event (in the output's
+    coordinates when the check recorded them, with the event as chosen) and the rest: (key, text,
+    shown as a block, every digit of a float shortened in the text or "")."""
     if value in (None, {}, []):
         return None
     if not isinstance(value, dict):
-        return {"pair": [], "event": None, "other": [("witness", _pretty(value), True)]}
+        return {"pair": [], "event": None, "chosen_as": None, "other": [("witness", _pretty(value), True, "")]}
     pair: list[tuple[str, str]] = []
     other = []
     for key, inner in value.items():
@@ -94,7 +96,9 @@ def _counterexample(value: Any) -> dict[str, Any] | None:
             pair = [(f"{key} {index + 1}", _pretty(data)) for index, data in enumerate(inner)]
         elif key not in ("event", "event_histogram"):  # the histogram is drawn as a figure
             text = _pretty(inner)
-            other.append((str(key), text, "\n" in text or len(text) > 100))
+            # a float shows 5 digits (every digit in the title); other values as they are
+            short = short_number(inner)[0] if isinstance(inner, float) else ""
+            other.append((str(key), short or text, "\n" in text or len(text) > 100, text if short else ""))
     event = None if value.get("event") is None else _pretty(value.get("event"))
     pictured = value.get("event_histogram")
     if isinstance(pictured, dict) and pictured.get("in_output_coordinates") and pictured.get("event"):

@@ -154,3 +154,17 @@ def test_explain_reads_the_event_in_the_outputs_coordinates():
     assert "event: y < 998.746 (chosen as y[0] < 998.7455789847852)" in text
     bare = {key: value for key, value in COUNTEREXAMPLE.items() if key != "event_histogram"}
     assert "event: y[0] < 998.7455789847852\n" in explain_report(_document(_item("violated", [BOUND], bare))) + "\n"
+
+
+def test_a_counterexample_that_is_not_a_dict_and_witness_floats_render():
+    page = render_html(_document(_item("violated", [BOUND], "a bare witness string")))
+    assert "a bare witness string" in page
+    witness = {**COUNTEREXAMPLE, "p_lower": 0.03800985439905739}
+    page = render_html(_document(_item("violated", [BOUND], witness)))
+    assert '<code class="n" title="0.03800985439905739">0.03801</code>' in page
+    from dpaudit.report.markdown import render_markdown
+
+    text = render_markdown(_document(_item("violated", [BOUND], witness)))
+    assert "0.03800985439905739" in text and "a bare witness string" in render_markdown(
+        _document(_item("violated", [BOUND], "a bare witness string"))
+    )
