@@ -126,8 +126,9 @@ def event_figure(title: str, item: dict[str, Any]) -> dict[str, Any] | None:
         counterexample holds no (well-formed) event histogram.
     """
     evidence = item.get("evidence")
-    violated = isinstance(evidence, dict) and evidence.get("verdict") == "violated"
-    counterexample = evidence.get("counterexample") if violated else None  # type: ignore[union-attr]
+    if not isinstance(evidence, dict) or evidence.get("verdict") != "violated":
+        return None
+    counterexample = evidence.get("counterexample")
     if not isinstance(counterexample, dict) or not isinstance(counterexample.get("event_histogram"), dict):
         return None
     data = counterexample["event_histogram"]
@@ -136,7 +137,9 @@ def event_figure(title: str, item: dict[str, Any]) -> dict[str, Any] | None:
         return None
     counts = _per_side(data.get("counts"), len(edges) - 1)
     draws, inside = _per_side(data.get("draws")), _per_side(data.get("in_event"))
-    if counts is None or draws is None or inside is None or min(draws.values()) <= 0:
+    if counts is None or draws is None or inside is None:
+        return None
+    if not all(math.isfinite(number) and number > 0 for number in draws.values()):
         return None
     event = str(data.get("event", ""))
     series = [

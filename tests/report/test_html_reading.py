@@ -143,7 +143,9 @@ def test_no_event_figure_without_a_violation_or_without_its_histogram():
     consistent = _item("consistent", [BOUND], copy.deepcopy(COUNTEREXAMPLE))
     bare = {key: value for key, value in COUNTEREXAMPLE.items() if key != "event_histogram"}
     broken = {**COUNTEREXAMPLE, "event_histogram": {**PICTURE, "counts": {"X": [1, 2]}}}
-    for item in (consistent, _item("violated", [BOUND], bare), _item("violated", [BOUND], broken)):
+    no_draws = {**COUNTEREXAMPLE, "event_histogram": {**PICTURE, "draws": {"X": "nan", "X'": 1000}}}
+    items = [consistent, *(_item("violated", [BOUND], c) for c in (bare, broken, no_draws, "text"))]
+    for item in items:
         assert [figure for figure in collect_figures(_document(item)) if figure.obligation is not None] == []
 
 
