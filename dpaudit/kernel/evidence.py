@@ -127,6 +127,9 @@ class Measurement:
         direction: how ``measured`` errs: ``exact to N digits``, ``upper bound``,
             ``lower bound``, ``interval``, ``point estimate``.
         interval: a (low, high) enclosure of the true value when one is known.
+        role: ``power`` when the row states what the check's budget could have detected (every
+            black-box result states its power) rather than a property of the mechanism;
+            ``None`` for a measurement.
     """
 
     quantity: str
@@ -135,6 +138,7 @@ class Measurement:
     margin: Any = None
     direction: str = "exact"
     interval: tuple[Any, Any] | None = None
+    role: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in reports."""
@@ -147,6 +151,8 @@ class Measurement:
         }
         if self.interval is not None:
             data["interval"] = [json_number(self.interval[0]), json_number(self.interval[1])]
+        if self.role is not None:
+            data["role"] = self.role
         return data
 
 

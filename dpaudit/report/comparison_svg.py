@@ -3,7 +3,7 @@
 Most figures of a report are comparisons, and matplotlib spends about 50 ms on each (tick
 objects, text layout, the SVG backend); this module writes the same picture (the rows' points
 and enclosures against the dashed line at 1, on a linear or logarithmic axis, any reference
-lines, the verdict legend, the axis labels) in about a millisecond, with the same palette,
+lines, the legend of the verdicts shown, the axis labels) in about a millisecond, with the same palette,
 markers and DejaVu Sans text. Every text is XML-escaped; the output has no ids, scripts or
 external references, and the same figure gives the same bytes.
 """
@@ -51,7 +51,10 @@ def text_width(text: str, size: float) -> float:
 
 
 def comparison_label(row: dict[str, Any], width: int = LABEL_WIDTH) -> str:
-    """A row's label with its safe side, wrapped at ``width`` characters."""
+    """A row's label with its safe side (a power row: ``(power)``, it has none), wrapped at ``width``
+    characters."""
+    if row.get("role") == "power":
+        return textwrap.fill(f"{row['label']} (power)", width)
     side = "≤" if row.get("safe", "below") == "below" else "≥"
     return textwrap.fill(f"{row['label']} (safe {side} 1)", width)
 
@@ -122,11 +125,27 @@ def _ticks(low: float, high: float, log: bool, room: float) -> list[float]:
     return [k * step for k in range(math.ceil(low / step), math.floor(high / step) + 1)]
 
 
+#: How a row of role ``power`` (what the budget could have detected) is drawn: a hollow diamond,
+#: never a verdict's marker, and its name in the legend.
+POWER_STYLE = ("#000000", "D")
+POWER_LABEL = "power"
+
+
+def _legend(rows: list[dict[str, Any]], styles: dict[str, tuple[str, str]]) -> list[tuple[str, tuple[str, str]]]:
+    """The legend's entries: the verdicts the rows show (in the styles' order), then power if shown."""
+    shown = {str(row.get("verdict", "")) for row in rows if row.get("role") != "power"}
+    entries = [(verdict, style) for verdict, style in styles.items() if verdict in shown]
+    if any(row.get("role") == "power" for row in rows):
+        entries.append((POWER_LABEL, POWER_STYLE))
+    return entries
+
+
 def comparison_svg(figure: dict[str, Any], styles: dict[str, tuple[str, str]], other: tuple[str, str]) -> str:
     """Draw a ``comparison`` figure (already checked); ``styles`` maps a verdict to (colour, marker).
 
     The height follows the text: every row gets the lines its label wraps into, the title and the
-    axis label theirs, and the legend (the verdicts, then any reference lines) fits beside the axes.
+    axis label theirs, and the legend (the verdicts the rows show, power when a row states what the
+    budget could detect, then any reference lines) fits beside the axes.
     """
     rows = figure["rows"]
     title = _fitted(figure["title"], _TITLE_FONT, _WIDTH - 10, 100, 3)
@@ -136,7 +155,8 @@ def comparison_svg(figure: dict[str, Any], styles: dict[str, tuple[str, str]], o
         for line in figure.get("reference_lines", [])
     ]
     x_label = _fitted(figure.get("x_label", ""), _LABEL_FONT, _WIDTH - 10, 80, 3)
-    legend_lines = len(styles) + sum(max(len(lines), 1) for _, lines in references)
+    legend = _legend(rows, styles)
+    legend_lines = len(legend) + sum(max(len(lines), 1) for _, lines in references)
     label_lines = sum(max(len(lines), 1) for lines in labels)
     top = 9 + 13.7 * max(len(title), 1)
     plot = max(50 + 11.52 * label_lines + 8.64 * len(rows), 16 + 12 * legend_lines)
@@ -205,24 +225,24 @@ def comparison_svg(figure: dict[str, Any], styles: dict[str, tuple[str, str]], o
         if math.isfinite(value) and (value > 0 or not log):
             parts.append(_line(x_of(value), top, x_of(value), bottom, orange, 1.2, ' stroke-dasharray="1.2,2"'))
     for position, (row, ratio, pair) in enumerate(zip(rows, ratios, ends, strict=True)):
-        colour, shape = styles.get(str(row.get("verdict", "")), other)
+        power = row.get("role") == "power"
+        colour, shape = POWER_STYLE if power else styles.get(str(row.get("verdict", "")), other)
         y = y_of(position)
         if pair is not None:
             parts.append(_line(x_of(pair[0]), y, x_of(pair[1]), y, colour, 3, ' stroke-opacity="0.6"'))
         if math.isfinite(ratio) and (ratio > 0 or not log):
-            violated = row.get("verdict") == "violated"
-            parts.append(
-                _marker(shape, x_of(ratio), y, 9 if violated else 6, colour, "#000000" if violated else colour)
-            )
+            violated = row.get("verdict") == "violated" and not power
+            fill = "#FFFFFF" if power else colour
+            parts.append(_marker(shape, x_of(ratio), y, 9 if violated else 6, fill, "#000000" if violated else colour))
     parts.append(
         f'<rect x="{_number(left)}" y="{_number(top)}" width="{_number(right - left)}" '
         f'height="{_number(bottom - top)}" fill="none" stroke="#000000" stroke-width="0.8"/>'
     )
-    for k, (verdict, (colour, shape)) in enumerate(styles.items()):
+    for k, (name, (colour, shape)) in enumerate(legend):
         y = top + 8 + 12 * k
-        parts.append(_marker(shape, right + 12, y, 6, colour, colour))
-        parts.append(_text(right + 21, y + 3, verdict, _TICK_FONT))
-    y = top + 8 + 12 * len(styles)
+        parts.append(_marker(shape, right + 12, y, 6, "#FFFFFF" if name == POWER_LABEL else colour, colour))
+        parts.append(_text(right + 21, y + 3, name, _TICK_FONT))
+    y = top + 8 + 12 * len(legend)
     for _, lines in references:  # each reference line's label under the verdicts
         parts.append(_line(right + 6, y, right + 18, y, orange, 1.2, ' stroke-dasharray="1.2,2"'))
         parts.extend(_text(right + 21, y + 3 + 12 * k, line, _TICK_FONT) for k, line in enumerate(lines))

@@ -76,7 +76,10 @@ def _obligation_lines(item: dict[str, Any]) -> list[str]:
     counterexample = evidence.get("counterexample")
     if verdict == "violated" and isinstance(counterexample, dict):
         lines.append(f"    rests on: the pair {counterexample.get('pair')}")
-        if counterexample.get("event"):
+        pictured = counterexample.get("event_histogram")
+        if isinstance(pictured, dict) and pictured.get("in_output_coordinates") and pictured.get("event"):
+            lines.append(f"      event: {pictured['event']} (chosen as {counterexample.get('event')})")
+        elif counterexample.get("event"):
             lines.append(f"      event: {counterexample['event']}")
         if counterexample.get("replay"):
             lines.append(f"      replay: {counterexample['replay']}")

@@ -84,7 +84,7 @@ def _check_rows(where: str, rows: Any) -> None:
         at = f"{where}[{index}]"
         if not isinstance(row, dict):
             raise InvalidType(f"{at}={row!r:.80}: expected a dict with label, claimed, measured")
-        unknown = set(row) - {"label", "claimed", "measured", "lower", "upper", "verdict", "safe"}
+        unknown = set(row) - {"label", "claimed", "measured", "lower", "upper", "verdict", "safe", "role"}
         if unknown:
             raise InvalidArgument(f"{at}: unknown keys {sorted(unknown)}")
         _require_text(at, row, "label", required=True)
@@ -93,6 +93,21 @@ def _check_rows(where: str, rows: Any) -> None:
                 raise InvalidType(f"{at}.{key}={row.get(key)!r}: expected a number")
         if row.get("safe", "below") not in _SAFE_SIDES:
             raise InvalidArgument(f"{at}.safe={row['safe']!r}: expected one of {', '.join(_SAFE_SIDES)}")
+        if row.get("role", "power") != "power":
+            raise InvalidArgument(f"{at}.role={row['role']!r}: expected 'power' or no role")
+
+
+def _check_regions(where: str, regions: Any) -> None:
+    if not isinstance(regions, list):
+        raise InvalidType(f"{where}={regions!r:.80}: expected a list")
+    for index, region in enumerate(regions):
+        at = f"{where}[{index}]"
+        if not isinstance(region, dict) or set(region) - {"axis", "low", "high", "label"}:
+            raise InvalidArgument(f"{at}={region!r:.80}: expected {{axis: 'x', low: number, high: number, label}}")
+        low, high = to_float(region.get("low")), to_float(region.get("high"))
+        if region.get("axis") != "x" or low is None or high is None or not low <= high:
+            raise InvalidArgument(f"{at}={region!r:.80}: expected axis 'x' and numbers low <= high")
+        _require_text(at, region, "label")
 
 
 def check_figure(figure: Any, where: str = "figure") -> None:
@@ -112,7 +127,7 @@ def check_figure(figure: Any, where: str = "figure") -> None:
     if kind not in FIGURE_KINDS:
         raise InvalidArgument(f"{where}.kind={kind!r}: expected one of {', '.join(FIGURE_KINDS)}")
     allowed = {"kind", "title", "x_label", "y_label", "x_scale", "y_scale", "caption", "reference_lines"}
-    allowed |= {"rows"} if kind == "comparison" else {"series"}
+    allowed |= {"rows"} if kind == "comparison" else {"series", "regions"}
     unknown = set(figure) - allowed
     if unknown:
         raise InvalidArgument(f"{where}: unknown keys {sorted(unknown)} for kind {kind!r}")
@@ -130,6 +145,7 @@ def check_figure(figure: Any, where: str = "figure") -> None:
             raise InvalidType(f"{where}.series={series!r:.80}: expected a non-empty list of series")
         for index, item in enumerate(series):
             _check_series(f"{where}.series[{index}]", item, kind)
+    _check_regions(f"{where}.regions", figure.get("regions", []))
     lines = figure.get("reference_lines", [])
     if not isinstance(lines, list):
         raise InvalidType(f"{where}.reference_lines={lines!r:.80}: expected a list")

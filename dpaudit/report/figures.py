@@ -20,10 +20,14 @@ The convention (checked by :func:`check_figure`)::
       "reference_lines": [                      # optional: constant bounds (a comparison:
         {"axis": "x" | "y", "value": number, "label": str}   # axis "x", in measured / claimed)
       ],
+      "regions": [                              # optional, not for a comparison: shaded x ranges
+        {"axis": "x", "low": number, "high": number, "label": str}   # (an event; ends may be infinite)
+      ],
       "rows": [                                 # comparison only: claimed vs measured
         {"label": str, "claimed": number, "measured": number,
          "lower": number, "upper": number,      # optional enclosure of measured
-         "verdict": str, "safe": "below" | "above"}   # optional; safe side of the claim
+         "verdict": str, "safe": "below" | "above",   # optional; safe side of the claim
+         "role": "power"}                       # optional: what the budget could see, not a verdict
       ]
     }
 
@@ -65,8 +69,8 @@ import numpy as np
 
 from dpaudit.errors import InvalidArgument, InvalidType
 from dpaudit.report.comparison_svg import comparison_svg
+from dpaudit.report.evidence_figures import comparison_figure, event_figure
 from dpaudit.report.figure_checks import _float, _floats, check_figure
-from dpaudit.report.values import to_float
 
 __all__ = [
     "PlacedFigure",
@@ -100,62 +104,6 @@ _RC: dict[str, Any] = {
     "axes.titlesize": 10,
     "figure.dpi": 72,
 }
-
-
-def _safe_side(claimed: float, measured: float, margin: float | None) -> str:
-    """Which side of the claim is safe, read from the sign convention of the margin."""
-    if margin is None or not math.isfinite(margin) or margin == 0 or claimed == measured:
-        return "below"
-    return "below" if (margin > 0) == (claimed > measured) else "above"
-
-
-def comparison_figure(title: str, relation: dict[str, Any]) -> dict[str, Any] | None:
-    """The default figure of one (claim, relation): every measurement as measured / claimed.
-
-    Built only from what every evidence holds (measurements with claimed, measured,
-    margin and interval), so it exists for reports written before figures did.
-
-    Args:
-        title: the figure title.
-        relation: one ``claims[].relations[]`` entry of a report document.
-
-    Returns:
-        A ``comparison`` figure dict, or ``None`` when no measurement is a pair of numbers.
-    """
-    rows = []
-    for item in relation.get("obligations", []):
-        evidence = item.get("evidence", {})
-        obligation_id = item.get("obligation", {}).get("id", "?")
-        for measurement in evidence.get("measurements", []):
-            claimed, measured = to_float(measurement.get("claimed")), to_float(measurement.get("measured"))
-            if claimed is None or measured is None or not (math.isfinite(claimed) and math.isfinite(measured)):
-                continue
-            if claimed == 0:
-                continue
-            row = {
-                "label": f"{obligation_id}: {measurement.get('quantity', '')}",
-                "claimed": claimed,
-                "measured": measured,
-                "verdict": str(evidence.get("verdict", "")),
-                "safe": _safe_side(claimed, measured, to_float(measurement.get("margin"))),
-            }
-            interval = measurement.get("interval")
-            if isinstance(interval, list) and len(interval) == 2:
-                low, high = to_float(interval[0]), to_float(interval[1])
-                if low is not None and high is not None and math.isfinite(low) and math.isfinite(high):
-                    row["lower"], row["upper"] = low, high
-            rows.append(row)
-    if not rows:
-        return None
-    return {
-        "kind": "comparison",
-        "title": title,
-        "x_label": "measured / claimed (claim = dashed line at 1)",
-        "y_label": "",
-        "rows": rows,
-        "caption": "Each measurement divided by its claimed value; bars are the stated enclosures. "
-        "'safe ≤ 1' means the claim holds when the point is left of the line.",
-    }
 
 
 def _plain(text: str) -> str:
@@ -197,6 +145,21 @@ def _draw_series(axes: Any, figure: dict[str, Any]) -> None:
         if figure.get(scale_key) == "log":
             setter("log")
             _plain_log_ticks(axes.xaxis if scale_key == "x_scale" else axes.yaxis)
+
+
+def _shade_regions(axes: Any, regions: list[dict[str, Any]]) -> None:
+    """Shade each region across the axes (hatched grey), its infinite ends cut at the axis limits;
+    regions of one label share one legend entry."""
+    low_limit, high_limit = axes.get_xlim()
+    labelled: set[str] = set()
+    for region in regions:
+        low, high = max(_float(region["low"]), low_limit), min(_float(region["high"]), high_limit)
+        label = _plain(textwrap.fill(region.get("label", ""), 60))
+        if low <= high:  # a label once in the legend, on the first region inside the axes
+            shown = label if label and label not in labelled else None
+            axes.axvspan(low, high, facecolor="#000000", alpha=0.12, hatch="///", edgecolor="#808080", label=shown)
+            labelled.add(label)
+    axes.set_xlim(low_limit, high_limit)
 
 
 def _plain_log_ticks(axis: Any) -> None:
@@ -291,6 +254,7 @@ def render_svg(figure: dict[str, Any]) -> str:
             draw = axes.axhline if line["axis"] == "y" else axes.axvline
             label = _plain(line.get("label", "")) or None
             draw(_float(line["value"]), color="#D55E00", linestyle=":", linewidth=1.2, label=label)
+        _shade_regions(axes, figure.get("regions", []))
         canvas.subplots_adjust(left=_left_margin(axes, figure))
         canvas.suptitle(_wrap(figure["title"], 100), fontsize=10, y=1 - 0.08 / height, va="top")
         axes.set_xlabel(_wrap(figure.get("x_label", "")))
@@ -366,7 +330,8 @@ def _place(figure: Any, where: tuple[int, int, int | None], names: tuple[str, ..
 
 def figure_jobs(document: dict[str, Any]) -> list[_Job]:
     """Every figure of a report document with its place and file-name parts: per (claim, relation)
-    the default comparison figure, then each obligation's ``details["figures"]``."""
+    the default comparison figure, then per obligation the figure of its distinguishing event (a
+    violated black-box check) and its ``details["figures"]``."""
     jobs: list[_Job] = []
     for c, result in enumerate(document.get("claims", [])):
         claim_id = str(result.get("claim", {}).get("id", f"claim-{c}"))
@@ -381,6 +346,9 @@ def figure_jobs(document: dict[str, Any]) -> list[_Job]:
                 if not isinstance(figures, list):
                     figures = [figures]
                 obligation_id = str(item.get("obligation", {}).get("id", f"obligation-{o}"))
+                event = event_figure(f"{claim_id} under {relation_name}, {obligation_id}: what told X from X′", item)
+                if event is not None:
+                    jobs.append((event, (c, r, o), (claim_id, relation_name, obligation_id, "event")))
                 for f, figure in enumerate(figures):
                     jobs.append((figure, (c, r, o), (claim_id, relation_name, obligation_id, str(f))))
     return jobs

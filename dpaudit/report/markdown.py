@@ -79,7 +79,9 @@ def _measurement_lines(measurements: list[dict[str, str]], limit: int | None = N
     ]
     shown = measurements if limit is None else measurements[:limit]
     for m in shown:
-        cells = [m["quantity"], m["claimed"], m["measured"], m["interval"] or "—", m["margin"], m["direction"]]
+        quantity = m["quantity"] + (" (power: what the budget could detect)" if m["power"] else "")
+        numbers = [m[key][1] for key in ("claimed", "measured", "interval", "margin")]  # every digit
+        cells = [quantity, *numbers[:2], numbers[2] or "—", numbers[3], m["direction"]]
         lines.append("| " + " | ".join(escape_markdown(cell) for cell in cells) + " |")
     if len(shown) < len(measurements):
         lines += ["", f"*{len(measurements) - len(shown)} more measurements in audit.html and audit.json*"]
@@ -94,7 +96,10 @@ def _counterexample_lines(counterexample: dict[str, Any] | None) -> list[str]:
         lines += [f"- {escape_markdown(label)}:", ""] + ["  " + line for line in _fence(data)] + [""]
     if counterexample["event"] is not None:
         lines += [f"- distinguishing event: {_code(counterexample['event'])}", ""]
-    for key, value, block in counterexample["other"]:
+        if counterexample["chosen_as"]:
+            lines += [f"- chosen as: {_code(counterexample['chosen_as'])}", ""]
+    for key, shown, block, full in counterexample["other"]:
+        value = full or shown  # every digit
         if block:
             lines += [f"- {escape_markdown(key)}:", ""] + ["  " + line for line in _fence(value)] + [""]
         else:

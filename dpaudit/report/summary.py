@@ -14,7 +14,7 @@ from typing import Any
 
 from dpaudit.report.values import format_value
 
-__all__ = ["SummaryRow", "github_annotations", "summary_table_rows"]
+__all__ = ["SummaryRow", "decisive_obligation", "github_annotations", "summary_table_rows"]
 
 _ORDER = ("error", "violated", "inconclusive", "consistent", "verified", "proven")
 
@@ -33,7 +33,9 @@ class SummaryRow:
     summary: str
 
 
-def _decisive(items: list[dict[str, Any]]) -> dict[str, Any] | None:
+def decisive_obligation(items: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The obligation that decides a relation's verdict (see the module docstring), or ``None``."""
+
     def rank(item: dict[str, Any]) -> tuple[int, int]:
         verdict = str(item.get("evidence", {}).get("verdict", ""))
         position = _ORDER.index(verdict) if verdict in _ORDER else 0
@@ -72,7 +74,7 @@ def summary_table_rows(document: dict[str, Any]) -> list[SummaryRow]:
         claim = result.get("claim", {})
         for relation in result.get("relations", []):
             items = relation.get("obligations", [])
-            decisive = _decisive(items)
+            decisive = decisive_obligation(items)
             assumption = any(
                 item.get("evidence", {}).get("verdict") == "verified"
                 and (item.get("evidence", {}).get("certificate") or {}).get("assumption")

@@ -14,7 +14,16 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
+from dpaudit.report.evidence_figures import POWER_ROLE
 from dpaudit.report.figures import PlacedFigure
+from dpaudit.report.labels import (
+    VERDICT_PROMISES,
+    claim_label,
+    key_number,
+    obligation_label,
+    relation_label,
+    short_number,
+)
 from dpaudit.report.values import format_value, to_float
 
 __all__ = ["KNOWN_VERDICTS", "obligation_verdict_counts", "report_view", "verdict_class"]
@@ -71,11 +80,13 @@ def _source_text(source: Any) -> str:
 
 
 def _counterexample(value: Any) -> dict[str, Any] | None:
-    """Split a counterexample into the two neighbours, the distinguishing event and the rest."""
+    """Split a counterexample into the two neighbours, the distinguishing event (in the output's
+    coordinates when the check recorded them, with the event as chosen) and the rest: (key, text,
+    shown as a block, every digit of a float shortened in the text or "")."""
     if value in (None, {}, []):
         return None
     if not isinstance(value, dict):
-        return {"pair": [], "event": None, "other": [("witness", _pretty(value), True)]}
+        return {"pair": [], "event": None, "chosen_as": None, "other": [("witness", _pretty(value), True, "")]}
     pair: list[tuple[str, str]] = []
     other = []
     for key, inner in value.items():
@@ -83,34 +94,46 @@ def _counterexample(value: Any) -> dict[str, Any] | None:
             pair = [(str(label), _pretty(data)) for label, data in inner.items()]
         elif key in _PAIR_KEYS and not pair and isinstance(inner, list):
             pair = [(f"{key} {index + 1}", _pretty(data)) for index, data in enumerate(inner)]
-        elif key != "event":
+        elif key not in ("event", "event_histogram"):  # the histogram is drawn as a figure
             text = _pretty(inner)
-            other.append((str(key), text, "\n" in text or len(text) > 100))
-    event = value.get("event")
-    return {"pair": pair, "event": None if event is None else _pretty(event), "other": other}
+            # a float shows 5 digits (every digit in the title); other values as they are
+            short = short_number(inner)[0] if isinstance(inner, float) else ""
+            other.append((str(key), short or text, "\n" in text or len(text) > 100, text if short else ""))
+    event = None if value.get("event") is None else _pretty(value.get("event"))
+    pictured = value.get("event_histogram")
+    if isinstance(pictured, dict) and pictured.get("in_output_coordinates") and pictured.get("event"):
+        # the event in the output's own coordinates; the score it was chosen on follows
+        return {"pair": pair, "event": str(pictured["event"]), "chosen_as": event, "other": other}
+    return {"pair": pair, "event": event, "chosen_as": None, "other": other}
 
 
-def _measurement(item: Any) -> dict[str, str]:
+def _measurement(item: Any) -> dict[str, Any]:
+    """One measurement's row: numbers as (short, full) texts; a power row (what the budget could
+    have detected) is marked, and its margin is not coloured as a verdict."""
     if not isinstance(item, dict):
+        blank = ("", "")
         return {
             "quantity": format_value(item),
-            "claimed": "",
-            "measured": "",
-            "interval": "",
-            "margin": "",
+            "claimed": blank,
+            "measured": blank,
+            "interval": blank,
+            "margin": blank,
             "margin_class": "",
             "direction": "",
+            "power": False,
         }
     margin = to_float(item.get("margin"))
     interval = item.get("interval")
+    power = item.get("role") == POWER_ROLE
     return {
         "quantity": str(item.get("quantity", "")),
-        "claimed": format_value(item.get("claimed")),
-        "measured": format_value(item.get("measured")),
-        "interval": format_value(interval) if interval is not None else "",
-        "margin": format_value(item.get("margin")),
-        "margin_class": "" if margin is None or margin != margin else ("pos" if margin >= 0 else "neg"),
+        "claimed": short_number(item.get("claimed")),
+        "measured": short_number(item.get("measured")),
+        "interval": short_number(interval) if interval is not None else ("", ""),
+        "margin": short_number(item.get("margin")),
+        "margin_class": "" if power or margin is None or margin != margin else ("pos" if margin >= 0 else "neg"),
         "direction": str(item.get("direction", "")),
+        "power": power,
     }
 
 
@@ -149,6 +172,7 @@ def _obligation(item: dict[str, Any], anchor: str, figures: list[PlacedFigure]) 
     seed = item.get("seed") or {}
     verdict = str(evidence.get("verdict", "unknown"))
     return {
+        **_labelled(obligation_label(item), verdict),
         "id": str(obligation.get("id", "")),
         "anchor": anchor,
         "statement": str(obligation.get("statement", "")),
@@ -174,6 +198,28 @@ def _obligation(item: dict[str, Any], anchor: str, figures: list[PlacedFigure]) 
     }
 
 
+#: Characters of a claim's source the summary table shows (the whole source is its hover text).
+_SHORT_SOURCE = 80
+
+
+def _shortened(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _labelled(label: tuple[str, str], verdict: str) -> dict[str, str]:
+    """The label a badge shows and its CSS class (the verdict's, or the label's own)."""
+    return {"label": label[0], "badge_class": label[1] or verdict_class(verdict)}
+
+
+def _legend(claims: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """(label, CSS class, promise) of every label the report shows, in the order of the promises."""
+    shown: dict[str, str] = {}
+    for claim in claims:
+        for part in (claim, *claim["relations"], *(o for r in claim["relations"] for o in r["obligations"])):
+            shown.setdefault(part["label"], part["badge_class"])
+    return [(label, shown[label], promise) for label, promise in VERDICT_PROMISES.items() if label in shown]
+
+
 def _seconds(value: Any) -> str:
     number = to_float(value)
     return "" if number is None else f"{number:.3g} s"
@@ -184,6 +230,55 @@ def _time(value: Any) -> str:
     if number is None:
         return ""
     return datetime.fromtimestamp(number, tz=UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _label_counts(parts: list[dict[str, Any]]) -> list[tuple[str, int, str]]:
+    """How many of ``parts`` (relations or obligations of the view) show each label, with its CSS
+    class, in the legend's order."""
+    counts = Counter(part["label"] for part in parts)
+    classes = {part["label"]: part["badge_class"] for part in parts}
+    order = [*VERDICT_PROMISES, *sorted(set(counts) - set(VERDICT_PROMISES))]
+    return [(label, counts[label], classes[label]) for label in order if counts.get(label)]
+
+
+def _relation(
+    relation: dict[str, Any], anchor: str, obligations: list[dict[str, Any]], figures: list[PlacedFigure]
+) -> dict[str, Any]:
+    """The view of one (claim, relation): its label, key number, known findings and obligations."""
+    verdict = str(relation.get("verdict", "unknown"))
+    return {
+        **_labelled(relation_label(relation), verdict),
+        "key": key_number(relation),
+        "name": str(relation.get("relation", "")),
+        "anchor": anchor,
+        "verdict": verdict,
+        "verdict_class": verdict_class(verdict),
+        "known_findings": sorted(
+            {str(item.get("known_finding")) for item in relation.get("obligations", []) if item.get("known_finding")}
+        ),
+        "only_known_findings": bool(relation.get("only_known_findings")),
+        "obligations": obligations,
+        "figures": figures,
+    }
+
+
+def _header(document: dict[str, Any], claims: list[dict[str, Any]]) -> dict[str, Any]:
+    """The report's header: run, seed, budgets, the counts of each label shown and the legend."""
+    tool = document.get("tool") or {}
+    relations = [relation for claim in claims for relation in claim["relations"]]
+    obligations = [item for relation in relations for item in relation["obligations"]]
+    summary = document.get("summary") or {}
+    return {
+        "version": str(tool.get("version", "")),
+        "run": str(document.get("digest") or ""),
+        "schema_version": str(document.get("schema_version", "")),
+        "seed": format_value(document.get("seed")),
+        "budgets": "quick" if document.get("quick") else "full",
+        "summary": _label_counts(relations)
+        or [(str(key), value, verdict_class(key)) for key, value in summary.items() if to_float(value)],
+        "legend": _legend(claims),
+        "obligation_summary": [(label, count) for label, count, _ in _label_counts(obligations)],
+    }
 
 
 def report_view(document: dict[str, Any], figures: list[PlacedFigure]) -> dict[str, Any]:
@@ -216,35 +311,19 @@ def report_view(document: dict[str, Any], figures: list[PlacedFigure]) -> dict[s
                 _obligation(item, f"{relation_anchor}-o{o + 1}", placed.get((c, r, o), []))
                 for o, item in enumerate(relation.get("obligations", []))
             ]
-            verdict = str(relation.get("verdict", "unknown"))
-            relations.append(
-                {
-                    "name": name,
-                    "anchor": relation_anchor,
-                    "verdict": verdict,
-                    "verdict_class": verdict_class(verdict),
-                    "known_findings": sorted(
-                        {
-                            str(item.get("known_finding"))
-                            for item in relation.get("obligations", [])
-                            if item.get("known_finding")
-                        }
-                    ),
-                    "only_known_findings": bool(relation.get("only_known_findings")),
-                    "obligations": obligations,
-                    "figures": placed.get((c, r, None), []),
-                }
-            )
+            relations.append(_relation(relation, relation_anchor, obligations, placed.get((c, r, None), [])))
         mechanism = claim.get("mechanism", {})
         verdict = str(result.get("verdict", "unknown"))
         claims.append(
             {
+                **_labelled(claim_label(result), verdict),
                 "id": claim_id,
                 "anchor": anchor,
                 "title": str(claim.get("title", "")),
                 "verdict": verdict,
                 "verdict_class": verdict_class(verdict),
                 "source": _source_text(claim.get("source")),
+                "source_short": _shortened(_source_text(claim.get("source")), _SHORT_SOURCE),
                 "source_note": str((claim.get("source") or {}).get("note") or ""),
                 "mechanism": str(mechanism.get("name", "")),
                 "mechanism_params": _pairs(mechanism.get("params")),
@@ -256,18 +335,9 @@ def report_view(document: dict[str, Any], figures: list[PlacedFigure]) -> dict[s
                 "by_relation": {relation["name"]: relation for relation in relations},
             }
         )
-    summary = document.get("summary") or {}
     tool = document.get("tool") or {}
     return {
-        "header": {
-            "version": str(tool.get("version", "")),
-            "run": str(document.get("digest") or ""),
-            "schema_version": str(document.get("schema_version", "")),
-            "seed": format_value(document.get("seed")),
-            "budgets": "quick" if document.get("quick") else "full",
-            "summary": [(str(key), value, verdict_class(key)) for key, value in summary.items() if to_float(value)],
-            "obligation_summary": [(k, v) for k, v in obligation_verdict_counts(document).items() if v],
-        },
+        "header": _header(document, claims),
         "columns": columns,
         "filter_verdicts": [
             v

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import select
+import shutil
 import subprocess
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
+
+#: The browser the tests drive: $DPAUDIT_CHROMIUM, else chromium on the PATH.
+CHROMIUM = (
+    os.environ.get("DPAUDIT_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser") or "chromium"
+)
 
 
 class DevToolsPipe:
@@ -37,12 +46,13 @@ class DevToolsPipe:
             self.events.append(reply)
         raise TimeoutError(method)
 
-    def wait_event(self, method: str, timeout: float = 30.0) -> dict:
-        """Wait for an event by name (it may already have arrived)."""
+    def wait_event(self, method: str, timeout: float = 30.0, *, session: str | None = None, since: int = 0) -> dict:
+        """Wait for an event by name (it may already have arrived), of ``session`` when given, among
+        the events from index ``since`` on."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            for event in self.events:
-                if event.get("method") == method:
+            for event in self.events[since:]:
+                if event.get("method") == method and session in (None, event.get("sessionId")):
                     return event
             self.events.append(self._read(deadline))
         raise TimeoutError(method)
@@ -60,14 +70,19 @@ class DevToolsPipe:
         return json.loads(message)
 
 
-def open_page(pipe: DevToolsPipe, url: str) -> str:
-    """Open ``url`` in a new tab with console, log and runtime events on; return the session id."""
+def open_page(pipe: DevToolsPipe, url: str, *, width: int | None = None) -> str:
+    """Open ``url`` in a new tab (``width`` CSS pixels wide when given) with console, log and runtime
+    events on; return the session id."""
     target = pipe.send("Target.createTarget", {"url": "about:blank"})["targetId"]
     session = pipe.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
     for domain in ("Page", "Runtime", "Log"):
         pipe.send(f"{domain}.enable", session=session)
+    if width is not None:
+        metrics = {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False}
+        pipe.send("Emulation.setDeviceMetricsOverride", metrics, session=session)
+    seen = len(pipe.events)
     pipe.send("Page.navigate", {"url": url}, session=session)
-    pipe.wait_event("Page.loadEventFired")
+    pipe.wait_event("Page.loadEventFired", session=session, since=seen)
     return session
 
 
@@ -90,13 +105,69 @@ def console_errors(pipe: DevToolsPipe) -> list[str]:
 MAX_SCREENSHOT_HEIGHT = 8000
 
 
-def screenshot(pipe: DevToolsPipe, session: str, path: Path) -> Path:
-    """Save a PNG screenshot of the page's top (the whole page up to MAX_SCREENSHOT_HEIGHT) to ``path``."""
+def screenshot(pipe: DevToolsPipe, session: str, path: Path, *, height: int | None = None) -> Path:
+    """Save a PNG screenshot of the page's top (the whole page up to ``height``, at most
+    MAX_SCREENSHOT_HEIGHT) to ``path``."""
     metrics = pipe.send("Page.getLayoutMetrics", session=session)
     size = metrics.get("cssContentSize") or metrics["contentSize"]
-    clip = {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], MAX_SCREENSHOT_HEIGHT), "scale": 1}
+    tallest = min(height or MAX_SCREENSHOT_HEIGHT, MAX_SCREENSHOT_HEIGHT)
+    clip = {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], tallest), "scale": 1}
     data = pipe.send(
         "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip}, session=session
     )
     path.write_bytes(base64.b64decode(data["data"]))
     return path
+
+
+@contextlib.contextmanager
+def launch_chromium(executable: str = CHROMIUM) -> Iterator[DevToolsPipe]:
+    """A headless Chromium with a fresh profile, driven over the DevTools pipe, closed on exit."""
+    profile = tempfile.mkdtemp(prefix="dpaudit-chromium-")
+    to_browser_read, to_browser_write = os.pipe()
+    from_browser_read, from_browser_write = os.pipe()
+
+    def wire_fds():  # the browser reads commands on fd 3 and writes replies on fd 4
+        reader, writer = os.dup(to_browser_read), os.dup(from_browser_write)
+        os.dup2(reader, 3)
+        os.dup2(writer, 4)
+
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-extensions",
+        "--remote-debugging-pipe",
+        "--hide-scrollbars",
+        "--force-device-scale-factor=1",
+        f"--user-data-dir={profile}",
+        "about:blank",
+    ]
+    process = subprocess.Popen(
+        [executable, *flags],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        pass_fds=(3, 4),
+        preexec_fn=wire_fds,
+    )
+    os.close(to_browser_read)
+    os.close(from_browser_write)
+    pipe = DevToolsPipe(process, to_browser_write, from_browser_read)
+    try:
+        yield pipe
+    finally:
+        with contextlib.suppress(RuntimeError, TimeoutError, OSError):
+            pipe.send("Browser.close", timeout=5)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        os.close(to_browser_write)
+        os.close(from_browser_read)
+        shutil.rmtree(profile, ignore_errors=True)

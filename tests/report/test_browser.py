@@ -1,14 +1,26 @@
-"""The HTML report in a real browser: headless Chromium renders it without console errors,
-every figure has a non-zero size, hostile strings stay text, and a screenshot is taken."""
+"""The HTML report in a real browser (one headless Chromium for the module): it renders without
+console errors, every figure has a non-zero size, hostile strings stay text, a leaky candidate's
+report reads as it should, and screenshots are taken (the committed ones: reports/screenshots/)."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
+from pathlib import Path
 
 import pytest
 
 from dpaudit.report.view import KNOWN_VERDICTS
 from tests.report.devtools import console_errors, open_page, screenshot
+from tests.report.screenshots import (
+    AUDIT_HEIGHT,
+    FOLDER_VARIABLE,
+    audit_document,
+    candidate_document,
+    compact_png,
+    show,
+)
 from tests.report.synthetic import HOSTILE_IMG, HOSTILE_SCRIPT
 
 pytestmark = pytest.mark.browser
@@ -62,22 +74,60 @@ FILTER_FACTS = """JSON.stringify((() => {
 
 def test_the_committed_report_filters_by_verdict_and_relation_and_is_screenshot(chromium, tmp_path):
     """Filters are CSS-only (radio buttons, no scripts): choosing 'violated' hides the other claims,
-    choosing a relation hides the other relations. The screenshot is reports/screenshots/audit.png."""
-    from pathlib import Path
-
-    from dpaudit.report.html import render_html
-    from dpaudit.report.json_report import load_report
-
-    root = Path(__file__).parents[2]
-    page = tmp_path / "audit.html"
-    page.write_text(render_html(load_report(root / "reports" / "audit.json")), encoding="utf-8")
-    session = open_page(chromium, page.resolve().as_uri())
+    choosing a relation hides the other relations. The screenshot of its top is audit.png (the
+    committed one: reports/screenshots/audit.png, see tests/report/screenshots.py)."""
+    session = show(chromium, audit_document(), tmp_path / "audit.html")
     reply = chromium.send("Runtime.evaluate", {"expression": FILTER_FACTS, "returnByValue": True}, session=session)
     facts = json.loads(reply["result"]["value"])
     assert facts["all"] >= 10
     assert 0 < len(facts["violated"]) < facts["all"]
     assert all("cv-violated" in names for names in facts["violated"])
     assert 0 < facts["firstRelation"] < facts["allRelations"]
-    png = screenshot(chromium, session, tmp_path / "audit.png")
+    png = compact_png(screenshot(chromium, session, _folder(tmp_path) / "audit.png", height=AUDIT_HEIGHT))
     assert png.stat().st_size > 10_000
     assert console_errors(chromium) == []
+
+
+def _folder(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get(FOLDER_VARIABLE) or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+CANDIDATE_FACTS = """JSON.stringify((() => {
+  const violated = Array.from(document.querySelectorAll("article.obligation.v-violated"));
+  const figures = violated.flatMap(a => Array.from(a.querySelectorAll("figure.figure svg")))
+    .map(svg => { const box = svg.getBoundingClientRect(); return [box.width, box.height]; });
+  const key = document.querySelector("#summary .key");
+  return {
+    violated: violated.length,
+    eventFigures: figures,
+    key: key && key.innerText, keyTitle: key && key.title,
+    legend: Array.from(document.querySelectorAll("#legend .badge")).map(b => b.innerText),
+    power: document.querySelectorAll("tr.power .role").length,
+    events: Array.from(document.querySelectorAll("p strong")).filter(s => s.innerText.startsWith("distinguishing"))
+      .map(s => s.parentElement.innerText),
+    widest: Math.max(...Array.from(document.querySelectorAll("td.num")).map(td => td.scrollWidth - td.clientWidth)),
+  };
+})())"""
+
+
+def test_a_leaky_candidates_report_reads_in_chromium_and_is_screenshot(chromium, tmp_path):
+    """The report of a Laplace candidate with half its scale: the summary's key number, the legend of
+    the verdicts shown, power rows, the event in y with the figure of both output distributions.
+    With DPAUDIT_SCREENSHOTS=reports/screenshots the PNGs replace the committed ones."""
+    session = show(chromium, candidate_document(), tmp_path / "candidate.html")
+    reply = chromium.send("Runtime.evaluate", {"expression": CANDIDATE_FACTS, "returnByValue": True}, session=session)
+    facts = json.loads(reply["result"]["value"])
+    png = compact_png(screenshot(chromium, session, _folder(tmp_path) / "candidate.png"))
+
+    assert console_errors(chromium) == []
+    assert facts["violated"] >= 1 and len(facts["eventFigures"]) >= 1
+    assert all(width > 300 and height > 150 for width, height in facts["eventFigures"]), facts["eventFigures"]
+    assert re.fullmatch(r"\d+(\.\d{1,4})? vs 1", facts["key"]), facts["key"]
+    assert "measured" in facts["keyTitle"] and len(facts["keyTitle"]) > len(facts["key"])
+    assert facts["legend"] == ["consistent", "violated"], facts["legend"]
+    assert facts["power"] >= 2
+    assert any(re.search(r"distinguishing event: y [<≥>≤]", text) for text in facts["events"]), facts["events"]
+    assert facts["widest"] <= 0, "a number wraps or overflows its cell"
+    assert png.stat().st_size > 10_000 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

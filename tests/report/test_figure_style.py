@@ -1,5 +1,6 @@
-"""Figures draw every point with its full label, in one colour-blind-safe palette, with the same
-verdict legend in every comparison figure and violations drawn larger."""
+"""Figures draw every point with its full label, in one colour-blind-safe palette, with a legend of
+the verdicts each comparison figure shows (and power rows drawn as what they are) and violations
+drawn larger."""
 
 from __future__ import annotations
 
@@ -31,10 +32,12 @@ def test_every_row_is_drawn_with_its_whole_label():
     assert "not drawn" not in text
 
 
-def test_one_palette_and_a_legend_of_every_verdict_in_each_comparison():
+def test_one_palette_and_a_legend_of_the_verdicts_shown():
     svg = render_svg(_comparison([_row(0, "violated"), _row(1, "consistent")]))
     text = re.sub(r"<[^>]+>", " ", svg)
-    assert all(verdict in text for verdict in VERDICTS)  # the shared legend, also for absent verdicts
+    legend = [verdict for verdict in VERDICTS if re.search(rf">{verdict}<", svg)]
+    assert legend == ["consistent", "violated"], legend  # the verdicts the rows show, nothing else
+    assert "power" not in text
     colours = {colour.upper() for colour in re.findall(r"#[0-9A-Fa-f]{6}", svg)}
     drawn = {colour for colour in colours if len({colour[1:3], colour[3:5], colour[5:7]}) > 1}  # greys aside
     assert drawn <= {colour.upper() for colour in PALETTE}, drawn
@@ -150,3 +153,14 @@ def test_wide_y_tick_labels_and_the_y_label_of_a_series_figure_stay_inside_the_c
     assert ticks and all(x - text_width(text, size) >= 0 for x, text, size in ticks), ticks
     (label_x,) = [float(x) for _, _, x, text in texts if text == "a y label"]
     assert label_x >= 5
+
+
+def test_a_power_row_is_a_hollow_diamond_in_the_legend_as_power_never_a_verdict_mark():
+    power = {**_row(1, "violated"), "label": "largest epsilon any event can certify", "role": "power"}
+    svg = render_svg(_comparison([_row(0, "violated"), power]))
+    assert re.findall(r">(violated|power)<", svg) == ["violated", "power"]
+    crosses = re.findall(r'<polygon points="[^"]+" fill="#D55E00"', svg)  # the violated X: one row and its key
+    assert len(crosses) == 2, crosses
+    diamonds = re.findall(r'<polygon points="[^"]+" fill="#FFFFFF" stroke="#000000"', svg)
+    assert len(diamonds) == 2, diamonds  # the power row and its legend key
+    assert "certify (power)" in svg and "certify (safe" not in svg  # the check's reach has no safe side

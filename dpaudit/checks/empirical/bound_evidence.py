@@ -19,7 +19,10 @@ from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.privacy.guarantees import ApproxDP
 
-__all__ = ["bound_evidence"]
+__all__ = ["POWER", "bound_evidence"]
+
+#: The role of a measurement that states what the budget could have detected.
+POWER = "power"
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,7 @@ def _power(bound: EmpiricalBound, guarantee: ApproxDP) -> _Power:
             measured=ceiling,
             margin=ceiling - guarantee.epsilon,
             direction=f"{trials} certification draws per side, error {alpha:.3g} per bound",
+            role=POWER,
         ),
     )
     if smallest is None:
@@ -62,6 +66,7 @@ def _power(bound: EmpiricalBound, guarantee: ApproxDP) -> _Power:
             claimed=None,
             measured=smallest,
             direction="expected count at the certification budget",
+            role=POWER,
         ),
     )
     statement = (
@@ -96,6 +101,7 @@ def _refutable_on_best_event(bound: EmpiricalBound, guarantee: ApproxDP) -> tupl
                 measured=frequency,
                 direction=f"expected count at {best.samples} certification draws per side, the other side's count "
                 f"held at {best.q_count}",
+                role=POWER,
             ),
         )
     refutable = math.log((frequency - guarantee.delta) / other)
@@ -109,6 +115,7 @@ def _refutable_on_best_event(bound: EmpiricalBound, guarantee: ApproxDP) -> tupl
         measured=refutable,
         margin=refutable - guarantee.epsilon,
         direction=f"{best.samples} certification draws per side, the other side's frequency held at its measure",
+        role=POWER,
     )
 
 
@@ -157,6 +164,8 @@ def bound_evidence(bound: EmpiricalBound, guarantee: ApproxDP, *, domain: str, m
             "p_lower": best.p_lower,
             "q_upper": best.q_upper,
         }
+        if bound.event_histogram is not None:
+            counterexample["event_histogram"] = bound.event_histogram
     power = _power(bound, guarantee)
     measurements += power.measurements
     gap = guarantee.epsilon - epsilon_bound

@@ -181,6 +181,8 @@ class EmpiricalBound:
         events_tried: candidate events scored in the selection phase.
         events: the certified events (escalated ones last, with their own draw counts).
         planned_bounds: one-sided bounds the union bound was split over.
+        event_histogram: the best event in the output's coordinates with a small histogram of
+            both sides' pilot outputs around it (:mod:`dpaudit.checks.empirical.event_histogram`).
     """
 
     epsilon_lower_bound: float
@@ -193,6 +195,7 @@ class EmpiricalBound:
     events_tried: int
     events: tuple[CertifiedEvent, ...] = field(default_factory=tuple)
     planned_bounds: int = 0
+    event_histogram: dict[str, Any] | None = None
 
     @property
     def best_event(self) -> CertifiedEvent | None:

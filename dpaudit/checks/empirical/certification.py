@@ -27,6 +27,7 @@ from dpaudit.checks.empirical.budget import (
     CertifiedEvent,
     EmpiricalBound,
 )
+from dpaudit.checks.empirical.event_histogram import event_histogram
 from dpaudit.checks.empirical.events import (
     AtomProjection,
     CoordinateProjection,
@@ -353,6 +354,8 @@ def certify_privacy_lower_bound(
         if budget.confirm:
             certified = _confirm(sampler, pairs, certified, root, budget, audited_delta, claimed_epsilon, common)
     events = [event for _, event in certified]
+    strongest = max(certified, key=lambda item: item[1].epsilon_lower_bound, default=None)  # the best event
+    picture = None if strongest is None else event_histogram(strongest[0].event, *pilots[strongest[0].pair_index][0])
     epsilon_bound = max((event.epsilon_lower_bound for event in events), default=-math.inf)
     delta_bound = None
     if claimed_epsilon is not None:
@@ -368,6 +371,7 @@ def certify_privacy_lower_bound(
         events_tried=tried,
         events=tuple(events),
         planned_bounds=planned_bounds,
+        event_histogram=picture,
     )
 
 
