@@ -14,6 +14,7 @@ References:
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import mpmath
@@ -22,7 +23,7 @@ import numpy as np
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
-from dpaudit.kernel.evidence import Evidence, Measurement
+from dpaudit.kernel.evidence import Evidence, Measurement, exact_fraction
 from dpaudit.kernel.verdicts import Verdict, combine_verdicts
 from dpaudit.mechanisms.accountant import SubsampledGaussianAccountant, accounting_point
 
@@ -73,6 +74,17 @@ def check_accountant_certified(obligation: Obligation, context: CheckContext) ->
     )
 
 
+def _margin_interval(stated: float, certified: Any) -> tuple[Fraction, Fraction] | None:
+    """The enclosure of the true margin (stated − true ε) in exact rationals: the stated ε is the
+    audited number as given, the PLD interval encloses the true ε (FFT round-off bounded); None
+    when an end is not finite."""
+    try:
+        lower, upper = exact_fraction(certified.lower), exact_fraction(certified.upper)
+        return exact_fraction(stated) - upper, exact_fraction(stated) - lower
+    except InvalidArgument:
+        return None
+
+
 def compare_with_certified(
     stated_epsilon: Callable[[dict[str, Any]], float],
     reference: SubsampledGaussianAccountant,
@@ -109,6 +121,7 @@ def compare_with_certified(
                 margin=stated - lower,
                 direction=f"PLD enclosure of the true epsilon ({certified.direction})",
                 interval=(certified.lower, certified.upper),
+                margin_interval=_margin_interval(stated, certified),
             )
         )
         if verdict is Verdict.VIOLATED and (worst is None or stated / lower < worst["ratio"]):

@@ -35,6 +35,7 @@ from dpaudit._validation import check_choice, check_integer, check_rational
 from dpaudit.checks.budget_limits import check_enumeration
 from dpaudit.checks.sensitivity.exact_setting import DIGITS, _Setting
 from dpaudit.checks.sensitivity.lemma1_conditions import (
+    SIGMA_RELATIVE_ERROR,
     ConditionA,
     ConditionB,
     SigmaEvaluation,
@@ -101,6 +102,20 @@ def _dataset_text(universe: TrajectoryUniverse, dataset: tuple[int, ...]) -> lis
     ]
 
 
+def _smallest_relative_margin(result: SweepResult) -> Measurement:
+    """The smallest relative margin over every pair, with its machine-independent enclosure (what the
+    re-run certificate holds: :func:`dpaudit.checks.sensitivity.pair_sweep.sweep_statements`)."""
+    return Measurement(
+        quantity="smallest relative margin (bound − measured)/bound over every pair",
+        claimed=0,
+        measured=result.min_relative_margin,
+        margin=result.min_relative_margin,
+        direction="float64 screen; the enclosure bounds its error (1e-11 relative) and the implementation's "
+        "float inputs on any IEEE-754 machine, and takes every pair within the guard band exactly",
+        margin_interval=result.relative_margin_enclosure,
+    )
+
+
 def statement_evidence(
     result: SweepResult, universe: TrajectoryUniverse, statement_text: str, *, parameters: str
 ) -> Evidence:
@@ -133,6 +148,8 @@ def statement_evidence(
                 direction="exact rational" if isinstance(tight.margin, Fraction) else f"mpmath {DIGITS} digits",
             )
         )
+    if result.relative_margin_enclosure is not None:
+        measurements.append(_smallest_relative_margin(result))
     counterexample = None
     if result.counterexample is not None:
         left, right, comparison = result.counterexample
@@ -528,10 +545,37 @@ def check_smooth_sensitivity_slack(obligation: Obligation, context: CheckContext
                 "float64 point value of the slack (the verdict uses sigma_X >= alpha S*_(beta/2) with a 1e-9 "
                 "relative guard band)",
             ),
+            _necessary_ratio(sigmas, necessary_low, necessary_high),
         ),
         {"datasets": index.total},
         counterexample,
         {"slack_quantiles": [float(q) for q in np.quantile(ratio_beta, [0.0, 0.25, 0.5, 0.75, 1.0])]},
+    )
+
+
+def _necessary_ratio(sigmas: np.ndarray, necessary_low: np.ndarray, necessary_high: np.ndarray) -> Measurement:
+    """min over X of σ_X / (α S*_(β/2)(X)), the quantity the verdict compares with 1, with an enclosure valid
+    on any IEEE-754 machine: ``necessary_low`` <= α S* <= ``necessary_high`` rigorously, each float
+    quotient is within one rounding (a factor 1 ∓ 2u covers it), and the implementation's σ_X within
+    :data:`SIGMA_RELATIVE_ERROR` ρ of what another machine computes."""
+    with np.errstate(divide="ignore"):
+        low_ratio = float(np.min(sigmas / necessary_high))
+        high_ratio = float(np.min(sigmas / necessary_low))
+    rounding, rho = Fraction(2 * _U), SIGMA_RELATIVE_ERROR
+    margin_interval = None
+    if np.isfinite(low_ratio) and np.isfinite(high_ratio):
+        margin_interval = (
+            Fraction(low_ratio) * (1 - rounding) * (1 - rho) - 1,
+            Fraction(high_ratio) * (1 + rounding) * (1 + rho) - 1,
+        )
+    return Measurement(
+        "min over X of sigma_X / (alpha S*_(beta/2)(X))",
+        1.0,
+        low_ratio,
+        low_ratio - 1.0,
+        "rigorous: against outward-rounded bounds of alpha S*_(beta/2), each quotient rounded outward, "
+        "sigma_X within 1e-12 relative of any other machine's",
+        margin_interval=margin_interval,
     )
 
 
