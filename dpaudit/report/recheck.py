@@ -9,6 +9,10 @@ Each certified fact is checked four ways, without running the audited code:
    independent computation, and the value lies in the enclosure up to the route's error;
 4. the file's digest and the verdicts above each obligation follow (as ``dpaudit report``).
 
+The counterexample of every ``violated`` Monte Carlo obligation is replayed too (its event and
+counts are certified ones and give the recorded bound: :mod:`dpaudit.report.counterexample_replay`),
+so a candidate's report, which has no ``verified`` facts, is rechecked as well.
+
 A fact of the route ``rerun`` (an exhaustive enumeration or a rigorous accountant, which
 no second formula re-derives) is checked by running its obligation again from the claim's
 spec with the recorded seed (:mod:`dpaudit.audit.rerun`): the verdict must be ``verified``
@@ -39,6 +43,7 @@ from dpaudit.checks.certificates.facts import exact_decimal
 from dpaudit.checks.certificates.routes import MAX_RELATIVE_WIDTH, ROUTES, replay
 from dpaudit.checks.empirical.executors import forkserver_context, interrupts_deferred
 from dpaudit.errors import DpAuditError, SpecError
+from dpaudit.report.counterexample_replay import replay_counterexamples
 from dpaudit.report.folder import verify_report_folder
 from dpaudit.report.integrity import verify_report
 from dpaudit.report.json_report import with_digest
@@ -251,6 +256,9 @@ def recheck_report(
         for index, (status, message) in enumerate(outcomes, start=unit.first):
             target = {"ok": result.replayed, "no_route": result.no_route, "fail": result.failures}[status]
             target.append(f"{unit.where} fact {index}: {message}")
+    for status, where, message in replay_counterexamples(document):
+        if claim_id is None or where.split("/")[0] == claim_id:
+            (result.replayed if status == "ok" else result.failures).append(f"{where}: {message}")
     return result
 
 
