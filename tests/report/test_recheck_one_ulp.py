@@ -15,7 +15,7 @@ import pytest
 
 from dpaudit.api import audit_specs
 from dpaudit.audit.spec import builtin_spec_dir
-from dpaudit.checks.sensitivity import balle2016
+from dpaudit.checks.sensitivity import balle2016, smooth_slack
 from dpaudit.report.recheck import recheck_report
 
 SPEC = builtin_spec_dir() / "balle2016_dp_lsw_sensitivity.toml"
@@ -23,13 +23,14 @@ SPEC = builtin_spec_dir() / "balle2016_dp_lsw_sensitivity.toml"
 
 def _one_ulp_up(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make this process machine B: every sigma_X of the implementation one ulp larger."""
-    original = balle2016._sigma_evaluation
+    original = balle2016.sigma_evaluation
 
     def moved(*args):
         evaluation = original(*args)
         return replace(evaluation, table=np.nextafter(evaluation.table, np.inf))
 
-    monkeypatch.setattr(balle2016, "_sigma_evaluation", moved)
+    monkeypatch.setattr(balle2016, "sigma_evaluation", moved)
+    monkeypatch.setattr(smooth_slack, "sigma_evaluation", moved)
     monkeypatch.setattr(balle2016, "_SWEEP_CACHE", {})  # nothing machine A swept is reused
 
 
