@@ -467,6 +467,22 @@ DEFECTS: tuple[Defect, ...] = (
         ("tests/audit/test_rerun_certificates.py", "tests/report/test_recheck_rerun.py"),
     ),
     Defect(
+        "sweep-enclosure-ignores-flagged-pairs",
+        "sensitivity",
+        "dpaudit/checks/sensitivity/pair_sweep.py",
+        "        low = min(low, result.flagged_low)\n",
+        "        low = low\n",
+        ("tests/checks/test_sweep_enclosure.py",),
+    ),
+    Defect(
+        "sweep-enclosure-without-screen-error",
+        "sensitivity",
+        "dpaudit/checks/sensitivity/pair_sweep.py",
+        "error = Fraction(0) if exact_screen else SCREEN_RELATIVE_ERROR",
+        "error = Fraction(0)",
+        ("tests/checks/test_sweep_enclosure.py",),
+    ),
+    Defect(
         "rerun-enclosure-below-zero-accepted",
         "verdicts",
         "dpaudit/audit/rerun.py",
