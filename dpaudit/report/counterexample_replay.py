@@ -32,7 +32,7 @@ from dpaudit.checks.empirical.statistics import (
     epsilon_lower_bound,
 )
 
-__all__ = ["RELATIVE_TOLERANCE", "replay_counterexamples"]
+__all__ = ["RELATIVE_TOLERANCE", "replay_counterexamples", "replay_event"]
 
 #: How far (relative) a re-derived Clopper-Pearson bound or ε may be from the recorded one.
 RELATIVE_TOLERANCE = 1e-9
@@ -68,7 +68,7 @@ def _counted_bound(event: dict[str, Any], delta: float) -> float | str:
     return epsilon_lower_bound(p_lower, q_upper, delta)
 
 
-def _event_problem(event: dict[str, Any], epsilon: float, delta: float) -> str | None:
+def replay_event(event: dict[str, Any], epsilon: float, delta: float) -> str | None:
     """Why a certified event's recorded ε bound does not follow from its counts (and those of its
     confirmation on fresh draws: the smaller bound is the event's), or does not exceed ε; None when
     it does."""
@@ -121,7 +121,7 @@ def _replay_one(item: dict[str, Any]) -> tuple[str, str] | None:
     if not matching:
         return "fail", "the counterexample's pair, event and counts are not among the certified events"
     event = matching[0]
-    problem = _event_problem(event, epsilon, delta)
+    problem = replay_event(event, epsilon, delta)
     if problem:
         return "fail", f"the counterexample's event on {counterexample['pair']!r}: {problem}"
     problem = _pair_json_problem(counterexample)

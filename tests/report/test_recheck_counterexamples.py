@@ -11,7 +11,7 @@ import pytest
 from dpaudit.audit.candidates.audit import audit_candidate
 from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.spec import load_spec
-from dpaudit.report.counterexample_replay import _event_problem, replay_counterexamples
+from dpaudit.report.counterexample_replay import replay_counterexamples, replay_event
 from dpaudit.report.json_report import with_digest
 from dpaudit.report.recheck import recheck_report
 
@@ -95,8 +95,8 @@ def test_counts_that_do_not_refute_the_claim_are_refused():
     p_lower, q_upper = clopper_pearson_lower(600, 1000, 0.05), clopper_pearson_upper(400, 1000, 0.05)
     event = {"alpha": 0.05, "samples": 1000, "p_count": 600, "q_count": 400, "p_lower": p_lower, "q_upper": q_upper}
     event["epsilon_lower_bound"] = epsilon_lower_bound(p_lower, q_upper, 0.0)
-    assert _event_problem(event, 0.1, 0.0) is None
-    assert "does not exceed the claimed 1" in _event_problem(event, 1.0, 0.0)
+    assert replay_event(event, 0.1, 0.0) is None
+    assert "does not exceed the claimed 1" in replay_event(event, 1.0, 0.0)
 
 
 def test_a_report_without_violations_replays_no_counterexample(document):
