@@ -18,7 +18,7 @@ import numpy as np
 from dpaudit.audit.memory_budget import memory_limit
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.progress import ProgressReporter
-from dpaudit.audit.rerun import rerun_certificate
+from dpaudit.audit.rerun import with_rerun_certificate
 from dpaudit.audit.results import ClaimResult, ObligationResult, RelationResult, deciding_obligations
 from dpaudit.audit.time_budget import TimeBudgetExhausted, wall_time_limit
 from dpaudit.checks.budget_limits import ceiling
@@ -123,7 +123,7 @@ def run_obligation(
         )
     reference = candidate is None and mechanism_factory is None  # recheck can run it again from the spec
     if reference and evidence.verdict is Verdict.VERIFIED and evidence.certificate is None:
-        evidence = replace(evidence, certificate=rerun_certificate(evidence))
+        evidence = with_rerun_certificate(evidence)
     known = claim.known_finding(relation.name, obligation.id)
     changed = None
     if known is not None and known.pin is not None and evidence.verdict is Verdict.VIOLATED:

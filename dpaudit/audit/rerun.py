@@ -5,21 +5,30 @@ Lemma 4's box) or a rigorous accountant (RDP series with tail bounds) has no sec
 to replay it with. Its certificate names the route ``rerun``: ``dpaudit recheck`` loads the
 claim's spec again (it must still state the same claim), re-runs the obligation as the report
 recorded it (the parameters that ran, the recorded seed) and requires the verdict to be
-``verified`` again with every certified margin inside its enclosure. This catches an edited
-verdict or number, a spec changed since the run, and a check whose result moved (another
-dpaudit version, another machine); it does not catch a bug both runs share, which is why the
-routes of :mod:`dpaudit.checks.certificates.routes` are preferred where a second formula exists.
+``verified`` again.
+
+Each fact is an **enclosure of the true margin**, not the bits one machine computed: the
+checker states it in ``Measurement.margin_interval`` (interval arithmetic, or a stated error
+bound of its float computation wide enough for any IEEE-754 machine and supported library
+versions); an exact rational margin is its own enclosure. Recheck accepts a fact when the
+re-run's enclosure meets the recorded one and its own lower end is >= 0 (the verdict follows
+from the recomputed enclosure). A check whose margin is a float with no stated error bound
+gets no certificate: its ``verified`` becomes ``consistent`` with the reason "numerical".
+
+This catches an edited verdict, a margin edited beyond its enclosure, a spec changed since the
+run, and a check whose result moved beyond its error bound; it does not catch a bug both runs
+share, which is why the routes of :mod:`dpaudit.checks.certificates.routes` are preferred where
+a second formula exists.
 """
 
 from __future__ import annotations
 
 import json
-import math
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import mpmath
 import numpy as np
 
 from dpaudit.audit.plugins import get_checker
@@ -27,11 +36,18 @@ from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.errors import DpAuditError, InvalidArgument
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.kernel.claims import Claim, Obligation
-from dpaudit.kernel.evidence import Certificate, CertifiedFact, Evidence, decimal_bound
+from dpaudit.kernel.evidence import Certificate, CertifiedFact, Evidence, Measurement, decimal_bound, exact_fraction
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.privacy.relations import parse_relation
 
-__all__ = ["RERUN_ROUTE", "replayed_margin", "rerun_certificate", "rerun_obligation"]
+__all__ = [
+    "RERUN_ROUTE",
+    "Enclosure",
+    "margin_enclosures",
+    "replayed_enclosure",
+    "rerun_obligation",
+    "with_rerun_certificate",
+]
 
 #: The route name of facts that ``dpaudit recheck`` re-derives by running the check again.
 RERUN_ROUTE = "rerun"
@@ -40,49 +56,87 @@ _DIGITS = 30
 _NO_MARGIN = "verified (the check states no numeric margin)"
 
 
-def _exact(value: Any) -> Fraction | mpmath.mpf | None:
-    """A margin as an exact number, or None when it is not a finite number."""
-    if isinstance(value, bool) or value is None:
+Enclosure = tuple[Fraction, Fraction]
+
+
+def _exact(value: Any) -> Fraction | None:
+    """A number as an exact rational, or None when it is not a finite number."""
+    try:
+        return exact_fraction(value)
+    except InvalidArgument:
         return None
-    if isinstance(value, mpmath.mpf):
-        return value if mpmath.isfinite(value) else None
-    if isinstance(value, float):
-        return Fraction(value) if math.isfinite(value) else None
-    if isinstance(value, int | Fraction):
-        return Fraction(value)
+
+
+def _stated_enclosure(measurement: Measurement) -> Enclosure | None:
+    """The measurement's enclosure of its true margin, or None when it states none."""
+    if measurement.margin_interval is not None:
+        low, high = (_exact(end) for end in measurement.margin_interval)
+        return None if low is None or high is None or low > high else (low, high)
+    if isinstance(measurement.margin, int | Fraction) and not isinstance(measurement.margin, bool):
+        return Fraction(measurement.margin), Fraction(measurement.margin)  # an exact rational margin
     return None
 
 
-def _margins(evidence: Evidence) -> dict[str, Fraction | mpmath.mpf]:
-    """The non-negative margins of a verified evidence by quantity (the first of each quantity)."""
-    margins: dict[str, Fraction | mpmath.mpf] = {}
-    for measurement in evidence.measurements:
-        margin = _exact(measurement.margin)
-        if margin is not None and margin >= 0 and measurement.quantity not in margins:
-            margins[str(measurement.quantity)] = margin
-    return margins
+def margin_enclosures(evidence: Evidence) -> dict[str, Enclosure]:
+    """The stated enclosures of the margins of an evidence by quantity (the first of each quantity).
+
+    When some measurement states an enclosure (``margin_interval``), those are the verdict's
+    margins; otherwise exact rational margins are their own enclosures.
+    """
+    stated = [m for m in evidence.measurements if m.margin_interval is not None]
+    enclosures: dict[str, Enclosure] = {}
+    for measurement in stated or evidence.measurements:
+        enclosure = _stated_enclosure(measurement)
+        if enclosure is not None and str(measurement.quantity) not in enclosures:
+            enclosures[str(measurement.quantity)] = enclosure
+    return enclosures
 
 
-def rerun_certificate(evidence: Evidence) -> Certificate:
-    """The certificate of a verified evidence whose check has no independent route: its margins."""
+def _numerical_reason(evidence: Evidence, enclosures: dict[str, Enclosure]) -> str | None:
+    """Why a verified evidence cannot be certified by re-running it, or None when it can."""
+    for quantity, (low, _) in enclosures.items():
+        if low < 0:
+            return f"the enclosure of the margin of {quantity} reaches below 0"
+    if not enclosures:
+        floats = [m.quantity for m in evidence.measurements if _exact(m.margin) is not None]
+        if floats:
+            return f"the margin of {floats[0]} is a float computation without a stated error bound"
+    return None
+
+
+def with_rerun_certificate(evidence: Evidence) -> Evidence:
+    """A verified evidence whose check has no independent route, with its re-run certificate: one
+    fact per stated margin enclosure (outward-rounded). Without an error bound on its margin, the
+    evidence becomes ``consistent`` with the reason "numerical" instead (DESIGN.md, Numbers)."""
+    enclosures = margin_enclosures(evidence)
+    reason = _numerical_reason(evidence, enclosures)
+    if reason is not None:
+        return replace(
+            evidence,
+            verdict=Verdict.CONSISTENT,
+            summary=f"{evidence.summary} (consistent, numerical: {reason})",
+            details={**evidence.details, "numerical": reason},
+        )
     facts = [
         CertifiedFact(
             route=RERUN_ROUTE,
             quantity=f"margin of {quantity}",
             inputs={},
-            enclosure=(decimal_bound(margin, _DIGITS, up=False), decimal_bound(margin, _DIGITS, up=True)),
+            enclosure=(decimal_bound(low, _DIGITS, up=False), decimal_bound(high, _DIGITS, up=True)),
             bound="0",
             relation=">=",
         )
-        for quantity, margin in _margins(evidence).items()
+        for quantity, (low, high) in enclosures.items()
     ]
     if not facts:
         facts = [CertifiedFact(RERUN_ROUTE, _NO_MARGIN, {}, ("1", "1"), "1", ">=")]
-    return Certificate(
-        method="re-run: dpaudit recheck runs the same check again from the spec with the recorded seed and "
-        "compares the verdict and every margin (not an independent formula)",
+    certificate = Certificate(
+        method="re-run: dpaudit recheck runs the same check again from the spec with the recorded seed; each fact "
+        "is an enclosure of the true margin (interval arithmetic or a stated error bound), which the re-run's "
+        "enclosure must meet (not an independent formula)",
         facts=tuple(facts),
     )
+    return replace(evidence, certificate=certificate)
 
 
 def _claim_of(entry: dict[str, Any], report: Path) -> Claim:
@@ -136,8 +190,9 @@ def rerun_obligation(
         raise InvalidArgument(f"the check did not run again: {exc}") from None
 
 
-def replayed_margin(evidence: Evidence, quantity: str) -> Fraction | mpmath.mpf | None:
-    """The margin a re-run gives for a fact's quantity (None when it has none)."""
+def replayed_enclosure(evidence: Evidence, quantity: str) -> Enclosure | None:
+    """The enclosure of a fact's margin that a re-run states (None when it states none)."""
     if quantity == _NO_MARGIN:
-        return Fraction(1) if evidence.verdict is Verdict.VERIFIED else Fraction(0)
-    return _margins(evidence).get(quantity.removeprefix("margin of "))
+        mark = Fraction(1) if evidence.verdict is Verdict.VERIFIED else Fraction(0)
+        return mark, mark
+    return margin_enclosures(evidence).get(quantity.removeprefix("margin of "))

@@ -14,11 +14,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     """Add the command to ``dpaudit``'s subcommands."""
     recheck = commands.add_parser(
         "recheck",
-        help="replay the certificate of every verified obligation of an audit.json",
+        help="replay the certificates and counterexamples of an audit.json",
         description="Re-derive every certified fact of the report by an independent route (numerical integration "
         "of the densities in mpmath instead of the checker's closed form), or by running an exhaustive check again "
-        "from its spec with the recorded seed; check that each fact belongs to its claim and supports its verdict, "
-        "and check the digest and the verdict chain. Exit 1 on any mismatch.",
+        "from its spec with the recorded seed (its enclosure of each margin must meet the recorded one); check that "
+        "each fact belongs to its claim and supports its verdict; replay the counterexample of every violated Monte "
+        "Carlo obligation from its counts (also on a `dpaudit check` report); and check the digest and the verdict "
+        "chain. Exit 1 on any mismatch.",
     )
     recheck.add_argument("file", metavar="FILE.json")
     recheck.add_argument(

@@ -12,7 +12,7 @@ import mpmath
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.verdicts import Verdict
 
-__all__ = ["Certificate", "CertifiedFact", "Evidence", "Measurement", "decimal_bound", "json_number"]
+__all__ = ["Certificate", "CertifiedFact", "Evidence", "Measurement", "decimal_bound", "exact_fraction", "json_number"]
 
 
 def json_number(value: Any, digits: int = 17) -> Any:
@@ -63,6 +63,21 @@ def _mpf_fraction(value: mpmath.mpf) -> Fraction:
         raise InvalidArgument(f"value={value}: a certificate holds finite numbers only")
     mantissa, exponent = value.man_exp
     return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
+
+
+def exact_fraction(value: Any) -> Fraction:
+    """The exact rational value of an int, Fraction, binary float or mpmath number.
+
+    Raises:
+        InvalidArgument: for a non-finite or non-numeric value.
+    """
+    if isinstance(value, mpmath.mpf):
+        return _mpf_fraction(value)
+    if isinstance(value, int | Fraction) and not isinstance(value, bool):
+        return Fraction(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return Fraction(value)
+    raise InvalidArgument(f"value={value!r}: expected a finite number")
 
 
 @dataclass(frozen=True)
@@ -130,6 +145,9 @@ class Measurement:
         role: ``power`` when the row states what the check's budget could have detected (every
             black-box result states its power) rather than a property of the mechanism;
             ``None`` for a measurement.
+        margin_interval: a (low, high) enclosure of the true margin, valid on any IEEE-754 machine
+            and supported library versions (interval arithmetic or a stated error bound of the float
+            computation); a ``verified`` whose certificate is a re-run rests on it.
     """
 
     quantity: str
@@ -139,6 +157,7 @@ class Measurement:
     direction: str = "exact"
     interval: tuple[Any, Any] | None = None
     role: str | None = None
+    margin_interval: tuple[Any, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in reports."""
@@ -153,6 +172,9 @@ class Measurement:
             data["interval"] = [json_number(self.interval[0]), json_number(self.interval[1])]
         if self.role is not None:
             data["role"] = self.role
+        if self.margin_interval is not None:
+            low, high = self.margin_interval
+            data["margin_interval"] = [decimal_bound(low, 17, up=False), decimal_bound(high, 17, up=True)]
         return data
 
 

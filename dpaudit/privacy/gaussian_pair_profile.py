@@ -329,6 +329,10 @@ def _chi2_tail(dof: int, x: mpmath.mpf, *, upper: bool) -> mpmath.mpf:
 
 
 def _pair_delta_by_quadrature(epsilon: float, pair: GaussianPair) -> mpmath.mpf:
+    return _pair_delta_with_quadrature_error(epsilon, pair)[0]
+
+
+def _pair_delta_with_quadrature_error(epsilon: float, pair: GaussianPair) -> tuple[mpmath.mpf, mpmath.mpf]:
     e = mpmath.mpf(epsilon)
     sigma1 = mpmath.mpf(pair.sigma1)
     s = mpmath.mpf(pair.shift) / sigma1
@@ -386,7 +390,8 @@ def _pair_delta_by_quadrature(epsilon: float, pair: GaussianPair) -> mpmath.mpf:
     if size == 0:
         size = mpmath.mpf(1)
     points = [-mpmath.inf, *finite, mpmath.inf]
-    return mpmath.quad(lambda x: integrand(x) / size, points) * size
+    value, error = mpmath.quad(lambda x: integrand(x) / size, points, error=True)
+    return value * size, error * size
 
 
 def gaussian_pair_delta_quadrature(epsilon: float, pair: GaussianPair, *, digits: int = DEFAULT_DIGITS) -> PreciseValue:
@@ -415,6 +420,28 @@ def gaussian_pair_delta_quadrature(epsilon: float, pair: GaussianPair, *, digits
         raise InvalidType(f"pair={pair!r}: expected a GaussianPair")
     digits = check_integer("digits", digits, low=30)
     return two_precisions(lambda: _pair_delta_by_quadrature(eps, pair), digits)
+
+
+def gaussian_pair_delta_quadrature_estimate(
+    epsilon: float, pair: GaussianPair, *, digits: int = 30
+) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """δ(ε) of a Gaussian pair by the quadrature of :func:`gaussian_pair_delta_quadrature` at one working
+    precision, with tanh-sinh's own error estimate (the difference of its last two levels) times 10
+    plus 10^(5 − digits) relative: about a third of the cost of two precisions.
+
+    Returns:
+        (δ(ε), a bound on its absolute error, by that estimate).
+
+    References:
+        As :func:`gaussian_pair_delta_quadrature`.
+    """
+    eps = check_real("epsilon", epsilon, low=0.0)
+    if not isinstance(pair, GaussianPair):
+        raise InvalidType(f"pair={pair!r}: expected a GaussianPair")
+    digits = check_integer("digits", digits, low=20)
+    with mpmath.workdps(digits):
+        value, error = _pair_delta_with_quadrature_error(eps, pair)
+        return +value, 10 * abs(error) + abs(value) * mpmath.mpf(10) ** (5 - digits)
 
 
 def gaussian_pair_delta_float64(epsilon: float, pair: GaussianPair) -> float:

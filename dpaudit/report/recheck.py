@@ -9,10 +9,16 @@ Each certified fact is checked four ways, without running the audited code:
    independent computation, and the value lies in the enclosure up to the route's error;
 4. the file's digest and the verdicts above each obligation follow (as ``dpaudit report``).
 
+The counterexample of every ``violated`` Monte Carlo obligation is replayed too (its event and
+counts are certified ones and give the recorded bound: :mod:`dpaudit.report.counterexample_replay`),
+so a candidate's report, which has no ``verified`` facts, is rechecked as well.
+
 A fact of the route ``rerun`` (an exhaustive enumeration or a rigorous accountant, which
 no second formula re-derives) is checked by running its obligation again from the claim's
 spec with the recorded seed (:mod:`dpaudit.audit.rerun`): the verdict must be ``verified``
-again and each margin inside its enclosure. ``rerun=False`` skips those runs and lists them.
+again, the re-run's enclosure of each margin must lie at or above 0 and meet the recorded
+enclosure (both contain the true margin, whichever machine and library versions computed
+them). ``rerun=False`` skips those runs and lists them.
 
 A verified obligation without a certificate, or whose route dpaudit does not know, is
 listed as such: the replay covers what it names and no more.
@@ -32,23 +38,17 @@ import mpmath
 
 from dpaudit._bounded_json import loads_bounded
 from dpaudit.audit.environment import environment_differences
-from dpaudit.audit.rerun import RERUN_ROUTE, replayed_margin, rerun_obligation
+from dpaudit.audit.rerun import RERUN_ROUTE, replayed_enclosure, rerun_obligation
 from dpaudit.checks.certificates.facts import exact_decimal
 from dpaudit.checks.certificates.routes import MAX_RELATIVE_WIDTH, ROUTES, replay
 from dpaudit.checks.empirical.executors import forkserver_context, interrupts_deferred
 from dpaudit.errors import DpAuditError, SpecError
+from dpaudit.report.counterexample_replay import replay_counterexamples
 from dpaudit.report.folder import verify_report_folder
 from dpaudit.report.integrity import verify_report
 from dpaudit.report.json_report import with_digest
 
-__all__ = ["RERUN_RELATIVE_TOLERANCE", "RecheckResult", "recheck_report"]
-
-#: How far (relative) a re-run margin may be from the recorded one. A re-run is not an enclosure of
-#: the true value: it is the same float64 computation on another machine, BLAS or library version,
-#: which moves the last digits (2-3 ulps in a sweep, the 9th digit of a peer accountant's answer).
-#: The verdict rests on the re-run's own ``verified`` (its own margin >= 0, checked rigorously where
-#: its checker is); this tolerance only catches a margin edited by hand or a check whose result moved.
-RERUN_RELATIVE_TOLERANCE = 1e-6
+__all__ = ["RecheckResult", "recheck_report"]
 
 
 @dataclass
@@ -190,24 +190,23 @@ def _check_rerun(
         return "fail", f"could not run it again: {exc}"
     if evidence.verdict.value != "verified":
         return "fail", f"run again, the check says {evidence.verdict.value}: {evidence.summary}"
-    margin = replayed_margin(evidence, quantity)
-    if margin is None:
-        return "fail", f"run again, the check states no {quantity!r}"
-    with mpmath.workdps(60):
-        value = mpmath.mpf(margin.numerator) / margin.denominator if isinstance(margin, Fraction) else margin
-        lo, hi = mpmath.mpf(low.numerator) / low.denominator, mpmath.mpf(high.numerator) / high.denominator
-        slack = RERUN_RELATIVE_TOLERANCE * max(abs(lo), abs(hi))
-        inside = lo - slack <= value <= hi + slack
-    if not inside:
+    enclosure = replayed_enclosure(evidence, quantity)
+    if enclosure is None:
+        return "fail", f"run again, the check states no enclosure of {quantity!r}"
+    again_low, again_high = enclosure
+    again = f"[{_text(again_low)}, {_text(again_high)}]"
+    if again_low < 0:
+        return "fail", f"run again, {quantity} lies in {again}, which does not support the verdict"
+    if again_low > high or again_high < low:
         return "fail", (
-            f"run again, {quantity} is {_text(margin)}, outside the certified "
-            f"[{fact['enclosure'][0]}, {fact['enclosure'][1]}] widened by {RERUN_RELATIVE_TOLERANCE:g} relative"
+            f"run again, {quantity} lies in {again}, which does not meet the certified "
+            f"[{fact['enclosure'][0]}, {fact['enclosure'][1]}]"
         )
-    return "ok", f"rerun: verified again, {quantity} = {_text(margin)} agrees with the recorded margin"
+    return "ok", f"rerun: verified again, {quantity} in {again}, meeting the recorded enclosure"
 
 
-def _text(value: Fraction | mpmath.mpf) -> str:
-    return f"{float(value):.15g}" if isinstance(value, Fraction) else mpmath.nstr(value, 15)
+def _text(value: Fraction) -> str:
+    return f"{float(value):.15g}"
 
 
 def recheck_report(
@@ -257,6 +256,9 @@ def recheck_report(
         for index, (status, message) in enumerate(outcomes, start=unit.first):
             target = {"ok": result.replayed, "no_route": result.no_route, "fail": result.failures}[status]
             target.append(f"{unit.where} fact {index}: {message}")
+    for status, where, message in replay_counterexamples(document):
+        if claim_id is None or where.split("/")[0] == claim_id:
+            (result.replayed if status == "ok" else result.failures).append(f"{where}: {message}")
     return result
 
 

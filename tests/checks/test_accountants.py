@@ -183,14 +183,14 @@ def test_invalid_tail_params():
 
 
 def test_a_point_decided_only_by_the_round_off_estimate_is_consistent_not_verified():
-    from dpaudit.checks.accountants.claims import _Tally
+    from dpaudit.checks.accountants.tally import PointTally
     from dpaudit.privacy.accounting.values import AccountedValue
 
     def value(upper):
         return AccountedValue(upper, 0.0, upper, "interval", "test")
 
     def decide(rigorous, estimate):
-        tally = _Tally()
+        tally = PointTally()
         tally.add("delta(0.1) at m=1", 1e-5, value(rigorous), dict, None if estimate is None else value(estimate))
         return tally.evidence(what="claim", domain="d", method="m", budget={}, details={})
 

@@ -11,6 +11,7 @@ from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.evidence import decimal_bound
 from dpaudit.mechanisms.laplace import LaplaceMechanism
 from dpaudit.privacy.dirichlet_pair import BetaPair, beta_pair_delta
+from dpaudit.privacy.gaussian_pair_profile import GaussianPair, gaussian_pair_delta
 from dpaudit.privacy.profiles import gaussian_delta
 
 
@@ -39,6 +40,24 @@ def test_beta_route_agrees_with_the_incomplete_beta(pair):
     )
     exact = beta_pair_delta(0.5, pair, digits=60)
     assert abs(value - exact.value) <= error + exact.error
+
+
+@pytest.mark.parametrize(
+    "pair",
+    [
+        GaussianPair(0.006131745031455829, 1.0, 0.9980173110739666, 1),  # Lemma 1's grid (main text)
+        GaussianPair(0.5, 1.0, 0.97, 10),
+        GaussianPair(0.3, 1.0, 1.02, 100),
+    ],
+)
+def test_gaussian_pair_route_at_one_precision_agrees_with_the_series(pair):
+    """The route integrates at 30 digits with tanh-sinh's own error estimate; the checker sums
+    noncentral chi-square series at two precisions: they agree within the route's stated error."""
+    inputs = _inputs(shift=pair.shift, sigma1=pair.sigma1, sigma2=pair.sigma2, epsilon=0.1)
+    value, error = replay("gaussian_pair_delta", {**inputs, "dim": str(pair.dim)})
+    series = gaussian_pair_delta(0.1, pair, digits=50)
+    assert abs(value - series.value) <= error + series.error
+    assert error <= abs(series.value) * mpmath.mpf(10) ** -20  # tight enough to tell an edited digit apart
 
 
 def test_a_wrong_closed_form_is_told_apart():

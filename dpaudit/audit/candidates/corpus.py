@@ -230,12 +230,36 @@ def _detail(report: AuditReport) -> dict[str, Any]:
             "events_tried": details.get("events_tried"),
             "worst": None
             if best is None
-            else {key: best.get(key) for key in ("pair", "order", "event", "p_count", "q_count", "samples")}
-            | {"epsilon_lower_bound": best.get("epsilon_lower_bound")},
+            else {key: best[key] for key in _WORST_KEYS if key in best} | {"delta": _audited_delta(item.evidence)},
             "confidence": (item.evidence.budget or {}).get("confidence"),
             "power": power.split("; ")[0],
         }
     return {}
+
+
+#: What a row keeps of its best certified event: enough to replay its bound from its counts
+#: (:func:`dpaudit.report.counterexample_replay.replay_event`).
+_WORST_KEYS = (
+    "pair",
+    "order",
+    "event",
+    "p_count",
+    "q_count",
+    "samples",
+    "alpha",
+    "p_lower",
+    "q_upper",
+    "epsilon_lower_bound",
+    "confirmation",
+)
+
+
+def _audited_delta(evidence: Any) -> float | None:
+    """The δ a Monte Carlo check audited (its measurement "epsilon at delta=δ")."""
+    for measurement in evidence.measurements:
+        if str(measurement.quantity).startswith("epsilon at delta="):
+            return float(str(measurement.quantity).removeprefix("epsilon at delta=").split(" ")[0])
+    return None
 
 
 def _float(value: Any) -> float:

@@ -19,6 +19,7 @@ References:
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import mpmath
@@ -27,7 +28,7 @@ import numpy as np
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
-from dpaudit.kernel.evidence import Evidence, Measurement
+from dpaudit.kernel.evidence import Evidence, Measurement, exact_fraction
 from dpaudit.kernel.verdicts import Verdict, combine_verdicts
 from dpaudit.mechanisms.accountant import SubsampledGaussianAccountant, accounting_point, is_rdp_point
 from dpaudit.mechanisms.subsampled_gaussian import POISSON
@@ -122,7 +123,19 @@ def _measurement(point: dict[str, Any], stated: float, certified: Any) -> Measur
         margin=stated - float(certified.lower),
         direction=f"{enclosure} of the true epsilon ({certified.direction})",
         interval=(certified.lower, certified.upper),
+        margin_interval=_margin_interval(stated, certified),
     )
+
+
+def _margin_interval(stated: float, certified: Any) -> tuple[Fraction, Fraction] | None:
+    """The enclosure of the true margin (stated − true ε) in exact rationals: the stated ε is the
+    audited number as given, the PLD interval encloses the true ε (FFT round-off bounded); None
+    when an end is not finite."""
+    try:
+        lower, upper = exact_fraction(certified.lower), exact_fraction(certified.upper)
+        return exact_fraction(stated) - upper, exact_fraction(stated) - lower
+    except InvalidArgument:
+        return None
 
 
 def compare_with_certified(

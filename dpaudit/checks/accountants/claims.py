@@ -18,20 +18,19 @@ neighbouring pair of per-step output laws and the exact numbers.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from functools import lru_cache, partial
 from typing import Any
 
 import mpmath
 
 from dpaudit._validation import check_choice, check_integer, check_real
+from dpaudit.checks.accountants.tally import MAX_MEASUREMENTS, PointTally
 from dpaudit.checks.budget_limits import ceiling
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Obligation
-from dpaudit.kernel.evidence import Evidence, Measurement
-from dpaudit.kernel.verdicts import Verdict
+from dpaudit.kernel.evidence import Evidence
 from dpaudit.mechanisms.subsampled_gaussian import (
     POISSON,
     SAMPLING_SCHEMES,
@@ -56,8 +55,6 @@ from dpaudit.privacy.accounting.values import AccountedValue
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, Relation
 
 __all__ = ["check_approx_dp_pld", "check_moment_bound_exact", "check_moments_tail_bound", "step_moment"]
-
-_MAX_MEASUREMENTS = 24
 
 
 def step_moment(
@@ -105,101 +102,6 @@ def _step_witness(step: GpopeStep, view: Any, relation: Relation) -> dict[str, A
         "sampling": step.sampling,
         "per_step": view.to_json(),
     }
-
-
-@dataclass
-class _Tally:
-    """Collects per-point comparisons and decides the verdict by one rule."""
-
-    violations: list[dict[str, Any]] = field(default_factory=list)
-    undecided: int = 0
-    verified: int = 0
-    numerical: list[str] = field(default_factory=list)
-    measurements: list[tuple[Any, Measurement]] = field(default_factory=list)
-
-    def add(
-        self,
-        quantity: str,
-        claimed: Any,
-        value: AccountedValue,
-        witness: Callable[[], dict[str, Any]],
-        estimate: AccountedValue | None = None,
-    ) -> None:
-        """One point: ``value`` is the rigorous enclosure; ``estimate`` (optional) the same quantity with
-        round-off estimated, which can only make an undecided point ``consistent (numerical)``."""
-        margin = mpmath.mpf(claimed) - mpmath.mpf(value.upper)
-        measurement = Measurement(quantity, claimed, value.value, margin, value.direction, (value.lower, value.upper))
-        if mpmath.mpf(value.lower) > mpmath.mpf(claimed):
-            self.violations.append(
-                {
-                    **witness(),
-                    "quantity": quantity,
-                    "claimed": _text(claimed),
-                    "measured_lower": _text(value.lower),
-                    "measured_upper": _text(value.upper),
-                    "excess": _text(mpmath.mpf(value.lower) - mpmath.mpf(claimed)),
-                }
-            )
-            rank = (0, mpmath.mpf(claimed) - mpmath.mpf(value.lower))
-        elif mpmath.mpf(value.upper) <= mpmath.mpf(claimed):
-            self.verified += 1
-            rank = (2, margin)
-        elif estimate is not None and mpmath.mpf(estimate.upper) <= mpmath.mpf(claimed):
-            self.numerical.append(quantity)
-            measurement = Measurement(
-                quantity,
-                claimed,
-                estimate.value,
-                mpmath.mpf(claimed) - mpmath.mpf(estimate.upper),
-                f"{value.direction}; holds with the float64 round-off estimated (rigorous upper end "
-                f"{mpmath.nstr(mpmath.mpf(value.upper), 6)} straddles the claim)",
-                (value.lower, value.upper),
-            )
-            rank = (1, margin)
-        else:
-            self.undecided += 1
-            rank = (1, margin)
-        # violations first (the most violated first), then undecided, then verified points
-        self.measurements.append((rank, measurement))
-
-    def evidence(
-        self, *, what: str, domain: str, method: str, budget: dict[str, Any], details: dict[str, Any]
-    ) -> Evidence:
-        kept = [m for _, m in sorted(self.measurements, key=lambda item: item[0])[:_MAX_MEASUREMENTS]]
-        total = self.verified + self.undecided + len(self.violations) + len(self.numerical)
-        budget = {
-            **budget,
-            "points": total,
-            "violations": len(self.violations),
-            "undecided": self.undecided,
-            "numerical": len(self.numerical),
-        }
-        if self.violations:
-            verdict = Verdict.VIOLATED
-            worst = self.violations[0]
-            summary = f"{what} fails at {len(self.violations)} of {total} points; first: {worst['quantity']}"
-            counterexample = worst
-            details = {**details, "violations": self.violations[:_MAX_MEASUREMENTS]}
-        elif self.undecided:
-            verdict, counterexample = Verdict.INCONCLUSIVE, None
-            summary = f"{what}: {self.undecided} of {total} points undecided (the enclosure straddles the claim)"
-        elif self.numerical:
-            verdict, counterexample = Verdict.CONSISTENT, None
-            summary = (
-                f"{what} holds at all {total} points, {len(self.numerical)} of them only with the float64 FFT "
-                f"round-off estimated, not bounded (consistent, numerical); first: {self.numerical[0]}"
-            )
-        elif total == 0:
-            verdict, counterexample = Verdict.INCONCLUSIVE, None
-            summary = f"{what}: no grid point lies in the statement's domain"
-        else:
-            verdict, counterexample = Verdict.VERIFIED, None
-            summary = f"{what} holds at all {total} points with rigorous error control"
-        return Evidence(verdict, summary, domain, method, tuple(kept), budget, counterexample, details)
-
-
-def _text(value: Any) -> str:
-    return mpmath.nstr(mpmath.mpf(value), 12, min_fixed=-4, max_fixed=6)
 
 
 def _reals(name: str, values: Any, **bounds: Any) -> list[float]:
@@ -258,7 +160,7 @@ def check_moment_bound_exact(obligation: Obligation, context: CheckContext) -> E
     scale = mpmath.mpf(params.get("scale", 1.0))
     digits = params.get("digits", 60)
     restricted = params.get("lambda_range", "all") == "theorem1_proof"
-    tally = _Tally()
+    tally = PointTally(claim_relative_error=mpmath.mpf(10) ** (5 - digits))
     skipped = 0
     for m in params["records"]:
         for sigma in params["noise_multipliers"]:
@@ -428,7 +330,7 @@ def check_approx_dp_pld(obligation: Obligation, context: CheckContext) -> Eviden
     eps, delta = params["epsilon"], params["delta"] * params.get("delta_scale", 1.0)
     sampling = params.get("sampling", UNIFORM_ONE)
     interval = params.get("interval", 1e-4)
-    tally = _Tally()
+    tally = PointTally()
     points, skipped = _pld_points(params, eps)
     true_epsilons = []
     for m, steps, sigma in points:
@@ -463,10 +365,10 @@ def check_approx_dp_pld(obligation: Obligation, context: CheckContext) -> Eviden
         method=f"PLD (pessimistic split / optimistic merge), grid step {interval:g}, FFT self-composition",
         budget={"interval": interval, "skipped_outside_domain": len(skipped)},
         details={
-            "skipped": skipped[:_MAX_MEASUREMENTS],
+            "skipped": skipped[:MAX_MEASUREMENTS],
             "epsilon": eps,
             "delta": delta,
-            "true_epsilon_at_delta": true_epsilons[:_MAX_MEASUREMENTS],
+            "true_epsilon_at_delta": true_epsilons[:MAX_MEASUREMENTS],
         },
     )
 
@@ -523,7 +425,7 @@ def check_moments_tail_bound(obligation: Obligation, context: CheckContext) -> E
     digits = params.get("digits", 60)
     interval = params.get("interval", 1e-4)
     lambdas = [float(lam) for lam in params["lambdas"]]
-    tally = _Tally()
+    tally = PointTally(claim_relative_error=mpmath.mpf(10) ** (5 - digits))
     for m in params["records"]:
         for sigma in params["noise_multipliers"]:
             for steps in params["steps"]:
@@ -551,7 +453,7 @@ def check_moments_tail_bound(obligation: Obligation, context: CheckContext) -> E
                         claimed = claim_low
 
                     witness = partial(_step_witness, step, view, context.relation)
-                    tally.add(quantity, claimed, measured, witness, estimate)
+                    tally.add(quantity, claimed, measured, witness, estimate, claimed_range=(claim_low, claim_high))
     return tally.evidence(
         what=f"moments tail bound (moments x{mpmath.nstr(scale, 6)})",
         domain=f"{context.relation.name}, sampling={sampling}, m in {params['records']}, sigma in "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import mpmath
@@ -27,12 +28,21 @@ from dpaudit.checks.sensitivity.pair_sweep import (
     DatasetBlock,
     PairBlock,
 )
+from dpaudit.kernel.evidence import exact_fraction
 from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
     DatasetIndex,
     TrajectoryUniverse,
 )
 
-__all__ = ["ConditionA", "ConditionB", "SigmaEvaluation", "SigmaTable", "lemma1_constants_exact", "sigma_table"]
+__all__ = [
+    "SIGMA_RELATIVE_ERROR",
+    "ConditionA",
+    "ConditionB",
+    "SigmaEvaluation",
+    "SigmaTable",
+    "lemma1_constants_exact",
+    "sigma_table",
+]
 
 
 def lemma1_constants_exact(constant_set: str, *, epsilon: Any, delta: Any, d: int) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -64,6 +74,15 @@ def lemma1_constants_exact(constant_set: str, *, epsilon: Any, delta: Any, d: in
 
 
 SigmaTable = np.ndarray
+
+SIGMA_RELATIVE_ERROR = Fraction(1, 10**12)
+"""How far (relative) the implementation's float σ_X may move between IEEE-754 machines and supported
+library versions. σ_X of Algorithms 1-2 is a product and quotient of about ten float factors (α from
+a log and a square root, R/(1 − γ), ‖Φ‖ or ‖(Γ^{1/2}Φ)†‖ from an SVD, λ − ‖Φ‖²‖ρ‖∞, √ψ with ψ a
+maximum over k of e^{−kβ} times a short sum): with each libm call within 4 ulps, the SVD's extreme
+singular values within 8·d·2⁻⁵³ relative (backward stability; Golub & Van Loan, Matrix Computations,
+Sec. 8.6) for d <= 64, and λ >= 2‖Φ‖²‖ρ‖∞ in the built-in specs (the subtraction amplifies by at most
+1), the total is below (100 + 8·64)·2⁻⁵³ < 1e-13; 1e-12 leaves a factor 10."""
 
 
 @dataclass(frozen=True)
@@ -153,6 +172,12 @@ class ConditionA:
     alpha: mpmath.mpf
     name: str = "condition_a"
 
+    @property
+    def input_variation(self) -> Fraction:
+        """The most the relative margin 1 − α²‖Δθ‖²/σ_X² moves when σ_X moves by
+        :data:`SIGMA_RELATIVE_ERROR` ρ: (1 − margin)(1/(1 − ρ)² − 1) <= 3ρ for 0 <= margin <= 1."""
+        return 3 * SIGMA_RELATIVE_ERROR
+
     def _sigma(self, rows: np.ndarray) -> np.ndarray:
         return self.sigmas[self.index.global_index(rows)]
 
@@ -176,6 +201,12 @@ class ConditionB:
     index: DatasetIndex
     beta: mpmath.mpf
     name: str = "condition_b"
+
+    @property
+    def input_variation(self) -> Fraction:
+        """The most the relative margin (β − |ln σ_X² − ln σ_X'²|)/β moves when each σ moves by
+        :data:`SIGMA_RELATIVE_ERROR` ρ: each ln σ² by at most 2ρ/(1 − ρ), so <= 5ρ/β."""
+        return 5 * SIGMA_RELATIVE_ERROR / exact_fraction(self.beta)
 
     def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
         left = np.log(self.sigmas[self.index.global_index(block.left.rows)] ** 2)

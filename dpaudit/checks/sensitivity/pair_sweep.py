@@ -27,6 +27,7 @@ so a counterexample has the smallest dataset size among all violations.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -37,6 +38,7 @@ import mpmath
 import numpy as np
 
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.evidence import exact_fraction
 from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
     DatasetIndex,
     TrajectoryUniverse,
@@ -59,6 +61,14 @@ __all__ = [
 
 GUARD_BAND = 1e-9
 """Pairs whose float margin is below this fraction of the bound are re-checked exactly."""
+
+SCREEN_RELATIVE_ERROR = Fraction(1, 10**11)
+"""A bound on |float relative margin − exact relative margin| of one pair, for a screen that is not
+exact: both sides within 1e-12 of the bound (:func:`sweep_statements`), so their difference within
+2e-12, the scale |bound| within 1e-12 relatively and the division within one rounding; <= 4e-12."""
+
+_EXACT_SLACK = Fraction(1, 10**40)
+"""Covers the rounding of an exact check's mpmath bound (60 digits, 1e-45 relative) in a relative margin."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -248,6 +258,9 @@ class SweepResult:
         tightest: the exact comparison of the pair with the smallest float relative margin.
         tightest_pair: that pair.
         min_relative_margin: the smallest float (bound − measured)/bound seen.
+        relative_margin_enclosure: an enclosure of the smallest exact (bound − measured)/|bound| over
+            every pair, in rationals, whichever IEEE-754 machine ran the screen (see
+            :func:`_relative_margin_enclosure`); None when nothing was swept.
     """
 
     relation: str
@@ -261,6 +274,8 @@ class SweepResult:
     tightest: Comparison | None = None
     tightest_pair: tuple[tuple[int, ...], tuple[int, ...]] | None = None
     min_relative_margin: float = float("inf")
+    relative_margin_enclosure: tuple[Fraction, Fraction] | None = None
+    flagged_low: Fraction | None = field(default=None, repr=False)
 
     @property
     def holds(self) -> bool | None:
@@ -378,6 +393,8 @@ def sweep_statements(
                 left, right = block.pair(int(b), int(p), int(q))
                 comparison = statement.exact(left, right)
                 result.exact_checks += 1
+                low = _relative_range(comparison)[0]
+                result.flagged_low = low if result.flagged_low is None else min(result.flagged_low, low)
                 if comparison.holds is None:
                     result.undecided += 1
                 elif not comparison.holds:
@@ -389,7 +406,41 @@ def sweep_statements(
         result.tightest_pair = block.pair(b, p, q)
         result.tightest = statements[name].exact(*result.tightest_pair)
         result.exact_checks += 1
+        band = 0.0 if getattr(statements[name], "screen_is_exact", False) else guard_band
+        result.relative_margin_enclosure = _relative_margin_enclosure(result, result.tightest, statements[name], band)
     return results
+
+
+def _relative_range(comparison: Comparison) -> tuple[Fraction, Fraction]:
+    """The exact relative margin (bound − measured)/|bound| of one exactly checked pair, enclosed."""
+    bound = exact_fraction(comparison.bound)
+    if bound == 0:
+        raise InvalidArgument("a pair statement with a zero bound has no relative margin")
+    margin, error = exact_fraction(comparison.margin), abs(exact_fraction(comparison.error))
+    return (margin - error) / abs(bound) - _EXACT_SLACK, (margin + error) / abs(bound) + _EXACT_SLACK
+
+
+def _relative_margin_enclosure(
+    result: SweepResult, tightest: Comparison, statement: PairStatement, band: float
+) -> tuple[Fraction, Fraction]:
+    """An enclosure of min over every pair of the exact relative margin, valid on any IEEE-754 machine.
+
+    Every pair not flagged has a float relative margin above ``band`` and at least the smallest
+    one seen, so its exact margin is at least max(band, smallest) − E (E =
+    :data:`SCREEN_RELATIVE_ERROR`, 0 for an exact screen); every flagged pair was checked exactly.
+    The minimum is at most the exact margin of the tightest pair. A statement reading the
+    implementation's floats widens both ends by its ``input_variation``: the most its relative
+    margins move between conforming machines and library versions.
+    """
+    exact_screen = getattr(statement, "screen_is_exact", False)
+    error = Fraction(0) if exact_screen else SCREEN_RELATIVE_ERROR
+    variation = Fraction(getattr(statement, "input_variation", 0))
+    smallest = result.min_relative_margin  # -inf when a NaN was screened (that pair was flagged)
+    low = (max(Fraction(band), Fraction(smallest)) if math.isfinite(smallest) else Fraction(band)) - error
+    if result.flagged_low is not None:
+        low = min(low, result.flagged_low)
+    high = _relative_range(tightest)[1]
+    return low - variation, high + variation
 
 
 def exact_margin_text(comparison: Comparison) -> str:

@@ -1,0 +1,155 @@
+"""One verdict from many grid points: each point's rigorous enclosure against its claimed value.
+
+``violated`` when some point's lower end exceeds its claim, ``inconclusive`` when an enclosure
+straddles one, ``consistent (numerical)`` when a straddling point holds only with the float64
+round-off estimated, else ``verified``; each measurement carries an enclosure of its true margin
+for the re-run certificate (:mod:`dpaudit.audit.rerun`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import mpmath
+
+from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.evidence import Evidence, Measurement, exact_fraction
+from dpaudit.kernel.verdicts import Verdict
+from dpaudit.privacy.accounting.values import AccountedValue
+
+__all__ = ["MAX_MEASUREMENTS", "PointTally"]
+
+#: The most measurements (and violations) an evidence keeps: the most violated first.
+MAX_MEASUREMENTS = 24
+
+
+def _margin_interval(claimed: tuple[Any, Any], value: AccountedValue, relative_error: Any) -> tuple[Any, Any] | None:
+    """An enclosure of the true margin (claimed − measured) in exact rationals: the claimed value's range
+    widened by its stated relative error, less the rigorous enclosure of the measured value; None when
+    an end is not finite."""
+    try:
+        low_claim, high_claim = (exact_fraction(end) for end in claimed)
+        low, high = exact_fraction(value.lower), exact_fraction(value.upper)
+        slack = max(abs(low_claim), abs(high_claim)) * exact_fraction(relative_error)
+    except InvalidArgument:
+        return None
+    return low_claim - slack - high, high_claim + slack - low
+
+
+@dataclass
+class PointTally:
+    """Collects per-point comparisons and decides the verdict by one rule.
+
+    ``claim_relative_error`` bounds the relative error of the claimed values as computed (0 when
+    they are exact, e.g. a float the spec states; 10^(5 − digits) for a closed form evaluated in
+    mpmath at ``digits`` digits: a few operations, each correctly rounded to within a few units of
+    the last place), so each measurement's ``margin_interval`` encloses the true margin whichever
+    machine or library version computed it.
+    """
+
+    claim_relative_error: Any = 0
+
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    undecided: int = 0
+    verified: int = 0
+    numerical: list[str] = field(default_factory=list)
+    measurements: list[tuple[Any, Measurement]] = field(default_factory=list)
+
+    def add(
+        self,
+        quantity: str,
+        claimed: Any,
+        value: AccountedValue,
+        witness: Callable[[], dict[str, Any]],
+        estimate: AccountedValue | None = None,
+        claimed_range: tuple[Any, Any] | None = None,
+    ) -> None:
+        """One point: ``value`` is the rigorous enclosure; ``estimate`` (optional) the same quantity with
+        round-off estimated, which can only make an undecided point ``consistent (numerical)``.
+        ``claimed_range`` encloses the true claimed value when ``claimed`` is one end of it (the
+        tail bound from the lower ends of the moments); else ``claimed`` is exact up to
+        :attr:`claim_relative_error`."""
+        margin = mpmath.mpf(claimed) - mpmath.mpf(value.upper)
+        margin_interval = _margin_interval(claimed_range or (claimed, claimed), value, self.claim_relative_error)
+        measurement = Measurement(
+            quantity,
+            claimed,
+            value.value,
+            margin,
+            value.direction,
+            (value.lower, value.upper),
+            margin_interval=margin_interval,
+        )
+        if mpmath.mpf(value.lower) > mpmath.mpf(claimed):
+            self.violations.append(
+                {
+                    **witness(),
+                    "quantity": quantity,
+                    "claimed": _text(claimed),
+                    "measured_lower": _text(value.lower),
+                    "measured_upper": _text(value.upper),
+                    "excess": _text(mpmath.mpf(value.lower) - mpmath.mpf(claimed)),
+                }
+            )
+            rank = (0, mpmath.mpf(claimed) - mpmath.mpf(value.lower))
+        elif mpmath.mpf(value.upper) <= mpmath.mpf(claimed):
+            self.verified += 1
+            rank = (2, margin)
+        elif estimate is not None and mpmath.mpf(estimate.upper) <= mpmath.mpf(claimed):
+            self.numerical.append(quantity)
+            measurement = Measurement(
+                quantity,
+                claimed,
+                estimate.value,
+                mpmath.mpf(claimed) - mpmath.mpf(estimate.upper),
+                f"{value.direction}; holds with the float64 round-off estimated (rigorous upper end "
+                f"{mpmath.nstr(mpmath.mpf(value.upper), 6)} straddles the claim)",
+                (value.lower, value.upper),
+            )
+            rank = (1, margin)
+        else:
+            self.undecided += 1
+            rank = (1, margin)
+        # violations first (the most violated first), then undecided, then verified points
+        self.measurements.append((rank, measurement))
+
+    def evidence(
+        self, *, what: str, domain: str, method: str, budget: dict[str, Any], details: dict[str, Any]
+    ) -> Evidence:
+        kept = [m for _, m in sorted(self.measurements, key=lambda item: item[0])[:MAX_MEASUREMENTS]]
+        total = self.verified + self.undecided + len(self.violations) + len(self.numerical)
+        budget = {
+            **budget,
+            "points": total,
+            "violations": len(self.violations),
+            "undecided": self.undecided,
+            "numerical": len(self.numerical),
+        }
+        if self.violations:
+            verdict = Verdict.VIOLATED
+            worst = self.violations[0]
+            summary = f"{what} fails at {len(self.violations)} of {total} points; first: {worst['quantity']}"
+            counterexample = worst
+            details = {**details, "violations": self.violations[:MAX_MEASUREMENTS]}
+        elif self.undecided:
+            verdict, counterexample = Verdict.INCONCLUSIVE, None
+            summary = f"{what}: {self.undecided} of {total} points undecided (the enclosure straddles the claim)"
+        elif self.numerical:
+            verdict, counterexample = Verdict.CONSISTENT, None
+            summary = (
+                f"{what} holds at all {total} points, {len(self.numerical)} of them only with the float64 FFT "
+                f"round-off estimated, not bounded (consistent, numerical); first: {self.numerical[0]}"
+            )
+        elif total == 0:
+            verdict, counterexample = Verdict.INCONCLUSIVE, None
+            summary = f"{what}: no grid point lies in the statement's domain"
+        else:
+            verdict, counterexample = Verdict.VERIFIED, None
+            summary = f"{what} holds at all {total} points with rigorous error control"
+        return Evidence(verdict, summary, domain, method, tuple(kept), budget, counterexample, details)
+
+
+def _text(value: Any) -> str:
+    return mpmath.nstr(mpmath.mpf(value), 12, min_fixed=-4, max_fixed=6)

@@ -1,0 +1,108 @@
+"""recheck replays the counterexample of a violated Monte Carlo obligation: a candidate's report, which
+has no verified facts, is rechecked too; an edited count, a counterexample naming another pair, or a
+pair_json of another pair is refused."""
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from dpaudit.audit.candidates.audit import audit_candidate
+from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
+from dpaudit.audit.spec import load_spec
+from dpaudit.report.counterexample_replay import replay_counterexamples, replay_event
+from dpaudit.report.json_report import with_digest
+from dpaudit.report.recheck import recheck_report
+
+CANDIDATES = Path(__file__).parents[1] / "candidates"
+SPEC = CANDIDATES / "specs" / "laplace.toml"
+
+
+@pytest.fixture(scope="module")
+def document():
+    """The report of a Laplace candidate with half the scale (true epsilon 2 against a claimed 1)."""
+    report = audit_candidate(
+        load_spec(SPEC),
+        SPEC,
+        parse_candidate("laplace_candidates:scale_halved", path=str(CANDIDATES)),
+        limits=CandidateLimits(),
+        seed=1,
+        quick=True,
+    )
+    return json.loads(json.dumps(report.to_json()))
+
+
+def _violated(document):
+    return next(
+        item
+        for claim in document["claims"]
+        for relation in claim["relations"]
+        for item in relation["obligations"]
+        if item["evidence"]["verdict"] == "violated" and "p_count" in (item["evidence"]["counterexample"] or {})
+    )
+
+
+def _rechecked(document, tmp_path):
+    path = tmp_path / "audit.json"
+    path.write_text(json.dumps(with_digest(document)))
+    return recheck_report(path)
+
+
+def test_a_candidates_counterexample_is_replayed(document, tmp_path):
+    result = _rechecked(copy.deepcopy(document), tmp_path)
+    assert result.ok, result.failures
+    (line,) = [line for line in result.replayed if "counterexample:" in line]
+    assert "empirical-privacy" in line and "> 1" in line
+
+
+def test_an_edited_count_is_refused(document, tmp_path):
+    edited = copy.deepcopy(document)
+    item = _violated(edited)
+    counterexample = item["evidence"]["counterexample"]
+    for event in item["evidence"]["details"]["certified_events"]:
+        if event["event"] == counterexample["event"] and event["pair"] == counterexample["pair"]:
+            event["p_count"] -= 500
+    counterexample["p_count"] -= 500
+    result = _rechecked(edited, tmp_path)
+    assert any("not the recorded" in line for line in result.failures), result.failures
+
+
+def test_a_counterexample_naming_another_pair_is_refused(document, tmp_path):
+    edited = copy.deepcopy(document)
+    counterexample = _violated(edited)["evidence"]["counterexample"]
+    counterexample["pair"] = "f(X) = 0, f(X') = 1"
+    result = _rechecked(edited, tmp_path)
+    assert any("not among the certified events" in line for line in result.failures), result.failures
+
+
+def test_a_pair_json_of_another_pair_is_refused(document, tmp_path):
+    edited = copy.deepcopy(document)
+    counterexample = _violated(edited)["evidence"]["counterexample"]
+    (pair,) = json.loads(counterexample["pair_json"])
+    counterexample["pair_json"] = json.dumps([{**pair, "label": "f(X) = 0, f(X') = 1"}])
+    result = _rechecked(edited, tmp_path)
+    assert any("pair_json is labelled" in line for line in result.failures), result.failures
+    counterexample["pair_json"] = json.dumps([{**pair, "first": [123.0]}])
+    result = _rechecked(edited, tmp_path)
+    assert any("other inputs" in line for line in result.failures), result.failures
+
+
+def test_counts_that_do_not_refute_the_claim_are_refused():
+    # 600 vs 400 of 1000 at alpha 0.05: epsilon >= ln(p_lower / q_upper) ~ 0.27, not above 1
+    from dpaudit.checks.empirical.statistics import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
+
+    p_lower, q_upper = clopper_pearson_lower(600, 1000, 0.05), clopper_pearson_upper(400, 1000, 0.05)
+    event = {"alpha": 0.05, "samples": 1000, "p_count": 600, "q_count": 400, "p_lower": p_lower, "q_upper": q_upper}
+    event["epsilon_lower_bound"] = epsilon_lower_bound(p_lower, q_upper, 0.0)
+    assert replay_event(event, 0.1, 0.0) is None
+    assert "does not exceed the claimed 1" in replay_event(event, 1.0, 0.0)
+
+
+def test_a_report_without_violations_replays_no_counterexample(document):
+    calm = copy.deepcopy(document)
+    for claim in calm["claims"]:
+        for relation in claim["relations"]:
+            for item in relation["obligations"]:
+                item["evidence"]["verdict"] = "consistent"
+    assert replay_counterexamples(calm) == []
