@@ -15,10 +15,10 @@ import copy
 import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from unittest import mock
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from dpaudit.audit.candidates.kinds import CandidateMechanism, candidate_kind_for
 from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
@@ -83,6 +83,8 @@ class ContractCase:
             is given to it instead of its own checker.
         flags: whether evidence flags the defect: ``violated``, except for a checker whose
             promise is not a privacy verdict (conformance: ``details.conformance == "differs"``).
+        gaps: contract tests the checker fails today (test name -> the finding); they run as strict
+            expected failures, so the fix turns them into a failure that asks to remove the gap.
     """
 
     checker: str
@@ -94,14 +96,17 @@ class ContractCase:
     relation: str | None = None
     checker_override: Mapping[str, Any] | None = None
     flags: Callable[[Evidence], bool] = says_violated
+    gaps: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def spec_path(self) -> Path:
         return self.spec if isinstance(self.spec, Path) else SPECS / self.spec
 
-    def spec_data(self, side: Side, **obligation_keys: Any) -> dict[str, Any]:
+    def spec_data(
+        self, side: Side, *, time_limit: float | None = None, memory_mib: float | None = None
+    ) -> dict[str, Any]:
         """The spec's TOML mapping cut down to this case's obligation and relation, with ``side``'s
-        edits and ``obligation_keys`` (e.g. ``time_limit``) set in the obligation."""
+        edits, and the obligation's ``time_limit`` and the spec's ``[ceilings] memory_mib`` when given."""
         data = tomllib.loads(self.spec_path.read_text(encoding="utf-8"))
         (obligation,) = [item for item in data["obligations"] if item["id"] == self.obligation]
         obligation = copy.deepcopy(obligation)
@@ -111,7 +116,10 @@ class ContractCase:
         obligation["params"] = {**obligation.get("params", {}), **side.params}
         if "quick" in obligation:
             obligation["quick"] = {k: v for k, v in obligation["quick"].items() if k not in side.params}
-        obligation.update(obligation_keys)
+        if time_limit is not None:
+            obligation["time_limit"] = time_limit
+        if memory_mib is not None:
+            data["ceilings"] = {**data.get("ceilings", {}), "memory_mib": memory_mib}
         data["obligations"] = [obligation]
         claim = data["claim"]
         claim["relations"] = [self.relation or claim["relations"][0]]
@@ -119,13 +127,13 @@ class ContractCase:
         claim["guarantee"] = {**claim["guarantee"], **side.guarantee}
         return data
 
-    def claim(self, side: Side, **obligation_keys: Any) -> Claim:
-        """The claim of ``side``, parsed as a spec file is."""
-        return parse_spec(self.spec_data(side, **obligation_keys), str(self.spec_path))
+    def claim(self, side: Side, **limits: float | None) -> Claim:
+        """The claim of ``side`` (with the limits of :meth:`spec_data`), parsed as a spec file is."""
+        return parse_spec(self.spec_data(side, **limits), str(self.spec_path))
 
-    def run(self, side: Side, *, seed: int, **obligation_keys: Any) -> Evidence:
-        """The evidence of the case's obligation on ``side`` (quick budgets)."""
-        claim = self.claim(side, **obligation_keys)
+    def run(self, side: Side, *, seed: int, **limits: float | None) -> Evidence:
+        """The evidence of the case's obligation on ``side`` (quick budgets; limits as in :meth:`spec_data`)."""
+        claim = self.claim(side, **limits)
         with side.patch() if side.patch else nullcontext(), _candidate(claim, side) as candidate:
             result = run_claim(claim, seed=seed, quick=True, candidate=candidate, mechanism_factory=side.factory)
         (relation,) = result.relations
@@ -135,9 +143,9 @@ class ContractCase:
 
 @contextmanager
 def _candidate(claim: Claim, side: Side) -> Iterator[Any]:
+    """The side's candidate in its started worker (``None`` when the side audits no candidate)."""
     if side.candidate is None:
-        with nullcontext(None) as nothing:
-            yield nothing
+        yield None
         return
     folder, reference = side.candidate
     kind = candidate_kind_for(claim.mechanism.name)
@@ -175,6 +183,12 @@ def _mutant(name: str) -> Callable[..., Any]:
     return get_mutant(name).factory
 
 
+#: The contract test a checker with an incomplete unknown-key error fails (see ContractCase.gaps).
+UNKNOWN_KEY_TEST = "test_an_unknown_params_key_is_refused_naming_the_accepted_keys"
+
+#: The first point of the accountant example spec: its certified true epsilon at 1e-5 is 0.89512.
+_ACCOUNTANT_POINT = {"points": [{"records": 100, "noise_multiplier": 1.0, "steps": 100, "delta": 1e-5}]}
+
 #: The tail-bound grid where moments x0.25 still pass but x0.1 must not (tests/checks/test_accountants.py).
 _TAIL_POINT = {"noise_multipliers": [0.8], "steps": [1000], "epsilons": [1.0, 2.0], "interval": 1e-3}
 
@@ -183,9 +197,11 @@ CASES: tuple[ContractCase, ...] = (
         "accountant_certified",
         "examples/accountant_candidate.toml",
         "certified-epsilon",
-        "an accountant stating epsilon = 0.5 where the true epsilon is larger (an understated bound)",
-        reference=Side(candidate=(EXAMPLE_CANDIDATES, "example_candidates:accountant")),
-        broken=Side(candidate=(CONTRACT_CANDIDATES, "contract_candidates:understated_accountant")),
+        "an accountant stating epsilon = 0.5 where the certified true epsilon is 0.89512 (an understatement)",
+        reference=Side(params=_ACCOUNTANT_POINT, candidate=(EXAMPLE_CANDIDATES, "example_candidates:accountant")),
+        broken=Side(
+            params=_ACCOUNTANT_POINT, candidate=(CONTRACT_CANDIDATES, "contract_candidates:understated_accountant")
+        ),
     ),
     ContractCase(
         "approx_dp_pld",
@@ -200,7 +216,7 @@ CASES: tuple[ContractCase, ...] = (
         "mutants/balle2016_dp_lsw_weighted.toml",
         "lemma1-condition-a",
         "DP-LSW with the norm of Gamma^1/2 Phi for that of its pseudo-inverse: sigma_X 100 times too small",
-        checker_override={"horizon": 3, "m_max": 2, "max_examples": 200},
+        checker_override={"horizon": 3, "m_max": 2, "max_examples": 50},
         broken=Side(factory=_mutant("dp-lsw-norm-of-matrix")),
     ),
     ContractCase(
@@ -216,6 +232,7 @@ CASES: tuple[ContractCase, ...] = (
         "lemma4-psi-lambda",
         "psi^lambda built on Lemma 9's closed form as printed (max reading), which is not phi^lambda",
         broken=Side(params={"reading": "max"}),
+        gaps={UNKNOWN_KEY_TEST: "its unknown-params error names no accepted key (checks/symbolic/smoothness.py)"},
     ),
     ContractCase(
         "balle_smooth_sensitivity_slack",
@@ -269,6 +286,10 @@ CASES: tuple[ContractCase, ...] = (
         "monte-carlo-two-coordinates",
         "the Gaussian mechanism passing sigma as a covariance: noise std 2 for 4 (the library mutant)",
         broken=Side(factory=_mutant("gaussian-sigma-as-variance")),
+        gaps={
+            UNKNOWN_KEY_TEST: "its unknown-params error lists the budget keys but not pairs and search, which it "
+            "accepts (checks/empirical/budget.py, extra_keys)"
+        },
     ),
     ContractCase(
         "exact_privacy_profile",
@@ -357,5 +378,6 @@ PLUGIN_CASES: tuple[ContractCase, ...] = (
         "outputs-are-bits",
         "randomized response adding its uniform draw to the bit instead of comparing with it",
         broken=Side(factory=lambda **params: _uniform_added_response(params)),
+        gaps={UNKNOWN_KEY_TEST: "the example plugin's checker registers no validate: any params key is accepted"},
     ),
 )

@@ -2,5 +2,5 @@
 
 
 def understated_accountant(point, *, sampling, relation, interval, rng):
-    """States epsilon = 0.5 at every point: below the true epsilon of the spec's first point (about 1.3)."""
+    """States epsilon = 0.5 at every point: below the certified true epsilon 0.89512 of the contract case's point."""
     return 0.5
