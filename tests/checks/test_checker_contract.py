@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from dpaudit.audit.plugins import get_checker, list_checkers
+from dpaudit.audit.plugins import found_by_a_fresh_process, get_checker, list_checkers
 from dpaudit.audit.spec import parse_spec
 from dpaudit.errors import SpecError
 from dpaudit.kernel.evidence import Evidence
@@ -34,7 +34,9 @@ from tests.checks.checker_contract_cases import CASES, PLUGIN, PLUGIN_CASES, Con
 
 SEED = 7
 REPOSITORY = Path(__file__).resolve().parents[2]
-REGISTERED = sorted(entry.name for entry in list_checkers())
+#: Every checker built in or registered by a plugin's entry point (not those a test module registers
+#: in this process to exercise the runner).
+REGISTERED = sorted(entry.name for entry in list_checkers() if found_by_a_fresh_process(entry.name))
 RUNNABLE = [case for case in (*CASES, *PLUGIN_CASES) if case.checker in REGISTERED]
 #: Set in the child processes this module starts (see the module docstring).
 CHILD = os.environ.get("DPAUDIT_CONTRACT_CHILD", "")
@@ -85,7 +87,7 @@ def test_every_registered_checker_has_a_contract_case():
     assert len(cases) == len(set(cases)), "one contract case per checker"
     missing = sorted(set(REGISTERED) - set(cases))
     assert not missing, f"add a contract case to tests/checks/checker_contract_cases.py for {missing}"
-    builtin = {entry.name for entry in list_checkers() if entry.function.__module__.startswith("dpaudit.checks.")}
+    builtin = {name for name in REGISTERED if get_checker(name).function.__module__.startswith("dpaudit.checks.")}
     assert {case.checker for case in CASES} == builtin, "CASES holds exactly the built-in checkers"
 
 
@@ -177,7 +179,7 @@ def test_memory_child():
 def _child(tmp_path: Path, kind: str, selection: str, python_path: str) -> subprocess.CompletedProcess[str]:
     environment = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([python_path, str(REPOSITORY)]),
+        "PYTHONPATH": os.pathsep.join(path for path in (python_path, str(REPOSITORY)) if path),
         "DPAUDIT_CONTRACT_CHILD": kind,
         "DPAUDIT_CONTRACT_OUT": str(tmp_path / "outcomes.json"),
         # glibc's mmap threshold fixed at its default: arrays of 128 KiB and more take fresh memory
