@@ -179,6 +179,20 @@ def _uniform_added_response(params: dict[str, Any]) -> Any:
     return UniformAddedResponse(**params)
 
 
+def _gaussian_candidate_case(checker: str, obligation: str, defect: str, broken: str, **more: Any) -> ContractCase:
+    """A case of specs/examples/gaussian_candidate.toml: the correct candidate Gaussian mechanism
+    against ``broken``, a buggy one of tests/audit/candidates_fixture/sample_candidates.py."""
+    return ContractCase(
+        checker,
+        "examples/gaussian_candidate.toml",
+        obligation,
+        defect,
+        reference=Side(candidate=(SAMPLE_CANDIDATES, "sample_candidates:good_gaussian")),
+        broken=Side(candidate=(SAMPLE_CANDIDATES, f"sample_candidates:{broken}")),
+        **more,
+    )
+
+
 def _mutant(name: str) -> Callable[..., Any]:
     return get_mutant(name).factory
 
@@ -248,14 +262,12 @@ CASES: tuple[ContractCase, ...] = (
         "Lemma 9's closed form as printed (max reading), false for some v and k",
         broken=Side(params={"reading": "max"}),
     ),
-    ContractCase(
+    _gaussian_candidate_case(
         "candidate_matches_reference",
-        "examples/gaussian_candidate.toml",
         "output-law-matches-reference",
         "a candidate Gaussian mechanism adding sigma / 2 noise (conformance: reported as a difference, never "
         "as violated, docs/checkers.md)",
-        reference=Side(candidate=(SAMPLE_CANDIDATES, "sample_candidates:good_gaussian")),
-        broken=Side(candidate=(SAMPLE_CANDIDATES, "sample_candidates:halved_gaussian")),
+        "halved_gaussian",
         flags=says_differs,
     ),
     ContractCase(
@@ -336,13 +348,11 @@ CASES: tuple[ContractCase, ...] = (
         reference=Side(params=_TAIL_POINT),
         broken=Side(params={**_TAIL_POINT, "moment_scale": 0.1}),
     ),
-    ContractCase(
+    _gaussian_candidate_case(
         "parametric_noise_fit",
-        "examples/gaussian_candidate.toml",
         "gaussian-fit",
         "a candidate Gaussian mechanism adding sigma / 2 noise",
-        reference=Side(candidate=(SAMPLE_CANDIDATES, "sample_candidates:good_gaussian")),
-        broken=Side(candidate=(SAMPLE_CANDIDATES, "sample_candidates:halved_gaussian")),
+        "halved_gaussian",
     ),
     ContractCase(
         "peer_accountant",
@@ -358,13 +368,11 @@ CASES: tuple[ContractCase, ...] = (
         "N(0, 1) with sensitivity 1 claimed (1, 0.01)-DP: its exact delta(1) is 0.1269",
         broken=Side(guarantee={"epsilon": 1.0, "delta": 0.01}),
     ),
-    ContractCase(
+    _gaussian_candidate_case(
         "randomness_contract",
-        "examples/gaussian_candidate.toml",
         "randomness",
         "a candidate drawing its noise from a generator seeded with a constant (public noise)",
-        reference=Side(candidate=(SAMPLE_CANDIDATES, "sample_candidates:good_gaussian")),
-        broken=Side(candidate=(SAMPLE_CANDIDATES, "sample_candidates:fixed_seed_gaussian")),
+        "fixed_seed_gaussian",
     ),
 )
 

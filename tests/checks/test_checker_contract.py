@@ -30,7 +30,8 @@ from dpaudit.audit.spec import parse_spec
 from dpaudit.errors import SpecError
 from dpaudit.kernel.evidence import Evidence
 from dpaudit.kernel.verdicts import Verdict
-from tests.checks.checker_contract_cases import CASES, PLUGIN, PLUGIN_CASES, ContractCase
+from tests.checks.checker_contract_cases import CASES, PLUGIN_CASES, ContractCase
+from tests.plugins.test_entry_point_plugin import install_example_plugin
 
 SEED = 7
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -209,24 +210,10 @@ def test_a_small_memory_budget_ends_each_check_for_the_budget_or_changes_nothing
     assert "accountant_certified" in stopped  # its PLD's FFT arrays take some 200 MiB
 
 
-@pytest.fixture(scope="module")
-def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The example plugin made visible as an installed distribution (a dist-info with its entry points)."""
-    site = tmp_path_factory.mktemp("site")
-    info = site / "dpaudit_example_plugin-0.1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: dpaudit-example-plugin\nVersion: 0.1.0\n")
-    (info / "entry_points.txt").write_text(
-        "[dpaudit.checkers]\nexample_checks = dpaudit_example_plugin.checks\n\n"
-        "[dpaudit.mechanisms]\nrandomized_response = dpaudit_example_plugin.mechanism:MECHANISM\n"
-    )
-    return os.pathsep.join([str(site), str(PLUGIN)])
-
-
 @pytest.mark.skipif(bool(CHILD), reason="the parent process starts the child")
-def test_the_contract_holds_for_the_plugin_checkers(tmp_path, plugin_site):
+def test_the_contract_holds_for_the_plugin_checkers(tmp_path):
     selection = " or ".join(["every_registered", *(case.checker for case in PLUGIN_CASES)])
-    run = _child(tmp_path, "plugin", selection, plugin_site)
+    run = _child(tmp_path, "plugin", selection, install_example_plugin(tmp_path))
     assert run.returncode == 0, run.stdout + run.stderr
     counts = {word: int(number) for number, word in re.findall(r"(\d+) (passed|xfailed|failed)", run.stdout)}
     assert counts.get("passed", 0) + counts.get("xfailed", 0) == 1 + 6 * len(PLUGIN_CASES), run.stdout
