@@ -4,7 +4,8 @@ Each checker has one case in tests/checks/checker_contract_cases.py: an obligati
 spec that the reference passes and a planted defect the checker is known to catch. On its case a
 checker must: not flag the reference, flag the defect, give the same evidence for the same seed,
 refuse an unknown params key at spec load naming the keys it accepts, and honour a time budget
-and a memory budget (``inconclusive`` for the budget, or a finished result that is not an error).
+(``inconclusive`` for the budget, or a finished result that is neither an error nor a violation)
+and a memory budget (``inconclusive`` for the budget, or exactly the result it gives without one).
 
 A registered checker without a case fails :func:`test_every_registered_checker_has_a_contract_case`.
 The example plugin's checker runs the same tests in a child process where the plugin is installed
