@@ -24,14 +24,19 @@ randomized_response = dpaudit_example_plugin.mechanism:MECHANISM
 """
 
 
-@pytest.fixture(scope="module")
-def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> str:
-    site = tmp_path_factory.mktemp("site")
+def install_example_plugin(site: Path) -> str:
+    """Make the example plugin an installed distribution in the folder ``site`` (a dist-info with its
+    entry points); returns the PYTHONPATH that finds it."""
     info = site / "dpaudit_example_plugin-0.1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: dpaudit-example-plugin\nVersion: 0.1.0\n")
     (info / "entry_points.txt").write_text(ENTRY_POINTS)
     return os.pathsep.join([str(site), str(PLUGIN)])
+
+
+@pytest.fixture(scope="module")
+def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return install_example_plugin(tmp_path_factory.mktemp("site"))
 
 
 def _dpaudit(plugin_path: str, *arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
