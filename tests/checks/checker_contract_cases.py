@@ -124,7 +124,8 @@ class ContractCase:
         claim = data["claim"]
         claim["relations"] = [self.relation or claim["relations"][0]]
         claim.pop("known_findings", None)  # the raw verdict is asserted, not a pinned finding
-        claim["guarantee"] = {**claim["guarantee"], **side.guarantee}
+        if "guarantee" in claim or side.guarantee:  # an accountant's claim has no guarantee table
+            claim["guarantee"] = {**claim.get("guarantee", {}), **side.guarantee}
         return data
 
     def claim(self, side: Side, **limits: float | None) -> Claim:
