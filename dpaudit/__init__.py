@@ -20,6 +20,7 @@ from dpaudit.errors import (
     InvalidType,
     NumericalError,
     SpecError,
+    UnknownName,
 )
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "InvalidType",
     "NumericalError",
     "SpecError",
+    "UnknownName",
     "__version__",
     "audit_specs",
     "check",

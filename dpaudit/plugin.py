@@ -25,13 +25,14 @@ What each name is (docs/ARCHITECTURE.md has the glossary and docs/checkers.md th
   :func:`register_checker`; it reads :class:`Obligation` (its ``params``), :class:`CheckContext`
   (the :class:`Claim`, the :class:`Relation`, the seeded ``rng``, ``context.mechanism()``) and
   returns :class:`Evidence` with a :class:`Verdict` and its :class:`Measurement` rows;
-- errors: a validator raises :class:`InvalidArgument` for bad params; a plugin that fails to
-  import is a :class:`PluginError`; both are a :class:`DpAuditError`.
+- errors: a validator raises :class:`InvalidArgument` for bad params; an unknown checker or
+  mechanism name raises :class:`UnknownName` (an InvalidArgument); a plugin that fails to import
+  is a :class:`PluginError`; all are a :class:`DpAuditError`.
 """
 
 from __future__ import annotations
 
-from dpaudit.errors import DpAuditError, InvalidArgument, PluginError
+from dpaudit.errors import DpAuditError, InvalidArgument, PluginError, UnknownName
 from dpaudit.kernel.checkers import CheckContext, CheckerEntry, register_checker
 from dpaudit.kernel.claims import Claim, MechanismSpec, Obligation, Source
 from dpaudit.kernel.evidence import Evidence, Measurement
@@ -71,6 +72,7 @@ __all__ = [
     "PluginError",
     "Relation",
     "Source",
+    "UnknownName",
     "Verdict",
     "register_checker",
 ]

@@ -31,7 +31,7 @@ import dpaudit.checks.profiles.smooth_gaussian
 import dpaudit.checks.sensitivity.balle2016
 import dpaudit.checks.sensitivity.search
 import dpaudit.checks.symbolic.smoothness  # noqa: F401  (the imports above register the built-in checkers)
-from dpaudit.errors import CheckerError, PluginError
+from dpaudit.errors import CheckerError, PluginError, UnknownName
 from dpaudit.kernel import checkers as registry
 from dpaudit.kernel.checkers import CheckerEntry
 from dpaudit.mechanisms.interface import Mechanism
@@ -61,7 +61,7 @@ def load_plugin_checkers() -> None:
     if _loaded:
         return
     _loaded.append(True)
-    before = {entry.name for entry in registry.list_checkers()}
+    before = {entry.name for entry in registry.registered_checkers()}
     for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda point: point.name):
         try:
             importlib.import_module(point.value.split(":")[0])
@@ -71,7 +71,7 @@ def load_plugin_checkers() -> None:
             raise PluginError(
                 f"entry point {point.name!r} ({point.value}) of {ENTRY_POINT_GROUP} failed to import: {exc}"
             ) from exc
-    _from_plugins.update({entry.name for entry in registry.list_checkers()} - before)
+    _from_plugins.update({entry.name for entry in registry.registered_checkers()} - before)
 
 
 def found_by_a_fresh_process(name: str) -> bool:
@@ -81,7 +81,7 @@ def found_by_a_fresh_process(name: str) -> bool:
     """
     try:
         entry = get_checker(name)
-    except CheckerError:
+    except UnknownName:
         return True
     return entry.function.__module__.startswith("dpaudit.checks.") or name in _from_plugins
 
@@ -90,16 +90,16 @@ def get_checker(name: str) -> CheckerEntry:
     """The checker ``name``, built in or from a plugin.
 
     Raises:
-        CheckerError: naming the known checkers when ``name`` is unknown.
+        UnknownName: naming the known checkers (and the closest) when ``name`` is unknown.
     """
     load_plugin_checkers()
-    return registry.get_checker(name)
+    return registry.registered_checker(name)
 
 
 def list_checkers() -> list[CheckerEntry]:
     """Every checker, built in or from a plugin, sorted by name."""
     load_plugin_checkers()
-    return registry.list_checkers()
+    return registry.registered_checkers()
 
 
 def applicable_checkers(mechanism: Mechanism) -> list[CheckerEntry]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.errors import InvalidArgument, PluginError
+from dpaudit.errors import PluginError, UnknownName
 from dpaudit.mechanisms.accountant import MECHANISM as ACCOUNTANT
 from dpaudit.mechanisms.black_box import MECHANISM as BLACK_BOX
 from dpaudit.mechanisms.dirichlet import MECHANISM as DIRICHLET
@@ -92,13 +92,11 @@ def get_mechanism(name: str) -> Mechanism:
     """The mechanism named ``name``.
 
     Raises:
-        InvalidArgument: for an unknown name, listing the known ones.
+        UnknownName: for an unknown name, listing the known ones.
     """
     catalogue = _catalogue()
     if name not in catalogue:
-        raise InvalidArgument(
-            f"mechanism={name!r}: unknown mechanism; known mechanisms: {', '.join(sorted(catalogue))}"
-        )
+        raise UnknownName("mechanism", name, catalogue)
     return catalogue[name]
 
 

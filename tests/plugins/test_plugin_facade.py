@@ -34,6 +34,7 @@ PUBLISHED = {
     "Relation",
     "Source",
     "TRAJECTORIES",
+    "UnknownName",
     "Verdict",
     "register_checker",
 }

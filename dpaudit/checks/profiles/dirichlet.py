@@ -17,7 +17,7 @@ from dpaudit._lazy import lazy_module
 from dpaudit._validation import check_choice, check_integer, check_real
 from dpaudit.checks.budget_limits import ceiling
 from dpaudit.checks.certificates.facts import certified_fact
-from dpaudit.checks.claim_inputs import approx_dp_of
+from dpaudit.checks.claim_inputs import approx_dp_of, require_views
 from dpaudit.errors import CheckerError, InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
@@ -39,10 +39,14 @@ __all__ = ["check_dirichlet_composition", "check_dirichlet_concentration", "chec
 READINGS = ("one_row", "all_rows")
 
 
-def _dirichlet_of(claim: Claim) -> DirichletMechanism:
-    if claim.mechanism.name != "dirichlet":
-        raise InvalidArgument(f"claim {claim.id!r}: mechanism={claim.mechanism.name!r}: this checker needs 'dirichlet'")
-    return build_mechanism(claim.mechanism.name, claim.mechanism.params)
+#: The white-box view every check here reads: the Dirichlet parameters k·p of the release at input p.
+VIEWS = ("concentration",)
+
+
+def _require_dirichlet(claim: Claim) -> None:
+    """Fail closed unless the claim's mechanism offers :data:`VIEWS` and its params build the reference."""
+    require_views(claim, VIEWS)
+    build_mechanism(claim.mechanism.name, claim.mechanism.params)
 
 
 def _adjacency_bound(context: CheckContext) -> float:
@@ -96,7 +100,7 @@ def _check_keys(params: dict[str, Any], allowed: set[str]) -> None:
 
 def _validate_profile(params: dict[str, Any], claim: Claim) -> None:
     approx_dp_of(claim)
-    _dirichlet_of(claim)
+    _require_dirichlet(claim)
     _require_simplex_relations(claim)
     _check_keys(params, {"n", "grid", "digits"})
     check_integer("n", params.get("n", 2), low=2)
@@ -156,6 +160,7 @@ def _beta_certificate(
     "dirichlet_exact_profile",
     description="exact delta(epsilon) of the Dirichlet mechanism, maximised over b-adjacent pairs (mpmath)",
     validate=_validate_profile,
+    requires_views=VIEWS,
 )
 def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext) -> Evidence:
     """Decide an ApproxDP claim for one Dirichlet release under simplex_adjacent(b).
@@ -235,7 +240,7 @@ def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext)
 
 def _validate_composition(params: dict[str, Any], claim: Claim) -> None:
     approx_dp_of(claim)
-    _dirichlet_of(claim)
+    _require_dirichlet(claim)
     _require_simplex_relations(claim)
     _check_keys(params, {"rows", "reading", "n", "grid", "digits", "thresholds"})
     check_integer("rows", params.get("rows"), low=1)
@@ -250,6 +255,7 @@ def _validate_composition(params: dict[str, Any], claim: Claim) -> None:
     "dirichlet_composition_profile",
     description="(epsilon, delta) of Algorithm 1 over the |S||A| privatised rows, per reading of 'neighbouring MDPs'",
     validate=_validate_composition,
+    requires_views=VIEWS,
 )
 def check_dirichlet_composition(obligation: Obligation, context: CheckContext) -> Evidence:
     """Decide Algorithm 1's ApproxDP claim over all privatised rows under one reading of adjacency.
@@ -324,7 +330,7 @@ def check_dirichlet_composition(obligation: Obligation, context: CheckContext) -
 def _validate_concentration(params: dict[str, Any], claim: Claim) -> None:
     if not isinstance(claim.guarantee, Concentration):
         raise InvalidArgument(f"claim {claim.id!r}: guarantee kind={claim.guarantee.kind!r}: needs concentration")
-    _dirichlet_of(claim)
+    _require_dirichlet(claim)
     _check_keys(params, {"inputs", "ks", "betas", "samples", "confidence", "radius_scale"})
     inputs = params.get("inputs")
     if not isinstance(inputs, list) or not inputs:
@@ -348,6 +354,7 @@ def _validate_concentration(params: dict[str, Any], claim: Claim) -> None:
     "dirichlet_concentration",
     description="Lemma 2 tail bound: exact from Beta marginals where they decide, else Monte Carlo (Clopper-Pearson)",
     validate=_validate_concentration,
+    requires_views=VIEWS,
 )
 def check_dirichlet_concentration(obligation: Obligation, context: CheckContext) -> Evidence:
     """Check P(‖M(p) − p‖∞ >= sqrt(log(1/β) / (2(k+1)))) <= β over a grid of (p, k, β).
