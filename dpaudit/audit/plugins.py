@@ -17,8 +17,10 @@ import importlib
 from importlib.metadata import entry_points
 
 import dpaudit.checks.accountants.certified_epsilon
-import dpaudit.checks.accountants.claims
+import dpaudit.checks.accountants.end_to_end
+import dpaudit.checks.accountants.moment_bounds
 import dpaudit.checks.accountants.peers
+import dpaudit.checks.accountants.tail_bound
 import dpaudit.checks.candidate.conformance
 import dpaudit.checks.empirical.audit
 import dpaudit.checks.empirical.parametric

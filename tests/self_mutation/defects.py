@@ -405,7 +405,7 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         "numerical-point-counted-verified",
         "verdicts",
-        "dpaudit/checks/accountants/claims.py",
+        "dpaudit/checks/accountants/tally.py",
         "            self.numerical.append(quantity)\n",
         "            self.verified += 1\n",
         ("tests/checks/test_accountants.py",),

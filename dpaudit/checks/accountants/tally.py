@@ -1,0 +1,157 @@
+"""What the accounting checkers share: the per-point tally that decides a grid's verdict by one rule,
+the counterexample of a failing GPOPE point, and the readers of their params.
+
+A point whose enclosure lies above the claim is a violation; one at or below it is verified; one
+that straddles the claim is undecided, unless the same quantity with the float64 round-off
+estimated (not bounded) holds, which makes it ``consistent (numerical)``, never ``verified``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import mpmath
+
+from dpaudit._validation import check_integer, check_real
+from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.evidence import Evidence, Measurement
+from dpaudit.kernel.verdicts import Verdict
+from dpaudit.mechanisms.subsampled_gaussian import GpopeStep
+from dpaudit.privacy.accounting.values import AccountedValue
+from dpaudit.privacy.relations import Relation
+
+__all__ = ["MAX_MEASUREMENTS", "Tally", "integers", "no_unknown", "reals", "step_witness", "text"]
+
+#: The most measurements (and violations) an accounting evidence keeps, the worst first.
+MAX_MEASUREMENTS = 24
+
+
+def step_witness(step: GpopeStep, view: Any, relation: Relation) -> dict[str, Any]:
+    """The counterexample of a failing point: the step's parameters and its per-step pair."""
+    return {
+        "records": step.records,
+        "steps": step.steps,
+        "noise_multiplier": step.noise_multiplier,
+        "relation": relation.name,
+        "sampling": step.sampling,
+        "per_step": view.to_json(),
+    }
+
+
+@dataclass
+class Tally:
+    """Collects per-point comparisons and decides the verdict by one rule."""
+
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    undecided: int = 0
+    verified: int = 0
+    numerical: list[str] = field(default_factory=list)
+    measurements: list[tuple[Any, Measurement]] = field(default_factory=list)
+
+    def add(
+        self,
+        quantity: str,
+        claimed: Any,
+        value: AccountedValue,
+        witness: Callable[[], dict[str, Any]],
+        estimate: AccountedValue | None = None,
+    ) -> None:
+        """One point: ``value`` is the rigorous enclosure; ``estimate`` (optional) the same quantity with
+        round-off estimated, which can only make an undecided point ``consistent (numerical)``."""
+        margin = mpmath.mpf(claimed) - mpmath.mpf(value.upper)
+        measurement = Measurement(quantity, claimed, value.value, margin, value.direction, (value.lower, value.upper))
+        if mpmath.mpf(value.lower) > mpmath.mpf(claimed):
+            self.violations.append(
+                {
+                    **witness(),
+                    "quantity": quantity,
+                    "claimed": text(claimed),
+                    "measured_lower": text(value.lower),
+                    "measured_upper": text(value.upper),
+                    "excess": text(mpmath.mpf(value.lower) - mpmath.mpf(claimed)),
+                }
+            )
+            rank = (0, mpmath.mpf(claimed) - mpmath.mpf(value.lower))
+        elif mpmath.mpf(value.upper) <= mpmath.mpf(claimed):
+            self.verified += 1
+            rank = (2, margin)
+        elif estimate is not None and mpmath.mpf(estimate.upper) <= mpmath.mpf(claimed):
+            self.numerical.append(quantity)
+            measurement = Measurement(
+                quantity,
+                claimed,
+                estimate.value,
+                mpmath.mpf(claimed) - mpmath.mpf(estimate.upper),
+                f"{value.direction}; holds with the float64 round-off estimated (rigorous upper end "
+                f"{mpmath.nstr(mpmath.mpf(value.upper), 6)} straddles the claim)",
+                (value.lower, value.upper),
+            )
+            rank = (1, margin)
+        else:
+            self.undecided += 1
+            rank = (1, margin)
+        # violations first (the most violated first), then undecided, then verified points
+        self.measurements.append((rank, measurement))
+
+    def evidence(
+        self, *, what: str, domain: str, method: str, budget: dict[str, Any], details: dict[str, Any]
+    ) -> Evidence:
+        kept = [m for _, m in sorted(self.measurements, key=lambda item: item[0])[:MAX_MEASUREMENTS]]
+        total = self.verified + self.undecided + len(self.violations) + len(self.numerical)
+        budget = {
+            **budget,
+            "points": total,
+            "violations": len(self.violations),
+            "undecided": self.undecided,
+            "numerical": len(self.numerical),
+        }
+        if self.violations:
+            verdict = Verdict.VIOLATED
+            worst = self.violations[0]
+            summary = f"{what} fails at {len(self.violations)} of {total} points; first: {worst['quantity']}"
+            counterexample = worst
+            details = {**details, "violations": self.violations[:MAX_MEASUREMENTS]}
+        elif self.undecided:
+            verdict, counterexample = Verdict.INCONCLUSIVE, None
+            summary = f"{what}: {self.undecided} of {total} points undecided (the enclosure straddles the claim)"
+        elif self.numerical:
+            verdict, counterexample = Verdict.CONSISTENT, None
+            summary = (
+                f"{what} holds at all {total} points, {len(self.numerical)} of them only with the float64 FFT "
+                f"round-off estimated, not bounded (consistent, numerical); first: {self.numerical[0]}"
+            )
+        elif total == 0:
+            verdict, counterexample = Verdict.INCONCLUSIVE, None
+            summary = f"{what}: no grid point lies in the statement's domain"
+        else:
+            verdict, counterexample = Verdict.VERIFIED, None
+            summary = f"{what} holds at all {total} points with rigorous error control"
+        return Evidence(verdict, summary, domain, method, tuple(kept), budget, counterexample, details)
+
+
+def text(value: Any) -> str:
+    """A number as a report writes it: 12 significant digits."""
+    return mpmath.nstr(mpmath.mpf(value), 12, min_fixed=-4, max_fixed=6)
+
+
+def reals(name: str, values: Any, **bounds: Any) -> list[float]:
+    """A non-empty list of reals, each checked against ``bounds`` (those of ``check_real``)."""
+    if not isinstance(values, (list, tuple)) or not values:
+        raise InvalidArgument(f"{name}={values!r}: expected a non-empty list")
+    return [check_real(f"{name}[{i}]", v, **bounds) for i, v in enumerate(values)]
+
+
+def integers(name: str, values: Any, low: int) -> list[int]:
+    """A non-empty list of integers, each at least ``low``."""
+    if not isinstance(values, (list, tuple)) or not values:
+        raise InvalidArgument(f"{name}={values!r}: expected a non-empty list")
+    return [check_integer(f"{name}[{i}]", v, low=low) for i, v in enumerate(values)]
+
+
+def no_unknown(params: dict[str, Any], allowed: Iterable[str]) -> None:
+    """Refuse params outside ``allowed``, naming the accepted ones."""
+    unknown = set(params) - set(allowed)
+    if unknown:
+        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected only {sorted(allowed)}")
