@@ -32,6 +32,7 @@ import dpaudit.checks.profiles.gaussian_mechanism
 import dpaudit.checks.profiles.smooth_gaussian
 import dpaudit.checks.sensitivity.balle2016
 import dpaudit.checks.sensitivity.search
+import dpaudit.checks.sensitivity.smooth_slack
 import dpaudit.checks.symbolic.smoothness  # noqa: F401  (the imports above register the built-in checkers)
 from dpaudit.errors import CheckerError, PluginError, UnknownName
 from dpaudit.kernel import checkers as registry

@@ -250,7 +250,7 @@ def test_lemma1_constants_reject_unknown_sets(bad):
 
 
 def test_local_sensitivities_match_exact_enumeration(spec_universe):
-    from dpaudit.checks.sensitivity.balle2016 import local_sensitivities
+    from dpaudit.checks.sensitivity.smooth_slack import local_sensitivities
     from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
         DatasetIndex,
         exact_local_sensitivity,
@@ -267,7 +267,7 @@ def test_local_sensitivities_match_exact_enumeration(spec_universe):
 
 @pytest.mark.parametrize("mechanism", ["lsl", "lsw"])
 def test_local_sensitivity_bounds_enclose_the_exact_values(spec_universe, mechanism):
-    from dpaudit.checks.sensitivity.balle2016 import local_sensitivity_bounds
+    from dpaudit.checks.sensitivity.smooth_slack import local_sensitivity_bounds
     from dpaudit.mechanisms.policy_evaluation.trajectory_universe import DatasetIndex, exact_local_sensitivity
 
     problem = mechanism_problem(DPLSL(**SPEC_LSL) if mechanism == "lsl" else DPLSW(**SPEC_LSW))
@@ -283,8 +283,8 @@ def test_local_sensitivity_bounds_enclose_the_exact_values(spec_universe, mechan
 
 
 def test_smooth_sensitivity_is_smooth_and_above_local(spec_universe):
-    from dpaudit.checks.sensitivity.balle2016 import local_sensitivities, smooth_sensitivity
     from dpaudit.checks.sensitivity.pair_sweep import pair_blocks
+    from dpaudit.checks.sensitivity.smooth_slack import local_sensitivities, smooth_sensitivity
     from dpaudit.mechanisms.policy_evaluation.trajectory_universe import DatasetIndex
 
     beta = 0.25
