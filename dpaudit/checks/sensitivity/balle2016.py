@@ -58,12 +58,8 @@ from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement, json_number
 from dpaudit.kernel.verdicts import Verdict
-from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
-    DatasetIndex,
-    LSWProblem,
-    TrajectoryUniverse,
-    chain_universe,
-)
+from dpaudit.mechanisms.policy_evaluation.exact_estimators import LSWProblem
+from dpaudit.mechanisms.policy_evaluation.trajectory_universe import DatasetIndex, TrajectoryUniverse, chain_universe
 from dpaudit.privacy.relations import REPLACE_ONE
 
 __all__ = [
