@@ -27,6 +27,7 @@ import dpaudit.checks.empirical.parametric
 import dpaudit.checks.empirical.privacy_loss_check
 import dpaudit.checks.empirical.randomness
 import dpaudit.checks.profiles.dirichlet
+import dpaudit.checks.profiles.dirichlet_concentration
 import dpaudit.checks.profiles.exact_profile
 import dpaudit.checks.profiles.gaussian_mechanism
 import dpaudit.checks.profiles.smooth_gaussian
