@@ -25,7 +25,6 @@ LONG_FUNCTIONS = {
     "checks/empirical/certification.py:certify_privacy_lower_bound",
     "checks/empirical/privacy_loss_check.py:check_privacy_loss_histogram",
     "checks/empirical/randomness.py:check_randomness_contract",
-    "checks/profiles/smooth_gaussian.py:check_lemma1_exact_profile",
     "mechanisms/gpope_search.py:_variants",
     "report/comparison_svg.py:comparison_svg",
     "report/view.py:report_view",
