@@ -23,7 +23,6 @@ LONG_FUNCTIONS = {
     "audit/runner.py:run_audit",
     "checks/empirical/bound_evidence.py:bound_evidence",
     "checks/empirical/certification.py:certify_privacy_lower_bound",
-    "checks/empirical/randomness.py:check_randomness_contract",
     "mechanisms/gpope_search.py:_variants",
     "report/comparison_svg.py:comparison_svg",
     "report/view.py:report_view",
