@@ -20,7 +20,6 @@ LONG_MODULES = {
 
 #: Functions above the limit, as "module path:function name".
 LONG_FUNCTIONS = {
-    "audit/runner.py:run_audit",
     "checks/empirical/bound_evidence.py:bound_evidence",
     "checks/empirical/certification.py:certify_privacy_lower_bound",
     "mechanisms/gpope_search.py:_variants",
