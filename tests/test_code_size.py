@@ -32,7 +32,6 @@ LONG_FUNCTIONS = {
     "reproduce/xie2019.py:_chain_experiments",
     "reproduce/xie2019_off_policy.py:_off_policy_experiment",
     "reproduce/xie2019_summary.py:write_summary",
-    "rl/sampling.py:sample_trajectories",
 }
 
 
