@@ -22,7 +22,6 @@ LONG_MODULES = {
 LONG_FUNCTIONS = {
     "checks/empirical/bound_evidence.py:bound_evidence",
     "checks/empirical/certification.py:certify_privacy_lower_bound",
-    "mechanisms/gpope_search.py:_variants",
     "report/comparison_svg.py:comparison_svg",
     "report/view.py:report_view",
     "reproduce/balle2016.py:run_experiment",
