@@ -22,8 +22,8 @@ import numpy as np
 
 from dpaudit._validation import check_choice, check_integer, check_real
 from dpaudit.errors import InvalidArgument
+from dpaudit.mechanisms.gpope_step import SAMPLING_SCHEMES, GpopeStep
 from dpaudit.mechanisms.interface import CandidateSignature, InputDomain, Mechanism, Neighbourhood, OutputSpec
-from dpaudit.mechanisms.subsampled_gaussian import SAMPLING_SCHEMES, GpopeStep
 from dpaudit.privacy.accounting.pld import compose_pairs
 from dpaudit.privacy.accounting.values import AccountedValue
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
@@ -54,7 +54,7 @@ class SubsampledGaussianAccountant:
     """dpaudit's accountant for N subsampled Gaussian steps (clip norm 1; ε is scale-free in it).
 
     Attributes:
-        sampling: ``poisson`` or ``uniform_one`` (see :mod:`dpaudit.mechanisms.subsampled_gaussian`).
+        sampling: ``poisson`` or ``uniform_one`` (see :mod:`dpaudit.mechanisms.gpope_step`).
         relation: the neighbouring relation the ε is for.
         interval: the PLD grid step.
     """

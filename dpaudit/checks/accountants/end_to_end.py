@@ -17,7 +17,7 @@ from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Obligation
 from dpaudit.kernel.evidence import Evidence
-from dpaudit.mechanisms.subsampled_gaussian import SAMPLING_SCHEMES, UNIFORM_ONE, GpopeStep
+from dpaudit.mechanisms.gpope_step import SAMPLING_SCHEMES, UNIFORM_ONE, GpopeStep
 from dpaudit.privacy.accounting.mixtures import OutputPair
 from dpaudit.privacy.accounting.pld import compose_pairs
 from dpaudit.privacy.accounting.stated_bounds import xie2019_theorem1_noise, xie2019_theorem1_precondition

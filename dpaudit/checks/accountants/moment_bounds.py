@@ -19,7 +19,7 @@ from dpaudit.checks.budget_limits import ceiling
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Obligation
 from dpaudit.kernel.evidence import Evidence
-from dpaudit.mechanisms.subsampled_gaussian import SAMPLING_SCHEMES, UNIFORM_ONE, GpopeStep
+from dpaudit.mechanisms.gpope_step import SAMPLING_SCHEMES, UNIFORM_ONE, GpopeStep
 from dpaudit.privacy.accounting.rdp import moment_from_rdp, poisson_gaussian_rdp, wor_gaussian_rdp_upper
 from dpaudit.privacy.accounting.stated_bounds import STATED_MOMENT_BOUNDS, xie2019_theorem1_lambda_range
 from dpaudit.privacy.accounting.values import AccountedValue

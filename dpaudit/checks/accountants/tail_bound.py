@@ -22,7 +22,7 @@ from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Obligation
 from dpaudit.kernel.evidence import Evidence
-from dpaudit.mechanisms.subsampled_gaussian import POISSON, SAMPLING_SCHEMES, GpopeStep
+from dpaudit.mechanisms.gpope_step import POISSON, SAMPLING_SCHEMES, GpopeStep
 from dpaudit.privacy.accounting.conversions import moments_tail_delta
 from dpaudit.privacy.accounting.values import AccountedValue
 

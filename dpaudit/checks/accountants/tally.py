@@ -18,7 +18,7 @@ from dpaudit._validation import check_integer, check_real
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
-from dpaudit.mechanisms.subsampled_gaussian import GpopeStep
+from dpaudit.mechanisms.gpope_step import GpopeStep
 from dpaudit.privacy.accounting.values import AccountedValue
 from dpaudit.privacy.relations import Relation
 
