@@ -26,8 +26,6 @@ LONG_FUNCTIONS = {
     "report/view.py:report_view",
     "reproduce/balle2016.py:run_experiment",
     "reproduce/balle2016_claims.py:_claims",
-    "reproduce/gohari2020.py:_markdown",
-    "reproduce/gohari2020.py:run",
     "reproduce/xie2019.py:_chain_experiments",
     "reproduce/xie2019_off_policy.py:_off_policy_experiment",
     "reproduce/xie2019_summary.py:write_summary",
