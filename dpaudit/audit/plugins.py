@@ -22,7 +22,7 @@ import dpaudit.checks.accountants.moment_bounds
 import dpaudit.checks.accountants.peers
 import dpaudit.checks.accountants.tail_bound
 import dpaudit.checks.candidate.conformance
-import dpaudit.checks.empirical.audit
+import dpaudit.checks.empirical.epsilon_lower_bound
 import dpaudit.checks.empirical.parametric
 import dpaudit.checks.empirical.privacy_loss_check
 import dpaudit.checks.empirical.randomness

@@ -16,10 +16,10 @@ from dpaudit._validation import check_integer
 from dpaudit.checks.budget_limits import ceiling
 from dpaudit.checks.certificates.facts import certified_fact
 from dpaudit.checks.claim_inputs import approx_dp_of, require_views
-from dpaudit.checks.empirical.audit import EMPIRICAL_PARAMETERS
 from dpaudit.checks.empirical.bound_evidence import bound_evidence
 from dpaudit.checks.empirical.budget import AuditBudget, budget_from_params
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
+from dpaudit.checks.empirical.epsilon_lower_bound import EMPIRICAL_PARAMETERS
 from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
