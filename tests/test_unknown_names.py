@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import dpaudit.kernel.checkers
+from dpaudit.audit.mutants.library import get_mutant
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.spec import load_spec
 from dpaudit.errors import CheckerError, InvalidArgument, SpecError, UnknownName
@@ -26,6 +27,11 @@ def test_an_unknown_mechanism_is_the_same_error():
         get_mechanism("laplase")
     with pytest.raises(UnknownName):
         build_mechanism("laplase", {})
+
+
+def test_an_unknown_mutant_is_the_same_error():
+    with pytest.raises(UnknownName, match=r"mutant='gaussian_sigma_as_variance_typo': unknown mutant"):
+        get_mutant("gaussian_sigma_as_variance_typo")
 
 
 def test_no_hint_when_nothing_is_close():
