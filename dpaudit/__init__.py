@@ -3,8 +3,8 @@
 The public surface (docs/api.md): :func:`check` (audit your own function against a spec),
 :func:`audit_specs` (the claims of specs on dpaudit's references; ``dpaudit.audit`` is the
 subpackage), the report they return
-(``failed``, ``raise_for_failure``, ``to_json``), and the errors below. Every other module is
-internal and may change.
+(``failed``, ``raise_for_failure``, ``to_json``), and the errors below. A plugin imports from
+:mod:`dpaudit.plugin`, the other stable surface. Every other module is internal and may change.
 """
 
 from typing import Any
@@ -20,6 +20,7 @@ from dpaudit.errors import (
     InvalidType,
     NumericalError,
     SpecError,
+    UnknownName,
 )
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "InvalidType",
     "NumericalError",
     "SpecError",
+    "UnknownName",
     "__version__",
     "audit_specs",
     "check",

@@ -7,6 +7,9 @@ caller's input also derive from the matching built-in (``ValueError`` or
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 __all__ = [
     "AuditInterrupted",
     "CandidateError",
@@ -19,6 +22,7 @@ __all__ = [
     "OutputError",
     "PluginError",
     "SpecError",
+    "UnknownName",
 ]
 
 
@@ -28,6 +32,26 @@ class DpAuditError(Exception):
 
 class InvalidArgument(DpAuditError, ValueError):
     """An argument has the right type but a value outside what is accepted."""
+
+
+class UnknownName(InvalidArgument):
+    """A name looked up in one of dpaudit's registries (a mechanism, a checker) is not there.
+
+    The message echoes ``kind=name``, the closest known name when one is close, and every known name.
+
+    Args:
+        kind: what was looked up (``"mechanism"``, ``"checker"``).
+        name: the name that was asked for.
+        known: the names that exist.
+    """
+
+    def __init__(self, kind: str, name: str, known: Iterable[str]):
+        self.kind = kind
+        self.name = name
+        names = sorted(known)
+        close = difflib.get_close_matches(name, names, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        super().__init__(f"{kind}={name!r}: unknown {kind}{hint}; known {kind}s: {', '.join(names)}")
 
 
 class InvalidType(DpAuditError, TypeError):
@@ -56,7 +80,8 @@ class SpecError(DpAuditError, ValueError):
 
 
 class CheckerError(DpAuditError):
-    """A checker could not run on the obligation it was given (unknown name, bad parameters)."""
+    """A checker could not run on the obligation it was given (bad parameters, bad output of the
+    mechanism under audit); an unknown checker name is an :class:`UnknownName`."""
 
 
 class NumericalError(DpAuditError):

@@ -22,7 +22,7 @@ from dpaudit.audit.rerun import with_rerun_certificate
 from dpaudit.audit.results import ClaimResult, ObligationResult, RelationResult, deciding_obligations
 from dpaudit.audit.time_budget import TimeBudgetExhausted, wall_time_limit
 from dpaudit.checks.budget_limits import ceiling
-from dpaudit.errors import CheckerError, DpAuditError
+from dpaudit.errors import DpAuditError, UnknownName
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence
@@ -45,7 +45,7 @@ def obligation_for_run(obligation: Obligation, quick: bool) -> Obligation:
     if quick and not obligation.quick_params:
         try:
             checker = get_checker(obligation.checker)
-        except CheckerError:
+        except UnknownName:
             return run  # an unknown checker is reported as the obligation's error when it runs
         run = replace(run, params=checker.quick_params(run.params))
     return run

@@ -17,14 +17,17 @@ import importlib
 from importlib.metadata import entry_points
 
 import dpaudit.checks.accountants.certified_epsilon
-import dpaudit.checks.accountants.claims
+import dpaudit.checks.accountants.end_to_end
+import dpaudit.checks.accountants.moment_bounds
 import dpaudit.checks.accountants.peers
+import dpaudit.checks.accountants.tail_bound
 import dpaudit.checks.candidate.conformance
-import dpaudit.checks.empirical.audit
+import dpaudit.checks.empirical.epsilon_lower_bound
 import dpaudit.checks.empirical.parametric
 import dpaudit.checks.empirical.privacy_loss_check
 import dpaudit.checks.empirical.randomness
 import dpaudit.checks.profiles.dirichlet
+import dpaudit.checks.profiles.dirichlet_concentration
 import dpaudit.checks.profiles.exact_profile
 import dpaudit.checks.profiles.gaussian_mechanism
 import dpaudit.checks.profiles.smooth_gaussian
@@ -32,7 +35,7 @@ import dpaudit.checks.sensitivity.balle2016
 import dpaudit.checks.sensitivity.search
 import dpaudit.checks.sensitivity.smooth_slack
 import dpaudit.checks.symbolic.smoothness  # noqa: F401  (the imports above register the built-in checkers)
-from dpaudit.errors import CheckerError, PluginError
+from dpaudit.errors import CheckerError, PluginError, UnknownName
 from dpaudit.kernel import checkers as registry
 from dpaudit.kernel.checkers import CheckerEntry
 from dpaudit.mechanisms.interface import Mechanism
@@ -62,7 +65,7 @@ def load_plugin_checkers() -> None:
     if _loaded:
         return
     _loaded.append(True)
-    before = {entry.name for entry in registry.list_checkers()}
+    before = {entry.name for entry in registry.registered_checkers()}
     for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda point: point.name):
         try:
             importlib.import_module(point.value.split(":")[0])
@@ -72,7 +75,7 @@ def load_plugin_checkers() -> None:
             raise PluginError(
                 f"entry point {point.name!r} ({point.value}) of {ENTRY_POINT_GROUP} failed to import: {exc}"
             ) from exc
-    _from_plugins.update({entry.name for entry in registry.list_checkers()} - before)
+    _from_plugins.update({entry.name for entry in registry.registered_checkers()} - before)
 
 
 def found_by_a_fresh_process(name: str) -> bool:
@@ -82,7 +85,7 @@ def found_by_a_fresh_process(name: str) -> bool:
     """
     try:
         entry = get_checker(name)
-    except CheckerError:
+    except UnknownName:
         return True
     return entry.function.__module__.startswith("dpaudit.checks.") or name in _from_plugins
 
@@ -91,16 +94,16 @@ def get_checker(name: str) -> CheckerEntry:
     """The checker ``name``, built in or from a plugin.
 
     Raises:
-        CheckerError: naming the known checkers when ``name`` is unknown.
+        UnknownName: naming the known checkers (and the closest) when ``name`` is unknown.
     """
     load_plugin_checkers()
-    return registry.get_checker(name)
+    return registry.registered_checker(name)
 
 
 def list_checkers() -> list[CheckerEntry]:
     """Every checker, built in or from a plugin, sorted by name."""
     load_plugin_checkers()
-    return registry.list_checkers()
+    return registry.registered_checkers()
 
 
 def applicable_checkers(mechanism: Mechanism) -> list[CheckerEntry]:

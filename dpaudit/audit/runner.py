@@ -8,6 +8,7 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,46 @@ from dpaudit.errors import AuditInterrupted
 from dpaudit.kernel.claims import Claim
 
 __all__ = ["run_audit", "spec_display_path"]
+
+
+@dataclass(frozen=True)
+class _ClaimRun:
+    """How each claim runs in this process (see :func:`run_audit`)."""
+
+    seed: int
+    quick: bool
+    executor: Executor | None
+    candidate: Any
+    deadline: float | None
+    progress: ProgressReporter | None
+
+
+def _run_claims_here(
+    claims: Sequence[tuple[Claim, str | None]], run: _ClaimRun
+) -> tuple[list[ClaimResult], int | None]:
+    """Run the claims one after the other in this process: their results, and the signal that
+    interrupted them (SIGINT or SIGTERM) or None."""
+    finished: list[ClaimResult] = []
+    for claim, path in claims:
+        claim_start = time.perf_counter()
+        try:
+            finished.append(
+                run_claim(
+                    claim,
+                    seed=run.seed,
+                    quick=run.quick,
+                    spec_path=path,
+                    executor=run.executor,
+                    candidate=run.candidate,
+                    deadline=run.deadline,
+                    progress=run.progress,
+                )
+            )
+            if run.progress is not None:
+                run.progress.claim_finished(len(finished), len(claims), finished[-1], time.perf_counter() - claim_start)
+        except KeyboardInterrupt as exc:
+            return finished, int(exc.signal_number if isinstance(exc, AuditInterrupted) else signal.SIGINT)
+    return finished, None
 
 
 def run_audit(
@@ -54,9 +95,6 @@ def run_audit(
     deadline = None if time_limit is None else time.monotonic() + time_limit
     if progress is not None:
         progress.start(sum(len(claim.relations) * len(claim.obligations) for claim, _ in claims))
-    finished: list[ClaimResult] = []
-    interrupted = None
-    interrupted_signal = None
     local = any(not found_by_a_fresh_process(item.checker) for claim, _ in claims for item in claim.obligations)
     pool = claim_pool(executor) if candidate is None and not local else None
     workers = getattr(pool, "_max_workers", 2)
@@ -67,36 +105,15 @@ def run_audit(
         finished, interrupted_signal = run_claims_in_pool(
             pool, claims, planned, seed, quick, deadline, progress, while_in_pool
         )
-        if interrupted_signal is not None:
-            interrupted = (
-                f"signal {interrupted_signal}: {len(claims) - len(finished)} of {len(claims)} claim(s) not finished, "
-                "not in this report"
-            )
-        claims = []  # every claim ran (or was interrupted) in the pool
-    for claim, path in claims:
-        claim_start = time.perf_counter()
-        try:
-            finished.append(
-                run_claim(
-                    claim,
-                    seed=seed,
-                    quick=quick,
-                    spec_path=path,
-                    executor=executor,
-                    candidate=candidate,
-                    deadline=deadline,
-                    progress=progress,
-                )
-            )
-            if progress is not None:
-                progress.claim_finished(len(finished), len(claims), finished[-1], time.perf_counter() - claim_start)
-        except KeyboardInterrupt as exc:
-            interrupted_signal = int(exc.signal_number if isinstance(exc, AuditInterrupted) else signal.SIGINT)
-            left = len(claims) - len(finished)
-            interrupted = (
-                f"signal {interrupted_signal}: {left} of {len(claims)} claim(s) not finished, not in this report"
-            )
-            break
+    else:
+        run = _ClaimRun(seed, quick, executor, candidate, deadline, progress)
+        finished, interrupted_signal = _run_claims_here(claims, run)
+    interrupted = None
+    if interrupted_signal is not None:
+        interrupted = (
+            f"signal {interrupted_signal}: {len(claims) - len(finished)} of {len(claims)} claim(s) not finished, "
+            "not in this report"
+        )
     report = AuditReport(
         claims=tuple(finished),
         interrupted=interrupted,

@@ -13,7 +13,7 @@ from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.progress import ProgressReporter
 from dpaudit.audit.results import ClaimResult, ObligationResult
 from dpaudit.checks.empirical.executors import interrupts_deferred
-from dpaudit.errors import AuditInterrupted, CheckerError
+from dpaudit.errors import AuditInterrupted, UnknownName
 from dpaudit.kernel.claims import Claim
 from dpaudit.kernel.evidence import Evidence
 from dpaudit.kernel.verdicts import Verdict
@@ -80,7 +80,7 @@ def _batched(checker: str) -> bool:
     its obligation gives the ``error``)."""
     try:
         return get_checker(checker).batch_by_relation
-    except CheckerError:
+    except UnknownName:
         return False
 
 

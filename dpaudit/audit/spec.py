@@ -18,7 +18,7 @@ from dpaudit.audit.spec_findings import known_findings
 from dpaudit.audit.spec_reader import SpecReader
 from dpaudit.audit.spec_values import MAX_NESTING, MAX_SPEC_BYTES, _check_id, _check_values, _printable, load_pairs_file
 from dpaudit.checks.budget_limits import ceiling, check_ceilings, lowered_ceilings
-from dpaudit.errors import CheckerError, DpAuditError, SpecError
+from dpaudit.errors import DpAuditError, SpecError, UnknownName
 from dpaudit.kernel.claims import Claim, MechanismSpec, Obligation, Source
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 from dpaudit.privacy.guarantees import (
@@ -294,7 +294,7 @@ def _parse_claim(reader: SpecReader, data: dict[str, Any]) -> Claim:
 def _validate_obligation(reader: SpecReader, claim: Claim, obligation: Obligation, index: int) -> None:
     try:
         entry = get_checker(obligation.checker)
-    except CheckerError as exc:
+    except UnknownName as exc:
         raise reader.fail(f"obligations[{index}].checker", str(exc)) from None
     missing = sorted(entry.requires_views - get_mechanism(claim.mechanism.name).views)
     if missing:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from dpaudit.errors import InvalidArgument
@@ -10,7 +10,7 @@ from dpaudit.kernel.claims import Claim
 from dpaudit.mechanisms.catalogue import get_mechanism
 from dpaudit.privacy.guarantees import ApproxDP, ZeroConcentratedDP
 
-__all__ = ["approx_dp_of", "input_converter"]
+__all__ = ["approx_dp_of", "input_converter", "require_views"]
 
 
 def approx_dp_of(claim: Claim) -> ApproxDP:
@@ -32,3 +32,19 @@ def approx_dp_of(claim: Claim) -> ApproxDP:
 def input_converter(claim: Claim) -> Callable[[Any], Any]:
     """Turns a plain input of a spec (numbers, lists, tables) into the claim's mechanism's input."""
     return get_mechanism(claim.mechanism.name).input_domain.from_plain
+
+
+def require_views(claim: Claim, views: Iterable[str]) -> None:
+    """Fail closed when the claim's mechanism does not offer the white-box ``views`` a checker reads:
+    the rule the spec loader applies to ``register_checker(requires_views=...)``, for a validator
+    called on a claim that no spec loaded.
+
+    Raises:
+        InvalidArgument: naming the missing views; UnknownName for an unknown mechanism.
+    """
+    missing = sorted(set(views) - get_mechanism(claim.mechanism.name).views)
+    if missing:
+        raise InvalidArgument(
+            f"claim {claim.id!r}: mechanism={claim.mechanism.name!r} does not offer the white-box views "
+            f"{missing} this checker reads"
+        )

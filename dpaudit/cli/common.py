@@ -156,7 +156,7 @@ def sampled(claim: Any, arguments: argparse.Namespace) -> Any:
     """The claim with ``--samples auto`` applied to its Monte Carlo epsilon checks."""
     if arguments.samples != "auto":
         return claim
-    from dpaudit.checks.empirical.audit import with_auto_samples
+    from dpaudit.checks.empirical.epsilon_lower_bound import with_auto_samples
 
     return with_auto_samples(claim)
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dpaudit.errors import CheckerError
+from dpaudit.errors import CheckerError, UnknownName
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from dpaudit.kernel.evidence import Evidence
     from dpaudit.privacy.relations import Relation
 
-__all__ = ["CheckContext", "CheckerEntry", "get_checker", "list_checkers", "register_checker"]
+__all__ = ["CheckContext", "CheckerEntry", "register_checker", "registered_checker", "registered_checkers"]
 
 
 @dataclass(frozen=True)
@@ -166,19 +166,21 @@ def register_checker(
     return decorate
 
 
-def get_checker(name: str) -> CheckerEntry:
-    """Return the registered checker ``name``.
+def registered_checker(name: str) -> CheckerEntry:
+    """The checker ``name`` among those registered so far in this process.
+
+    Only the runner calls this: everything else looks a checker up with
+    :func:`dpaudit.audit.plugins.get_checker`, which imports the built-in and plugin checkers first.
 
     Raises:
-        CheckerError: naming the known checkers when ``name`` is unknown.
+        UnknownName: naming the known checkers when ``name`` is unknown.
     """
     try:
         return _REGISTRY[name]
     except KeyError:
-        known = ", ".join(sorted(_REGISTRY))
-        raise CheckerError(f"unknown checker {name!r}; known checkers: {known}") from None
+        raise UnknownName("checker", name, _REGISTRY) from None
 
 
-def list_checkers() -> list[CheckerEntry]:
-    """All registered checkers, sorted by name."""
+def registered_checkers() -> list[CheckerEntry]:
+    """The checkers registered so far in this process, sorted by name (see :func:`registered_checker`)."""
     return [_REGISTRY[name] for name in sorted(_REGISTRY)]

@@ -25,8 +25,8 @@ import numpy as np
 
 from dpaudit._validation import check_choice, check_integer, check_real
 from dpaudit.errors import InvalidArgument
+from dpaudit.mechanisms.gpope_step import POISSON, SAMPLING_SCHEMES, GpopeStep
 from dpaudit.mechanisms.interface import CandidateSignature, InputDomain, Mechanism, Neighbourhood, OutputSpec
-from dpaudit.mechanisms.subsampled_gaussian import POISSON, SAMPLING_SCHEMES, GpopeStep
 from dpaudit.privacy.accounting.pld import compose_pairs
 from dpaudit.privacy.accounting.rdp import compose_rdp, poisson_gaussian_rdp
 from dpaudit.privacy.accounting.values import AccountedValue
@@ -74,7 +74,7 @@ class SubsampledGaussianAccountant:
     """dpaudit's accountant for N subsampled Gaussian steps (clip norm 1; ε is scale-free in it).
 
     Attributes:
-        sampling: ``poisson`` or ``uniform_one`` (see :mod:`dpaudit.mechanisms.subsampled_gaussian`).
+        sampling: ``poisson`` or ``uniform_one`` (see :mod:`dpaudit.mechanisms.gpope_step`).
         relation: the neighbouring relation the ε is for.
         interval: the PLD grid step.
     """

@@ -16,19 +16,19 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.errors import InvalidArgument, PluginError
+from dpaudit.errors import PluginError, UnknownName
 from dpaudit.mechanisms.accountant import MECHANISM as ACCOUNTANT
 from dpaudit.mechanisms.black_box import MECHANISM as BLACK_BOX
 from dpaudit.mechanisms.dirichlet import MECHANISM as DIRICHLET
 from dpaudit.mechanisms.gaussian import MECHANISM as GAUSSIAN
 from dpaudit.mechanisms.gpope import MECHANISM as GPOPE
+from dpaudit.mechanisms.gpope_step import MECHANISM as GPOPE_STEP
 from dpaudit.mechanisms.interface import Mechanism
 from dpaudit.mechanisms.laplace import MECHANISM as LAPLACE
 from dpaudit.mechanisms.policy_evaluation.private import DP_LSL, DP_LSW
-from dpaudit.mechanisms.private_transitions import MECHANISM as PRIVATE_SYNTHESIS
+from dpaudit.mechanisms.private_synthesis import MECHANISM as PRIVATE_SYNTHESIS
 from dpaudit.mechanisms.rl_algorithm import MECHANISM as RL_ALGORITHM
 from dpaudit.mechanisms.smooth_gaussian import MECHANISM as SMOOTH_GAUSSIAN
-from dpaudit.mechanisms.subsampled_gaussian import MECHANISM as GPOPE_STEP
 
 __all__ = [
     "BUILTIN_MECHANISMS",
@@ -92,13 +92,11 @@ def get_mechanism(name: str) -> Mechanism:
     """The mechanism named ``name``.
 
     Raises:
-        InvalidArgument: for an unknown name, listing the known ones.
+        UnknownName: for an unknown name, listing the known ones.
     """
     catalogue = _catalogue()
     if name not in catalogue:
-        raise InvalidArgument(
-            f"mechanism={name!r}: unknown mechanism; known mechanisms: {', '.join(sorted(catalogue))}"
-        )
+        raise UnknownName("mechanism", name, catalogue)
     return catalogue[name]
 
 

@@ -52,6 +52,11 @@ class GaussianMechanism:
         """White-box view: the mean f(X) and the noise standard deviation σ."""
         return check_finite_array("data", data), self.sigma
 
+    def gaussian_shift(self) -> tuple[float, float]:
+        """White-box view: (Δ, σ) such that every release is N(f(X), σ² I) and neighbours have
+        ‖f(X) − f(X')‖₂ <= Δ, all a shift-of-Gaussians profile needs (Balle & Wang 2018, Theorem 8)."""
+        return self.sensitivity, self.sigma
+
     def audit_pairs(self, relation: Relation) -> list[tuple[np.ndarray, np.ndarray, str]]:
         """The worst-case neighbouring pair f(X) = 0, f(X') = Δ e1, for black-box and histogram audits.
 
@@ -74,7 +79,7 @@ MECHANISM = Mechanism(
     relations=(REPLACE_ONE, ADD_REMOVE_ONE),
     neighbourhood=norm_ball(2),
     output=OutputSpec("f(X) + noise: a vector of the input's length", lambda params, data: np.shape(data)),
-    views=frozenset({"gaussian_view", "audit_pairs"}),
+    views=frozenset({"gaussian_view", "gaussian_shift", "audit_pairs"}),
     candidate=CandidateSignature("value", "gaussian(value, *, sigma, sensitivity, rng) -> ndarray"),
     source="Dwork & Roth 2014, Sec. 3.5.3",
     noise_family="gaussian",

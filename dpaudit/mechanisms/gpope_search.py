@@ -127,95 +127,158 @@ def _split(first: Any, second: Any, relation: Relation) -> _Split | None:
     return None
 
 
-def _variants(split: _Split, seen: list[_Trajectory], params: Mapping[str, Any]) -> list[tuple[Any, Any, str]]:
-    """The proposals around one split pair, most informative first."""
+_Case = tuple["_Trajectory | None", "_Trajectory | None", list["_Trajectory"], str]
+
+
+@dataclass(frozen=True)
+class _Proposal:
+    """What every case around one split pair is built from: the differing (or added) trajectory and its
+    partner, the shortest seen trajectory unrewarded (copied for the others), a terminal one, its first
+    step, and the scales (a reward far beyond the clipping norm, the largest seen, the largest weight,
+    the longest length)."""
+
+    base: _Trajectory
+    other: _Trajectory
+    copies: list[_Trajectory]
+    terminal: _Trajectory
+    first_step: _Trajectory
+    far: float
+    largest: float
+    weight: float
+    longest: int
+    clip_norm: float
+
+    @property
+    def steps(self) -> str:
+        return f"{self.longest} step" + ("s" if self.longest > 1 else "")
+
+
+def _proposal(split: _Split, seen: list[_Trajectory], params: Mapping[str, Any]) -> _Proposal:
     clip = params.get("clip_norm", 1.0)
     clip_norm = float(clip) if isinstance(clip, int | float) and not isinstance(clip, bool) and clip > 0 else 1.0
     largest = max(float(np.abs(t.rewards).max()) for t in seen)
-    far = SEARCH_REWARD_FACTOR * max(largest, clip_norm)
-    weight = max(float(t.rho.max()) for t in seen)
-    longest = max(t.rewards.size for t in seen)
-    one_step = params.get("normalisation", "mean") != "paper"
     base = split.differing
-    other = split.partner or base
     shortest = min(seen, key=lambda t: t.rewards.size).rewarded(0.0)
-    copies = [shortest] * len(split.others)
-    terminal = replace(base, phi_next=np.zeros_like(base.phi_next)).rewarded(0.0)
-    first_step = base.steps(1)
-    steps = f"{longest} step" + ("s" if longest > 1 else "")
+    return _Proposal(
+        base=base,
+        other=split.partner or base,
+        copies=[shortest] * len(split.others),
+        terminal=replace(base, phi_next=np.zeros_like(base.phi_next)).rewarded(0.0),
+        first_step=base.steps(1),
+        far=SEARCH_REWARD_FACTOR * max(largest, clip_norm),
+        largest=largest,
+        weight=max(float(t.rho.max()) for t in seen),
+        longest=max(t.rewards.size for t in seen),
+        clip_norm=clip_norm,
+    )
 
-    if split.partner is not None:
-        cases: list[tuple[_Trajectory | None, _Trajectory | None, list[_Trajectory], str]] = [
-            (
-                base.rewarded(far),
-                base.rewarded(-far),
-                split.others,
-                f"rewards {far:g} vs {-far:g} (far beyond the clipping norm h = {clip_norm:g})",
-            ),
-            (base.rewarded(far), base.rewarded(-far), copies, f"rewards {far:g} vs {-far:g}, the others unrewarded"),
-            (base.rewarded(0.0), base.rewarded(far), split.others, f"unrewarded vs rewards {far:g}"),
-            (
-                terminal,
-                other.rewarded(far),
-                copies,
-                f"a terminal unrewarded trajectory vs rewards {far:g}, the others unrewarded",
-            ),
-            (
-                first_step.rewarded(far),
-                first_step.rewarded(-far),
-                split.others,
-                f"a single step with reward {far:g} vs {-far:g}",
-            ),
-            (
-                first_step.rewarded(far),
-                other.steps(longest).rewarded(-far),
-                split.others,
-                f"a single step with reward {far:g} vs the longest ({steps}) with rewards {-far:g}",
-            ),
-            (
-                base.steps(longest).rewarded(far),
-                base.steps(longest).rewarded(-far),
-                split.others,
-                f"the longest ({steps}) with rewards {far:g} vs {-far:g}",
-            ),
-            (
-                replace(base.rewarded(far), rho=np.full(base.rho.shape, weight)),
-                replace(base, rho=np.zeros_like(base.rho)),
-                split.others,
-                f"importance weights {weight:g} and rewards {far:g} vs weights 0",
-            ),
-            (
-                base.rewarded(largest),
-                base.rewarded(-largest),
-                split.others,
-                f"rewards {largest:g} vs {-largest:g} (the largest seen)",
-            ),
-            (base, replace(base, rewards=-base.rewards), split.others, "its rewards negated"),
-            (base, other.rewarded(0.0), split.others, "the one on X' unrewarded"),
-        ]
-    else:
-        cases = [
-            (base.rewarded(far), None, split.others, f"rewards {far:g}"),
-            (base.rewarded(far), None, copies, f"rewards {far:g}, the others unrewarded"),
-            (base.rewarded(-far), None, split.others, f"rewards {-far:g}"),
-            (first_step.rewarded(far), None, split.others, f"a single step with reward {far:g}"),
-            (
-                base.steps(longest).rewarded(far),
-                None,
-                split.others,
-                f"the longest ({steps}) with rewards {far:g}",
-            ),
-            (
-                replace(base.rewarded(far), rho=np.full(base.rho.shape, weight)),
-                None,
-                split.others,
-                f"importance weights {weight:g} and rewards {far:g}",
-            ),
-            (replace(base, rho=np.zeros_like(base.rho)), None, split.others, "importance weights 0"),
-            (terminal, None, split.others, "a terminal unrewarded trajectory"),
-            (base.rewarded(largest), None, split.others, f"rewards {largest:g} (the largest seen)"),
-            (base.rewarded(0.0), None, split.others, "unrewarded"),
-        ]
+
+def _replace_cases(split: _Split, proposal: _Proposal) -> list[_Case]:
+    """The cases of a replace-one split: the differing trajectory against its partner, changed."""
+    base, other, copies, terminal, first_step = (
+        proposal.base,
+        proposal.other,
+        proposal.copies,
+        proposal.terminal,
+        proposal.first_step,
+    )
+    far, largest, weight, longest, clip_norm, steps = (
+        proposal.far,
+        proposal.largest,
+        proposal.weight,
+        proposal.longest,
+        proposal.clip_norm,
+        proposal.steps,
+    )
+    return [
+        (
+            base.rewarded(far),
+            base.rewarded(-far),
+            split.others,
+            f"rewards {far:g} vs {-far:g} (far beyond the clipping norm h = {clip_norm:g})",
+        ),
+        (base.rewarded(far), base.rewarded(-far), copies, f"rewards {far:g} vs {-far:g}, the others unrewarded"),
+        (base.rewarded(0.0), base.rewarded(far), split.others, f"unrewarded vs rewards {far:g}"),
+        (
+            terminal,
+            other.rewarded(far),
+            copies,
+            f"a terminal unrewarded trajectory vs rewards {far:g}, the others unrewarded",
+        ),
+        (
+            first_step.rewarded(far),
+            first_step.rewarded(-far),
+            split.others,
+            f"a single step with reward {far:g} vs {-far:g}",
+        ),
+        (
+            first_step.rewarded(far),
+            other.steps(longest).rewarded(-far),
+            split.others,
+            f"a single step with reward {far:g} vs the longest ({steps}) with rewards {-far:g}",
+        ),
+        (
+            base.steps(longest).rewarded(far),
+            base.steps(longest).rewarded(-far),
+            split.others,
+            f"the longest ({steps}) with rewards {far:g} vs {-far:g}",
+        ),
+        (
+            replace(base.rewarded(far), rho=np.full(base.rho.shape, weight)),
+            replace(base, rho=np.zeros_like(base.rho)),
+            split.others,
+            f"importance weights {weight:g} and rewards {far:g} vs weights 0",
+        ),
+        (
+            base.rewarded(largest),
+            base.rewarded(-largest),
+            split.others,
+            f"rewards {largest:g} vs {-largest:g} (the largest seen)",
+        ),
+        (base, replace(base, rewards=-base.rewards), split.others, "its rewards negated"),
+        (base, other.rewarded(0.0), split.others, "the one on X' unrewarded"),
+    ]
+
+
+def _added_cases(split: _Split, proposal: _Proposal) -> list[_Case]:
+    """The cases of an add/remove-one split: the added trajectory, changed, against its absence."""
+    base, copies, terminal, first_step = proposal.base, proposal.copies, proposal.terminal, proposal.first_step
+    far, largest, weight, longest, steps = (
+        proposal.far,
+        proposal.largest,
+        proposal.weight,
+        proposal.longest,
+        proposal.steps,
+    )
+    return [
+        (base.rewarded(far), None, split.others, f"rewards {far:g}"),
+        (base.rewarded(far), None, copies, f"rewards {far:g}, the others unrewarded"),
+        (base.rewarded(-far), None, split.others, f"rewards {-far:g}"),
+        (first_step.rewarded(far), None, split.others, f"a single step with reward {far:g}"),
+        (
+            base.steps(longest).rewarded(far),
+            None,
+            split.others,
+            f"the longest ({steps}) with rewards {far:g}",
+        ),
+        (
+            replace(base.rewarded(far), rho=np.full(base.rho.shape, weight)),
+            None,
+            split.others,
+            f"importance weights {weight:g} and rewards {far:g}",
+        ),
+        (replace(base, rho=np.zeros_like(base.rho)), None, split.others, "importance weights 0"),
+        (terminal, None, split.others, "a terminal unrewarded trajectory"),
+        (base.rewarded(largest), None, split.others, f"rewards {largest:g} (the largest seen)"),
+        (base.rewarded(0.0), None, split.others, "unrewarded"),
+    ]
+
+
+def _variants(split: _Split, seen: list[_Trajectory], params: Mapping[str, Any]) -> list[tuple[Any, Any, str]]:
+    """The proposals around one split pair, most informative first."""
+    proposal = _proposal(split, seen, params)
+    cases = _replace_cases(split, proposal) if split.partner is not None else _added_cases(split, proposal)
+    one_step = params.get("normalisation", "mean") != "paper"
     found: list[tuple[Any, Any, str]] = []
     proposed: set[str] = set()
     for x, y, others, text in cases:

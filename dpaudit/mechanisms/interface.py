@@ -52,6 +52,7 @@ GAUSSIAN_VIEW = "gaussian_view"
 KNOWN_VIEWS = frozenset(
     {
         GAUSSIAN_VIEW,  # data -> (mean, sigma): the release is N(mean, sigma^2 I)
+        "gaussian_shift",  # () -> (sensitivity, sigma): N(f(X), sigma^2 I) with ||f(X) - f(X')||_2 <= sensitivity
         "laplace_view",  # data -> (centre, scale): the release is centre + Laplace(scale) per coordinate
         "concentration",  # data -> Dirichlet parameters of the release
         "audit_pairs",  # relation -> least private neighbouring pairs (X, X', label[, pilot draws per side])

@@ -223,6 +223,46 @@ def _figures(out_dir: Path, summaries: dict[str, list[dict[str, Any]]]) -> list[
     return paths
 
 
+def _example_section(example: _Example, table: list[dict[str, Any]]) -> list[str]:
+    """The summary's section of one example: its table per k and where the bracketing or the row
+    coverage falls short of what the paper's statements imply."""
+    lines = [
+        f"## {example.name}",
+        "",
+        f"Domain: {example.domain_note}.",
+        "",
+        "| k | alpha | optimistic | pessimistic | private | true | non-private | cost of privacy | "
+        "bracketed (95% CI) | implied >= | row coverage (95% CI) | s per k (bounds) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for e in table:
+
+        def cell(key: str, e: dict = e) -> str:
+            return f"{e[key + '_mean']:.4f} ± {e[key + '_sd']:.4f}"
+
+        low, high = e["bracket_interval"]
+        cov_low, cov_high = e["row_coverage_interval"]
+        lines.append(
+            f"| {e['k']:g} | {e['alpha']:.4f} | {cell('optimistic')} | {cell('pessimistic')} | {cell('private')} | "
+            f"{cell('true')} | {cell('nonprivate')} | {cell('cost')} | {e['bracketed']}/{e['runs']} "
+            f"[{low:.3f}, {high:.3f}] | {e['implied_fraction']:.3g} | {e['row_coverage']:.4f} "
+            f"[{cov_low:.4f}, {cov_high:.4f}] | {e['seconds_mean'] * e['runs']:.4f} |"
+        )
+    shortfall = [e for e in table if e["bracket_interval"][1] < e["implied_fraction"]]
+    coverage_short = [e for e in table if e["row_coverage_interval"][1] < 1.0 - BETA]
+    lines += [
+        "",
+        "Bracketing below the implied fraction (upper CI end < implied) at k = "
+        + (", ".join(f"{e['k']:g}" for e in shortfall) or "none")
+        + ".",
+        "Row coverage below Lemma 2's 1 - beta (upper CI end < 1 - beta) at k = "
+        + (", ".join(f"{e['k']:g}" for e in coverage_short) or "none")
+        + ".",
+        "",
+    ]
+    return lines
+
+
 def _markdown(
     examples: list[_Example],
     summaries: dict[str, list[dict[str, Any]]],
@@ -252,41 +292,7 @@ def _markdown(
         "",
     ]
     for example in examples:
-        table = summaries[example.name]
-        lines += [
-            f"## {example.name}",
-            "",
-            f"Domain: {example.domain_note}.",
-            "",
-            "| k | alpha | optimistic | pessimistic | private | true | non-private | cost of privacy | "
-            "bracketed (95% CI) | implied >= | row coverage (95% CI) | s per k (bounds) |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|",
-        ]
-        for e in table:
-
-            def cell(key: str, e: dict = e) -> str:
-                return f"{e[key + '_mean']:.4f} ± {e[key + '_sd']:.4f}"
-
-            low, high = e["bracket_interval"]
-            cov_low, cov_high = e["row_coverage_interval"]
-            lines.append(
-                f"| {e['k']:g} | {e['alpha']:.4f} | {cell('optimistic')} | {cell('pessimistic')} | {cell('private')} | "
-                f"{cell('true')} | {cell('nonprivate')} | {cell('cost')} | {e['bracketed']}/{e['runs']} "
-                f"[{low:.3f}, {high:.3f}] | {e['implied_fraction']:.3g} | {e['row_coverage']:.4f} "
-                f"[{cov_low:.4f}, {cov_high:.4f}] | {e['seconds_mean'] * e['runs']:.4f} |"
-            )
-        shortfall = [e for e in table if e["bracket_interval"][1] < e["implied_fraction"]]
-        coverage_short = [e for e in table if e["row_coverage_interval"][1] < 1.0 - BETA]
-        lines += [
-            "",
-            "Bracketing below the implied fraction (upper CI end < implied) at k = "
-            + (", ".join(f"{e['k']:g}" for e in shortfall) or "none")
-            + ".",
-            "Row coverage below Lemma 2's 1 - beta (upper CI end < 1 - beta) at k = "
-            + (", ".join(f"{e['k']:g}" for e in coverage_short) or "none")
-            + ".",
-            "",
-        ]
+        lines += _example_section(example, summaries[example.name])
     lines += [
         "## Time per k of the cost-of-privacy computation (Example 2)",
         "",
@@ -305,6 +311,38 @@ def _markdown(
         )
     lines += ["", "## Figures", ""] + [f"![{path.stem}]({path.name})" for path in figures] + [""]
     return "\n".join(lines)
+
+
+#: The columns of gohari2020_summary.csv after ``example``: (header, key of a summary entry).
+_SUMMARY_COLUMNS = (
+    ("k", "k"),
+    ("alpha", "alpha"),
+    ("optimistic", "optimistic_mean"),
+    ("pessimistic", "pessimistic_mean"),
+    ("private", "private_mean"),
+    ("true", "true_mean"),
+    ("nonprivate", "nonprivate_mean"),
+    ("cost", "cost_mean"),
+    ("bracketed", "bracketed"),
+    ("runs", "runs"),
+    ("implied_fraction", "implied_fraction"),
+    ("row_coverage", "row_coverage"),
+)
+
+
+def _write_tables(out_dir: Path, records: list[dict[str, Any]], summaries: dict[str, list[dict[str, Any]]]) -> None:
+    """Write every run (gohari2020_runs.csv) and the per-(example, k) summary (gohari2020_summary.csv)."""
+    with open(out_dir / "gohari2020_runs.csv", "w", newline="", encoding="utf-8") as handle:
+        runs = csv.DictWriter(handle, fieldnames=FIELDS)
+        runs.writeheader()
+        for record in records:
+            runs.writerow({key: record[key] for key in FIELDS})
+    with open(out_dir / "gohari2020_summary.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["example", *(header for header, _ in _SUMMARY_COLUMNS)])
+        for name, table in summaries.items():
+            for entry in table:
+                writer.writerow([name, *(entry[key] for _, key in _SUMMARY_COLUMNS)])
 
 
 def run(out_dir: Path, *, quick: bool, seed: int) -> Path:
@@ -343,49 +381,7 @@ def run(out_dir: Path, *, quick: bool, seed: int) -> Path:
         _cvxpy_comparison(examples[1], k, s)
         for k, s in zip(comparison_ks, spawn_seed_sequences(lp_seed, len(comparison_ks)), strict=False)
     ]
-    with open(out_dir / "gohari2020_runs.csv", "w", newline="", encoding="utf-8") as handle:
-        runs = csv.DictWriter(handle, fieldnames=FIELDS)
-        runs.writeheader()
-        for record in records:
-            runs.writerow({key: record[key] for key in FIELDS})
-    with open(out_dir / "gohari2020_summary.csv", "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(
-            [
-                "example",
-                "k",
-                "alpha",
-                "optimistic",
-                "pessimistic",
-                "private",
-                "true",
-                "nonprivate",
-                "cost",
-                "bracketed",
-                "runs",
-                "implied_fraction",
-                "row_coverage",
-            ]
-        )
-        for name, table in summaries.items():
-            for e in table:
-                writer.writerow(
-                    [
-                        name,
-                        e["k"],
-                        e["alpha"],
-                        e["optimistic_mean"],
-                        e["pessimistic_mean"],
-                        e["private_mean"],
-                        e["true_mean"],
-                        e["nonprivate_mean"],
-                        e["cost_mean"],
-                        e["bracketed"],
-                        e["runs"],
-                        e["implied_fraction"],
-                        e["row_coverage"],
-                    ]
-                )
+    _write_tables(out_dir, records, summaries)
     figures = _figures(out_dir, summaries)
     summary = out_dir / "gohari2020_summary.md"
     summary.write_text(_markdown(examples, summaries, comparisons, figures, quick, seed), encoding="utf-8")

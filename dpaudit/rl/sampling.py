@@ -93,6 +93,33 @@ def _start_states(mdp: FiniteMDP, count: int, start_states: Any, generator: np.r
     return starts.astype(np.int64)
 
 
+def _flat_transitions(mdp: FiniteMDP) -> tuple[np.ndarray, np.ndarray, int]:
+    """The transition law as one row per (state, action): its support (flattened), cdf and width."""
+    transition_support, transition_cdf = _compressed_cdf(mdp.transitions)
+    width = transition_cdf.shape[-1]
+    return transition_support.reshape(-1), transition_cdf.reshape(mdp.n_states * mdp.n_actions, width), width
+
+
+def _actions(
+    policy: MarkovPolicy,
+    compressed: tuple[np.ndarray, np.ndarray],
+    current: np.ndarray,
+    t: int,
+    generator: np.random.Generator,
+    n_actions: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The actions drawn at step ``t`` in the ``current`` states, and the (state, action) row indices
+    (no draw when there is one action)."""
+    if n_actions == 1:
+        return np.zeros(current.size, dtype=np.int64), current
+    policy_support, policy_cdf = compressed
+    support = policy_support if policy.is_stationary else policy_support[t]
+    rows = policy_cdf if policy.is_stationary else policy_cdf[t]
+    picks = _draw(rows[current], generator.random(current.size))
+    actions = support[current, picks]
+    return actions, current * n_actions + actions
+
+
 def sample_trajectories(
     mdp: FiniteMDP,
     policy: MarkovPolicy,
@@ -128,10 +155,7 @@ def sample_trajectories(
     generator = normalize_rng(rng)
     absorbing = mdp.absorbing_states() if stop_at_absorbing else np.zeros(mdp.n_states, dtype=bool)
     n_actions = mdp.n_actions
-    transition_support, transition_cdf = _compressed_cdf(mdp.transitions)
-    width = transition_cdf.shape[-1]
-    transition_cdf = transition_cdf.reshape(mdp.n_states * n_actions, width)
-    transition_support = transition_support.reshape(-1)
+    transition_support, transition_cdf, width = _flat_transitions(mdp)
     policy_support, policy_cdf = _compressed_cdf(policy.probabilities)
     three_d_rewards = mdp.rewards.ndim == 3
     flat_rewards = (mdp.rewards if three_d_rewards else mdp.expected_rewards).reshape(-1)
@@ -143,15 +167,7 @@ def sample_trajectories(
     parts: tuple[list[np.ndarray], ...] = ([], [], [], [])
     offsets = [0]
     for t in range(cap):
-        if n_actions == 1:
-            actions = np.zeros(active.size, dtype=np.int64)
-            pair = current
-        else:
-            support = policy_support if policy.is_stationary else policy_support[t]
-            rows = policy_cdf if policy.is_stationary else policy_cdf[t]
-            picks = _draw(rows[current], generator.random(active.size))
-            actions = support[current, picks]
-            pair = current * n_actions + actions
+        actions, pair = _actions(policy, (policy_support, policy_cdf), current, t, generator, n_actions)
         picks = _draw(transition_cdf[pair], generator.random(active.size))
         following = transition_support[pair * width + picks]
         rewards = flat_rewards[pair * mdp.n_states + following] if three_d_rewards else flat_rewards[pair]

@@ -25,8 +25,8 @@ from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.claims import Claim
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
+from dpaudit.mechanisms.gpope_step import GpopeStep
 from dpaudit.mechanisms.smooth_gaussian import smooth_gaussian_constants
-from dpaudit.mechanisms.subsampled_gaussian import GpopeStep
 from dpaudit.privacy.accounting.pld import pld_epsilon
 from dpaudit.privacy.calibration import lemma1_worst_case
 from dpaudit.privacy.dirichlet_composition import composition_delta_bounds

@@ -40,6 +40,7 @@ from dpaudit.audit.mutants.runs import mutant_spec_dir
 from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.dirichlet import DirichletMechanism
 from dpaudit.mechanisms.gaussian import GaussianMechanism
+from dpaudit.mechanisms.gpope_step import GpopeStep
 from dpaudit.mechanisms.policy_evaluation.bounds import rounding_safe_beta
 from dpaudit.mechanisms.policy_evaluation.private import DPLSL, DPLSW
 from dpaudit.mechanisms.policy_evaluation.statistics import FirstVisitStatistics
@@ -47,7 +48,6 @@ from dpaudit.mechanisms.smooth_gaussian import (
     SmoothGaussianMechanism,
     main_text_constants,
 )
-from dpaudit.mechanisms.subsampled_gaussian import GpopeStep
 from dpaudit.privacy.accounting.mixtures import GaussianMixture, OutputPair
 from dpaudit.privacy.accounting.pld import compose_pairs
 from dpaudit.privacy.calibration import lemma1_worst_case

@@ -11,11 +11,9 @@ import numpy as np
 import pytest
 
 from dpaudit.audit.plugins import get_checker
-from dpaudit.checks.accountants.claims import (
-    check_approx_dp_pld,
-    check_moment_bound_exact,
-    check_moments_tail_bound,
-)
+from dpaudit.checks.accountants.end_to_end import check_approx_dp_pld
+from dpaudit.checks.accountants.moment_bounds import check_moment_bound_exact
+from dpaudit.checks.accountants.tail_bound import check_moments_tail_bound
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.kernel.claims import Claim, MechanismSpec, Obligation, Source
@@ -183,14 +181,14 @@ def test_invalid_tail_params():
 
 
 def test_a_point_decided_only_by_the_round_off_estimate_is_consistent_not_verified():
-    from dpaudit.checks.accountants.tally import PointTally
+    from dpaudit.checks.accountants.tally import Tally
     from dpaudit.privacy.accounting.values import AccountedValue
 
     def value(upper):
         return AccountedValue(upper, 0.0, upper, "interval", "test")
 
     def decide(rigorous, estimate):
-        tally = PointTally()
+        tally = Tally()
         tally.add("delta(0.1) at m=1", 1e-5, value(rigorous), dict, None if estimate is None else value(estimate))
         return tally.evidence(what="claim", domain="d", method="m", budget={}, details={})
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
-from dpaudit.checks.empirical.audit import AUTO_CAP, AUTO_START, auto_samples, with_auto_samples
 from dpaudit.checks.empirical.bound_evidence import bound_evidence
 from dpaudit.checks.empirical.budget import AuditBudget
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
+from dpaudit.checks.empirical.epsilon_lower_bound import AUTO_CAP, AUTO_START, auto_samples, with_auto_samples
 from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.checks.empirical.statistics import (
     certifiable_ceiling,

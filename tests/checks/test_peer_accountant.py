@@ -56,6 +56,7 @@ def test_without_the_library_it_is_inconclusive(monkeypatch):
     monkeypatch.setattr("importlib.import_module", lambda name: no_peer(name))
     evidence = _run({"peer": "dp_accounting", "accountant": "pld", "points": [POINT]})
     assert evidence.verdict is Verdict.INCONCLUSIVE and "not installed" in evidence.summary
+    assert "pip install 'dpaudit[peers]'" in evidence.summary
 
 
 @pytest.mark.parametrize(

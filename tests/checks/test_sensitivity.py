@@ -19,13 +19,10 @@ from dpaudit.checks.sensitivity.statements import LslCorollary8, LswCorollary3, 
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.policy_evaluation import bounds
+from dpaudit.mechanisms.policy_evaluation.exact_estimators import exact_first_visit_statistics, exact_parameters
 from dpaudit.mechanisms.policy_evaluation.private import DPLSL, DPLSW
 from dpaudit.mechanisms.policy_evaluation.statistics import FirstVisitStatistics
-from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
-    chain_universe,
-    exact_first_visit_statistics,
-    exact_parameters,
-)
+from dpaudit.mechanisms.policy_evaluation.trajectory_universe import chain_universe
 
 TIGHT_LSW = {
     "n_states": 5,
@@ -251,10 +248,8 @@ def test_lemma1_constants_reject_unknown_sets(bad):
 
 def test_local_sensitivities_match_exact_enumeration(spec_universe):
     from dpaudit.checks.sensitivity.smooth_slack import local_sensitivities
-    from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
-        DatasetIndex,
-        exact_local_sensitivity,
-    )
+    from dpaudit.mechanisms.policy_evaluation.exact_estimators import exact_local_sensitivity
+    from dpaudit.mechanisms.policy_evaluation.trajectory_universe import DatasetIndex
 
     problem = mechanism_problem(DPLSL(**SPEC_LSL))
     values = local_sensitivities(_Setting(spec_universe, problem), "add_remove_one", 2)
@@ -268,7 +263,8 @@ def test_local_sensitivities_match_exact_enumeration(spec_universe):
 @pytest.mark.parametrize("mechanism", ["lsl", "lsw"])
 def test_local_sensitivity_bounds_enclose_the_exact_values(spec_universe, mechanism):
     from dpaudit.checks.sensitivity.smooth_slack import local_sensitivity_bounds
-    from dpaudit.mechanisms.policy_evaluation.trajectory_universe import DatasetIndex, exact_local_sensitivity
+    from dpaudit.mechanisms.policy_evaluation.exact_estimators import exact_local_sensitivity
+    from dpaudit.mechanisms.policy_evaluation.trajectory_universe import DatasetIndex
 
     problem = mechanism_problem(DPLSL(**SPEC_LSL) if mechanism == "lsl" else DPLSW(**SPEC_LSW))
     low, high, error = local_sensitivity_bounds(_Setting(spec_universe, problem), "add_remove_one", 2)

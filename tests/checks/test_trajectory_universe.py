@@ -7,17 +7,15 @@ import numpy as np
 import pytest
 
 from dpaudit.errors import InvalidArgument, NumericalError
-from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
-    DatasetIndex,
+from dpaudit.mechanisms.policy_evaluation.exact_estimators import (
     LSLProblem,
     LSWProblem,
-    chain_universe,
     exact_first_visit_statistics,
     exact_local_sensitivity,
     exact_parameters,
-    neighbours,
     solve_rational,
 )
+from dpaudit.mechanisms.policy_evaluation.trajectory_universe import DatasetIndex, chain_universe, neighbours
 
 IDENTITY = [[Fraction(int(i == j)) for j in range(5)] for i in range(5)]
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+import dpaudit
+
 PLUGIN = Path(__file__).parent / "example_plugin"
 ENTRY_POINTS = """[dpaudit.checkers]
 example_checks = dpaudit_example_plugin.checks
@@ -40,7 +42,9 @@ def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def _dpaudit(plugin_path: str, *arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "PYTHONPATH": plugin_path}
+    # the dpaudit under test (a worktree's, not only the installed one) stays importable in the subprocess
+    source_root = str(Path(dpaudit.__file__).resolve().parents[1])
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([plugin_path, source_root])}
     return subprocess.run(
         [sys.executable, "-m", "dpaudit.cli", *arguments],
         capture_output=True,

@@ -15,7 +15,8 @@ from dpaudit.privacy.calibration import (
     lemma1_worst_case,
     smallest_alpha,
 )
-from dpaudit.privacy.gaussian_pair_profile import GaussianPair, gaussian_pair_delta, gaussian_pair_delta_quadrature
+from dpaudit.privacy.gaussian_pair_profile import GaussianPair, gaussian_pair_delta
+from dpaudit.privacy.gaussian_pair_quadrature import gaussian_pair_delta_quadrature
 
 
 def _paper(epsilon: float, delta: float, dim: int) -> tuple[float, float]:

@@ -12,8 +12,8 @@ from dpaudit.privacy.gaussian_pair_profile import (
     GaussianPair,
     gaussian_pair_delta,
     gaussian_pair_delta_float64,
-    gaussian_pair_delta_quadrature,
 )
+from dpaudit.privacy.gaussian_pair_quadrature import gaussian_pair_delta_quadrature
 from dpaudit.privacy.precise_values import PreciseValue, two_precisions
 from dpaudit.privacy.profiles import gaussian_delta, gaussian_epsilon
 

@@ -153,7 +153,7 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         "pld-delta-expm1-sign",
         "accountants",
-        "dpaudit/privacy/accounting/pld.py",
+        "dpaudit/privacy/accounting/discrete_pld.py",
         "self.pmf[start:] * -np.expm1(eps - self.losses[start:])",
         "self.pmf[start:] * -np.expm1(self.losses[start:] - eps)",
         _ACCOUNTANTS,
@@ -161,7 +161,7 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         "pld-infinity-mass-dropped",
         "accountants",
-        "dpaudit/privacy/accounting/pld.py",
+        "dpaudit/privacy/accounting/discrete_pld.py",
         "value = float(np.sum(self.pmf[start:] * -np.expm1(eps - self.losses[start:]))) + self.infinity_mass",
         "value = float(np.sum(self.pmf[start:] * -np.expm1(eps - self.losses[start:])))",
         _ACCOUNTANTS,
@@ -381,7 +381,7 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         "fft-bound-propagation-dropped",
         "accountants",
-        "dpaudit/privacy/accounting/pld.py",
+        "dpaudit/privacy/accounting/discrete_pld.py",
         "spectrum_error = propagated + full * float(np.linalg.norm(power_error))",
         "spectrum_error = full * float(np.linalg.norm(power_error))",
         _ACCOUNTANTS,
@@ -389,7 +389,7 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         "pld-slack-uses-the-estimate",
         "accountants",
-        "dpaudit/privacy/accounting/pld.py",
+        "dpaudit/privacy/accounting/discrete_pld.py",
         "return self.truncation + self.roundoff\n",
         "return self.truncation + min(self.roundoff, self.roundoff_estimate)\n",
         _ACCOUNTANTS,
@@ -517,7 +517,7 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         "chernoff-window-edge-without-the-tail-term",
         "accountants",
-        "dpaudit/privacy/accounting/pld.py",
+        "dpaudit/privacy/accounting/discrete_pld.py",
         "smallest = min(smallest, (times * cumulant + log_inverse_tail) / rate)",
         "smallest = min(smallest, times * cumulant / rate)",
         ("tests/privacy/accounting/test_pld.py",),
@@ -525,7 +525,7 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         "pld-window-wraps-to-the-wrong-end",
         "accountants",
-        "dpaudit/privacy/accounting/pld.py",
+        "dpaudit/privacy/accounting/discrete_pld.py",
         "window = np.concatenate([window, composed[: length - window.size]])",
         "window = np.concatenate([window, composed[size - length + window.size :]])",
         ("tests/privacy/accounting/test_pld.py",),
@@ -533,7 +533,7 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         "pld-epsilon-scan-forgets-the-chunk-offset",
         "accountants",
-        "dpaudit/privacy/accounting/pld.py",
+        "dpaudit/privacy/accounting/discrete_pld.py",
         "return begin + int(reached[0])",
         "return int(reached[0])",
         ("tests/privacy/accounting/test_pld.py",),

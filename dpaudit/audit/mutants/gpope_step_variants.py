@@ -8,7 +8,7 @@ import numpy as np
 
 from dpaudit._validation import check_finite_array, check_integer
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.subsampled_gaussian import UNIFORM_ONE, GpopeStep
+from dpaudit.mechanisms.gpope_step import UNIFORM_ONE, GpopeStep
 from dpaudit.rng import normalize_rng
 
 __all__ = [

@@ -31,7 +31,7 @@ from dpaudit.audit.mutants.gpope_step_variants import (
     GpopeStepMissingClip,
     GpopeStepNoiseNotScaledByClip,
 )
-from dpaudit.errors import InvalidArgument
+from dpaudit.errors import InvalidArgument, UnknownName
 from dpaudit.mechanisms.dirichlet import DirichletMechanism
 from dpaudit.mechanisms.gaussian import GaussianMechanism
 from dpaudit.mechanisms.policy_evaluation import bounds
@@ -384,13 +384,12 @@ def get_mutant(name: str) -> Mutant:
     """The mutant called ``name``.
 
     Raises:
-        InvalidArgument: naming the known mutants when ``name`` is unknown.
+        UnknownName: naming the known mutants (and the closest) when ``name`` is unknown.
     """
     for mutant in MUTANTS:
         if mutant.name == name:
             return mutant
-    known = ", ".join(mutant.name for mutant in MUTANTS)
-    raise InvalidArgument(f"mutant={name!r}: unknown mutant; known mutants: {known}")
+    raise UnknownName("mutant", name, (mutant.name for mutant in MUTANTS))
 
 
 def _check_unique() -> None:

@@ -31,7 +31,7 @@ from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement, exact_fraction
 from dpaudit.kernel.verdicts import Verdict, combine_verdicts
 from dpaudit.mechanisms.accountant import SubsampledGaussianAccountant, accounting_point, is_rdp_point
-from dpaudit.mechanisms.subsampled_gaussian import POISSON
+from dpaudit.mechanisms.gpope_step import POISSON
 from dpaudit.privacy.relations import ADD_REMOVE_ONE
 
 __all__ = ["RDP_ROUNDOFF", "check_accountant_certified", "compare_with_certified"]

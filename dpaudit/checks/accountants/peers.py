@@ -5,8 +5,9 @@ certified enclosure of the true ε of N Poisson-subsampled Gaussian steps (add/r
 accountant (``"rdp"``, which also compares its RDP at fractional orders with the exact value,
 MTZ 2019) for ε(δ) and decides each point as ``accountant_certified`` does: below the certified
 lower end is an understatement (``violated``), at or above the upper end a valid bound
-(``verified``), in between undecided. dp_accounting is an optional dependency (the ``test``
-extra): without it the obligation is ``inconclusive`` and says how to install it.
+(``verified``), in between undecided. dp_accounting is an optional dependency, the ``peers``
+extra (``pip install 'dpaudit[peers]'``): without it the obligation is ``inconclusive`` and its
+summary names that extra.
 
 References:
     Mironov 2017 and Mironov, Talwar & Zhang 2019 (RDP of the subsampled Gaussian); Doroshenko et
@@ -84,7 +85,7 @@ def check_peer_accountant(obligation: Obligation, context: CheckContext) -> Evid
     except ImportError:
         return Evidence(
             Verdict.INCONCLUSIVE,
-            "peer library 'dp_accounting' is not installed (pip install 'dpaudit[test]'); nothing was compared",
+            "peer library 'dp_accounting' is not installed (pip install 'dpaudit[peers]'); nothing was compared",
             "dp_accounting",
             "none",
         )

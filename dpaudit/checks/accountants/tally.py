@@ -1,28 +1,44 @@
-"""One verdict from many grid points: each point's rigorous enclosure against its claimed value.
+"""What the accounting checkers share: the per-point tally that decides a grid's verdict by one rule,
+the counterexample of a failing GPOPE point, and the readers of their params.
 
-``violated`` when some point's lower end exceeds its claim, ``inconclusive`` when an enclosure
-straddles one, ``consistent (numerical)`` when a straddling point holds only with the float64
-round-off estimated, else ``verified``; each measurement carries an enclosure of its true margin
-for the re-run certificate (:mod:`dpaudit.audit.rerun`).
+A point whose enclosure lies above the claim is a violation; one at or below it is verified; one
+that straddles the claim is undecided, unless the same quantity with the float64 round-off
+estimated (not bounded) holds, which makes it ``consistent (numerical)``, never ``verified``. Each
+measurement carries an enclosure of its true margin for the re-run certificate (:mod:`dpaudit.audit.rerun`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import mpmath
 
+from dpaudit._validation import check_integer, check_real
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.evidence import Evidence, Measurement, exact_fraction
 from dpaudit.kernel.verdicts import Verdict
+from dpaudit.mechanisms.gpope_step import GpopeStep
 from dpaudit.privacy.accounting.values import AccountedValue
+from dpaudit.privacy.relations import Relation
 
-__all__ = ["MAX_MEASUREMENTS", "PointTally"]
+__all__ = ["MAX_MEASUREMENTS", "Tally", "integers", "no_unknown", "reals", "step_witness", "text"]
 
-#: The most measurements (and violations) an evidence keeps: the most violated first.
+#: The most measurements (and violations) an accounting evidence keeps, the worst first.
 MAX_MEASUREMENTS = 24
+
+
+def step_witness(step: GpopeStep, view: Any, relation: Relation) -> dict[str, Any]:
+    """The counterexample of a failing point: the step's parameters and its per-step pair."""
+    return {
+        "records": step.records,
+        "steps": step.steps,
+        "noise_multiplier": step.noise_multiplier,
+        "relation": relation.name,
+        "sampling": step.sampling,
+        "per_step": view.to_json(),
+    }
 
 
 def _margin_interval(claimed: tuple[Any, Any], value: AccountedValue, relative_error: Any) -> tuple[Any, Any] | None:
@@ -39,7 +55,7 @@ def _margin_interval(claimed: tuple[Any, Any], value: AccountedValue, relative_e
 
 
 @dataclass
-class PointTally:
+class Tally:
     """Collects per-point comparisons and decides the verdict by one rule.
 
     ``claim_relative_error`` bounds the relative error of the claimed values as computed (0 when
@@ -87,10 +103,10 @@ class PointTally:
                 {
                     **witness(),
                     "quantity": quantity,
-                    "claimed": _text(claimed),
-                    "measured_lower": _text(value.lower),
-                    "measured_upper": _text(value.upper),
-                    "excess": _text(mpmath.mpf(value.lower) - mpmath.mpf(claimed)),
+                    "claimed": text(claimed),
+                    "measured_lower": text(value.lower),
+                    "measured_upper": text(value.upper),
+                    "excess": text(mpmath.mpf(value.lower) - mpmath.mpf(claimed)),
                 }
             )
             rank = (0, mpmath.mpf(claimed) - mpmath.mpf(value.lower))
@@ -151,5 +167,27 @@ class PointTally:
         return Evidence(verdict, summary, domain, method, tuple(kept), budget, counterexample, details)
 
 
-def _text(value: Any) -> str:
+def text(value: Any) -> str:
+    """A number as a report writes it: 12 significant digits."""
     return mpmath.nstr(mpmath.mpf(value), 12, min_fixed=-4, max_fixed=6)
+
+
+def reals(name: str, values: Any, **bounds: Any) -> list[float]:
+    """A non-empty list of reals, each checked against ``bounds`` (those of ``check_real``)."""
+    if not isinstance(values, (list, tuple)) or not values:
+        raise InvalidArgument(f"{name}={values!r}: expected a non-empty list")
+    return [check_real(f"{name}[{i}]", v, **bounds) for i, v in enumerate(values)]
+
+
+def integers(name: str, values: Any, low: int) -> list[int]:
+    """A non-empty list of integers, each at least ``low``."""
+    if not isinstance(values, (list, tuple)) or not values:
+        raise InvalidArgument(f"{name}={values!r}: expected a non-empty list")
+    return [check_integer(f"{name}[{i}]", v, low=low) for i, v in enumerate(values)]
+
+
+def no_unknown(params: dict[str, Any], allowed: Iterable[str]) -> None:
+    """Refuse params outside ``allowed``, naming the accepted ones."""
+    unknown = set(params) - set(allowed)
+    if unknown:
+        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected only {sorted(allowed)}")

@@ -16,7 +16,8 @@ from collections.abc import Callable, Mapping
 import mpmath
 
 from dpaudit.errors import InvalidArgument
-from dpaudit.privacy.gaussian_pair_profile import GaussianPair, gaussian_pair_delta_quadrature_estimate
+from dpaudit.privacy.gaussian_pair_profile import GaussianPair
+from dpaudit.privacy.gaussian_pair_quadrature import gaussian_pair_delta_quadrature_estimate
 
 __all__ = ["MAX_RELATIVE_WIDTH", "ROUTES", "ROUTE_DIGITS", "Replay", "replay"]
 

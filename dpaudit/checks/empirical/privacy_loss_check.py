@@ -35,6 +35,7 @@ from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
+from dpaudit.privacy.guarantees import ApproxDP
 from dpaudit.rng import seed_sequence
 
 __all__ = [
@@ -180,6 +181,83 @@ def _pairs(mechanism: Any, params: dict[str, Any], context: CheckContext) -> lis
     return [p if isinstance(p, NeighbourPair) else NeighbourPair(*p) for p in proposer(context.relation)]
 
 
+def _lower_bounds(
+    mechanism: Any, pairs: list[NeighbourPair], settings: Any, context: CheckContext, *, alpha: float, epsilon: float
+) -> list[tuple[float, Any, str]]:
+    """(δ(ε) lower bound at level ``alpha``, histogram, label) of every pair in both orders, each order
+    sampled from its own phase seed of the obligation's seed."""
+    root = seed_sequence(context.seed)
+    results = []
+    for i, pair in enumerate(pairs):
+        for order, (first, second) in enumerate(((pair.first, pair.second), (pair.second, pair.first))):
+            oriented = NeighbourPair(first, second, pair.label)
+            histogram = privacy_loss_histogram(
+                mechanism,
+                oriented,
+                log_density_ratio(mechanism, oriented),
+                samples=settings.samples,
+                seed=phase_seed(root, i, order),
+                bins=settings.bins,
+                pilot_samples=settings.pilot_samples,
+                executor=context.executor,
+            )
+            label = f"{pair.label}, {ORDERS[order]}"
+            results.append((histogram.delta_lower_bound(epsilon, alpha), histogram, label))
+    return results
+
+
+def _measurements(
+    guarantee: ApproxDP, bound: float, estimate: float, histogram: Any, label: str, confidence: str
+) -> tuple[Measurement, ...]:
+    """The certified δ lower bound, the δ point estimate and the ε point estimate of the worst pair."""
+    return (
+        Measurement(
+            quantity=f"delta at epsilon={guarantee.epsilon!r} ({label})",
+            claimed=guarantee.delta,
+            measured=bound,
+            margin=guarantee.delta - bound,
+            direction=f"lower bound at confidence {confidence} (empirical Bernstein, losses rounded down, union bound)",
+            interval=(bound, 1.0),
+        ),
+        Measurement(
+            quantity=f"delta at epsilon={guarantee.epsilon!r} ({label})",
+            claimed=guarantee.delta,
+            measured=estimate,
+            margin=guarantee.delta - estimate,
+            direction="point estimate (histogram, cell midpoints)",
+        ),
+        Measurement(
+            quantity=f"epsilon at delta={guarantee.delta!r} ({label})",
+            claimed=guarantee.epsilon,
+            measured=histogram.epsilon_estimate(guarantee.delta),
+            direction="point estimate (histogram, cell midpoints)",
+        ),
+    )
+
+
+def _outcome(
+    guarantee: ApproxDP, bound: float, estimate: float, label: str, samples: int, confidence: str
+) -> tuple[dict[str, Any] | None, str]:
+    """The counterexample (when the certified bound exceeds the claimed δ) and the summary's first part."""
+    if bound > guarantee.delta:
+        counterexample = {
+            "pair": label,
+            "delta_lower_bound": bound,
+            "samples": samples,
+            "event": "privacy loss ln p_X(y)/p_X'(y) > epsilon",
+        }
+        summary = (
+            f"certified delta({guarantee.epsilon:g}) >= {bound:.4g} exceeds the claimed {guarantee.delta:g} "
+            f"(confidence {confidence}) on {label}"
+        )
+        return counterexample, summary
+    summary = (
+        f"certified delta({guarantee.epsilon:g}) lower bound {bound:.4g} does not exceed the claimed "
+        f"{guarantee.delta:g} (confidence {confidence}); point estimate {estimate:.4g}"
+    )
+    return None, summary
+
+
 @register_checker(
     "privacy_loss_histogram",
     description="Monte Carlo privacy-loss histogram with a white-box Gaussian density ratio: certified delta "
@@ -213,68 +291,14 @@ def check_privacy_loss_histogram(obligation: Obligation, context: CheckContext) 
     settings = _settings(obligation.params, context.claim)
     mechanism = context.sampled_mechanism()
     pairs = _pairs(mechanism, obligation.params, context)
-    root = seed_sequence(context.seed)
     alpha = (1.0 - settings.confidence) / (2 * len(pairs))
-    results = []
-    for i, pair in enumerate(pairs):
-        for order, (first, second) in enumerate(((pair.first, pair.second), (pair.second, pair.first))):
-            oriented = NeighbourPair(first, second, pair.label)
-            histogram = privacy_loss_histogram(
-                mechanism,
-                oriented,
-                log_density_ratio(mechanism, oriented),
-                samples=settings.samples,
-                seed=phase_seed(root, i, order),
-                bins=settings.bins,
-                pilot_samples=settings.pilot_samples,
-                executor=context.executor,
-            )
-            label = f"{pair.label}, {ORDERS[order]}"
-            results.append((histogram.delta_lower_bound(guarantee.epsilon, alpha), histogram, label))
+    results = _lower_bounds(mechanism, pairs, settings, context, alpha=alpha, epsilon=guarantee.epsilon)
     bound, histogram, label = max(results, key=lambda item: item[0])
     estimate = histogram.delta_estimate(guarantee.epsilon)
     violated = bound > guarantee.delta
     confidence = f"{settings.confidence:.6g}"
-    measurements = (
-        Measurement(
-            quantity=f"delta at epsilon={guarantee.epsilon!r} ({label})",
-            claimed=guarantee.delta,
-            measured=bound,
-            margin=guarantee.delta - bound,
-            direction=f"lower bound at confidence {confidence} (empirical Bernstein, losses rounded down, union bound)",
-            interval=(bound, 1.0),
-        ),
-        Measurement(
-            quantity=f"delta at epsilon={guarantee.epsilon!r} ({label})",
-            claimed=guarantee.delta,
-            measured=estimate,
-            margin=guarantee.delta - estimate,
-            direction="point estimate (histogram, cell midpoints)",
-        ),
-        Measurement(
-            quantity=f"epsilon at delta={guarantee.delta!r} ({label})",
-            claimed=guarantee.epsilon,
-            measured=histogram.epsilon_estimate(guarantee.delta),
-            direction="point estimate (histogram, cell midpoints)",
-        ),
-    )
-    counterexample = None
-    if violated:
-        counterexample = {
-            "pair": label,
-            "delta_lower_bound": bound,
-            "samples": histogram.samples,
-            "event": "privacy loss ln p_X(y)/p_X'(y) > epsilon",
-        }
-        summary = (
-            f"certified delta({guarantee.epsilon:g}) >= {bound:.4g} exceeds the claimed {guarantee.delta:g} "
-            f"(confidence {confidence}) on {label}"
-        )
-    else:
-        summary = (
-            f"certified delta({guarantee.epsilon:g}) lower bound {bound:.4g} does not exceed the claimed "
-            f"{guarantee.delta:g} (confidence {confidence}); point estimate {estimate:.4g}"
-        )
+    measurements = _measurements(guarantee, bound, estimate, histogram, label, confidence)
+    counterexample, summary = _outcome(guarantee, bound, estimate, label, histogram.samples, confidence)
     summary += f"; {settings.samples} draws per order, {len(pairs)} pair(s)"
     return Evidence(
         verdict=Verdict.VIOLATED if violated else Verdict.CONSISTENT,

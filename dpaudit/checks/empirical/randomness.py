@@ -124,6 +124,59 @@ def _release(mechanism: Any, data: Any, seed: int) -> np.ndarray:
     return np.asarray(mechanism.release(data, rng=np.random.default_rng(seed)), dtype=np.float64).ravel()
 
 
+def _unreproducible(
+    mechanism: Any, pairs: list[Any], seeds: list[int], epsilon: float, domain: str, budget: dict[str, Any]
+) -> Evidence | None:
+    """The evidence when two releases with generators seeded alike differ on some pair (a public
+    sequence when one is found, else ``inconclusive``: the audit cannot be replayed); None otherwise."""
+    for pair in pairs:
+        again = _release(mechanism, pair.first, seeds[0]), _release(mechanism, pair.first, seeds[0])
+        if again[0].shape != again[1].shape or not np.array_equal(again[0], again[1]):
+            public = _public_sequence(mechanism, pair, seeds, epsilon)
+            if public is not None:
+                return public
+            return Evidence(
+                Verdict.INCONCLUSIVE,
+                f"not reproducible: two releases on {pair.label} with generators seeded alike differ, so the "
+                "implementation draws randomness that is not the rng it is given; its audit cannot be replayed",
+                domain,
+                "same seed twice",
+                budget=budget,
+                details={"pair": pair.label},
+            )
+    return None
+
+
+def _most_public_pair(
+    mechanism: Any, pairs: list[Any], seeds: list[int], alpha: float, delta: float
+) -> tuple[float, str, dict[str, Any]] | None:
+    """(ε lower bound, label, record) of the pair whose releases on X repeat one value across distinct
+    seeds with the largest certified ε (the event 'y equals it', Clopper–Pearson at ``alpha`` per side);
+    None when every pair's releases vary with the seed."""
+    samples = len(seeds)
+    worst: tuple[float, str, dict[str, Any]] | None = None
+    for pair in pairs:
+        first = np.stack([_release(mechanism, pair.first, seed) for seed in seeds])
+        if not (first == first[0]).all():
+            continue
+        second = np.stack([_release(mechanism, pair.second, seed + 1) for seed in seeds])
+        hits_second = int(np.count_nonzero((second == first[0]).all(axis=1)))
+        p_lower = clopper_pearson_lower(samples, samples, alpha)
+        q_upper = clopper_pearson_upper(hits_second, samples, alpha)
+        epsilon = epsilon_lower_bound(p_lower, q_upper, delta)
+        record = {
+            "pair": pair.label,
+            "value_on_X": [float(v) for v in first[0][:8]],
+            "repeats_on_X": samples,
+            "repeats_on_X_prime": hits_second,
+            "p_lower": p_lower,
+            "q_upper": q_upper,
+        }
+        if worst is None or epsilon > worst[0]:
+            worst = (epsilon, pair.label, record)
+    return worst
+
+
 @register_checker(
     "randomness_contract",
     description="the outputs are reproducible for one seed and vary with the seed; an output that never varies "
@@ -149,41 +202,10 @@ def check_randomness_contract(obligation: Obligation, context: CheckContext) -> 
     alpha = (1.0 - confidence) / (2 * len(pairs))
     domain = f"{len(pairs)} pair(s), {samples} seeds per side"
     budget = {"samples": samples, "pairs": len(pairs)}
-    for pair in pairs:
-        again = _release(mechanism, pair.first, seeds[0]), _release(mechanism, pair.first, seeds[0])
-        if again[0].shape != again[1].shape or not np.array_equal(again[0], again[1]):
-            public = _public_sequence(mechanism, pair, seeds, guarantee.epsilon)
-            if public is not None:
-                return public
-            return Evidence(
-                Verdict.INCONCLUSIVE,
-                f"not reproducible: two releases on {pair.label} with generators seeded alike differ, so the "
-                "implementation draws randomness that is not the rng it is given; its audit cannot be replayed",
-                domain,
-                "same seed twice",
-                budget=budget,
-                details={"pair": pair.label},
-            )
-    worst: tuple[float, str, dict[str, Any]] | None = None
-    for pair in pairs:
-        first = np.stack([_release(mechanism, pair.first, seed) for seed in seeds])
-        if not (first == first[0]).all():
-            continue
-        second = np.stack([_release(mechanism, pair.second, seed + 1) for seed in seeds])
-        hits_second = int(np.count_nonzero((second == first[0]).all(axis=1)))
-        p_lower = clopper_pearson_lower(samples, samples, alpha)
-        q_upper = clopper_pearson_upper(hits_second, samples, alpha)
-        epsilon = epsilon_lower_bound(p_lower, q_upper, guarantee.delta)
-        record = {
-            "pair": pair.label,
-            "value_on_X": [float(v) for v in first[0][:8]],
-            "repeats_on_X": samples,
-            "repeats_on_X_prime": hits_second,
-            "p_lower": p_lower,
-            "q_upper": q_upper,
-        }
-        if worst is None or epsilon > worst[0]:
-            worst = (epsilon, pair.label, record)
+    unreproducible = _unreproducible(mechanism, pairs, seeds, guarantee.epsilon, domain, budget)
+    if unreproducible is not None:
+        return unreproducible
+    worst = _most_public_pair(mechanism, pairs, seeds, alpha, guarantee.delta)
     if worst is None and getattr(mechanism, "used_global_random", False):
         return Evidence(
             Verdict.INCONCLUSIVE,

@@ -16,7 +16,7 @@ import inspect
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Required, TypedDict, Unpack
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from dpaudit.mechanisms.catalogue import build_mechanism
 __all__ = [
     "NeighbourPair",
     "ReleaseSampler",
+    "SamplingOptions",
     "as_sampler",
     "chunk_sizes",
     "count_events",
@@ -231,24 +232,37 @@ def _chunks(
 Side = tuple[Any, np.random.SeedSequence]
 
 
+class SamplingOptions(TypedDict, total=False):
+    """How the draws of :func:`draw_outputs`, :func:`histogram_scores` and :func:`count_events` are cut
+    and run: ``chunk_size`` draws per task (each with its own seed), ``batch_size`` draws per call of
+    the sampler, the executor (``None``: in process) and whether to show progress."""
+
+    chunk_size: Required[int]
+    batch_size: Required[int]
+    executor: Executor | None
+    progress: bool | None
+
+
 def _run_sides(
     function: Callable[[_Chunk], Any],
     sampler: Any,
     sides: Sequence[Side],
     count: int,
+    options: SamplingOptions,
     *,
-    chunk_size: int,
-    batch_size: int,
-    executor: Executor | None,
-    progress: bool | None,
     label: str,
     **extra: Any,
 ) -> list[list[Any]]:
     """``function`` on every chunk of every side, in one round of tasks (the sides' chunks share the
     workers instead of waiting for each other); the chunk results, per side."""
+    chunk_size, batch_size = options["chunk_size"], options["batch_size"]
     per_side = [_chunks(sampler, data, count, seed, chunk_size, batch_size, **extra) for data, seed in sides]
     flat = run_tasks(
-        function, [chunk for chunks in per_side for chunk in chunks], executor=executor, progress=progress, label=label
+        function,
+        [chunk for chunks in per_side for chunk in chunks],
+        executor=options.get("executor"),
+        progress=options.get("progress"),
+        label=label,
     )
     results, start = [], 0
     for chunks in per_side:
@@ -258,27 +272,10 @@ def _run_sides(
 
 
 def draw_outputs(
-    sampler: Any,
-    sides: Sequence[Side],
-    count: int,
-    *,
-    chunk_size: int,
-    batch_size: int,
-    executor: Executor | None = None,
-    progress: bool | None = None,
+    sampler: Any, sides: Sequence[Side], count: int, **options: Unpack[SamplingOptions]
 ) -> list[np.ndarray]:
     """Draw ``count`` outputs on each side's data and return them as rows (shape (count, d)), per side."""
-    parts = _run_sides(
-        _raw_chunk,
-        sampler,
-        sides,
-        count,
-        chunk_size=chunk_size,
-        batch_size=batch_size,
-        executor=executor,
-        progress=progress,
-        label="pilot",
-    )
+    parts = _run_sides(_raw_chunk, sampler, sides, count, options, label="pilot")
     return [np.concatenate(side) for side in parts]
 
 
@@ -288,53 +285,19 @@ def histogram_scores(
     count: int,
     projections: Sequence[Projection],
     grids: Sequence[ThresholdGrid],
-    *,
-    chunk_size: int,
-    batch_size: int,
-    executor: Executor | None = None,
-    progress: bool | None = None,
+    **options: Unpack[SamplingOptions],
 ) -> list[list[np.ndarray]]:
     """Draw ``count`` outputs on each side's data; per side, per projection, the histogram on its grid."""
-    parts = _run_sides(
-        _histogram_chunk,
-        sampler,
-        sides,
-        count,
-        chunk_size=chunk_size,
-        batch_size=batch_size,
-        executor=executor,
-        progress=progress,
-        label="selection",
-        projections=tuple(projections),
-        grids=tuple(grids),
-    )
+    extra = {"projections": tuple(projections), "grids": tuple(grids)}
+    parts = _run_sides(_histogram_chunk, sampler, sides, count, options, label="selection", **extra)
     return [[np.sum([part[i] for part in side], axis=0) for i in range(len(projections))] for side in parts]
 
 
 def count_events(
-    sampler: Any,
-    sides: Sequence[Side],
-    count: int,
-    events: Sequence[Event],
-    *,
-    chunk_size: int,
-    batch_size: int,
-    executor: Executor | None = None,
-    progress: bool | None = None,
+    sampler: Any, sides: Sequence[Side], count: int, events: Sequence[Event], **options: Unpack[SamplingOptions]
 ) -> list[np.ndarray]:
     """Draw ``count`` outputs on each side's data; per side, how many fall in each event (int64)."""
-    parts = _run_sides(
-        _count_chunk,
-        sampler,
-        sides,
-        count,
-        chunk_size=chunk_size,
-        batch_size=batch_size,
-        executor=executor,
-        progress=progress,
-        label="certification",
-        events=tuple(events),
-    )
+    parts = _run_sides(_count_chunk, sampler, sides, count, options, label="certification", events=tuple(events))
     return [np.sum(side, axis=0) for side in parts]
 
 

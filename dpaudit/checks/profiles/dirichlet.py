@@ -1,4 +1,6 @@
-"""Checks of the Dirichlet mechanism's claims: exact (ε, δ) profile, composition over rows, Lemma 2.
+"""Checks of the Dirichlet mechanism's (ε, δ) claims: exact profile of one row, composition over rows.
+
+Lemma 2's concentration bound is checked in :mod:`dpaudit.checks.profiles.dirichlet_concentration`.
 
 References:
     Gohari, Hale, Topcu 2020, Def. 1, Sec. II-D, Sec. III-B, Lemma 2;
@@ -13,36 +15,41 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpaudit._lazy import lazy_module
-from dpaudit._validation import check_choice, check_integer, check_real
+from dpaudit._validation import check_choice, check_integer
 from dpaudit.checks.budget_limits import ceiling
 from dpaudit.checks.certificates.facts import certified_fact
-from dpaudit.checks.claim_inputs import approx_dp_of
+from dpaudit.checks.claim_inputs import approx_dp_of, require_views
 from dpaudit.errors import CheckerError, InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Certificate, Evidence, Measurement
-from dpaudit.kernel.verdicts import Verdict, combine_verdicts
+from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.catalogue import build_mechanism
-from dpaudit.mechanisms.dirichlet import DirichletMechanism, check_open_simplex
-from dpaudit.mechanisms.synthesis import concentration_radius
-from dpaudit.privacy.dirichlet_composition import composition_delta_bounds, concentration_tail_bounds
+from dpaudit.privacy.dirichlet_composition import composition_delta_bounds
 from dpaudit.privacy.dirichlet_pair import BetaPair
 from dpaudit.privacy.dirichlet_worst_case import worst_pair_delta
-from dpaudit.privacy.guarantees import MAX_EPSILON, ApproxDP, Concentration
+from dpaudit.privacy.guarantees import MAX_EPSILON, ApproxDP
 from dpaudit.privacy.relations import SIMPLEX_ADJACENT
 
-stats = lazy_module("scipy.stats")
-
-__all__ = ["check_dirichlet_composition", "check_dirichlet_concentration", "check_dirichlet_exact_profile"]
+__all__ = [
+    "VIEWS",
+    "check_dirichlet_composition",
+    "check_dirichlet_exact_profile",
+    "check_keys",
+    "require_dirichlet",
+]
 
 READINGS = ("one_row", "all_rows")
 
 
-def _dirichlet_of(claim: Claim) -> DirichletMechanism:
-    if claim.mechanism.name != "dirichlet":
-        raise InvalidArgument(f"claim {claim.id!r}: mechanism={claim.mechanism.name!r}: this checker needs 'dirichlet'")
-    return build_mechanism(claim.mechanism.name, claim.mechanism.params)
+#: The white-box view every check here reads: the Dirichlet parameters k·p of the release at input p.
+VIEWS = ("concentration",)
+
+
+def require_dirichlet(claim: Claim) -> None:
+    """Fail closed unless the claim's mechanism offers :data:`VIEWS` and its params build the reference."""
+    require_views(claim, VIEWS)
+    build_mechanism(claim.mechanism.name, claim.mechanism.params)
 
 
 def _adjacency_bound(context: CheckContext) -> float:
@@ -88,7 +95,8 @@ def _require_simplex_relations(claim: Claim) -> None:
             )
 
 
-def _check_keys(params: dict[str, Any], allowed: set[str]) -> None:
+def check_keys(params: dict[str, Any], allowed: set[str]) -> None:
+    """Refuse params outside ``allowed``, naming the accepted ones."""
     unknown = set(params) - allowed
     if unknown:
         raise InvalidArgument(f"unknown params {sorted(unknown)}: expected only {sorted(allowed)}")
@@ -96,9 +104,9 @@ def _check_keys(params: dict[str, Any], allowed: set[str]) -> None:
 
 def _validate_profile(params: dict[str, Any], claim: Claim) -> None:
     approx_dp_of(claim)
-    _dirichlet_of(claim)
+    require_dirichlet(claim)
     _require_simplex_relations(claim)
-    _check_keys(params, {"n", "grid", "digits"})
+    check_keys(params, {"n", "grid", "digits"})
     check_integer("n", params.get("n", 2), low=2)
     check_integer("grid", params.get("grid", 200), low=8, high=ceiling("grid"))
     check_integer("digits", params.get("digits", 60), low=50, high=ceiling("digits"))
@@ -156,6 +164,7 @@ def _beta_certificate(
     "dirichlet_exact_profile",
     description="exact delta(epsilon) of the Dirichlet mechanism, maximised over b-adjacent pairs (mpmath)",
     validate=_validate_profile,
+    requires_views=VIEWS,
 )
 def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext) -> Evidence:
     """Decide an ApproxDP claim for one Dirichlet release under simplex_adjacent(b).
@@ -235,9 +244,9 @@ def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext)
 
 def _validate_composition(params: dict[str, Any], claim: Claim) -> None:
     approx_dp_of(claim)
-    _dirichlet_of(claim)
+    require_dirichlet(claim)
     _require_simplex_relations(claim)
-    _check_keys(params, {"rows", "reading", "n", "grid", "digits", "thresholds"})
+    check_keys(params, {"rows", "reading", "n", "grid", "digits", "thresholds"})
     check_integer("rows", params.get("rows"), low=1)
     check_choice("reading", params.get("reading"), READINGS)
     check_integer("n", params.get("n", 2), low=2)
@@ -250,6 +259,7 @@ def _validate_composition(params: dict[str, Any], claim: Claim) -> None:
     "dirichlet_composition_profile",
     description="(epsilon, delta) of Algorithm 1 over the |S||A| privatised rows, per reading of 'neighbouring MDPs'",
     validate=_validate_composition,
+    requires_views=VIEWS,
 )
 def check_dirichlet_composition(obligation: Obligation, context: CheckContext) -> Evidence:
     """Decide Algorithm 1's ApproxDP claim over all privatised rows under one reading of adjacency.
@@ -318,135 +328,4 @@ def check_dirichlet_composition(obligation: Obligation, context: CheckContext) -
         budget={"rows": rows, "digits": digits, "thresholds": thresholds if reading == "all_rows" else 0},
         counterexample=counterexample,
         details={"reading": reading},
-    )
-
-
-def _validate_concentration(params: dict[str, Any], claim: Claim) -> None:
-    if not isinstance(claim.guarantee, Concentration):
-        raise InvalidArgument(f"claim {claim.id!r}: guarantee kind={claim.guarantee.kind!r}: needs concentration")
-    _dirichlet_of(claim)
-    _check_keys(params, {"inputs", "ks", "betas", "samples", "confidence", "radius_scale"})
-    inputs = params.get("inputs")
-    if not isinstance(inputs, list) or not inputs:
-        raise InvalidArgument("inputs: expected a non-empty list of probability vectors")
-    for index, vector in enumerate(inputs):
-        check_open_simplex(f"inputs[{index}]", vector)
-    for name in ("ks", "betas"):
-        values = params.get(name)
-        if not isinstance(values, list) or not values:
-            raise InvalidArgument(f"{name}: expected a non-empty list")
-    for k in params["ks"]:
-        check_real("ks[]", k, low=0.0, low_open=True)
-    for beta in params["betas"]:
-        check_real("betas[]", beta, low=0.0, high=1.0, low_open=True, high_open=True)
-    check_integer("samples", params.get("samples", 20000), low=100, high=ceiling("samples"))
-    check_real("confidence", params.get("confidence", 0.95), low=0.5, high=1.0, high_open=True)
-    check_real("radius_scale", params.get("radius_scale", 1.0), low=0.0, low_open=True)
-
-
-@register_checker(
-    "dirichlet_concentration",
-    description="Lemma 2 tail bound: exact from Beta marginals where they decide, else Monte Carlo (Clopper-Pearson)",
-    validate=_validate_concentration,
-)
-def check_dirichlet_concentration(obligation: Obligation, context: CheckContext) -> Evidence:
-    """Check P(‖M(p) − p‖∞ >= sqrt(log(1/β) / (2(k+1)))) <= β over a grid of (p, k, β).
-
-    Per point: the rigorous Beta-marginal bounds decide when they can (n = 2 is exact; for
-    n >= 3 the union bound verifies and the largest marginal tail refutes); otherwise a
-    Monte Carlo estimate with a two-sided Clopper–Pearson interval, Bonferroni over the
-    Monte Carlo points. ``radius_scale`` plants a wrong constant (mutant testing).
-
-    References:
-        Gohari et al. 2020, Lemma 2, Appendix A.
-    """
-    params = obligation.params
-    inputs = [np.asarray(vector, dtype=float) for vector in params["inputs"]]
-    ks = [float(k) for k in params["ks"]]
-    betas = [float(beta) for beta in params["betas"]]
-    samples = int(params.get("samples", 20000))
-    confidence = float(params.get("confidence", 0.95))
-    scale = float(params.get("radius_scale", 1.0))
-    points = [(p, k, beta) for p in inputs for k in ks for beta in betas]
-    exact_results = []
-    for p, k, beta in points:
-        radius = scale * concentration_radius(k, beta)
-        lower, upper = concentration_tail_bounds(p, k, radius)
-        exact_results.append((lower, upper, radius))
-    undecided = [
-        i for i, (lower, upper, _) in enumerate(exact_results) if not (upper <= points[i][2] or lower > points[i][2])
-    ]
-    alpha = (1.0 - confidence) / max(len(undecided), 1)
-    rows = []
-    verdicts = []
-    worst_index, worst_excess = 0, -math.inf
-    for index, ((p, k, beta), (lower, upper, radius)) in enumerate(zip(points, exact_results, strict=False)):
-        row: dict[str, Any] = {
-            "p": p.tolist(),
-            "k": k,
-            "beta": beta,
-            "radius": radius,
-            "exact_lower": float(lower),
-            "exact_upper": float(upper),
-        }
-        if upper <= beta:
-            verdict = Verdict.VERIFIED
-            certified_lower = float(lower)
-        elif lower > beta:
-            verdict = Verdict.VIOLATED
-            certified_lower = float(lower)
-        else:
-            draws = DirichletMechanism(k).release_log(p, rng=context.rng, size=samples)
-            hits = int(np.count_nonzero(np.max(np.abs(np.exp(draws) - p), axis=1) >= radius))
-            low_cp = float(stats.beta.ppf(alpha / 2, hits, samples - hits + 1)) if hits else 0.0
-            high_cp = float(stats.beta.isf(alpha / 2, hits + 1, samples - hits)) if hits < samples else 1.0
-            row.update({"monte_carlo_hits": hits, "samples": samples, "interval": [low_cp, high_cp]})
-            verdict = Verdict.VIOLATED if low_cp > beta else Verdict.CONSISTENT
-            certified_lower = max(float(lower), low_cp)
-        row["verdict"] = verdict.value
-        rows.append(row)
-        verdicts.append(verdict)
-        if certified_lower - beta > worst_excess:
-            worst_index, worst_excess = index, certified_lower - beta
-    overall = combine_verdicts(verdicts)
-    worst = rows[worst_index]
-    counterexample = None
-    if overall is Verdict.VIOLATED:
-        bad = next(row for row in rows if row["verdict"] == "violated")
-        counterexample = {key: bad[key] for key in ("p", "k", "beta", "radius")} | {
-            "probability_lower_bound": bad.get("interval", [bad["exact_lower"]])[0]
-        }
-    return Evidence(
-        verdict=overall,
-        summary=(
-            f"{sum(v is Verdict.VIOLATED for v in verdicts)} of {len(points)} grid points violate Lemma 2; "
-            f"largest certified excess over beta {worst_excess:.4g} (lower bound) at p={worst['p']}, k={worst['k']}, "
-            f"beta={worst['beta']}"
-        ),
-        domain=f"{len(inputs)} inputs x {len(ks)} values of k x {len(betas)} values of beta "
-        f"(radius scaled by {scale:g})",
-        method=(
-            "exact Beta-marginal bounds in mpmath (n = 2 exact; union / largest marginal for n >= 3), else Monte "
-            f"Carlo with two-sided Clopper-Pearson at {confidence:.0%} (Bonferroni over {len(undecided)} points)"
-        ),
-        measurements=(
-            Measurement(
-                quantity="largest lower bound on P(||M(p) - p||_inf >= radius) - beta over the grid",
-                claimed=0.0,
-                measured=worst_excess,
-                margin=-worst_excess,
-                direction=(
-                    f"lower bound: exact Beta-marginal bound, or one-sided Clopper-Pearson at {confidence:.0%} "
-                    "(Bonferroni) where the exact bounds do not decide"
-                ),
-            ),
-        ),
-        budget={
-            "grid_points": len(points),
-            "monte_carlo_points": len(undecided),
-            "samples_per_point": samples,
-            "confidence": confidence,
-        },
-        counterexample=counterexample,
-        details={"points": rows},
     )

@@ -15,11 +15,11 @@ import numpy as np
 from dpaudit._validation import check_integer
 from dpaudit.checks.budget_limits import ceiling
 from dpaudit.checks.certificates.facts import certified_fact
-from dpaudit.checks.claim_inputs import approx_dp_of
-from dpaudit.checks.empirical.audit import EMPIRICAL_PARAMETERS
+from dpaudit.checks.claim_inputs import approx_dp_of, require_views
 from dpaudit.checks.empirical.bound_evidence import bound_evidence
 from dpaudit.checks.empirical.budget import AuditBudget, budget_from_params
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
+from dpaudit.checks.empirical.epsilon_lower_bound import EMPIRICAL_PARAMETERS
 from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
@@ -33,19 +33,29 @@ from dpaudit.privacy.profiles import gaussian_delta, gaussian_epsilon
 __all__ = ["check_gaussian_exact_profile", "check_gaussian_threshold_monte_carlo"]
 
 
-def _gaussian_of(source: Claim | CheckContext) -> Any:
-    """The Gaussian mechanism under audit (a mutant when the context carries one)."""
-    claim = source.claim if isinstance(source, CheckContext) else source
-    if claim.mechanism.name != "gaussian":
-        raise InvalidArgument(f"claim {claim.id!r}: mechanism={claim.mechanism.name!r}: this checker needs 'gaussian'")
+#: The white-box view both checks read: (Δ, σ) of a shift of Gaussians.
+VIEWS = ("gaussian_shift",)
+
+
+def _shift_of(source: Claim | CheckContext) -> tuple[float, float]:
+    """(Δ, σ) from the ``gaussian_shift`` view: of the mechanism under audit (a mutant when the context
+    carries one) for a context, of the reference for a claim.
+
+    Raises:
+        InvalidArgument: when the claim's mechanism does not offer the view or its params do not
+            build the reference.
+    """
     if isinstance(source, CheckContext):
-        return source.mechanism()
-    return build_mechanism(claim.mechanism.name, claim.mechanism.params)
+        sensitivity, sigma = source.mechanism().gaussian_shift()
+    else:
+        require_views(source, VIEWS)
+        sensitivity, sigma = build_mechanism(source.mechanism.name, source.mechanism.params).gaussian_shift()
+    return float(sensitivity), float(sigma)
 
 
 def _validate_exact(params: dict[str, Any], claim: Claim) -> None:
     approx_dp_of(claim)
-    _gaussian_of(claim)
+    _shift_of(claim)
     unknown = set(params) - {"digits"}
     if unknown:
         raise InvalidArgument(f"unknown params {sorted(unknown)}: expected only 'digits'")
@@ -56,6 +66,7 @@ def _validate_exact(params: dict[str, Any], claim: Claim) -> None:
     "gaussian_exact_profile",
     description="exact delta(epsilon) of the Gaussian mechanism (Balle-Wang 2018) in mpmath, with error bound",
     validate=_validate_exact,
+    requires_views=VIEWS,
 )
 def check_gaussian_exact_profile(obligation: Obligation, context: CheckContext) -> Evidence:
     """Decide an ApproxDP claim for the Gaussian mechanism with the exact privacy profile.
@@ -67,10 +78,10 @@ def check_gaussian_exact_profile(obligation: Obligation, context: CheckContext) 
         Balle & Wang 2018, Theorem 8.
     """
     guarantee = approx_dp_of(context.claim)
-    mechanism = _gaussian_of(context)
+    sensitivity, sigma = _shift_of(context)
     digits = int(obligation.params.get("digits", 60))
-    exact = gaussian_delta(guarantee.epsilon, mechanism.sensitivity, mechanism.sigma, digits=digits)
-    eps_low, eps_high = gaussian_epsilon(guarantee.delta, mechanism.sensitivity, mechanism.sigma, digits=digits)
+    exact = gaussian_delta(guarantee.epsilon, sensitivity, sigma, digits=digits)
+    eps_low, eps_high = gaussian_epsilon(guarantee.delta, sensitivity, sigma, digits=digits)
     claimed_delta = mpmath.mpf(guarantee.delta)
     if exact.upper <= claimed_delta:
         verdict = Verdict.VERIFIED
@@ -96,7 +107,6 @@ def check_gaussian_exact_profile(obligation: Obligation, context: CheckContext) 
             interval=(eps_low, eps_high),
         ),
     )
-    sigma, sensitivity = mechanism.sigma, mechanism.sensitivity
     counterexample = None
     if verdict is Verdict.VIOLATED:
         threshold = sigma**2 * guarantee.epsilon / sensitivity + sensitivity / 2
@@ -168,7 +178,7 @@ def _monte_carlo_budget(params: dict[str, Any]) -> AuditBudget:
 
 def _validate_monte_carlo(params: dict[str, Any], claim: Claim) -> None:
     approx_dp_of(claim)
-    _gaussian_of(claim)
+    _shift_of(claim)
     _monte_carlo_budget(params)
 
 
@@ -177,6 +187,7 @@ def _validate_monte_carlo(params: dict[str, Any], claim: Claim) -> None:
     description="Monte Carlo epsilon lower bound from threshold events with Clopper-Pearson bounds",
     validate=_validate_monte_carlo,
     audits_candidates=True,
+    requires_views=VIEWS,
     quick_caps={"samples": 100_000},
     parameters={key: EMPIRICAL_PARAMETERS[key] for key in _MONTE_CARLO_KEYS},
 )
@@ -194,8 +205,8 @@ def check_gaussian_threshold_monte_carlo(obligation: Obligation, context: CheckC
         Balle & Wang 2018, Theorem 8 (the pair is worst case); Jagielski, Ullman & Oprea 2020.
     """
     guarantee = approx_dp_of(context.claim)
-    mechanism = _gaussian_of(context)
-    sensitivity = _gaussian_of(context.claim).sensitivity
+    mechanism = context.mechanism()
+    sensitivity, _ = _shift_of(context.claim)  # the reference's stated sensitivity: the candidate's pair
     budget = _monte_carlo_budget(obligation.params)
     pair = NeighbourPair(np.zeros(1), np.full(1, sensitivity), f"f(X) = 0, f(X') = {sensitivity:g}")
     bound = certify_privacy_lower_bound(

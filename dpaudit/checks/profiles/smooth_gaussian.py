@@ -9,7 +9,7 @@ reduction of the supremum).
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import mpmath
@@ -77,6 +77,74 @@ def _point_text(epsilon: float, delta: float, dim: int) -> str:
     return f"epsilon={epsilon:g}, delta={delta:g}, d={dim}"
 
 
+@dataclass(frozen=True)
+class _PointResult:
+    """One grid point of Lemma 1 decided: its verdict, text, exact/claimed δ ratio (upper end), the
+    certified fact, the measurement, and the counterexample when it is violated."""
+
+    verdict: Verdict
+    point: str
+    ratio: Any
+    fact: Any
+    measurement: Measurement
+    counterexample: dict[str, Any] | None
+
+
+def _decide_point(
+    epsilon: float, delta: float, dim: int, constants: Any, alpha_factor: float, digits: int
+) -> _PointResult:
+    """Lemma 1 at one (ε, δ, d): the exact worst-case δ(ε) over its admissible configurations against δ."""
+    alpha = constants.alpha * alpha_factor
+    worst = lemma1_worst_case(epsilon, alpha, constants.beta, dim, digits=digits)
+    claimed = mpmath.mpf(delta)
+    if worst.delta.upper <= claimed:
+        verdict = Verdict.VERIFIED
+    elif worst.delta.lower > claimed:
+        verdict = Verdict.VIOLATED
+    else:
+        verdict = Verdict.INCONCLUSIVE
+    point = _point_text(epsilon, delta, dim)
+    fact = certified_fact(
+        "gaussian_pair_delta",
+        f"worst-case delta at {point}",
+        {
+            "shift": worst.pair.shift,
+            "sigma1": worst.pair.sigma1,
+            "sigma2": worst.pair.sigma2,
+            "dim": dim,
+            "epsilon": epsilon,
+        },
+        (worst.delta.lower, worst.delta.upper),
+        delta,
+    )
+    measurement = Measurement(
+        quantity=f"worst-case delta at {point} (alpha={alpha:.6g}, beta={constants.beta:.6g})",
+        claimed=delta,
+        measured=worst.delta.value,
+        margin=claimed - worst.delta.value,
+        direction=f"exact, absolute error <= {mpmath.nstr(worst.delta.error, 3)} ({worst.delta.digits} digits)",
+        interval=(worst.delta.lower, worst.delta.upper),
+    )
+    counterexample = None
+    if verdict is Verdict.VIOLATED:
+        pair = worst.pair
+        counterexample = {
+            "epsilon": epsilon,
+            "delta": delta,
+            "dim": dim,
+            "alpha": alpha,
+            "beta": constants.beta,
+            "sigma_X": pair.sigma1,
+            "sigma_X_prime": pair.sigma2,
+            "mean_distance": pair.shift,
+            "condition_a": f"min(sigma_X, sigma_X')/alpha = {pair.shift!r} = ||mu_X - mu_X'||",
+            "condition_b": f"|ln sigma_X^2 - ln sigma_X'^2| = {abs(2 * math.log(pair.sigma2)):.17g} <= beta",
+            "event": "privacy loss ln(p_X/p_X') > epsilon (a ball or its complement, see profiles)",
+            "exact_delta": mpmath.nstr(worst.delta.value, 17),
+        }
+    return _PointResult(verdict, point, worst.delta.upper / claimed, fact, measurement, counterexample)
+
+
 @register_checker(
     "lemma1_exact_profile",
     description="Lemma 1 (smooth Gaussian) on a grid: exact worst-case delta over admissible (shift, variance ratio)",
@@ -108,12 +176,8 @@ def check_lemma1_exact_profile(obligation: Obligation, context: CheckContext) ->
     name = _constants_name(params, context.claim)
     digits = int(params.get("digits", 60))
     alpha_factor = float(params.get("alpha_factor", 1.0))
-    measurements = []
-    verdicts = []
+    results: list[_PointResult] = []
     skipped = []
-    counterexample = None
-    worst_margin_point: tuple[mpmath.mpf, str] | None = None  # (exact/claimed delta, grid point)
-    facts = []
     for epsilon in _grid(params, "epsilons"):
         for delta in _grid(params, "deltas"):
             for dim in _grid(params, "dims", integer=True):
@@ -121,73 +185,21 @@ def check_lemma1_exact_profile(obligation: Obligation, context: CheckContext) ->
                     skipped.append(_point_text(epsilon, delta, dim))
                     continue
                 constants = _audited_constants(context, name, epsilon, delta, dim)
-                alpha = constants.alpha * alpha_factor
-                worst = lemma1_worst_case(epsilon, alpha, constants.beta, dim, digits=digits)
-                claimed = mpmath.mpf(delta)
-                if worst.delta.upper <= claimed:
-                    verdict = Verdict.VERIFIED
-                elif worst.delta.lower > claimed:
-                    verdict = Verdict.VIOLATED
-                else:
-                    verdict = Verdict.INCONCLUSIVE
-                verdicts.append(verdict)
-                margin = claimed - worst.delta.value
-                point = _point_text(epsilon, delta, dim)
-                facts.append(
-                    certified_fact(
-                        "gaussian_pair_delta",
-                        f"worst-case delta at {point}",
-                        {
-                            "shift": worst.pair.shift,
-                            "sigma1": worst.pair.sigma1,
-                            "sigma2": worst.pair.sigma2,
-                            "dim": dim,
-                            "epsilon": epsilon,
-                        },
-                        (worst.delta.lower, worst.delta.upper),
-                        delta,
-                    )
-                )
-                ratio = worst.delta.upper / claimed
-                if worst_margin_point is None or ratio > worst_margin_point[0]:
-                    worst_margin_point = (ratio, point)
-                measurements.append(
-                    Measurement(
-                        quantity=f"worst-case delta at {point} (alpha={alpha:.6g}, beta={constants.beta:.6g})",
-                        claimed=delta,
-                        measured=worst.delta.value,
-                        margin=margin,
-                        direction=f"exact, absolute error <= {mpmath.nstr(worst.delta.error, 3)} "
-                        f"({worst.delta.digits} digits)",
-                        interval=(worst.delta.lower, worst.delta.upper),
-                    )
-                )
-                if verdict is Verdict.VIOLATED and counterexample is None:
-                    pair = worst.pair
-                    counterexample = {
-                        "epsilon": epsilon,
-                        "delta": delta,
-                        "dim": dim,
-                        "alpha": alpha,
-                        "beta": constants.beta,
-                        "sigma_X": pair.sigma1,
-                        "sigma_X_prime": pair.sigma2,
-                        "mean_distance": pair.shift,
-                        "condition_a": f"min(sigma_X, sigma_X')/alpha = {pair.shift!r} = ||mu_X - mu_X'||",
-                        "condition_b": f"|ln sigma_X^2 - ln sigma_X'^2| = {abs(2 * math.log(pair.sigma2)):.17g} <= "
-                        "beta",
-                        "event": "privacy loss ln(p_X/p_X') > epsilon (a ball or its complement, see profiles)",
-                        "exact_delta": mpmath.nstr(worst.delta.value, 17),
-                    }
-    if not verdicts or worst_margin_point is None:
+                results.append(_decide_point(epsilon, delta, dim, constants, alpha_factor, digits))
+    if not results:
         raise InvalidArgument(f"constants={name!r}: every grid point is outside the lemma's preconditions")
+    verdicts = [result.verdict for result in results]
+    worst_margin_point = max(results, key=lambda result: result.ratio)  # the first of the largest ratios
+    counterexample = next((result.counterexample for result in results if result.counterexample is not None), None)
+    facts = [result.fact for result in results]
+    measurements = [result.measurement for result in results]
     verdict = Verdict.VIOLATED if Verdict.VIOLATED in verdicts else min(verdicts, key=lambda v: v.strength)
     # sorted, not set order: the report must not depend on PYTHONHASHSEED
     counts = {v.value: verdicts.count(v) for v in sorted(set(verdicts), key=lambda v: v.strength)}
     mutant = "" if alpha_factor == 1.0 else f" with alpha multiplied by {alpha_factor:g} (planted mutant)"
     summary = (
         f"Lemma 1 ({name} constants{mutant}): {len(verdicts)} grid points, {counts}; largest exact/claimed "
-        f"delta ratio {mpmath.nstr(worst_margin_point[0], 4)} at {worst_margin_point[1]}"
+        f"delta ratio {mpmath.nstr(worst_margin_point.ratio, 4)} at {worst_margin_point.point}"
     )
     certificate = None
     if verdict is Verdict.VERIFIED:

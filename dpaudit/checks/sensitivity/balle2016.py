@@ -30,19 +30,17 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit._validation import check_choice, check_integer, check_rational
-from dpaudit.checks.budget_limits import check_enumeration
+from dpaudit._validation import check_choice
+from dpaudit.checks.sensitivity.chain_domain import check_domain_size, dataset_text, domain_params, sigma_evaluation
 from dpaudit.checks.sensitivity.exact_setting import DIGITS, _Setting
 from dpaudit.checks.sensitivity.lemma1_conditions import (
     ConditionA,
     ConditionB,
     SigmaEvaluation,
     lemma1_constants_exact,
-    sigma_table,
 )
 from dpaudit.checks.sensitivity.pair_sweep import (
     SweepResult,
-    pair_count,
     sweep_statements,
 )
 from dpaudit.checks.sensitivity.statements import (
@@ -60,43 +58,16 @@ from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement, json_number
 from dpaudit.kernel.verdicts import Verdict
-from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
-    DatasetIndex,
-    LSWProblem,
-    TrajectoryUniverse,
-    chain_universe,
-)
-from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE
+from dpaudit.mechanisms.policy_evaluation.exact_estimators import LSWProblem
+from dpaudit.mechanisms.policy_evaluation.trajectory_universe import DatasetIndex, TrajectoryUniverse, chain_universe
+from dpaudit.privacy.relations import REPLACE_ONE
 
 __all__ = [
-    "check_domain_size",
     "check_exhaustive_sensitivity",
-    "dataset_text",
-    "domain_params",
     "exhaustive_audit",
     "mechanism_statements",
-    "sigma_evaluation",
     "statement_evidence",
 ]
-
-"""Working precision (decimal digits) of every mpmath evaluation in this module."""
-
-"""Relative error bound used for mpmath decisions at 60 digits (15 digits of headroom)."""
-
-
-"""σ_X of the implementation for every dataset of the domain, by global dataset index."""
-
-
-def dataset_text(universe: TrajectoryUniverse, dataset: tuple[int, ...]) -> list[dict[str, Any]]:
-    return [
-        {
-            "profile": i,
-            "states": list(universe.profiles[i].representative.states),
-            "rewards": [json_number(r) for r in universe.profiles[i].representative.rewards],
-            "truncated": universe.profiles[i].representative.truncated,
-        }
-        for i in dataset
-    ]
 
 
 def _smallest_relative_margin(result: SweepResult) -> Measurement:
@@ -182,40 +153,6 @@ def statement_evidence(
     return Evidence(verdict, summary, domain, method, tuple(measurements), budget, counterexample, details)
 
 
-_DOMAIN_KEYS = {"p", "horizon", "m_max", "statement"}
-
-
-def domain_params(params: dict[str, Any]) -> tuple[Fraction, int, int]:
-    unknown = set(params) - _DOMAIN_KEYS
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected some of {sorted(_DOMAIN_KEYS)}")
-    p = check_rational("p", params.get("p", "1/2"), low=0.0, high=1.0, high_open=True)
-    horizon = check_integer("horizon", params.get("horizon", 6), low=1, high=8)
-    m_max = check_integer("m_max", params.get("m_max", 4), low=1, high=6)
-    return p, horizon, m_max
-
-
-def check_domain_size(params: dict[str, Any], claim: Claim, *, passes: int) -> None:
-    """Refuse a domain whose sweep is above the enumeration ceiling, before any work.
-
-    The chain's trajectories (at most N 2^(L+1) of them, N returns each) are counted first, then
-    the ordered pairs of every relation of the claim, times the sweeps over them (``passes``).
-    """
-    p, horizon, m_max = domain_params(params)
-    try:
-        n_states = int(claim.mechanism.params["n_states"])
-        gamma = Fraction(claim.mechanism.params.get("gamma", 0))
-    except (KeyError, TypeError, ValueError, OverflowError):
-        return  # the mechanism's own validation names what is wrong with its parameters
-    universe_size = n_states**2 * 2 ** (horizon + 1)
-    check_enumeration(f"the chain universe (n_states = {n_states}, horizon = {horizon})", universe_size)
-    universe = chain_universe(n_states, p, gamma, horizon)
-    for relation in claim.relations:
-        if relation.kind in (REPLACE_ONE, ADD_REMOVE_ONE):
-            count = pair_count(len(universe), relation.kind, m_max) * passes
-            check_enumeration(f"the {relation.kind} pairs of datasets of 1..{m_max} trajectories", count)
-
-
 def _validate(params: dict[str, Any], claim: Claim) -> None:
     domain_params(params)
     if claim.mechanism.name not in ("dp_lsw", "dp_lsl"):
@@ -226,18 +163,6 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
 
 
 _SWEEP_CACHE: dict[tuple[Any, ...], tuple[dict[str, SweepResult], SigmaEvaluation]] = {}
-
-
-def sigma_evaluation(
-    mechanism: Any, universe: TrajectoryUniverse, m_max: int, rng: np.random.Generator
-) -> SigmaEvaluation:
-    from dpaudit.mechanisms.policy_evaluation.statistics import FirstVisitStatistics
-
-    def sigma_of(signature: np.ndarray, average: np.ndarray, m: int) -> float:
-        statistics = FirstVisitStatistics.from_arrays(signature, average, m)
-        return float(mechanism.intermediates_from_statistics(statistics).sigma)
-
-    return sigma_table(universe, m_max, sigma_of, rng=rng)
 
 
 def mechanism_statements(

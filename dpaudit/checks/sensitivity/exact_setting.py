@@ -14,14 +14,14 @@ import numpy as np
 from dpaudit.checks.sensitivity.pair_sweep import (
     Comparison,
 )
-from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
+from dpaudit.mechanisms.policy_evaluation.exact_estimators import (
     LSLProblem,
     LSWProblem,
-    TrajectoryUniverse,
     exact_first_visit_statistics,
     exact_lsl_parameters,
     exact_lsw_parameters,
 )
+from dpaudit.mechanisms.policy_evaluation.trajectory_universe import TrajectoryUniverse
 
 __all__ = ["DIGITS"]
 

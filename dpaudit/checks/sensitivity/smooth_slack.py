@@ -1,8 +1,11 @@
-"""The smooth-sensitivity slack of DP-LSW/DP-LSL on a tiny domain: σ_X against α S*_(β/2)(X), with S* the
-smallest smooth bound of the exact local sensitivity (checker ``balle_smooth_sensitivity_slack``).
+"""The exact smooth sensitivity of DP-LSW/DP-LSL on a tiny domain, and the check of σ_X against it.
+
+``balle_smooth_sensitivity_slack``: conditions (a) and (b) of Lemma 1 make σ_X/α a (β/2)-smooth
+upper bound of the local sensitivity on the domain's neighbour graph, so σ_X >= α S*_{β/2}(X) is
+necessary; it is decided at every dataset against rigorous bounds of the right side.
 
 References:
-    Balle, Gomrokchi & Precup 2016, Lemma 1, Lemma 4; Nissim, Raskhodnikova, Smith 2007, Sec. 3.
+    Balle et al. 2016, Lemma 1, Lemma 4; Nissim, Raskhodnikova, Smith 2007, Def. 3.1, Lemma 3.2.
 """
 
 from __future__ import annotations
@@ -13,7 +16,13 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpaudit.checks.sensitivity.balle2016 import check_domain_size, dataset_text, domain_params, sigma_evaluation
+from dpaudit.checks.sensitivity.chain_domain import (
+    check_domain_size,
+    dataset_at,
+    dataset_text,
+    domain_params,
+    sigma_evaluation,
+)
 from dpaudit.checks.sensitivity.exact_setting import _Setting
 from dpaudit.checks.sensitivity.lemma1_conditions import SIGMA_RELATIVE_ERROR, lemma1_constants_exact
 from dpaudit.checks.sensitivity.pair_sweep import DatasetBlock, pair_blocks
@@ -23,11 +32,7 @@ from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
-from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
-    DatasetIndex,
-    TrajectoryUniverse,
-    chain_universe,
-)
+from dpaudit.mechanisms.policy_evaluation.trajectory_universe import DatasetIndex, TrajectoryUniverse, chain_universe
 
 __all__ = ["check_smooth_sensitivity_slack", "local_sensitivities", "local_sensitivity_bounds", "smooth_sensitivity"]
 
@@ -178,7 +183,7 @@ def check_smooth_sensitivity_slack(obligation: Obligation, context: CheckContext
     else:
         verdict, worst = Verdict.INCONCLUSIVE, int(np.argmin(sigmas / necessary_high))
     necessary = necessary_high
-    worst_rows = _dataset_at(index, worst)
+    worst_rows = dataset_at(index, worst)
     summary = (
         f"sigma_X >= alpha S*_(beta/2)(X) at all {index.total} datasets: {verdict is Verdict.VERIFIED}; slack "
         f"sigma_X / (alpha S*_beta(X)) min {ratio_beta.min():.4g}, median {np.median(ratio_beta):.4g}, max "
@@ -241,11 +246,3 @@ def _necessary_ratio(sigmas: np.ndarray, necessary_low: np.ndarray, necessary_hi
         "sigma_X within 1e-12 relative of any other machine's",
         margin_interval=margin_interval,
     )
-
-
-def _dataset_at(index: DatasetIndex, position: int) -> tuple[int, ...]:
-    for m in range(1, index.m_max + 1):
-        if position < index.count(m):
-            return tuple(int(v) for v in index.datasets(m)[position])
-        position -= index.count(m)
-    raise InvalidArgument(f"position={position}: outside the domain")

@@ -28,10 +28,7 @@ from dpaudit.checks.sensitivity.pair_sweep import (
     PairBlock,
 )
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
-    LSLProblem,
-    LSWProblem,
-)
+from dpaudit.mechanisms.policy_evaluation.exact_estimators import LSLProblem, LSWProblem
 
 __all__ = [
     "LSL_STATEMENTS",

@@ -13,15 +13,13 @@ Features are given as ``"tabular"``, ``"aggregation:<g>"`` (groups of g adjacent
 Sec. 6 uses g = 2) or an explicit S × d matrix.
 
 References:
-
-References:
     Balle, Gomrokchi & Precup, ICML 2016, Sec. 3 (Algorithms 1 and 2), Sec. 4.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,19 +30,15 @@ from dpaudit._validation import (
     check_integer,
     check_real,
 )
-from dpaudit.errors import DpAuditError, InvalidArgument
+from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.inputs import (
-    COVERAGE_SIZES,
-    SEARCH_SIZES,
     TRAJECTORIES,
-    coverage_pairs,
-    episode_at_return,
-    explore_records,
     one_trajectory,
 )
 from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, Neighbourhood, OutputSpec
 from dpaudit.mechanisms.policy_evaluation import bounds
 from dpaudit.mechanisms.policy_evaluation.estimators import LSL, LSW, feature_matrix
+from dpaudit.mechanisms.policy_evaluation.extreme_datasets import explore_datasets
 from dpaudit.mechanisms.policy_evaluation.intermediates import DpLslIntermediates, DpLswIntermediates
 from dpaudit.mechanisms.policy_evaluation.statistics import (
     FirstVisitStatistics,
@@ -55,7 +49,6 @@ from dpaudit.mechanisms.smooth_gaussian import (
     smooth_gaussian_constants,
 )
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
-from dpaudit.rl.first_visit import discounted_returns
 from dpaudit.rng import normalize_rng
 
 __all__ = ["DPLSL", "DPLSW", "DP_LSL", "DP_LSW"]
@@ -108,11 +101,41 @@ class _SmoothSensitivityRelease:
     epsilon: float
     delta: float
     f_max: float | None
+    constant_set: str
     constants: SmoothGaussianConstants
+    estimator: Any
+    return_bound: float
 
     def intermediates_from_statistics(self, statistics: FirstVisitStatistics) -> Any:
         """Every quantity of the algorithm from first-visit statistics (defined by each algorithm)."""
         raise NotImplementedError
+
+    def _smoothed(
+        self,
+        statistics: FirstVisitStatistics,
+        theta: np.ndarray,
+        profile: np.ndarray,
+        sigma_of_psi: Callable[[float], float],
+    ) -> dict[str, Any]:
+        """The fields both algorithms' intermediates share: ψ_X = max_k e^{−kβ} φ_X(k) and its first
+        argmax over the φ-profile, σ_X = ``sigma_of_psi(ψ_X)``, θ_X, the statistics and the public constants."""
+        psi, k_star = bounds.smooth_maximum(profile, bounds.rounding_safe_beta(self.beta))
+        return {
+            "theta": theta,
+            "sigma": float(sigma_of_psi(psi)),
+            "signature": statistics.signature,
+            "m": statistics.m,
+            "phi_profile": profile,
+            "k_argmax": k_star,
+            "psi": psi,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "d": self.estimator.d,
+            "constant_set": self.constant_set,
+            "return_bound": self.return_bound,
+        }
 
     def _check_public_bounds(self) -> None:
         """Validate and normalise ε, δ, R_max and the optional F_max (shared by both algorithms)."""
@@ -228,24 +251,15 @@ class DPLSW(_SmoothSensitivityRelease):
     def intermediates_from_statistics(self, statistics: FirstVisitStatistics) -> DpLswIntermediates:
         """Return every quantity of Algorithm 1 for given statistics (⟨X⟩, F_X, m)."""
         profile = bounds.lsw_phi_profile(statistics.signature, self.estimator.w)
-        psi, k_star = bounds.smooth_maximum(profile, bounds.rounding_safe_beta(self.beta))
-        sigma = bounds.lsw_sigma(self.alpha, self.return_bound, self.pinv_norm, psi)
+        shared = self._smoothed(
+            statistics,
+            self.estimator.solve(statistics.average_returns),
+            profile,
+            lambda psi: bounds.lsw_sigma(self.alpha, self.return_bound, self.pinv_norm, psi),
+        )
         return DpLswIntermediates(
-            theta=self.estimator.solve(statistics.average_returns),
-            sigma=float(sigma),
-            signature=statistics.signature,
-            m=statistics.m,
-            phi_profile=profile,
+            **shared,
             k_max=int(profile.size - 1),
-            k_argmax=k_star,
-            psi=psi,
-            alpha=self.alpha,
-            beta=self.beta,
-            epsilon=self.epsilon,
-            delta=self.delta,
-            d=self.estimator.d,
-            constant_set=self.constant_set,
-            return_bound=self.return_bound,
             pinv_norm=self.pinv_norm,
             sensitivity_bound=self.return_bound * self.pinv_norm * math.sqrt(profile[0]),
         )
@@ -327,27 +341,18 @@ class DPLSL(_SmoothSensitivityRelease):
         profile = bounds.lsl_phi_profile(
             statistics.signature, self.estimator.weights, statistics.m, self.c_lambda, saturation=self.saturation
         )
-        psi, k_star = bounds.smooth_maximum(profile, bounds.rounding_safe_beta(self.beta))
-        sigma = bounds.lsl_sigma(self.alpha, self.return_bound, self.phi_norm, self.lam, self.rho_inf, psi)
+        shared = self._smoothed(
+            statistics,
+            self.estimator.solve(statistics),
+            profile,
+            lambda psi: bounds.lsl_sigma(self.alpha, self.return_bound, self.phi_norm, self.lam, self.rho_inf, psi),
+        )
         phi_zero = bounds.lsl_phi(
             statistics.signature.tolist(), self.estimator.weights.tolist(), statistics.m, self.c_lambda, 0
         )
         scale = 2 * self.return_bound * self.phi_norm / (self.lam - self.phi_norm**2 * self.rho_inf)
         return DpLslIntermediates(
-            theta=self.estimator.solve(statistics),
-            sigma=float(sigma),
-            signature=statistics.signature,
-            m=statistics.m,
-            phi_profile=profile,
-            k_argmax=k_star,
-            psi=psi,
-            alpha=self.alpha,
-            beta=self.beta,
-            epsilon=self.epsilon,
-            delta=self.delta,
-            d=self.estimator.d,
-            constant_set=self.constant_set,
-            return_bound=self.return_bound,
+            **shared,
             phi_norm=self.phi_norm,
             rho_inf=self.rho_inf,
             rho_norm=self.rho_norm,
@@ -360,75 +365,6 @@ class DPLSL(_SmoothSensitivityRelease):
 
 def _theta_shape(params: Any, data: Any) -> tuple[int, ...]:
     return (int(feature_matrix(params["features"], int(params["n_states"])).shape[1]),)
-
-
-#: Dataset sizes of the input search's Lemma 1 datasets (those of the coverage and padded pairs), largest first.
-RARE_STATE_SIZES = tuple(sorted(set(COVERAGE_SIZES) | set(SEARCH_SIZES), reverse=True))
-
-
-def _calibrated_return_bound(params: Mapping[str, Any]) -> tuple[float, float, float] | None:
-    """(R_max, γ, the return bound the noise is calibrated to), or None when the parameters do not say."""
-    try:
-        r_max = check_real("r_max", params.get("r_max"), low=0.0, low_open=True)
-        gamma = check_real("gamma", params.get("gamma"), low=0.0, high=1.0, high_open=True)
-        return r_max, gamma, bounds.return_bound(r_max, gamma, params.get("f_max"))
-    except (DpAuditError, ValueError, TypeError):
-        return None
-
-
-def _rare_state_pairs(params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
-    """Lemma 1's extremal datasets: the last state s visited by one trajectory only, with its return at
-    the bound the noise is calibrated to (a long episode of rewards <= R_max, and a one-step one when
-    that differs), beside m − 1 unrewarded trajectories through every other state; against the same
-    with that trajectory unrewarded or replaced by one that avoids s (``replace_one``), or removed
-    (``add_remove_one``), at :data:`RARE_STATE_SIZES` trajectories.
-
-    Such a pair moves F_X(s), hence θ_X, by the whole return bound while σ_X stays put (the same
-    signature) and is as small as a count of 1 allows (every other count is m − 1): a noise scale
-    without R_max/(1 − γ)'s 1/(1 − γ), or one computed from m where |X_s| belongs, shows here.
-
-    Sizes stop at 100: covering datasets of a few hundred trajectories would reach the regime where
-    DP-LSW's smoothing stops adding noise (ψ_X = φ_X(0)), but a candidate written with loops then
-    spends minutes per audit (docs/statistics.md, "Input search")."""
-    n_states = params.get("n_states")
-    known = _calibrated_return_bound(params)
-    if known is None or not isinstance(n_states, int) or isinstance(n_states, bool) or n_states < 2:
-        return []
-    r_max, gamma, bound = known
-    rare = n_states - 1
-    avoiding = [[state, 0, 0.0] for state in range(rare)]
-    visits = [episode_at_return([rare], bound, r_max, gamma)]
-    if len(visits[0]) > 1:
-        visits.append([[rare, 0, min(r_max, bound)]])
-    found: list[tuple[Any, Any, str]] = []
-    for size in RARE_STATE_SIZES:
-        common = [avoiding] * (size - 1)
-        for visit in visits:
-            value = float(discounted_returns([step[2] for step in visit], gamma)[0])
-            steps = f"{len(visit)} steps" if len(visit) > 1 else "one step"
-            text = (
-                f"search: {size} trajectories, state {rare} visited by one only (return {value:.4g}, {steps})"
-                if size > 1
-                else f"search: 1 trajectory, in state {rare} only (return {value:.4g}, {steps})"
-            )
-            if relation.kind == REPLACE_ONE:
-                unrewarded = [[*step[:2], 0.0] for step in visit]
-                found.append(([*common, visit], [*common, unrewarded], f"{text} vs that one unrewarded"))
-                if visit is visits[0]:
-                    found.append(([*common, visit], [*common, avoiding], f"{text} vs one that avoids state {rare}"))
-            elif size > 1:
-                found.append(([*common, visit], common, f"{text}, that one removed"))
-    return found
-
-
-def _explore(pairs: Sequence[Any], params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
-    """Datasets with returns at the bound the noise is calibrated to (long episodes when it exceeds
-    R_max): Lemma 1's rare state, then the coverage pairs; then the given pairs explored as datasets."""
-    known = _calibrated_return_bound(params)
-    if known is None:
-        return coverage_pairs(params, relation) + explore_records(pairs, params, relation)
-    found = _rare_state_pairs(params, relation) + coverage_pairs(params, relation, return_bound=known[2])
-    return found + explore_records(pairs, params, relation)
 
 
 _TRAJECTORY_NEIGHBOURS = one_trajectory()
@@ -446,7 +382,7 @@ def _policy_evaluation(name: str, factory: type, algorithm: str, estimator: str,
             _TRAJECTORY_NEIGHBOURS.description,
             _TRAJECTORY_NEIGHBOURS.distance,
             _TRAJECTORY_NEIGHBOURS.radius,
-            explore=_explore,
+            explore=explore_datasets,
         ),
         output=OutputSpec("theta_X + noise: a vector of the feature dimension d", _theta_shape),
         views=frozenset({"gaussian_view", "audit_pairs", "statistics"}),

@@ -1,6 +1,6 @@
 """Worst-case neighbouring datasets of DP-LSW and DP-LSL for black-box audits, from a white-box search.
 
-The black-box engine (:mod:`dpaudit.checks.empirical.audit`) can only refute a claim on the
+The black-box engine (:mod:`dpaudit.checks.empirical.epsilon_lower_bound`) can only refute a claim on the
 pairs it samples, so it should sample the pairs where the release is least private. For
 DP-LSW and DP-LSL the release on X is N(θ_X, σ_X² I_d), so the exact privacy of a pair
 (X, X') is the profile of two isotropic Gaussians with means ‖θ_X − θ_X'‖₂ apart and

@@ -86,7 +86,7 @@ def test_invalid_steps_and_pairs():
 def test_mass_at_infinite_loss_counts_in_delta_at_every_epsilon():
     """delta(eps) = sum_{l > eps} p(l) (1 - e^(eps - l)) + p(inf): an atom only one side can produce
     (loss +inf) adds its whole mass at every epsilon, and composition keeps it."""
-    from dpaudit.privacy.accounting.pld import DiscretePld
+    from dpaudit.privacy.accounting.discrete_pld import DiscretePld
 
     pld = DiscretePld(interval=0.5, offset=-1, pmf=np.array([0.3, 0.3, 0.3]), infinity_mass=0.1, pessimistic=True)
     for epsilon in (0.0, 0.4, 5.0, 50.0):
@@ -116,10 +116,10 @@ def test_a_loss_bounded_above_leaves_no_mass_at_infinity(records, steps, sigma, 
 
 
 def test_fft_roundoff_bound_contains_the_error_against_exact_convolution():
-    """Higham's bound (pld._fft_roundoff) against the T-fold convolution in exact rationals."""
+    """Higham's bound (discrete_pld._fft_roundoff) against the T-fold convolution in exact rationals."""
     from fractions import Fraction
 
-    from dpaudit.privacy.accounting.pld import DiscretePld
+    from dpaudit.privacy.accounting.discrete_pld import DiscretePld
 
     rng = np.random.default_rng(5)
     pmf = rng.random(9)
@@ -146,7 +146,7 @@ def test_fft_roundoff_bound_contains_the_error_against_exact_convolution():
 def test_fft_roundoff_bound_is_higham_by_hand_for_a_point_mass():
     """x = (1): every coefficient is 1, so each term of the bound has a closed form (Higham 2002,
     Thm 24.2 with t = log2 n + 1, mu = 4u; the power's error rho = T (3u pi + 2u) + 5u)."""
-    from dpaudit.privacy.accounting.pld import DiscretePld, _fft_roundoff
+    from dpaudit.privacy.accounting.discrete_pld import DiscretePld, _fft_roundoff
 
     u, n, steps = 2.0**-53, 64, 1000
     pmf = np.zeros(n)
@@ -169,12 +169,12 @@ def test_fft_roundoff_bound_is_higham_by_hand_for_a_point_mass():
 
 @pytest.mark.parametrize("steps", [7, 10**5, 10**6])
 def test_each_powered_coefficient_is_within_the_bound_of_fft_roundoff(steps):
-    """pld._power's error on each coefficient, against z^T in mpmath from the same float z, stays
+    """discrete_pld._power's error on each coefficient, against z^T in mpmath from the same float z, stays
     within _fft_roundoff's term rho e^rho |z^T| + 2^-1070, rho = T (3u (|ln|z|| + pi) + 2u) + 5u
     (at T = 10^6 most powers underflow: the absolute term covers them)."""
     import mpmath
 
-    from dpaudit.privacy.accounting.pld import _power
+    from dpaudit.privacy.accounting.discrete_pld import _power
 
     u = 2.0**-53
     rng = np.random.default_rng(11)
@@ -192,10 +192,10 @@ def test_each_powered_coefficient_is_within_the_bound_of_fft_roundoff(steps):
 
 @pytest.mark.parametrize(("steps", "tail"), [(3, 1e-9), (60, 1e-6), (400, 1e-12)])
 def test_chernoff_window_holds_all_but_tail_mass_and_is_not_much_wider_than_needed(steps, tail):
-    """pld._chernoff_window against the exact T-fold convolution of a skewed pmf (a heavy right tail,
+    """discrete_pld._chernoff_window against the exact T-fold convolution of a skewed pmf (a heavy right tail,
     like a subsampled mechanism's loss): each side outside [low, high] has mass <= tail, and the
     window is at most twice as wide as the exact [tail, 1 - tail] quantile range."""
-    from dpaudit.privacy.accounting.pld import _chernoff_window
+    from dpaudit.privacy.accounting.discrete_pld import _chernoff_window
 
     pmf = np.zeros(200)
     pmf[5:25] = np.exp(-0.5 * ((np.arange(5, 25) - 12) / 3.0) ** 2)
@@ -230,7 +230,7 @@ def test_mixture_log_density_is_the_log_of_the_density_and_minus_infinity_far_ou
 def test_a_window_that_wraps_round_the_cyclic_sum_is_read_in_order(steps, tail):
     """The Chernoff window starts at low mod n; when it runs past n it continues at 0. Against the direct
     T-fold convolution, its l1 error stays within the aliased tail mass and the round-off bound."""
-    from dpaudit.privacy.accounting.pld import DiscretePld
+    from dpaudit.privacy.accounting.discrete_pld import DiscretePld
 
     rng = np.random.default_rng(3)
     pmf = rng.random(40)
@@ -275,7 +275,7 @@ def _epsilon_by_the_whole_grid(pld, delta, slack=0.0):
 @pytest.mark.parametrize("delta", [0.5, 1e-3, 1e-9, 1e-14, 0.0])
 def test_epsilon_scans_the_grid_in_chunks_to_the_same_point(delta):
     """The scan stops at the first grid point within the target, in whichever chunk it lies."""
-    from dpaudit.privacy.accounting.pld import DiscretePld
+    from dpaudit.privacy.accounting.discrete_pld import DiscretePld
 
     losses = np.arange(-20_000, 150_000) * 1e-4
     pmf = np.exp(-0.5 * ((losses - 2.0) / 1.5) ** 2)

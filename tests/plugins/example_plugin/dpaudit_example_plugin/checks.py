@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.kernel.checkers import CheckContext, register_checker
-from dpaudit.kernel.claims import Obligation
-from dpaudit.kernel.evidence import Evidence, Measurement
-from dpaudit.kernel.verdicts import Verdict
+from dpaudit.plugin import CheckContext, Evidence, Measurement, Obligation, Verdict, register_checker
 
 
 @register_checker(

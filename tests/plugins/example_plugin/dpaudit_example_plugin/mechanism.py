@@ -12,8 +12,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpaudit.mechanisms.inputs import REAL_VECTOR
-from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, Neighbourhood, OutputSpec
+from dpaudit.plugin import REAL_VECTOR, CandidateSignature, Mechanism, Neighbourhood, OutputSpec
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import pytest
 
 from dpaudit.errors import InvalidArgument, InvalidType
 from dpaudit.mechanisms.catalogue import build_mechanism
-from dpaudit.mechanisms.subsampled_gaussian import GpopeStep
+from dpaudit.mechanisms.gpope_step import GpopeStep
 from dpaudit.privacy.relations import add_remove_one, replace_one, simplex_adjacent
 
 VALID = dict(records=10, clip_norm=1.0, noise_multiplier=1.2, steps=5, sampling="uniform_one")

@@ -9,7 +9,7 @@ from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.cli import main
 from dpaudit.errors import InvalidArgument, SpecError
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
-from dpaudit.mechanisms.private_transitions import PrivateTransitions, check_transitions
+from dpaudit.mechanisms.private_synthesis import PrivateTransitions, check_transitions
 from dpaudit.privacy.relations import parse_relation
 
 KIND = get_mechanism("private_synthesis")
