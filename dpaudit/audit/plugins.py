@@ -21,6 +21,7 @@ import dpaudit.checks.accountants.claims
 import dpaudit.checks.accountants.peers
 import dpaudit.checks.candidate.conformance
 import dpaudit.checks.empirical.audit
+import dpaudit.checks.empirical.gaussian_release_fit
 import dpaudit.checks.empirical.parametric
 import dpaudit.checks.empirical.privacy_loss_check
 import dpaudit.checks.empirical.randomness
