@@ -177,5 +177,24 @@ def test_a_smooth_gaussian_candidate_audit_adds_the_fit(candidate, verdict):
     if verdict == "inconclusive":
         assert evidence.details["assumption_rejected"] and evidence.summary.startswith("no family fits")
     else:
-        assert "under assumption: Gaussian release" in evidence.summary
-        assert evidence.measurements[0].measured <= 1.641
+        assert evidence.measurements[0].measured <= 1.641  # both bounds, with and without the assumption
+        fit = evidence.details["fits"][0]
+        assert fit["accepted"] and fit["model_free_epsilon"] <= fit["epsilon_lower"] + 0.2
+
+
+def test_tail_events_contain_what_they_describe():
+    values = np.array([-2.0, 0.0, 2.0])
+    assert TailEvent(-1.0, 1.0).contains(values).tolist() == [True, False, True]
+    assert TailEvent(-1.0, 1.0, complement=True).contains(values).tolist() == [False, True, False]
+    assert TailEvent(None, 1.0).contains(values).tolist() == [False, False, True]
+
+
+def test_the_model_free_events_judge_a_release_no_gaussian_fits():
+    rng = np.random.default_rng(17)
+    draws = rng.laplace(size=(4, 40_000, 1))
+    leaky = fit_gaussian_release(0.3 * draws[0], 1.0 + 0.3 * draws[1], 1e-2, 1e-3)
+    assert leaky is not None and leaky.p_value < 0.01  # the assumption is rejected ...
+    assert leaky.model_free_epsilon > 1.0  # ... and a held-out event still certifies (truth 1/0.3 = 3.33)
+    assert leaky.model_free_epsilon <= 1.0 / 0.3
+    private = fit_gaussian_release(3 * draws[2], 1.0 + 3 * draws[3], 1e-2, 1e-3)
+    assert private is not None and private.model_free_epsilon <= 1.0 / 3  # the truth of scale 3

@@ -85,6 +85,15 @@ class TailEvent:
     above: float | None
     complement: bool = False
 
+    def contains(self, values: np.ndarray) -> np.ndarray:
+        """Whether each value lies in the event."""
+        inside = np.zeros(values.shape, dtype=bool)
+        if self.below is not None:
+            inside |= values < self.below
+        if self.above is not None:
+            inside |= values > self.above
+        return ~inside if self.complement else inside
+
     def describe(self) -> str:
         """The event in words."""
         if self.complement:

@@ -13,7 +13,7 @@ below under the assumption "the release is Gaussian given the input" as follows,
 2. **Confidence box, on the rest (split B).** Projected on the fixed unit vector v, each side is
    N(m_i, s_i²) under the assumption; :func:`~dpaudit.checks.empirical.gaussian_projection.normal_box`
    gives a rectangle for each side's (m_i, s_i) (t and χ² pivots); both rectangles hold together
-   with probability >= 1 − α (Bonferroni over the sides and the pairs).
+   with probability >= 1 − α/2 (Bonferroni over the sides and the pairs).
 3. **Events.** For ANY event E, δ(ε) >= P1(E) − e^ε P2(E); on the event that the boxes hold this is
    at least min_box P1(E) − e^ε max_box P2(E), for every E at once. So E may be chosen from split B:
    the likelihood-ratio events of the point estimates at a few ε (a half-line, an interval or the
@@ -21,15 +21,24 @@ below under the assumption "the release is Gaussian given the input" as follows,
    (:func:`~dpaudit.checks.empirical.gaussian_projection.certified_epsilon`) and the largest is kept.
    Projection is post-processing, so the bound holds for the release itself.
 4. **Test of the assumption.** Anderson–Darling (mean and variance estimated) on each side's
-   projected draws of split B (the smaller p-value, doubled). A pair whose projection is not normal bounds nothing;
-   when every pair is rejected the evidence says "no family fits" (``details.assumption_rejected``)
-   and leaves the claim's verdict to the model-free checks.
+   projected draws of split B (the smaller p-value, doubled). A pair whose projection is not normal
+   gives no parametric bound.
+5. **Model-free events.** The likelihood-ratio events of split A's point estimates on the same
+   direction (a mean shift gives a half-line, a variance ratio an interval or two tails) are
+   counted on split B: Clopper–Pearson bounds on P1(E) and P2(E) (Bonferroni over the events)
+   certify ε >= ln((p_lo − δ)/q_hi) with no assumption at all.
 
-The verdict is judged against the claim: ``violated`` (under assumption: Gaussian release) only
-when the certified ε exceeds the claimed ε, so a candidate with less noise than the reference but
-enough for the claim is ``consistent``. A mixture (a subsampled step, GPOPE end to end) is not
-Gaussian given its input; the test is its only guard, so dpaudit adds this check only for the
-kinds whose release is Gaussian by construction (``Mechanism.noise_family == "gaussian_release"``).
+Confidence: half of 1 − ``confidence`` goes to the boxes, half to the model-free events; the
+pairs share it equally. When no pair's projection is normal and the events certify nothing above
+the claim, the evidence says "no family fits" (``details.assumption_rejected``) and leaves the
+claim's verdict to the other model-free checks.
+
+The verdict is judged against the claim: ``violated`` when the model-free bound exceeds the claimed
+ε, ``violated`` under assumption (Gaussian release) when the parametric bound does; so a candidate
+with less noise than the reference but enough for the claim is ``consistent``. A mixture (a
+subsampled step, GPOPE end to end) is not Gaussian given its input; the test is its only guard, so
+dpaudit adds this check only for the kinds whose release is Gaussian by construction
+(``Mechanism.noise_family == "gaussian_release"``).
 
 References:
     Balle, Gomrokchi & Precup 2016, Lemma 1 and Algorithms 1-2 (Gaussian releases with a
@@ -50,6 +59,7 @@ from dpaudit._lazy import lazy_module
 from dpaudit._validation import check_integer, check_real
 from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
 from dpaudit.checks.empirical.gaussian_projection import (
+    TailEvent,
     certified_epsilon,
     likelihood_ratio_event,
     normal_box,
@@ -57,6 +67,7 @@ from dpaudit.checks.empirical.gaussian_projection import (
 )
 from dpaudit.checks.empirical.parametric import DEFAULT_CONFIDENCE
 from dpaudit.checks.empirical.sampling import as_sampler, neighbour_pairs, reference_or_given_pairs
+from dpaudit.checks.empirical.statistics import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
@@ -80,7 +91,7 @@ _DEGENERATE = 1e-12
 
 @dataclass(frozen=True)
 class GaussianReleaseFit:
-    """The fit of one pair.
+    """The fit of one pair (``epsilon_lower`` under the assumption; ``model_free_epsilon`` without it).
 
     Attributes:
         epsilon_lower: the certified ε lower bound (0 when the events show none).
@@ -90,6 +101,8 @@ class GaussianReleaseFit:
         event: the event the bound rests on, in words.
         boxes: each side's (mean, sd) rectangle.
         estimates: each side's projected (mean, sd).
+        model_free_epsilon: the Clopper–Pearson ε lower bound of the held-out events (no assumption).
+        model_free_event: its event, in words.
     """
 
     epsilon_lower: float
@@ -99,6 +112,8 @@ class GaussianReleaseFit:
     event: str
     boxes: tuple[dict[str, list[float]], dict[str, list[float]]]
     estimates: tuple[tuple[float, float], tuple[float, float]]
+    model_free_epsilon: float
+    model_free_event: str
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in evidence."""
@@ -110,6 +125,8 @@ class GaussianReleaseFit:
             "event": self.event,
             "boxes": {"first": self.boxes[0], "second": self.boxes[1]},
             "estimates": {"first": list(self.estimates[0]), "second": list(self.estimates[1])},
+            "model_free_epsilon": self.model_free_epsilon,
+            "model_free_event": self.model_free_event,
         }
 
 
@@ -191,15 +208,48 @@ def _normality_p_value(*samples: np.ndarray) -> float:
     return min(1.0, len(samples) * min(anderson_darling_p_value(x) for x in samples))
 
 
+def _likelihood_ratio_events(estimates: tuple[tuple[float, float], ...], delta: float) -> list[tuple[bool, TailEvent]]:
+    """The events {ln p/q > ε_t} of the estimated laws, ε_t the :data:`EVENT_TARGETS` multiples of their
+    point ε, in both orders (``True``: the second side on the left of δ(ε)); repeats dropped."""
+    events: dict[tuple[bool, TailEvent], None] = {}
+    for order in (False, True):
+        p, q = (estimates[1], estimates[0]) if order else (estimates[0], estimates[1])
+        target = point_epsilon(p, q, delta)
+        for factor in EVENT_TARGETS:
+            event = likelihood_ratio_event(p, q, target * factor)
+            if event is not None:
+                events[(order, event)] = None
+    return list(events)
+
+
+def _model_free_epsilon(
+    events: list[tuple[bool, TailEvent]], projected: tuple[np.ndarray, np.ndarray], delta: float, alpha: float
+) -> tuple[float, str]:
+    """The largest Clopper–Pearson ε lower bound of ``events`` (chosen before ``projected`` was seen)
+    on the projected draws; Bonferroni over the events and the two bounds of each."""
+    best = (0.0, "none")
+    each = alpha / max(2 * len(events), 1)
+    for order, event in events:
+        left, right = (projected[1], projected[0]) if order else projected
+        p_lower = clopper_pearson_lower(int(np.count_nonzero(event.contains(left))), left.size, each)
+        q_upper = clopper_pearson_upper(int(np.count_nonzero(event.contains(right))), right.size, each)
+        bound = epsilon_lower_bound(p_lower, q_upper, delta)
+        if bound > best[0]:
+            best = (bound, f"{event.describe()} ({'second/first' if order else 'first/second'})")
+    return best
+
+
 def fit_gaussian_release(
     first: np.ndarray, second: np.ndarray, delta: float, alpha: float
 ) -> GaussianReleaseFit | None:
-    """Certify an ε lower bound for one pair's releases (rows) under the Gaussian assumption.
+    """Certify ε lower bounds for one pair's releases (rows): one under the Gaussian assumption, one
+    model-free.
 
     Args:
         first, second: releases on X and X' (n rows each, n >= 100).
         delta: the claimed δ.
-        alpha: the error probability of the two sides' boxes together.
+        alpha: the error probability of everything certified: half for the two sides' boxes, half
+            for the model-free events.
 
     Returns:
         The fit, or ``None`` when the projected releases are a point mass on some side (no normal
@@ -209,25 +259,20 @@ def fit_gaussian_release(
     chosen = _choose_direction(first[:selected], second[:selected], delta)
     if chosen is None:
         return None
-    name, vector, swapped = chosen
+    name, vector, _ = chosen
     projected = first[selected:] @ vector, second[selected:] @ vector
     spread = max(float(np.var(np.concatenate(projected))), 1e-300)
     if min(float(np.var(side)) for side in projected) <= _DEGENERATE * spread:
         return None
-    boxes = normal_box(projected[0], alpha / 2), normal_box(projected[1], alpha / 2)
+    held_out = _moments(first[:selected] @ vector), _moments(second[:selected] @ vector)
+    model_free = _model_free_epsilon(_likelihood_ratio_events(held_out, delta), projected, delta, alpha / 2)
+    boxes = normal_box(projected[0], alpha / 4), normal_box(projected[1], alpha / 4)
     estimates = _moments(projected[0]), _moments(projected[1])
-    best = (0.0, "none (no event shows a loss above the claimed delta)", swapped)
-    for order in (swapped, not swapped):
-        p, q = (estimates[1], estimates[0]) if order else estimates
-        left, right = (boxes[1], boxes[0]) if order else boxes
-        target = point_epsilon(p, q, delta)
-        for factor in EVENT_TARGETS:
-            event = likelihood_ratio_event(p, q, target * factor)
-            if event is None:
-                continue
-            bound = certified_epsilon(event, left, right, delta)
-            if bound > best[0]:
-                best = (bound, event.describe(), order)
+    best = (0.0, "none (no event shows a loss above the claimed delta)", False)
+    for order, event in _likelihood_ratio_events(estimates, delta):  # any event: the boxes hold for all at once
+        bound = certified_epsilon(event, *((boxes[1], boxes[0]) if order else boxes), delta)
+        if bound > best[0]:
+            best = (bound, event.describe(), order)
     return GaussianReleaseFit(
         epsilon_lower=best[0],
         p_value=_normality_p_value(*projected),
@@ -236,6 +281,8 @@ def fit_gaussian_release(
         event=best[1],
         boxes=(boxes[0].to_json(), boxes[1].to_json()),
         estimates=estimates,
+        model_free_epsilon=model_free[0],
+        model_free_event=model_free[1],
     )
 
 
@@ -268,7 +315,8 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
     },
 )
 def check_gaussian_release_fit(obligation: Obligation, context: CheckContext) -> Evidence:
-    """Bound ε from below under a tested Gaussian release law (see the module docstring)."""
+    """Bound ε from below under a tested Gaussian release law, and model-free on the held-out events
+    (see the module docstring)."""
     params = obligation.params
     guarantee = approx_dp_of(context.claim)
     samples = int(params.get("samples", 50_000))
@@ -282,61 +330,97 @@ def check_gaussian_release_fit(obligation: Obligation, context: CheckContext) ->
         first = np.asarray(sampler(pair.first, samples, context.rng), dtype=np.float64).reshape(samples, -1)
         second = np.asarray(sampler(pair.second, samples, context.rng), dtype=np.float64).reshape(samples, -1)
         fit = fit_gaussian_release(first, second, guarantee.delta, (1.0 - confidence) / len(pairs))
-        if fit is None or fit.p_value < fit_alpha:
-            rejected.append(f"{pair.label} (" + ("a point mass" if fit is None else f"fit p = {fit.p_value:.2g}") + ")")
+        if fit is None:
+            rejected.append(f"{pair.label} (a point mass)")
             continue
-        fits.append({"pair": pair.label, **fit.to_json()})
+        fits.append({"pair": pair.label, "accepted": fit.p_value >= fit_alpha, **fit.to_json()})
+        if fit.p_value < fit_alpha:
+            rejected.append(f"{pair.label} (fit p = {fit.p_value:.2g})")
     assumption = (
         "the release is Gaussian given the input (its projection on the chosen direction is normal on each side; "
         f"Anderson-Darling at level {fit_alpha:g})"
     )
-    domain = f"{len(pairs)} pair(s), {samples} samples per side, under assumption: {assumption}"
     method = (
-        f"direction and events chosen on held-out draws ({SELECTION_SHARE:.0%}); t and chi-square boxes at "
-        f"{confidence * 100:.4g}% (Bonferroni over sides and pairs); rigorous normal tail bounds (mpmath) at the "
-        "boxes' corners"
+        f"direction and model-free events chosen on held-out draws ({SELECTION_SHARE:.0%}), Clopper-Pearson on the "
+        f"rest; t and chi-square boxes; {confidence * 100:.4g}% for everything (Bonferroni over sides, events and "
+        "pairs); rigorous normal tail bounds (mpmath) at the boxes' corners"
     )
-    budget = {"samples": samples, "pairs": len(pairs)}
-    details: dict[str, Any] = {
-        "assumption": assumption,
-        "fits": fits,
-        "rejected": rejected,
-        "mpmath": mpmath.__version__,
-    }
-    if not fits:
+    report = _Report(
+        guarantee,
+        f"{len(pairs)} pair(s), {samples} samples per side; the parametric bound under assumption: {assumption}",
+        method,
+        {"samples": samples, "pairs": len(pairs)},
+        confidence,
+        {"assumption": assumption, "fits": fits, "rejected": rejected, "mpmath": mpmath.__version__},
+    )
+    return _evidence(report, fits, rejected)
+
+
+@dataclass(frozen=True)
+class _Report:
+    """What every evidence of one run states besides its verdict."""
+
+    guarantee: Any
+    domain: str
+    method: str
+    budget: dict[str, int]
+    confidence: float
+    details: dict[str, Any]
+
+    def with_bound(self, summary: str, bound: float, assumption: str, record: dict[str, Any]) -> Evidence:
+        """``violated`` or ``consistent`` evidence for a certified ε lower bound ``bound``."""
+        violated = bound > self.guarantee.epsilon
+        measurement = Measurement(
+            quantity=f"epsilon at delta={self.guarantee.delta!r}",
+            claimed=self.guarantee.epsilon,
+            measured=bound,
+            margin=self.guarantee.epsilon - bound,
+            direction=f"lower bound at confidence {self.confidence}{assumption}",
+            interval=(bound, math.inf),
+        )
+        return Evidence(
+            Verdict.VIOLATED if violated else Verdict.CONSISTENT,
+            summary,
+            self.domain,
+            self.method,
+            measurements=(measurement,),
+            budget=self.budget,
+            counterexample=record if violated else None,
+            details=self.details,
+        )
+
+
+def _evidence(report: _Report, fits: list[dict[str, Any]], rejected: list[str]) -> Evidence:
+    """The verdict: ``violated`` on a model-free bound above the claim, else ``violated under
+    assumption`` on an accepted fit's bound above it; ``inconclusive`` (no family fits) when no fit is
+    accepted; else ``consistent under assumption``."""
+    guarantee, confidence = report.guarantee, report.confidence
+    model_free = max(fits, key=lambda record: record["model_free_epsilon"], default=None)
+    free_epsilon = 0.0 if model_free is None else float(model_free["model_free_epsilon"])
+    free_text = "none" if model_free is None else f"{free_epsilon:.4g} ({model_free['model_free_event']})"
+    claim_text = f"at delta={guarantee.delta:g} against the claimed {guarantee.epsilon:g}"
+    if model_free is not None and free_epsilon > guarantee.epsilon:
+        summary = (
+            f"violated: a held-out event on the projection on {model_free['direction']} certifies epsilon >= "
+            f"{free_epsilon:.4g} {claim_text} on {model_free['pair']}, model-free ({confidence * 100:.4g}% confidence)"
+        )
+        return report.with_bound(summary, free_epsilon, "", model_free)
+    accepted = [record for record in fits if record["accepted"]]
+    if not accepted:
         return Evidence(
             Verdict.INCONCLUSIVE,
-            f"no family fits: the release is not Gaussian on any pair: {', '.join(rejected)}; no parametric bound, "
-            "so this check leaves the claim's verdict to the model-free checks",
-            domain,
-            method,
-            budget=budget,
-            details={**details, "assumption_rejected": True},
+            f"no family fits: the release is not Gaussian on any pair: {', '.join(rejected)}; no parametric bound "
+            f"(model-free epsilon >= {free_text}), so this check leaves the claim's verdict to the model-free checks",
+            report.domain,
+            report.method,
+            budget=report.budget,
+            details={**report.details, "assumption_rejected": True},
         )
-    best = max(fits, key=lambda record: record["epsilon_lower"])
-    epsilon_lower = float(best["epsilon_lower"])
-    violated = epsilon_lower > guarantee.epsilon
+    best = max(accepted, key=lambda record: record["epsilon_lower"])
+    bound = float(best["epsilon_lower"])
     summary = (
-        f"{'violated' if violated else 'consistent'} under assumption: Gaussian release (fit p = "
-        f"{best['fit_p_value']:.2g}); certified epsilon >= {epsilon_lower:.4g} at delta={guarantee.delta:g} on "
-        f"{best['pair']} against the claimed {guarantee.epsilon:g} (projection on {best['direction']}, event "
-        f"{best['event']}, {confidence * 100:.4g}% confidence)"
+        f"{'violated' if bound > guarantee.epsilon else 'consistent'} under assumption: Gaussian release (fit p = "
+        f"{best['fit_p_value']:.2g}); certified epsilon >= {bound:.4g} {claim_text} on {best['pair']} (projection on "
+        f"{best['direction']}, event {best['event']}, {confidence * 100:.4g}% confidence; model-free: {free_text})"
     )
-    measurement = Measurement(
-        quantity=f"epsilon at delta={guarantee.delta!r}",
-        claimed=guarantee.epsilon,
-        measured=epsilon_lower,
-        margin=guarantee.epsilon - epsilon_lower,
-        direction=f"lower bound at confidence {confidence} under assumption: Gaussian release",
-        interval=(epsilon_lower, math.inf),
-    )
-    return Evidence(
-        Verdict.VIOLATED if violated else Verdict.CONSISTENT,
-        summary,
-        domain,
-        method,
-        measurements=(measurement,),
-        budget=budget,
-        counterexample=best if violated else None,
-        details=details,
-    )
+    return report.with_bound(summary, bound, " under assumption: Gaussian release", best)
