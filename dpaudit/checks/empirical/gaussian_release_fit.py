@@ -157,18 +157,16 @@ def _moments(values: np.ndarray) -> tuple[float, float]:
     return float(np.mean(values)), float(np.std(values, ddof=1))
 
 
-def _choose_direction(first: np.ndarray, second: np.ndarray, delta: float) -> tuple[str, np.ndarray, bool] | None:
-    """The direction and order of split A with the largest point ε (``True``: the second side first)."""
-    best: tuple[float, str, np.ndarray, bool] | None = None
+def _choose_direction(first: np.ndarray, second: np.ndarray, delta: float) -> tuple[str, np.ndarray] | None:
+    """The direction of split A whose point estimates give the largest ε at ``delta`` (either order)."""
+    best: tuple[float, str, np.ndarray] | None = None
     for name, vector in _directions(first, second):
         sides = _moments(first @ vector), _moments(second @ vector)
         if min(sides[0][1], sides[1][1]) <= 0:
             continue
-        for swapped in (False, True):
-            p, q = (sides[1], sides[0]) if swapped else sides
-            score = point_epsilon(p, q, delta)
-            if best is None or score > best[0]:
-                best = (score, name, vector, swapped)
+        score = max(point_epsilon(sides[0], sides[1], delta), point_epsilon(sides[1], sides[0], delta))
+        if best is None or score > best[0]:
+            best = (score, name, vector)
     return None if best is None else best[1:]
 
 
@@ -259,7 +257,7 @@ def fit_gaussian_release(
     chosen = _choose_direction(first[:selected], second[:selected], delta)
     if chosen is None:
         return None
-    name, vector, _ = chosen
+    name, vector = chosen
     projected = first[selected:] @ vector, second[selected:] @ vector
     spread = max(float(np.var(np.concatenate(projected))), 1e-300)
     if min(float(np.var(side)) for side in projected) <= _DEGENERATE * spread:
