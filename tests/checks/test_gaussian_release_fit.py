@@ -15,13 +15,15 @@ from dpaudit.audit.spec import builtin_spec_dir
 from dpaudit.checks.empirical.gaussian_projection import (
     NormalBox,
     TailEvent,
+    anderson_darling_p_value,
     certified_epsilon,
     likelihood_ratio_event,
     normal_box,
     point_epsilon,
     probability_range,
 )
-from dpaudit.checks.empirical.gaussian_release_fit import anderson_darling_p_value, fit_gaussian_release
+from dpaudit.checks.empirical.gaussian_release_fit import fit_gaussian_release
+from dpaudit.checks.empirical.radial_events import radial_centre
 from dpaudit.mechanisms.catalogue import get_mechanism
 from dpaudit.privacy.gaussian_pair_profile import GaussianPair, gaussian_pair_delta_float64
 from dpaudit.privacy.profiles import gaussian_epsilon
@@ -198,3 +200,13 @@ def test_the_model_free_events_judge_a_release_no_gaussian_fits():
     assert leaky.model_free_epsilon <= 1.0 / 0.3
     private = fit_gaussian_release(3 * draws[2], 1.0 + 3 * draws[3], 1e-2, 1e-3)
     assert private is not None and private.model_free_epsilon <= 1.0 / 3  # the truth of scale 3
+
+
+def test_radial_events_see_a_variance_ratio_in_every_coordinate():
+    rng = np.random.default_rng(3)
+    first, second = rng.standard_normal((40_000, 5)), 1.5 * rng.standard_normal((40_000, 5))
+    fit = fit_gaussian_release(first, second, 1e-2, 1e-3)
+    assert fit is not None and "squared distance" in fit.model_free_event
+    truth = _true_epsilon(1e-2, GaussianPair(0.0, 1.0, 1.5, 5))  # 6.63; one coordinate alone gives 3.03
+    assert 3.2 < fit.model_free_epsilon <= truth and fit.epsilon_lower < fit.model_free_epsilon
+    assert radial_centre(first, first + 1.0) is None  # equal scales: no ball (the loss is linear)

@@ -24,7 +24,9 @@ below under the assumption "the release is Gaussian given the input" as follows,
    projected draws of split B (the smaller p-value, doubled). A pair whose projection is not normal
    gives no parametric bound.
 5. **Model-free events.** The likelihood-ratio events of split A's point estimates on the same
-   direction (a mean shift gives a half-line, a variance ratio an interval or two tails) are
+   direction (a mean shift gives a half-line, a variance ratio an interval or two tails) and, for
+   a multivariate release whose scales differ, the best balls about the loss centre found on split A
+   (:mod:`dpaudit.checks.empirical.radial_events`: a variance ratio in all coordinates at once) are
    counted on split B: Clopper–Pearson bounds on P1(E) and P2(E) (Bonferroni over the events)
    certify ε >= ln((p_lo − δ)/q_hi) with no assumption at all.
 
@@ -60,12 +62,14 @@ from dpaudit._validation import check_integer, check_real
 from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
 from dpaudit.checks.empirical.gaussian_projection import (
     TailEvent,
+    anderson_darling_p_value,
     certified_epsilon,
     likelihood_ratio_event,
     normal_box,
     point_epsilon,
 )
 from dpaudit.checks.empirical.parametric import DEFAULT_CONFIDENCE
+from dpaudit.checks.empirical.radial_events import choose_radial_events, radial_centre, radial_statistic
 from dpaudit.checks.empirical.sampling import as_sampler, neighbour_pairs, reference_or_given_pairs
 from dpaudit.checks.empirical.statistics import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
 from dpaudit.errors import InvalidArgument
@@ -74,16 +78,17 @@ from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
 
-stats = lazy_module("scipy.stats")
 linalg = lazy_module("scipy.linalg")
 
-__all__ = ["GaussianReleaseFit", "anderson_darling_p_value", "check_gaussian_release_fit", "fit_gaussian_release"]
+__all__ = ["GaussianReleaseFit", "check_gaussian_release_fit", "fit_gaussian_release"]
 
 _KEYS = {"samples", "confidence", "fit_alpha", "pairs"}
 #: The share of each side's draws that chooses the direction (split A); the rest certifies.
 SELECTION_SHARE = 0.25
 #: The ε of the likelihood-ratio events tried, as multiples of the point estimate's ε.
 EVENT_TARGETS = (0.5, 0.75, 0.9, 1.0, 1.1)
+#: How many radial events (:mod:`dpaudit.checks.empirical.radial_events`) split A chooses.
+RADIAL_EVENTS = 2
 #: The smallest share of variance (relative to the total) a side keeps along the chosen direction;
 #: below it the projected law is a point mass in float64 and no normal law fits.
 _DEGENERATE = 1e-12
@@ -170,37 +175,6 @@ def _choose_direction(first: np.ndarray, second: np.ndarray, delta: float) -> tu
     return None if best is None else best[1:]
 
 
-def anderson_darling_p_value(values: np.ndarray) -> float:
-    """The p-value of the Anderson–Darling test of normality with the mean and variance estimated.
-
-    A plain Kolmogorov–Smirnov p-value is far too large when the parameters are estimated from the
-    same draws (nearly 1 for normal data, so it rejects little); the Anderson–Darling statistic
-    with Stephens' small-sample factor A*² = A²(1 + 0.75/n + 2.25/n²) has a known null law for
-    this case, and it weighs the tails, where a bound at a small δ lives.
-
-    References:
-        D'Agostino & Stephens 1986, Goodness-of-Fit Techniques, Sec. 4.8 and Table 4.9 (the
-        p-value approximation of A*² for the normal law with both parameters estimated).
-    """
-    count = values.size
-    standardised = np.sort((values - values.mean()) / values.std(ddof=1))
-    weights = 2.0 * np.arange(1, count + 1) - 1.0
-    log_cdf = stats.norm.logcdf(standardised)
-    log_sf = stats.norm.logsf(standardised[::-1])
-    statistic = -count - float(np.sum(weights * (log_cdf + log_sf))) / count
-    adjusted = statistic * (1.0 + 0.75 / count + 2.25 / count**2)
-    if adjusted >= 0.6:  # decreasing up to A*² = 153; beyond 10 the p-value at 10 (3.7e-24) is an upper bound
-        capped = min(adjusted, 10.0)
-        p_value = math.exp(1.2937 - 5.709 * capped + 0.0186 * capped**2)
-    elif adjusted >= 0.34:
-        p_value = math.exp(0.9177 - 4.279 * adjusted - 1.38 * adjusted**2)
-    elif adjusted >= 0.2:
-        p_value = 1.0 - math.exp(-8.318 + 42.796 * adjusted - 59.938 * adjusted**2)
-    else:
-        p_value = 1.0 - math.exp(-13.436 + 101.14 * adjusted - 223.73 * adjusted**2)
-    return min(max(p_value, 0.0), 1.0)
-
-
 def _normality_p_value(*samples: np.ndarray) -> float:
     """The Anderson–Darling p-value of each sample; the smallest times the number of samples (capped at 1)."""
     return min(1.0, len(samples) * min(anderson_darling_p_value(x) for x in samples))
@@ -220,21 +194,42 @@ def _likelihood_ratio_events(estimates: tuple[tuple[float, float], ...], delta: 
     return list(events)
 
 
-def _model_free_epsilon(
-    events: list[tuple[bool, TailEvent]], projected: tuple[np.ndarray, np.ndarray], delta: float, alpha: float
-) -> tuple[float, str]:
-    """The largest Clopper–Pearson ε lower bound of ``events`` (chosen before ``projected`` was seen)
-    on the projected draws; Bonferroni over the events and the two bounds of each."""
+#: A model-free event: the statistic's name, the order (``True``: the second side on the left), the
+#: event on that statistic, and the statistic on each side's certification draws.
+HeldOutEvent = tuple[str, bool, TailEvent, tuple[np.ndarray, np.ndarray]]
+
+
+def _model_free_epsilon(events: list[HeldOutEvent], delta: float, alpha: float) -> tuple[float, str]:
+    """The largest Clopper–Pearson ε lower bound of ``events`` (chosen before the certification draws
+    were seen); Bonferroni over the events and the two bounds of each."""
     best = (0.0, "none")
     each = alpha / max(2 * len(events), 1)
-    for order, event in events:
-        left, right = (projected[1], projected[0]) if order else projected
+    for statistic, order, event, values in events:
+        left, right = (values[1], values[0]) if order else values
         p_lower = clopper_pearson_lower(int(np.count_nonzero(event.contains(left))), left.size, each)
         q_upper = clopper_pearson_upper(int(np.count_nonzero(event.contains(right))), right.size, each)
         bound = epsilon_lower_bound(p_lower, q_upper, delta)
         if bound > best[0]:
-            best = (bound, f"{event.describe()} ({'second/first' if order else 'first/second'})")
+            best = (bound, f"{statistic}: {event.describe()} ({'second/first' if order else 'first/second'})")
     return best
+
+
+def _held_out_events(
+    first: np.ndarray, second: np.ndarray, selected: int, vector: np.ndarray, delta: float
+) -> list[HeldOutEvent]:
+    """The model-free events chosen on split A: the likelihood-ratio events of the projection's point
+    estimates and, for a multivariate release whose scales differ, the best radial events."""
+    projected = first[selected:] @ vector, second[selected:] @ vector
+    held_out = _moments(first[:selected] @ vector), _moments(second[:selected] @ vector)
+    events: list[HeldOutEvent] = [
+        ("x on the projection", order, event, projected) for order, event in _likelihood_ratio_events(held_out, delta)
+    ]
+    centre = radial_centre(first[:selected], second[:selected]) if first.shape[1] > 1 else None
+    if centre is not None:
+        radial = radial_statistic(first[selected:], centre), radial_statistic(second[selected:], centre)
+        chosen = choose_radial_events(first[:selected], second[:selected], centre, delta, RADIAL_EVENTS)
+        events += [("x = squared distance to the loss centre", order, event, radial) for order, event in chosen]
+    return events
 
 
 def fit_gaussian_release(
@@ -262,8 +257,7 @@ def fit_gaussian_release(
     spread = max(float(np.var(np.concatenate(projected))), 1e-300)
     if min(float(np.var(side)) for side in projected) <= _DEGENERATE * spread:
         return None
-    held_out = _moments(first[:selected] @ vector), _moments(second[:selected] @ vector)
-    model_free = _model_free_epsilon(_likelihood_ratio_events(held_out, delta), projected, delta, alpha / 2)
+    model_free = _model_free_epsilon(_held_out_events(first, second, selected, vector, delta), delta, alpha / 2)
     boxes = normal_box(projected[0], alpha / 4), normal_box(projected[1], alpha / 4)
     estimates = _moments(projected[0]), _moments(projected[1])
     best = (0.0, "none (no event shows a loss above the claimed delta)", False)
