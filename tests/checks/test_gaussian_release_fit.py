@@ -22,8 +22,10 @@ from dpaudit.checks.empirical.gaussian_projection import (
     point_epsilon,
     probability_range,
 )
+from dpaudit.checks.empirical.gaussian_release_directions import most_revealing_pairs
 from dpaudit.checks.empirical.gaussian_release_fit import fit_gaussian_release
 from dpaudit.checks.empirical.radial_events import radial_centre
+from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.mechanisms.catalogue import get_mechanism
 from dpaudit.privacy.gaussian_pair_profile import GaussianPair, gaussian_pair_delta_float64
 from dpaudit.privacy.profiles import gaussian_epsilon
@@ -210,3 +212,15 @@ def test_radial_events_see_a_variance_ratio_in_every_coordinate():
     truth = _true_epsilon(1e-2, GaussianPair(0.0, 1.0, 1.5, 5))  # 6.63; one coordinate alone gives 3.03
     assert 3.2 < fit.model_free_epsilon <= truth and fit.epsilon_lower < fit.model_free_epsilon
     assert radial_centre(first, first + 1.0) is None  # equal scales: no ball (the loss is linear)
+
+
+def test_the_pilot_keeps_the_pairs_that_reveal_most():
+    pairs = [NeighbourPair(scale, scale, f"scale {scale}") for scale in (1.0, 0.2, 1.0, 0.5)]
+
+    def draw(pair, count):
+        rng = np.random.default_rng(int(10 * pair.first))
+        return pair.first * rng.standard_normal((count, 2)), 1.0 + pair.first * rng.standard_normal((count, 2))
+
+    kept = most_revealing_pairs(pairs, draw, 1e-5, 200, 2)
+    assert [pair.label for pair, _ in kept] == ["scale 0.2", "scale 0.5"]
+    assert kept[0][1] > kept[1][1] > 0
