@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import math
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import mpmath
 import numpy as np
 import pytest
 
-from dpaudit.audit.spec import builtin_spec_dir
+from dpaudit.audit.plugins import get_checker
+from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.checks.empirical.gaussian_projection import (
     NormalBox,
     TailEvent,
@@ -26,6 +28,7 @@ from dpaudit.checks.empirical.gaussian_release_directions import most_revealing_
 from dpaudit.checks.empirical.gaussian_release_fit import fit_gaussian_release
 from dpaudit.checks.empirical.radial_events import radial_centre
 from dpaudit.checks.empirical.sampling import NeighbourPair
+from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.catalogue import get_mechanism
 from dpaudit.privacy.gaussian_pair_profile import GaussianPair, gaussian_pair_delta_float64
 from dpaudit.privacy.profiles import gaussian_epsilon
@@ -224,3 +227,16 @@ def test_the_pilot_keeps_the_pairs_that_reveal_most():
     kept = most_revealing_pairs(pairs, draw, 1e-5, 200, 2)
     assert [pair.label for pair, _ in kept] == ["scale 0.2", "scale 0.5"]
     assert kept[0][1] > kept[1][1] > 0
+
+
+@pytest.mark.parametrize(
+    "params", [{"family": "gaussian"}, {"samples": 10}, {"confidence": 1.0}, {"fit_alpha": 0.0}, {"search": "yes"}]
+)
+def test_bad_params_are_refused(params):
+    claim = load_spec(builtin_spec_dir() / "examples" / "smooth_gaussian_candidate.toml")
+    validate = get_checker("gaussian_release_fit").validate
+    with pytest.raises(InvalidArgument):
+        validate(params, claim)
+    validate({"samples": 400, "search": "off"}, claim)
+    with pytest.raises(InvalidArgument, match="never pure"):
+        validate({}, replace(claim, guarantee=replace(claim.guarantee, delta=0.0)))
