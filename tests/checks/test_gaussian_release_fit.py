@@ -29,6 +29,9 @@ from dpaudit.checks.empirical.gaussian_release_fit import fit_gaussian_release
 from dpaudit.checks.empirical.radial_events import radial_centre
 from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checkers import CheckContext
+from dpaudit.kernel.claims import Obligation
+from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.catalogue import get_mechanism
 from dpaudit.privacy.gaussian_pair_profile import GaussianPair, gaussian_pair_delta_float64
 from dpaudit.privacy.profiles import gaussian_epsilon
@@ -240,3 +243,30 @@ def test_bad_params_are_refused(params):
     validate({"samples": 400, "search": "off"}, claim)
     with pytest.raises(InvalidArgument, match="never pure"):
         validate({}, replace(claim, guarantee=replace(claim.guarantee, delta=0.0)))
+
+
+class _QuietOnLargeDatasets:
+    """DP-LSW whose noise is 200 times too small on datasets of 10 trajectories or more (a leak the
+    reference's least private pairs, of at most 2 trajectories, never show)."""
+
+    def __init__(self, reference):
+        self.reference = reference
+
+    def release(self, data, *, rng, size=None):
+        theta, sigma = self.reference.gaussian_view(data)
+        scale = sigma / 200 if len(data) >= 10 else sigma
+        return theta + scale * rng.standard_normal((size, theta.size))
+
+
+@pytest.mark.parametrize(("search", "verdict"), [("off", Verdict.CONSISTENT), ("on", Verdict.VIOLATED)])
+def test_the_search_fits_the_pairs_whose_pilot_shows_a_leak(search, verdict):
+    claim = load_spec(builtin_spec_dir() / "examples" / "dp_lsw_candidate.toml")
+    obligation = Obligation("fit", "fit", "gaussian_release_fit", {"samples": 4_000, "search": search})
+    seed = np.random.SeedSequence(6)
+    candidate = _QuietOnLargeDatasets(get_mechanism("dp_lsw").build(claim.mechanism.params))
+    context = CheckContext(claim, replace_one(), np.random.default_rng(seed), seed, candidate=candidate)
+    evidence = get_checker("gaussian_release_fit").function(obligation, context)
+    assert evidence.verdict is verdict
+    assert (evidence.budget["searched_pairs"] > 0) is (search == "on")
+    if verdict is Verdict.VIOLATED:
+        assert "trajectories" in evidence.counterexample["pair"] and evidence.budget["pairs"] <= 4
