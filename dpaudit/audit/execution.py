@@ -86,41 +86,23 @@ def run_obligation(
     limits = [obligation.time_limit, None if deadline is None else deadline - time.monotonic()]
     remaining = min((limit for limit in limits if limit is not None), default=None)
     evidence: Evidence | None = None
+    expires = None if remaining is None else time.monotonic() + remaining
     try:
         if remaining is not None and remaining <= 0:
             raise TimeBudgetExhausted
-        with wall_time_limit(remaining), memory_limit(run.memory_limit):
+        # the timer is the inner context: disarmed before the memory limit is restored, never during it
+        with memory_limit(run.memory_limit), wall_time_limit(remaining):
             evidence = get_checker(run.checker).function(run, context)
     except TimeBudgetExhausted:
         if evidence is None:  # (a late alarm after the checker returned keeps its result)
-            if hasattr(candidate, "close"):
-                candidate.close()  # a call cut short leaves the worker mid-answer: start a fresh one
-            if context.decided:  # cut short in an optional refinement of a result already decided
-                decided = context.decided[-1]
-                evidence = replace(decided, summary=f"{decided.summary} (refining it was cut short by the time budget)")
-            else:
-                evidence = _out_of_time(run, remaining, started=remaining is None or remaining > 0)
-    except DpAuditError as exc:
-        evidence = Evidence(
-            verdict=Verdict.ERROR,
-            summary=f"the check could not run: {exc}",
-            domain="none (the check did not run)",
-            method=run.checker,
-            details={"error": f"{type(exc).__name__}: {exc}"},
-        )
-    except MemoryError:
-        evidence = _out_of_memory(run)
-    except (ArithmeticError, mpmath.libmp.NoConvergence) as exc:
-        evidence = _out_of_range(run, exc)
+            evidence = _cut_short(run, context, candidate, remaining)
     except Exception as exc:
-        internal = True
-        evidence = Evidence(
-            verdict=Verdict.ERROR,
-            summary=f"internal error in checker {run.checker!r}: {type(exc).__name__}: {exc}",
-            domain="none (the check did not run)",
-            method=run.checker,
-            details={"traceback": traceback.format_exc()},
-        )
+        if expires is not None and time.monotonic() >= expires:
+            # past the deadline: the alarm interrupted a library that turned it into an error of its own
+            # (e.g. Hypothesis's "inconsistent data generation"): the time budget ended the check
+            evidence = _cut_short(run, context, candidate, remaining)
+        else:
+            evidence, internal = _failed(run, exc)
     reference = candidate is None and mechanism_factory is None  # recheck can run it again from the spec
     if reference and evidence.verdict is Verdict.VERIFIED and evidence.certificate is None:
         evidence = with_rerun_certificate(evidence)
@@ -163,6 +145,41 @@ def _out_of_range(obligation: Obligation, exc: Exception) -> Evidence:
         method=obligation.checker,
         details={"precision": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()},
     )
+
+
+def _cut_short(run: Obligation, context: CheckContext, candidate: Any, remaining: float | None) -> Evidence:
+    """The evidence of an obligation the time budget ended: what it had decided, or ``inconclusive`` (budget)."""
+    if hasattr(candidate, "close"):
+        candidate.close()  # a call cut short leaves the worker mid-answer: start a fresh one
+    if context.decided:  # cut short in an optional refinement of a result already decided
+        decided = context.decided[-1]
+        return replace(decided, summary=f"{decided.summary} (refining it was cut short by the time budget)")
+    return _out_of_time(run, remaining, started=remaining is None or remaining > 0)
+
+
+def _failed(run: Obligation, exc: Exception) -> tuple[Evidence, bool]:
+    """The evidence of a check that raised ``exc``, and whether it is an internal error of the checker."""
+    if isinstance(exc, DpAuditError):
+        evidence = Evidence(
+            verdict=Verdict.ERROR,
+            summary=f"the check could not run: {exc}",
+            domain="none (the check did not run)",
+            method=run.checker,
+            details={"error": f"{type(exc).__name__}: {exc}"},
+        )
+        return evidence, False
+    if isinstance(exc, MemoryError):
+        return _out_of_memory(run), False
+    if isinstance(exc, ArithmeticError | mpmath.libmp.NoConvergence):
+        return _out_of_range(run, exc), False
+    evidence = Evidence(
+        verdict=Verdict.ERROR,
+        summary=f"internal error in checker {run.checker!r}: {type(exc).__name__}: {exc}",
+        domain="none (the check did not run)",
+        method=run.checker,
+        details={"traceback": traceback.format_exc()},
+    )
+    return evidence, True
 
 
 def _out_of_time(obligation: Obligation, seconds: float | None, *, started: bool) -> Evidence:

@@ -23,6 +23,7 @@ import dpaudit.checks.accountants.peers
 import dpaudit.checks.accountants.tail_bound
 import dpaudit.checks.candidate.conformance
 import dpaudit.checks.empirical.epsilon_lower_bound
+import dpaudit.checks.empirical.gaussian_release_fit
 import dpaudit.checks.empirical.parametric
 import dpaudit.checks.empirical.privacy_loss_check
 import dpaudit.checks.empirical.randomness

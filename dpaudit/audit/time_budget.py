@@ -1,8 +1,10 @@
 """Wall-time budgets: an obligation that runs out of time is ``inconclusive`` (budget), never a hang.
 
 The audit's total limit (``--time-limit``) and an obligation's own ``time_limit`` (spec) give a
-deadline; a real-time timer interrupts the checker in the main thread when it passes. Nothing
-is claimed from the partial work. Off the main thread (an embedding application), only the
+deadline; a real-time timer interrupts the checker in the main thread when it passes, and again
+every quarter of a second until it has ended (an interruption a library swallows is not the last);
+an error a library raises once the deadline has passed counts as the interruption it stands for.
+Nothing is claimed from the partial work. Off the main thread (an embedding application), only the
 deadline before an obligation starts is enforced.
 """
 
@@ -14,7 +16,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["TimeBudgetExhausted", "wall_time_limit"]
+__all__ = ["REPEAT_SECONDS", "TimeBudgetExhausted", "wall_time_limit"]
+
+#: After the deadline, the interruption is raised again this often until the obligation has ended.
+REPEAT_SECONDS = 0.25
 
 
 class TimeBudgetExhausted(BaseException):
@@ -32,7 +37,9 @@ def wall_time_limit(seconds: float | None) -> Iterator[None]:
         raise TimeBudgetExhausted
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
+    # fired again every REPEAT_SECONDS until the body ends: a library that swallows one interruption
+    # (a callback run by the garbage collector reports it as unraisable) does not keep the check past it
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3), REPEAT_SECONDS)
     try:
         yield
     finally:

@@ -279,7 +279,8 @@ class Mechanism:
         release_adapter: ``(reference, data, rng, size) -> releases`` for a reference whose
             ``release`` does not take the input as one argument; ``None`` calls ``release(data, ...)``.
         noise_family: the family of the output law a parametric audit fits (``gaussian``,
-            ``laplace``, ``dirichlet``), or ``None`` when no family describes it.
+            ``laplace``, ``dirichlet``; ``gaussian_release`` for a release that is Gaussian given
+            the input with a covariance that depends on it), or ``None`` when no family describes it.
         randomised: whether a release is random (an accountant's answer is not): the randomness
             contract of a candidate is checked only then.
         has_reference: whether dpaudit holds a reference implementation; the generic kinds

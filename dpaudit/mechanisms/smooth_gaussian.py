@@ -383,6 +383,7 @@ MECHANISM = Mechanism(
         "data", "smooth_gaussian(data, *, epsilon, delta, dim, constants='main_text', rng) -> ndarray"
     ),
     source="Balle, Gomrokchi & Precup 2016, Lemma 1",
+    noise_family="gaussian_release",
     release_adapter=lambda reference, data, rng, size: reference.release(
         data["theta"], data["smooth_bound"], rng=rng, size=size
     ),

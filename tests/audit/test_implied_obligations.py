@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from dpaudit.audit.candidates.implied import IMPLIED_PREFIX, implied_obligations
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.kernel.claims import Obligation
@@ -41,8 +43,8 @@ def test_a_family_that_cannot_refute_the_claim_is_left_out():
 
 
 def test_kinds_without_a_family_get_the_randomness_check_only():
-    _, added = _added("dp_lsw_candidate.toml")
-    assert set(added) <= {"randomness_contract"}
+    _, added = _added("gpope_step_candidate.toml")
+    assert set(added) <= {"randomness_contract"}  # a subsampled step releases a mixture, not a Gaussian
     _, laplace = _added("laplace_candidate.toml", keep=set())
     assert laplace["empirical_epsilon_lower_bound"].params["samples"] == 1_000_000
     assert laplace["parametric_noise_fit"].params["family"] == "laplace"
@@ -89,3 +91,13 @@ def test_external_randomness_skips_the_contract_and_refuses_a_spec_that_names_it
     path.write_text(kept.replace('randomness = "external"', 'randomness = "os"'))
     with pytest.raises(SpecError, match="expected one of"):
         load_spec(path)
+
+
+@pytest.mark.parametrize("spec", ["smooth_gaussian_candidate.toml", "dp_lsw_candidate.toml", "dp_lsl_candidate.toml"])
+def test_a_release_gaussian_given_its_input_gets_the_unequal_covariance_fit(spec):
+    claim, added = _added(spec, keep=set())
+    fit = added["gaussian_release_fit"]
+    assert fit.id == f"{IMPLIED_PREFIX}parametric-gaussian-release-fit" and "parametric_noise_fit" not in added
+    assert fit.params["confidence"] == 0.999 and fit.for_run(quick=True).params["samples"] < fit.params["samples"]
+    pure = replace(claim, guarantee=replace(claim.guarantee, delta=0.0))
+    assert "gaussian_release_fit" not in {o.checker for o in implied_obligations(pure, ())}

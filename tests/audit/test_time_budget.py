@@ -3,6 +3,7 @@
 import json
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -169,3 +170,38 @@ def test_a_decided_result_survives_a_time_limit_hit_while_refining_it(monkeypatc
     assert time.monotonic() - started < 30
     evidence = report.claims[0].relations[0].obligations[0].evidence
     assert evidence.verdict is Verdict.VIOLATED and "cut short by the time budget" in evidence.summary
+
+
+def test_the_timer_fires_again_when_a_library_swallows_it():
+    swallowed = 0
+    with pytest.raises(TimeBudgetExhausted), wall_time_limit(0.1):
+        while True:
+            try:
+                while True:
+                    pass
+            except TimeBudgetExhausted:  # a library that eats the first interruption (e.g. in a callback)
+                swallowed += 1
+                if swallowed > 1:
+                    raise
+    assert swallowed == 2
+
+
+def test_an_error_a_library_raises_past_the_deadline_is_the_time_budget(monkeypatch):
+    from dpaudit.audit import execution
+
+    claim = load_spec(builtin_spec_dir() / "gaussian_mechanism.toml")
+    obligation = next(item for item in claim.obligations if item.checker == "gaussian_exact_profile")
+    entry = execution.get_checker(obligation.checker)
+
+    def converts_the_interruption(run, context):
+        try:
+            while True:
+                pass
+        except TimeBudgetExhausted:
+            raise RuntimeError("inconsistent data generation") from None  # what Hypothesis did with it
+
+    monkeypatch.setattr(execution, "get_checker", lambda name: replace(entry, function=converts_the_interruption))
+    timed = replace(obligation, time_limit=0.2)
+    result = execution.run_obligation(timed, claim, claim.relations[0], 1, True, None, None)
+    assert result.evidence.verdict is Verdict.INCONCLUSIVE
+    assert result.evidence.summary.startswith("budget:")

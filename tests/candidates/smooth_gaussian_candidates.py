@@ -48,3 +48,15 @@ def exact_once_in_twenty(data, *, epsilon, delta, dim, constants="main_text", rn
 def fixed_seed(data, *, epsilon, delta, dim, constants="main_text", rng):
     """Leaky: ignores rng; the noise comes from a constant seed (public)."""
     return lemma1(data, epsilon=epsilon, delta=delta, dim=dim, rng=np.random.default_rng(1234))
+
+
+def a_sixth_of_the_noise(data, *, epsilon, delta, dim, constants="main_text", rng):
+    """Private: alpha S(X) / 6, less noise than the reference but enough for the claim (epsilon 0.68 at 0.01)."""
+    theta = np.asarray(data["theta"], dtype=float)
+    return theta + _alpha(epsilon, delta) / 6 * data["smooth_bound"] * rng.standard_normal(theta.shape)
+
+
+def a_twelfth_of_the_noise(data, *, epsilon, delta, dim, constants="main_text", rng):
+    """Leaky: alpha S(X) / 12 (epsilon at delta = 0.01 is 1.64 on the spec's pair)."""
+    theta = np.asarray(data["theta"], dtype=float)
+    return theta + _alpha(epsilon, delta) / 12 * data["smooth_bound"] * rng.standard_normal(theta.shape)

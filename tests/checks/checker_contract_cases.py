@@ -34,6 +34,7 @@ SPECS = builtin_spec_dir()
 TESTS = Path(__file__).resolve().parents[1]
 SAMPLE_CANDIDATES = TESTS / "audit" / "candidates_fixture"
 CONTRACT_CANDIDATES = Path(__file__).resolve().parent / "contract_fixture"
+CORPUS = TESTS / "candidates"
 EXAMPLE_CANDIDATES = SPECS / "examples"
 PLUGIN = TESTS / "plugins" / "example_plugin"
 
@@ -354,6 +355,25 @@ CASES: tuple[ContractCase, ...] = (
         "gaussian-fit",
         "a candidate Gaussian mechanism adding sigma / 2 noise",
         "halved_gaussian",
+    ),
+    ContractCase(
+        "gaussian_release_fit",
+        CORPUS / "specs" / "smooth_gaussian.toml",
+        "empirical-privacy",
+        "a smooth-sensitivity Gaussian candidate with a twelfth of Lemma 1's noise: true epsilon 1.64 against 1",
+        reference=Side(candidate=(CORPUS, "smooth_gaussian_candidates:lemma1")),
+        broken=Side(candidate=(CORPUS, "smooth_gaussian_candidates:a_twelfth_of_the_noise")),
+        checker_override={
+            "samples": 20_000,
+            "search": "off",
+            "pairs": [
+                {
+                    "first": {"theta": [0.0], "smooth_bound": 1.0},
+                    "second": {"theta": [1.0], "smooth_bound": 1.0},
+                    "label": "theta moves by S(X)",
+                }
+            ],
+        },
     ),
     ContractCase(
         "peer_accountant",

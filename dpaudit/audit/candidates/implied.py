@@ -13,7 +13,10 @@ audit always adds, on the pairs the spec names (or the reference's least private
   randomness = "external"``: a cryptographic RNG by design): the outputs vary with the ``rng`` and
   repeat for one seed;
 * ``parametric_noise_fit`` for the kind's noise family (:attr:`Mechanism.noise_family`),
-  when the claim is of the form the family can refute.
+  when the claim is of the form the family can refute; for a kind whose release is Gaussian
+  given its input with a covariance that depends on it (``gaussian_release``: the
+  smooth-sensitivity Gaussian, DP-LSW, DP-LSL), ``gaussian_release_fit`` instead. A subsampled
+  GPOPE step and GPOPE end to end release mixtures, not Gaussians, and get no parametric fit.
 
 An obligation the spec already has for the same checker is kept as written and not added
 again. The added obligations say so in their statement, and the report lists them with the
@@ -43,6 +46,10 @@ FIT_SAMPLES_QUICK = 20_000
 #: (full run, ``--quick``).
 BLACK_BOX_SAMPLES = 1_000_000
 BLACK_BOX_SAMPLES_QUICK = 100_000
+
+#: The noise family of a release that is Gaussian given its input, its covariance depending on it:
+#: fitted by ``gaussian_release_fit`` (:mod:`dpaudit.checks.empirical.gaussian_release_fit`).
+GAUSSIAN_RELEASE = "gaussian_release"
 
 #: Families whose mechanisms are stated as y = X + noise: the implied fit also tries the inputs
 #: as centres (a tested assumption; see :mod:`dpaudit.checks.empirical.parametric`).
@@ -84,6 +91,18 @@ def _black_box(kept: tuple[Obligation, ...], pairs: dict[str, Any]) -> Obligatio
     )
 
 
+def _gaussian_release_fit(pairs: dict[str, Any]) -> Obligation:
+    """The unequal-covariance Gaussian fit of a kind whose release is Gaussian given its input."""
+    return Obligation(
+        id=f"{IMPLIED_PREFIX}parametric-gaussian-release-fit",
+        statement="added for every candidate audit: under a tested Gaussian release law (each input its own mean "
+        "and covariance), the rigorous bound over the fit's confidence box on a held-out direction meets the claim",
+        checker="gaussian_release_fit",
+        params={"samples": FIT_SAMPLES, "confidence": DEFAULT_CONFIDENCE, **pairs},
+        quick_params={"samples": FIT_SAMPLES_QUICK},
+    )
+
+
 def _candidates(claim: Claim, kept: tuple[Obligation, ...], pairs: dict[str, Any]) -> list[Obligation]:
     mechanism = get_mechanism(claim.mechanism.name)
     if not mechanism.randomised:
@@ -100,7 +119,9 @@ def _candidates(claim: Claim, kept: tuple[Obligation, ...], pairs: dict[str, Any
             )
         )
     family = mechanism.noise_family
-    if family is not None:
+    if family == GAUSSIAN_RELEASE:
+        added.append(_gaussian_release_fit(pairs))
+    elif family is not None:
         added.append(
             Obligation(
                 id=f"{IMPLIED_PREFIX}parametric-{family}-fit",

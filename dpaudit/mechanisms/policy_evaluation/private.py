@@ -388,6 +388,7 @@ def _policy_evaluation(name: str, factory: type, algorithm: str, estimator: str,
         views=frozenset({"gaussian_view", "audit_pairs", "statistics"}),
         candidate=CandidateSignature("dataset", f"{name}(dataset, *, {keywords}, rng) -> ndarray"),
         source=f"Balle, Gomrokchi & Precup 2016, {algorithm}",
+        noise_family="gaussian_release",
     )
 
 
