@@ -7,7 +7,6 @@ theta_s = (sum of the first-visit returns at s) / (|X_s| + lambda / 2).
 import math
 
 import numpy as np
-
 from trajectories import first_visit_returns
 
 
@@ -18,8 +17,20 @@ def _alpha_beta(epsilon, delta, d):
 
 
 def noise_on_visited_states_only(
-    dataset, *, n_states, features, gamma, r_max, lam, epsilon, delta, rho=None, f_max=None,
-    constant_set="main_text", saturation="min", rng,
+    dataset,
+    *,
+    n_states,
+    features,
+    gamma,
+    r_max,
+    lam,
+    epsilon,
+    delta,
+    rho=None,
+    f_max=None,
+    constant_set="main_text",
+    saturation="min",
+    rng,
 ):
     """Leaky: Algorithm 2's sigma_X (eq. (12)), but noise is added only to the states some trajectory
     visits 'since the others are zero anyway': an unvisited state's coordinate is exactly 0, so a
@@ -42,8 +53,20 @@ def noise_on_visited_states_only(
 
 
 def smallest_sigma_cached(
-    dataset, *, n_states, features, gamma, r_max, lam, epsilon, delta, rho=None, f_max=None,
-    constant_set="main_text", saturation="min", rng,
+    dataset,
+    *,
+    n_states,
+    features,
+    gamma,
+    r_max,
+    lam,
+    epsilon,
+    delta,
+    rho=None,
+    f_max=None,
+    constant_set="main_text",
+    saturation="min",
+    rng,
 ):
     """Private: the noise scale is the smallest value eq. (12) can give (its k = 0 term with no data,
     2 alpha F sqrt(n_states) / (lambda - 1)), used for every dataset, with returns clipped to [0, F].

@@ -10,7 +10,6 @@ L2.
 import math
 
 import numpy as np
-
 from trajectories import first_visit_returns
 
 
@@ -34,8 +33,18 @@ def _estimate(dataset, n_states, gamma, bound):
 
 
 def global_sensitivity_noise(
-    dataset, *, n_states, features, gamma, r_max, epsilon, delta, weights=None, f_max=None,
-    constant_set="main_text", rng,
+    dataset,
+    *,
+    n_states,
+    features,
+    gamma,
+    r_max,
+    epsilon,
+    delta,
+    weights=None,
+    f_max=None,
+    constant_set="main_text",
+    rng,
 ):
     """Private: Gaussian noise for the L2 sensitivity F sqrt(n_states) of the clipped means, with the
     analytic calibration (far less noise than Algorithm 1's smooth bound, enough for the claim)."""
@@ -47,8 +56,18 @@ def global_sensitivity_noise(
 
 
 def per_state_sensitivity(
-    dataset, *, n_states, features, gamma, r_max, epsilon, delta, weights=None, f_max=None,
-    constant_set="main_text", rng,
+    dataset,
+    *,
+    n_states,
+    features,
+    gamma,
+    r_max,
+    epsilon,
+    delta,
+    weights=None,
+    f_max=None,
+    constant_set="main_text",
+    rng,
 ):
     """Leaky: the same estimate, but the noise is calibrated to one state's range F (the L-infinity
     sensitivity) although one trajectory can move every state's mean by F: the L2 sensitivity is

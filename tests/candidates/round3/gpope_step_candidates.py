@@ -8,10 +8,8 @@ def clip_each_coordinate(gradients, *, records, clip_norm, noise_multiplier, ste
     """Leaky: every coordinate is clipped to [-h, h] (np.clip) instead of the vector to norm h; in d
     dimensions a clipped gradient can have norm h sqrt(d)."""
     matrix = np.asarray(gradients, dtype=float)
-    if sampling == "poisson":
-        chosen = matrix[rng.random(records) < 1.0 / records]
-    else:
-        chosen = matrix[[rng.integers(records)]]
+    poisson = sampling == "poisson"
+    chosen = matrix[rng.random(records) < 1.0 / records] if poisson else matrix[[rng.integers(records)]]
     total = np.clip(chosen, -clip_norm, clip_norm).sum(axis=0)
     return total + clip_norm * noise_multiplier * rng.standard_normal(matrix.shape[1])
 
@@ -21,8 +19,14 @@ class poisson_vectorised:
 
     def __new__(cls, gradients, *, records, clip_norm, noise_multiplier, steps=1, sampling="uniform_one", rng):
         return cls.sample(
-            gradients, 1, records=records, clip_norm=clip_norm, noise_multiplier=noise_multiplier,
-            steps=steps, sampling=sampling, rng=rng,
+            gradients,
+            1,
+            records=records,
+            clip_norm=clip_norm,
+            noise_multiplier=noise_multiplier,
+            steps=steps,
+            sampling=sampling,
+            rng=rng,
         )[0]
 
     @staticmethod

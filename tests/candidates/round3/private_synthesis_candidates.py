@@ -28,7 +28,7 @@ def stick_breaking(transitions, *, k, structural_zeros="reject", eta=None, rng):
         for i in range(len(p) - 1):
             remaining -= p[i]
             share = rng.beta(p[i], remaining)
-            out[index + (i,)] = left * share
+            out[(*index, i)] = left * share
             left *= 1.0 - share
-        out[index + (len(p) - 1,)] = left
+        out[(*index, len(p) - 1)] = left
     return out

@@ -210,46 +210,72 @@ def gpope_public_noise_outputs(calls: int = 6):
     return sequences
 
 
-def main() -> None:
-    from accountant_candidates import one_step_add_remove, unsubsampled_tail_bound
+def step_epsilon(q: float, a: float, b: float, delta: float) -> float:
+    """ε at δ of the Poisson-subsampled step with the replaced record at a against b (units of hσ)."""
+    return solve_epsilon(lambda e: mixture_delta(e, q, a, b), delta)
 
+
+ONE_STEP_POINTS = (
+    {"records": 4, "noise_multiplier": 1.0, "steps": 1, "delta": 1e-3},
+    {"records": 10, "noise_multiplier": 1.0, "steps": 1, "delta": 1e-5},
+    {"records": 100, "noise_multiplier": 0.8, "steps": 1, "delta": 1e-5},
+)
+MANY_STEP_POINTS = (
+    {"records": 100, "noise_multiplier": 4.0, "steps": 10, "delta": 1e-5},
+    {"records": 1000, "noise_multiplier": 8.0, "steps": 100, "delta": 1e-6},
+    {"records": 50, "noise_multiplier": 2.0, "steps": 1, "delta": 1e-3},
+)
+
+
+def print_noise_kinds() -> None:
     print("gaussian (sigma 1, Delta 1, delta 1e-5): exact eps", gaussian_epsilon(1e-5, 1.0))
     classical = math.sqrt(2 * math.log(1.25 / 1e-5))
     analytic = 1.01 * analytic_sigma(1.0, 1e-5, 1.0)
-    print("gaussian analytic: classical sigma", classical, "candidate sigma", analytic,
-          "true eps", gaussian_epsilon(1e-5, 1 / analytic))  # fmt: skip
-    print("laplace l2 calibration: scale 0.5*2/1 = 1, L1 sensitivity 2: eps", 2.0 / 1.0)
-    print("laplace 2-d rounding: rounded L1 sensitivity 2, scale 1: eps", 2.0, "; 1-d: 1.0")
-    for name, conc in (("reference k=6", lambda p: 6.0), ("0.8 k", lambda p: 4.8), ("k/min p", lambda p: 6.0 / min(p))):
+    print(f"gaussian analytic: classical sigma {classical}, candidate sigma {analytic}")
+    print("  true eps", gaussian_epsilon(1e-5, 1 / analytic))
+    print("laplace l2 calibration: scale 0.5 * 2 / 1 = 1, L1 sensitivity 2: eps", 2.0 / 1.0)
+    print("laplace rounding: rounded L1 sensitivity 2 in 2-d (eps 2), 1 in 1-d (eps 1)")
+    for name, conc in (("k = 6", lambda p: 6.0), ("0.8 k", lambda p: 4.8), ("k / min p", lambda p: 6.0 / min(p))):
         print("dirichlet", name, dirichlet_worst(conc))
-    print("smooth gaussian power-of-two: eps", pair_epsilon(normal_law(0, ALPHA_MAIN), normal_law(1, ALPHA_MAIN / 2), 0.01))
+    power_of_two = pair_epsilon(normal_law(0, ALPHA_MAIN), normal_law(1, ALPHA_MAIN / 2), 0.01)
+    print("smooth gaussian power-of-two: eps", power_of_two)
     print("smooth gaussian Lemma 1 (main text): worst eps", smooth_gaussian_worst(ALPHA_MAIN, BETA_MAIN, 0.01))
-    lsw_sigma_private = 1.02 * analytic_sigma(1.0, 0.1, math.sqrt(5))
-    lsw_sigma_leaky = analytic_sigma(1.0, 0.1, 1.0)
-    print("dp_lsw global: true eps", gaussian_epsilon(0.1, math.sqrt(5) / lsw_sigma_private),
-          "; per-state calibration: true eps", gaussian_epsilon(0.1, math.sqrt(5) / lsw_sigma_leaky))  # fmt: skip
-    alpha5 = 5 * math.sqrt(2 * math.log(20))
-    lsl_sigma = 2 * alpha5 * math.sqrt(5) / 4
-    lsl_sens = math.sqrt(5) / (1 + 5 / 2)
-    print("dp_lsl cached sigma", lsl_sigma, "L2 sensitivity", lsl_sens, "true eps <=", gaussian_epsilon(0.1, lsl_sens / lsl_sigma))
-    step = lambda a: solve_epsilon(lambda e: mixture_delta(e, 0.25, a, -a), 1e-3)  # noqa: E731
-    print("gpope_step L2 clip (antipodal, a = 1):", step(1.0), "; per-coordinate clip (a = sqrt 2):", step(math.sqrt(2)))
-    print("gpope step collinear pairs (a, b) in [-1, 1]:", max(
-        solve_epsilon(lambda e: mixture_delta(e, 0.25, a, b), 1e-3) for a in (0.25, 0.5, 1.0) for b in (-1.0, -0.5, 0.0)))
-    print("gpope public noise: first release on X, X', X with another seed:", gpope_public_noise_outputs())
+
+
+def print_rl_kinds() -> None:
+    lsw_private = 1.02 * analytic_sigma(1.0, 0.1, math.sqrt(5))
+    lsw_leaky = analytic_sigma(1.0, 0.1, 1.0)
+    print("dp_lsw global: true eps", gaussian_epsilon(0.1, math.sqrt(5) / lsw_private))
+    print("dp_lsw per-state calibration: true eps", gaussian_epsilon(0.1, math.sqrt(5) / lsw_leaky))
+    lsl_sigma = 2 * 5 * math.sqrt(2 * math.log(20)) * math.sqrt(5) / 4
+    lsl_sensitivity = math.sqrt(5) / (1 + 5 / 2)
+    print(f"dp_lsl cached sigma {lsl_sigma}, L2 sensitivity {lsl_sensitivity}")
+    print("  true eps", gaussian_epsilon(0.1, lsl_sensitivity / lsl_sigma))
+    print("gpope_step L2 clip (antipodal, a = 1):", step_epsilon(0.25, 1.0, -1.0, 1e-3))
+    print("gpope_step per-coordinate clip (a = sqrt 2):", step_epsilon(0.25, math.sqrt(2), -math.sqrt(2), 1e-3))
+    collinear = [step_epsilon(0.25, a, b, 1e-3) for a in (0.25, 0.5, 1.0) for b in (-1.0, -0.5, 0.0)]
+    print("gpope_step collinear pairs (a, b) in [-1, 1]: largest", max(collinear))
+    print("gpope public noise: releases on X, X', X with another rng:", gpope_public_noise_outputs())
     print("synthesis row worst", synthesis_worst())
-    for point in ({"records": 4, "noise_multiplier": 1.0, "steps": 1, "delta": 1e-3},
-                  {"records": 10, "noise_multiplier": 1.0, "steps": 1, "delta": 1e-5},
-                  {"records": 100, "noise_multiplier": 0.8, "steps": 1, "delta": 1e-5}):  # fmt: skip
-        q, s = 1 / point["records"], point["noise_multiplier"]
-        lower = solve_epsilon(lambda e: mixture_delta(e, q, 1 / s, -1 / s), point["delta"])
-        print("accountant add/remove", point, one_step_add_remove(point, rng=None), "replace-one lower bound", lower)
-    for point in ({"records": 100, "noise_multiplier": 4.0, "steps": 10, "delta": 1e-5},
-                  {"records": 1000, "noise_multiplier": 8.0, "steps": 100, "delta": 1e-6},
-                  {"records": 50, "noise_multiplier": 2.0, "steps": 1, "delta": 1e-3}):  # fmt: skip
+
+
+def print_accountants() -> None:
+    from accountant_candidates import one_step_add_remove, unsubsampled_tail_bound
+
+    for point in ONE_STEP_POINTS:
+        q, sigma = 1 / point["records"], point["noise_multiplier"]
+        lower = step_epsilon(q, 1 / sigma, -1 / sigma, point["delta"])
+        print("accountant add/remove", point, one_step_add_remove(point, rng=None), "replace-one >=", lower)
+    for point in MANY_STEP_POINTS:
         mu = 2 * math.sqrt(point["steps"]) / point["noise_multiplier"]
-        print("accountant tail bound", point, unsubsampled_tail_bound(point, rng=None),
-              ">= exact unsubsampled", gaussian_epsilon(point["delta"], mu))  # fmt: skip
+        exact = gaussian_epsilon(point["delta"], mu)
+        print("accountant tail bound", point, unsubsampled_tail_bound(point, rng=None), ">= unsubsampled", exact)
+
+
+def main() -> None:
+    print_noise_kinds()
+    print_rl_kinds()
+    print_accountants()
 
 
 if __name__ == "__main__":
