@@ -7,6 +7,7 @@ every coordinate lies in [0, F] and one replaced trajectory moves theta by at mo
 L2.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -19,6 +20,7 @@ def _gaussian_delta(epsilon, mu):
     return upper - math.exp(epsilon) * lower
 
 
+@functools.lru_cache(maxsize=64)  # the calibration is the same for every call
 def _sigma_for(epsilon, delta, sensitivity):
     low, high = 1e-6, 50.0
     for _ in range(200):

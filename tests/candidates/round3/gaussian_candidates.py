@@ -3,6 +3,7 @@
 Each function releases f(X) + noise for the query value it is given.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -33,6 +34,7 @@ def _gaussian_delta(epsilon, mu):
     return upper - math.exp(epsilon) * lower
 
 
+@functools.lru_cache(maxsize=64)  # the calibration is the same for every call
 def _analytic_sigma(epsilon, delta, sensitivity):
     """The smallest sigma whose exact delta(epsilon) is at most delta, by bisection on mu."""
     low, high = 1e-6, 50.0
