@@ -215,6 +215,21 @@ def step_epsilon(q: float, a: float, b: float, delta: float) -> float:
     return solve_epsilon(lambda e: mixture_delta(e, q, a, b), delta)
 
 
+def step_delta_by_angle(q: float, epsilon: float, angle: float, step: float = 0.01) -> float:
+    """δ(ε) of the step with the replaced record at e_1 against (cos angle, sin angle) (units of hσ, norm 1),
+    by quadrature on a grid of the plane the two records span: checks that the antipodal pair is the worst."""
+    axis = np.arange(-9.0, 9.0, step)
+    x, y = np.meshgrid(axis, axis, indexing="ij")
+
+    def mixture(cx: float, cy: float) -> np.ndarray:
+        centre = np.exp(-(x**2 + y**2) / 2)
+        moved = np.exp(-((x - cx) ** 2 + (y - cy) ** 2) / 2)
+        return ((1 - q) * centre + q * moved) / (2 * math.pi)
+
+    first, second = mixture(1.0, 0.0), mixture(math.cos(angle), math.sin(angle))
+    return float(np.maximum(first - math.exp(epsilon) * second, 0.0).sum() * step**2)
+
+
 ONE_STEP_POINTS = (
     {"records": 4, "noise_multiplier": 1.0, "steps": 1, "delta": 1e-3},
     {"records": 10, "noise_multiplier": 1.0, "steps": 1, "delta": 1e-5},
@@ -255,6 +270,9 @@ def print_rl_kinds() -> None:
     print("gpope_step per-coordinate clip (a = sqrt 2):", step_epsilon(0.25, math.sqrt(2), -math.sqrt(2), 1e-3))
     collinear = [step_epsilon(0.25, a, b, 1e-3) for a in (0.25, 0.5, 1.0) for b in (-1.0, -0.5, 0.0)]
     print("gpope_step collinear pairs (a, b) in [-1, 1]: largest", max(collinear))
+    exact = step_epsilon(0.25, 1.0, -1.0, 1e-3)
+    for angle in (1.0, 0.9, 0.75, 0.5):
+        print(f"  delta({exact:.6f}) at angle {angle} pi:", step_delta_by_angle(0.25, exact, angle * math.pi))
     print("gpope public noise: releases on X, X', X with another rng:", gpope_public_noise_outputs())
     print("synthesis row worst", synthesis_worst())
 
