@@ -6,6 +6,7 @@ expected form. The format (schema 1) is documented in README.md ("Writing a spec
 
 from __future__ import annotations
 
+import logging
 import tomllib
 from collections.abc import Callable
 from dataclasses import replace
@@ -97,6 +98,8 @@ def _guarantee(reader: SpecReader, data: dict[str, Any]) -> Guarantee:
         raise reader.fail(key, str(exc)) from None
 
 
+log = logging.getLogger("dpaudit")
+
 #: The kind whose claim is the accountant's own answers (:class:`AccountedEpsilon`), not a guarantee table.
 _ACCOUNTANT = "accountant"
 
@@ -111,13 +114,16 @@ def _claim_guarantee(reader: SpecReader, claim: dict[str, Any], mechanism: str) 
                 "claim.guarantee.kind", f"'accountant' is the statement of the accountant kind, not of {mechanism!r}"
             )
         return _guarantee(reader, table)
-    if table and (table.get("kind") != _ACCOUNTANT or set(table) != {"kind"}):
-        raise reader.fail(
-            "claim.guarantee",
-            f"got {table!r}; an accountant's claim is the epsilon it reports at each point (checked against "
-            "dpaudit's certified interval), and nothing else in this table would be checked: remove "
-            "[claim.guarantee] (or write only kind = 'accountant')",
+    if table and table.get("kind") != _ACCOUNTANT:
+        _guarantee(reader, table)  # still a valid table: a spec written before the kind needed none
+        log.warning(
+            "%s: [claim.guarantee] %r is not what an accountant's audit checks (its claim is the epsilon it "
+            "reports at each point, against dpaudit's certified interval); it is ignored: remove it",
+            reader.path,
+            table,
         )
+    elif table and set(table) != {"kind"}:
+        raise reader.fail("claim.guarantee", f"got {table!r}: kind = 'accountant' takes no other key")
     return AccountedEpsilon()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 
@@ -70,7 +71,7 @@ def test_the_accountant_relation_is_the_claims(tmp_path, monkeypatch):
     assert evidence["verdict"] == "verified" and "relation=add_remove_one" in evidence["domain"]
 
 
-def test_an_accountant_claim_states_no_guarantee_table(tmp_path):
+def test_an_accountant_claim_states_no_guarantee_table(tmp_path, caplog):
     """The accountant's statement is its own epsilon at each point; a guarantee table of other numbers
     would not be checked, so it is refused (exit 2), and the kind's statement belongs to no other kind."""
     from dpaudit.audit.spec import load_spec
@@ -91,9 +92,17 @@ def test_an_accountant_claim_states_no_guarantee_table(tmp_path):
             "[[obligations]]", '[claim.guarantee]\nkind = "approx_dp"\nepsilon = 1.0\ndelta = 1e-5\n\n[[obligations]]'
         )
     )
-    with pytest.raises(SpecError, match=r"claim\.guarantee.*nothing else in this table would be checked"):
-        load_spec(meaningless)
-    assert main(["check", str(meaningless), "--candidate", "example_candidates:accountant"]) == 2
+    with caplog.at_level(logging.WARNING, logger="dpaudit"):  # as the docs once asked: loads, with a warning
+        assert load_spec(meaningless).guarantee == AccountedEpsilon()
+    assert "is not what an accountant's audit checks" in caplog.text
+    garbage = tmp_path / "garbage.toml"
+    garbage.write_text(meaningless.read_text().replace("epsilon = 1.0", 'epsilon = "one"'))
+    with pytest.raises(SpecError, match=r"claim\.guarantee"):
+        load_spec(garbage)
+    extra = tmp_path / "extra.toml"
+    extra.write_text(stated.read_text().replace('kind = "accountant"\n', 'kind = "accountant"\nepsilon = 1.0\n', 1))
+    with pytest.raises(SpecError, match="takes no other key"):
+        load_spec(extra)
     gaussian = (builtin_spec_dir() / "examples" / "gaussian_candidate.toml").read_text()
     other_kind = tmp_path / "other_kind.toml"
     other_kind.write_text(gaussian.replace('kind = "approx_dp"', 'kind = "accountant"', 1))

@@ -101,6 +101,20 @@ def test_the_repository_corpus_loads_with_its_independent_part():
         load_spec(spec)
 
 
+def test_the_round3_corpus_loads_and_does_not_read_dpaudit():
+    folder = Path(__file__).parents[1] / "candidates" / "round3"
+    entries = load_manifest(folder / "manifest.toml")
+    assert len(entries) >= 20 and sum(entry.truth == "leaky" for entry in entries) >= 10
+    assert len({entry.kind for entry in entries}) == 10
+    from dpaudit.audit.spec import load_spec
+
+    for spec in sorted({entry.spec for entry in entries}):
+        load_spec(spec)
+    for source in folder.glob("*.py"):  # written from the user docs: no candidate or truth imports dpaudit
+        text = source.read_text()
+        assert "import dpaudit" not in text and "from dpaudit" not in text, source.name
+
+
 def _tables(corpus, out, *options):
     assert main(["corpus", str(corpus), "--quick", "--out", str(out), *options]) == 0
     document = json.loads((out / "corpus.json").read_text())
