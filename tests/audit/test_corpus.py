@@ -124,10 +124,12 @@ def _tables(corpus, out, *options):
     return {key: value for key, value in document.items() if key != "command"}
 
 
+@pytest.mark.slow  # the same library calls as test_corpus_tables, on two processes
 def test_checking_two_candidates_at_once_gives_the_same_tables(corpus, tmp_path):
     assert _tables(corpus, tmp_path / "jobs-1") == _tables(corpus, tmp_path / "jobs-2", "--jobs", "2")
 
 
+@pytest.mark.slow
 def test_a_dask_cluster_gives_the_same_tables(corpus, tmp_path):
     distributed = pytest.importorskip("distributed")
     serial = _tables(corpus, tmp_path / "serial")

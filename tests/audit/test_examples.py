@@ -19,11 +19,12 @@ EXAMPLES = builtin_spec_dir() / "examples"
         ("laplace_epsilon_candidate.toml", "laplace_from_epsilon"),
         ("dirichlet_candidate.toml", "dirichlet"),
         ("gpope_step_candidate.toml", "gpope_step"),
-        ("gpope_candidate.toml", "gpope"),
-        ("private_synthesis_candidate.toml", "private_synthesis"),
+        # the RL kinds' whole candidate audits take a minute each: the main CI job runs them, not the floors one
+        pytest.param("gpope_candidate.toml", "gpope", marks=pytest.mark.slow),
+        pytest.param("private_synthesis_candidate.toml", "private_synthesis", marks=pytest.mark.slow),
         ("smooth_gaussian_candidate.toml", "smooth_gaussian"),
         ("accountant_candidate.toml", "accountant"),
-        ("dp_lsl_candidate.toml", "dp_lsl"),
+        pytest.param("dp_lsl_candidate.toml", "dp_lsl", marks=pytest.mark.slow),
     ],
 )
 def test_example_candidate_passes(tmp_path, monkeypatch, spec, candidate):
@@ -65,7 +66,7 @@ def test_a_planted_bug_in_an_example_is_caught(tmp_path, monkeypatch):
     [
         "smooth_gaussian_candidate.toml",
         "gpope_step_candidate.toml",
-        "private_synthesis_candidate.toml",
+        pytest.param("private_synthesis_candidate.toml", marks=pytest.mark.slow),
         "dp_lsw_candidate.toml",
     ],
 )

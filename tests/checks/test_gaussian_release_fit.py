@@ -171,6 +171,7 @@ def test_policy_evaluation_releases_are_judged_against_the_claim(kind, factor, l
     assert (fit.epsilon_lower > guarantee["epsilon"]) is leaky
 
 
+@pytest.mark.slow  # whole candidate audits: the main CI job runs them, not the floors one
 @pytest.mark.parametrize(
     ("candidate", "verdict"),
     [
@@ -258,6 +259,7 @@ class _QuietOnLargeDatasets:
         return theta + scale * rng.standard_normal((size, theta.size))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("search", "verdict"), [("off", Verdict.CONSISTENT), ("on", Verdict.VIOLATED)])
 def test_the_search_fits_the_pairs_whose_pilot_shows_a_leak(search, verdict):
     claim = load_spec(builtin_spec_dir() / "examples" / "dp_lsw_candidate.toml")
