@@ -7,9 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from dpaudit.checks.empirical.budget import AuditBudget
-from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
-from dpaudit.checks.empirical.events import AtomProjection, atoms_of
+from dpaudit.checks.empirical import certification
+from dpaudit.checks.empirical.budget import AuditBudget, CertifiedEvent
+from dpaudit.checks.empirical.certification import ESCALATED_PER_ROUND, certify_privacy_lower_bound
+from dpaudit.checks.empirical.events import AtomProjection, CoordinateProjection, ThresholdEvent, atoms_of
 from dpaudit.checks.empirical.parametric import fit_centred_pair, fit_pair
 from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.cli import main
@@ -210,8 +211,38 @@ def test_escalation_certifies_an_atom_too_rare_for_the_budget():
     best = bound.best_event
     assert best is not None and best.escalated and best.samples > bound.budget.certification
     chosen = sum(not event.escalated for event in bound.events)
-    assert bound.planned_bounds == 2 * (chosen + 2)  # the union bound counts every round allowed
+    assert bound.planned_bounds == 2 * (chosen + ESCALATED_PER_ROUND * 2)  # the union bound counts every round allowed
     assert bound.details()["escalated_samples"]
+
+
+def test_an_escalation_round_takes_the_best_atom_even_when_a_tail_event_looks_better(monkeypatch):
+    """An atom of mass 2e-3 (135 of 67,500 draws, none on the other side) beside a tail event whose plug-in
+    estimate looks better on these draws (300 against 0): each lane's best event is counted again, so the
+    atom is not crowded out by a tail that more draws will show on both sides."""
+    atom = ThresholdEvent(AtomProjection(((0.0,),), "atoms"), 0.5, True)
+    tail = ThresholdEvent(CoordinateProjection(0), -3.0, False)
+
+    def certified(event, p_count):
+        candidate = certification._Candidate(0, event, True, "epsilon", 0.0)
+        counted = CertifiedEvent(
+            "pair", "X vs X'", str(event), "epsilon", p_count, 0, 67_500, 1e-3, 0.0, 1.0, 0.0, None
+        )
+        return candidate, counted
+
+    escalated = []
+
+    def record(sampler, pairs, chosen, *args, **kwargs):
+        escalated.append([candidate.event for candidate in chosen])
+        return []
+
+    monkeypatch.setattr(certification, "_certify", record)
+    budget = AuditBudget(100_000, escalations=1)
+    items = [certified(atom, 135), certified(tail, 300)]
+    certification._escalate(None, [PAIR], items, None, budget, 1e-3, 1e-5, 4.38, {})
+    assert escalated == [[atom, tail]]
+    escalated.clear()
+    certification._escalate(None, [PAIR], [certified(tail, 300)], None, budget, 1e-3, 1e-5, 4.38, {})
+    assert escalated == [[tail]]  # no atom: the round counts the one lane that has an event
 
 
 def test_escalation_never_refutes_a_private_mechanism():

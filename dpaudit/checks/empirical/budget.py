@@ -55,7 +55,8 @@ class AuditBudget:
             single outcomes).
         max_pairs: pairs kept after the pilot screening.
         classifier_samples: cap on the pilot draws per side used to fit classifiers.
-        escalations: rounds of re-certifying the most promising event on fresh draws, each
+        escalations: rounds of re-certifying the most promising events (one on exact outputs, one
+            other) on fresh draws, each
             :data:`ESCALATION_GROWTH` times larger (up to :data:`MAX_ESCALATION_SAMPLES`), when
             the certified bound stays at or below the claim but the counts suggest more
             draws would refute it (an atom of probability 1e-3 needs about 10^6 draws at

@@ -344,7 +344,7 @@ def certify_privacy_lower_bound(
             candidates.extend(best)
             tried += count
     chosen = _choose(candidates)
-    planned_bounds = 2 * (len(chosen) + budget.escalations)
+    planned_bounds = 2 * (len(chosen) + ESCALATED_PER_ROUND * budget.escalations)
     alpha = (1.0 - budget.confidence) / max(planned_bounds, 1)
     certified = _certify(
         sampler, pairs, chosen, root, budget.certification, alpha, audited_delta, claimed_epsilon, common
@@ -476,6 +476,10 @@ def _refutes(event: CertifiedEvent, epsilon: float, delta: float) -> bool:
     return event.epsilon_lower_bound > epsilon or (event.delta_lower_bound or 0.0) > delta
 
 
+#: Events an escalation round re-certifies at most: the most promising of each lane (see :func:`_escalate`).
+ESCALATED_PER_ROUND = 2
+
+
 def _promise(event: CertifiedEvent, epsilon: float, delta: float) -> float:
     """How far the counts' plug-in estimate (one pseudo-count on the q side) is past the claim:
     positive when more draws of this event are expected to refute it."""
@@ -497,22 +501,38 @@ def _escalate(
     epsilon: float,
     common: dict[str, Any],
 ) -> list[tuple[_Candidate, CertifiedEvent]]:
-    """Re-certify the most promising event on ever larger fresh draws while no bound refutes the claim.
+    """Re-certify the most promising events on ever larger fresh draws while no bound refutes the claim.
 
-    Each round's draws are new (their own seed phase) and the event was fixed before them, so its
-    Clopper-Pearson bounds hold at ``alpha`` each; ``alpha`` already counts every round allowed.
+    Each round takes the most promising event of each lane (:func:`_lane`): events on exact outputs
+    (atoms, outcome sets), and all others. A plug-in estimate cannot tell an atom of mass 2e-3 from a
+    tail event that looked as promising on these draws: the atom's other side stays at 0 on more
+    draws, the tail's does not; with a lane each, neither crowds the other out.
+    Each round's draws are new (their own seed phase) and the events were fixed before them, so
+    their Clopper-Pearson bounds hold at ``alpha`` each; ``alpha`` already counts every round allowed
+    (:data:`ESCALATED_PER_ROUND` events a round).
     """
     escalated: list[tuple[_Candidate, CertifiedEvent]] = []
     n = budget.certification
     for round_index in range(budget.escalations):
         latest = certified + escalated
-        if not latest or any(_refutes(event, epsilon, delta) for _, event in latest):
+        if not latest or any(_refutes(event, epsilon, delta) for _, event in latest) or n >= MAX_ESCALATION_SAMPLES:
             break
-        candidate, event = max(latest, key=lambda item: _promise(item[1], epsilon, delta))
-        if _promise(event, epsilon, delta) <= 0 or n >= MAX_ESCALATION_SAMPLES:
+        picks = []
+        for lane in (True, False):
+            members = [item for item in latest if _lane(item[0]) is lane]
+            if members:
+                candidate, event = max(members, key=lambda item: _promise(item[1], epsilon, delta))
+                if _promise(event, epsilon, delta) > 0:
+                    picks.append(candidate)
+        if not picks:
             break
         n = min(n * ESCALATION_GROWTH, MAX_ESCALATION_SAMPLES)
         escalated += _certify(
-            sampler, pairs, [candidate], root, n, alpha, delta, epsilon, common, phase=ESCALATION + round_index
+            sampler, pairs, picks, root, n, alpha, delta, epsilon, common, phase=ESCALATION + round_index
         )
     return escalated
+
+
+def _lane(candidate: _Candidate) -> bool:
+    """Whether an event is of the rare lane of an escalation round: an atom or an outcome set."""
+    return isinstance(getattr(candidate.event, "projection", None), AtomProjection | OutcomeProjection)

@@ -15,9 +15,9 @@ phases per side:
    claimed ε, δ_lb = p_lo − e^ε q_hi.
 
 4. *escalation* (``escalations`` rounds; two by default when a candidate is audited) — while
-   no bound refutes the claim but the counts of the most promising event suggest more draws
-   would (an atom of probability 1e-3 seen on one side only), that event is counted again on
-   fresh draws :data:`~dpaudit.checks.empirical.budget.ESCALATION_GROWTH` times as many; the
+   no bound refutes the claim but the counts of the most promising events (one on exact outputs,
+   one other) suggest more draws would (an atom of probability 1e-3 seen on one side only), those
+   events are counted again on fresh draws :data:`~dpaudit.checks.empirical.budget.ESCALATION_GROWTH` times as many; the
    union bound counts every round allowed from the start.
 
 Because the events are chosen on data independent of the certification draws, the
@@ -160,8 +160,8 @@ EMPIRICAL_PARAMETERS = {
     "confidence": "float in [0.5, 1): the probability that every certified bound holds together (default 0.95)",
     "events": "list of families: threshold, interval, halfspace, classifier, atom, outcome (default all)",
     "max_pairs": "int: pairs kept after the pilot screening (default 2; +2 when the input search adds pairs)",
-    "escalations": "int 0..4: rounds re-counting the most promising event on 4x more fresh draws "
-    "(default 2 for a candidate, 0 otherwise)",
+    "escalations": "int 0..4: rounds re-counting the most promising events (one on exact outputs, one other) "
+    "on 4x more fresh draws (default 2 for a candidate, 0 otherwise)",
     "confirm": "bool: certify every refuting event again on fresh draws from an independent seed "
     "(default true for a candidate)",
     "search": "auto | on | off: the input search (auto: on for a candidate)",
