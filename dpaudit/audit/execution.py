@@ -20,7 +20,7 @@ from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.progress import ProgressReporter
 from dpaudit.audit.rerun import with_rerun_certificate
 from dpaudit.audit.results import ClaimResult, ObligationResult, RelationResult, deciding_obligations
-from dpaudit.audit.time_budget import TimeBudgetExhausted, wall_time_limit
+from dpaudit.audit.time_budget import Alarm, TimeBudgetExhausted, wall_time_limit
 from dpaudit.checks.budget_limits import ceiling
 from dpaudit.errors import DpAuditError, UnknownName
 from dpaudit.kernel.checkers import CheckContext
@@ -86,21 +86,20 @@ def run_obligation(
     limits = [obligation.time_limit, None if deadline is None else deadline - time.monotonic()]
     remaining = min((limit for limit in limits if limit is not None), default=None)
     evidence: Evidence | None = None
-    expires = None if remaining is None else time.monotonic() + remaining
+    alarm = Alarm()
     try:
         if remaining is not None and remaining <= 0:
             raise TimeBudgetExhausted
         # the timer is the inner context: disarmed before the memory limit is restored, never during it
-        with memory_limit(run.memory_limit), wall_time_limit(remaining):
+        with memory_limit(run.memory_limit), wall_time_limit(remaining) as alarm:
             evidence = get_checker(run.checker).function(run, context)
     except TimeBudgetExhausted:
         if evidence is None:  # (a late alarm after the checker returned keeps its result)
             evidence = _cut_short(run, context, candidate, remaining)
     except Exception as exc:
-        if expires is not None and time.monotonic() >= expires:
-            # past the deadline: the alarm interrupted a library that turned it into an error of its own
-            # (e.g. Hypothesis's "inconsistent data generation"): the time budget ended the check
+        if alarm.fired:  # the alarm interrupted a library that turned it into an error of its own
             evidence = _cut_short(run, context, candidate, remaining)
+            evidence = replace(evidence, details={**evidence.details, "interrupted_as": traceback.format_exc()})
         else:
             evidence, internal = _failed(run, exc)
     reference = candidate is None and mechanism_factory is None  # recheck can run it again from the spec

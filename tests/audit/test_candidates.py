@@ -150,6 +150,25 @@ def test_a_stream_of_batches_gives_the_batches_one_by_one_and_stays_in_step_when
     np.testing.assert_array_equal(after, one_by_one[0])
 
 
+def test_a_stream_of_large_inputs_and_answers_does_not_block():
+    """A request larger than the worker's input pipe and answers larger than its output pipe: the next
+    request goes only once an answer is read whole (sent before it, both sides blocked writing)."""
+    import threading
+
+    value = list(np.arange(20_000, dtype=float))
+    batches = [(100, np.random.SeedSequence(k)) for k in range(3)]
+    shapes = []
+    with CandidateProcess(_ref("gaussian"), CandidateLimits(timeout_seconds=30.0)) as candidate:
+        worker = threading.Thread(
+            target=lambda: shapes.extend(out.shape for out in candidate.sample_stream(value, PARAMS, CALL, batches)),
+            daemon=True,
+        )
+        worker.start()
+        worker.join(60)
+        assert not worker.is_alive(), "the stream blocked"
+    assert shapes == [(100, 20_000)] * 3
+
+
 def test_a_stream_reports_the_batch_that_failed():
     planted = "planted failure in the candidate"
     with CandidateProcess(_ref("raises")) as candidate, pytest.raises(CandidateError, match=planted):

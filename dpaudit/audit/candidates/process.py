@@ -265,7 +265,8 @@ class CandidateProcess:
         categories: bool = False,
     ) -> Generator[np.ndarray, None, None]:
         """The batches of :meth:`sample` for each ``(count, seed)`` of ``batches``, one request ahead:
-        the worker computes the next batch while the caller uses this one. The outputs are those of
+        the next request is sent as soon as this batch is read, so the worker computes it while the
+        caller uses this one. The outputs are those of
         calling :meth:`sample` batch by batch. A request sent ahead whose batch is not taken (the caller
         stopped early) is still read, so the channel stays in step.
 
@@ -276,20 +277,20 @@ class CandidateProcess:
         pending: deque[int] = deque()
 
         def send_next() -> None:
-            if not self.running:  # a worker that died on the batch in hand: its answer says how
-                return
             batch = next(ahead, None)
             if batch is not None:
                 self._send_sample(data, params, call, batch[0], batch[1], categories)
                 pending.append(batch[0])
 
         send_next()
-        read_until = time.monotonic()
+        started = time.monotonic()
         try:
             while pending:
+                outputs = self._receive_sample(pending.popleft(), started)
+                # the next request goes once this answer is read whole: the worker is then reading its
+                # input, never blocked writing an answer while the auditor is blocked writing a request
                 send_next()
-                outputs = self._receive_sample(pending.popleft(), read_until)
-                read_until = time.monotonic()
+                started = time.monotonic()
                 yield outputs
         finally:
             while pending and self.running:
