@@ -7,6 +7,7 @@ Findings about Xie et al. 2019 recorded here (the statements are kept as written
   no range on λ; the proof drops "higher-order terms"); it holds on λ <= σ² log(m/σ).
 """
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -198,3 +199,22 @@ def test_a_point_decided_only_by_the_round_off_estimate_is_consistent_not_verifi
     assert numerical.verdict is Verdict.CONSISTENT and "estimated" in numerical.summary
     assert numerical.budget["numerical"] == 1
     assert decide(2e-5, 3e-5).verdict is Verdict.INCONCLUSIVE
+
+
+def test_a_violation_finer_than_float64_is_violated_not_verified():
+    """Enclosures at 60 digits are compared exactly: rounded to 53 bits first, a claim below the truth by
+    1e-40 would read as verified (and a stated epsilon below a 1e-30 excess too)."""
+    from dpaudit.checks.accountants.certified_epsilon import _point_verdict
+    from dpaudit.checks.accountants.tally import Tally
+    from dpaudit.privacy.accounting.values import AccountedValue
+
+    with mpmath.workdps(60):
+        third = mpmath.mpf(1) / 3
+        above = third + mpmath.mpf("1e-40")
+        one_and_a_bit = mpmath.mpf(1) + mpmath.mpf("1e-30")
+    tally = Tally()
+    tally.add("alpha(2) at m=1", third, AccountedValue(above, above, above, "exact", "test", 60), dict)
+    assert tally.evidence(what="claim", domain="d", method="m", budget={}, details={}).verdict is Verdict.VIOLATED
+    certified = AccountedValue(one_and_a_bit, one_and_a_bit, one_and_a_bit, "interval", "test", 60)
+    point = {"records": 10, "noise_multiplier": 1.0, "steps": 10, "delta": 1e-5}
+    assert _point_verdict(point, 1.0, certified, certified) is Verdict.VIOLATED

@@ -98,14 +98,16 @@ def check_accountant_certified(obligation: Obligation, context: CheckContext) ->
 def _point_verdict(point: dict[str, Any], stated: float, certified: Any, estimated: Any) -> Verdict:
     """One point's verdict: below the enclosure violated (unless an RDP within its float64 slack), at or
     above it verified, inside it consistent (numerical) above the round-off estimate, else inconclusive."""
-    lower, upper = float(certified.lower), float(certified.upper)
-    if stated < lower and is_rdp_point(point) and stated >= lower * (1.0 - RDP_ROUNDOFF):
+    # the float stated and the enclosure's ends (mpmath numbers at their own precision, or floats) compare
+    # exactly: rounding the ends to float64 first could make a true violation by 1e-30 "verified"
+    lower, upper = certified.lower, certified.upper
+    if stated < lower and is_rdp_point(point) and stated >= lower * (1 - mpmath.mpf(RDP_ROUNDOFF)):
         return Verdict.CONSISTENT  # numerical: the float64 round-off of an exact RDP
     if stated < lower:
         return Verdict.VIOLATED
     if stated >= upper:
         return Verdict.VERIFIED
-    if stated >= float(estimated.upper):
+    if stated >= estimated.upper:
         return Verdict.CONSISTENT  # numerical: holds with the FFT round-off estimated, not bounded
     return Verdict.INCONCLUSIVE
 
@@ -156,8 +158,11 @@ def compare_with_certified(
         verdicts.append(verdict)
         measurements.append(_measurement(point, stated, certified))
         lower, upper = float(certified.lower), float(certified.upper)
-        if verdict is Verdict.VIOLATED and (worst is None or stated / lower < worst["ratio"]):
-            worst = {**point, "stated_epsilon": stated, "certified": [lower, upper], "ratio": stated / lower}
+        shortfall = lower - stated  # how far below the certified interval (a ratio breaks on lower = 0)
+        if verdict is Verdict.VIOLATED and (worst is None or shortfall > worst["shortfall"]):
+            ratio = stated / lower if lower > 0 else None
+            worst = {**point, "stated_epsilon": stated, "certified": [lower, upper], "shortfall": shortfall}
+            worst["ratio"] = ratio
     verdict = combine_verdicts(verdicts)
     looseness = [float(m.claimed) / float(mpmath.mpf(m.interval[1])) for m in measurements if m.interval]
     rdp_points = sum(is_rdp_point(point) for point in points)

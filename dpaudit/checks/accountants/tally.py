@@ -98,7 +98,8 @@ class Tally:
             (value.lower, value.upper),
             margin_interval=margin_interval,
         )
-        if mpmath.mpf(value.lower) > mpmath.mpf(claimed):
+        lower, upper, stated = _exact(value.lower), _exact(value.upper), _exact(claimed)
+        if lower > stated:
             self.violations.append(
                 {
                     **witness(),
@@ -110,10 +111,10 @@ class Tally:
                 }
             )
             rank = (0, mpmath.mpf(claimed) - mpmath.mpf(value.lower))
-        elif mpmath.mpf(value.upper) <= mpmath.mpf(claimed):
+        elif upper <= stated:
             self.verified += 1
             rank = (2, margin)
-        elif estimate is not None and mpmath.mpf(estimate.upper) <= mpmath.mpf(claimed):
+        elif estimate is not None and _exact(estimate.upper) <= stated:
             self.numerical.append(quantity)
             measurement = Measurement(
                 quantity,
@@ -191,3 +192,12 @@ def no_unknown(params: dict[str, Any], allowed: Iterable[str]) -> None:
     unknown = set(params) - set(allowed)
     if unknown:
         raise InvalidArgument(f"unknown params {sorted(unknown)}: expected only {sorted(allowed)}")
+
+
+def _exact(value: Any) -> Any:
+    """``value`` as an exact rational for comparisons (mpmath numbers keep their own precision: rounding them
+    to the default 53 bits first could turn a violation by 1e-40 into a verified point); infinities as floats."""
+    try:
+        return exact_fraction(value)
+    except InvalidArgument:
+        return float(value)
