@@ -16,13 +16,13 @@ import mpmath
 import numpy as np
 
 from dpaudit.audit.memory_budget import memory_limit
-from dpaudit.audit.plugins import get_checker
+from dpaudit.audit.plugins import get_checker, obligation_for_run
 from dpaudit.audit.progress import ProgressReporter
 from dpaudit.audit.rerun import with_rerun_certificate
 from dpaudit.audit.results import ClaimResult, ObligationResult, RelationResult, deciding_obligations
 from dpaudit.audit.time_budget import Alarm, TimeBudgetExhausted, wall_time_limit
 from dpaudit.checks.budget_limits import ceiling
-from dpaudit.errors import DpAuditError, UnknownName
+from dpaudit.errors import DpAuditError
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence
@@ -30,25 +30,12 @@ from dpaudit.kernel.verdicts import Verdict, combine_verdicts
 from dpaudit.privacy.relations import Relation
 from dpaudit.rng import SeedRecord
 
-__all__ = ["claim_result", "obligation_for_run", "obligation_seed", "run_claim", "run_obligation"]
+__all__ = ["claim_result", "obligation_seed", "run_claim", "run_obligation"]
 
 
 def _stable_key(*parts: str) -> int:
     digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
     return int.from_bytes(digest[:4], "little")
-
-
-def obligation_for_run(obligation: Obligation, quick: bool) -> Obligation:
-    """The obligation as it runs: its ``quick`` table applied under ``--quick``, or, when it has
-    none, its checker's documented quick caps (``CheckerEntry.quick_caps``; docs/checkers.md)."""
-    run = obligation.for_run(quick=quick)
-    if quick and not obligation.quick_params:
-        try:
-            checker = get_checker(obligation.checker)
-        except UnknownName:
-            return run  # an unknown checker is reported as the obligation's error when it runs
-        run = replace(run, params=checker.quick_params(run.params))
-    return run
 
 
 def obligation_seed(seed: int, claim: Claim, relation: Relation, obligation: Obligation) -> np.random.SeedSequence:

@@ -14,6 +14,7 @@ Everything that looks a checker up goes through :func:`get_checker` / :func:`lis
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 from importlib.metadata import entry_points
 
 import dpaudit.checks.accountants.certified_epsilon
@@ -39,6 +40,7 @@ import dpaudit.checks.symbolic.smoothness  # noqa: F401  (the imports above regi
 from dpaudit.errors import CheckerError, PluginError, UnknownName
 from dpaudit.kernel import checkers as registry
 from dpaudit.kernel.checkers import CheckerEntry
+from dpaudit.kernel.claims import Obligation
 from dpaudit.mechanisms.interface import Mechanism
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "get_checker",
     "list_checkers",
     "load_plugin_checkers",
+    "obligation_for_run",
 ]
 
 ENTRY_POINT_GROUP = "dpaudit.checkers"
@@ -110,3 +113,16 @@ def list_checkers() -> list[CheckerEntry]:
 def applicable_checkers(mechanism: Mechanism) -> list[CheckerEntry]:
     """The checkers whose required white-box views ``mechanism``'s reference offers."""
     return [entry for entry in list_checkers() if entry.requires_views <= mechanism.views]
+
+
+def obligation_for_run(obligation: Obligation, quick: bool) -> Obligation:
+    """The obligation as it runs: its ``quick`` table applied under ``--quick``, or, when it has
+    none, its checker's documented quick caps (``CheckerEntry.quick_caps``; docs/checkers.md)."""
+    run = obligation.for_run(quick=quick)
+    if quick and not obligation.quick_params:
+        try:
+            checker = get_checker(obligation.checker)
+        except UnknownName:
+            return run  # an unknown checker is reported as the obligation's error when it runs
+        run = replace(run, params=checker.quick_params(run.params))
+    return run

@@ -31,11 +31,11 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.audit.plugins import get_checker
+from dpaudit.audit.plugins import get_checker, obligation_for_run
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.errors import DpAuditError, InvalidArgument
 from dpaudit.kernel.checkers import CheckContext
-from dpaudit.kernel.claims import Claim, Obligation
+from dpaudit.kernel.claims import Claim
 from dpaudit.kernel.evidence import Certificate, CertifiedFact, Evidence, Measurement, decimal_bound, exact_fraction
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.privacy.relations import parse_relation
@@ -169,12 +169,17 @@ def rerun_obligation(
     recorded = item.get("obligation", {})
     seed = item.get("seed", {})
     try:
-        obligation = Obligation(
-            id=str(recorded["id"]),
-            statement=str(recorded["statement"]),
-            checker=str(recorded["checker"]),
-            params=dict(recorded["params"]),
-        )
+        stated_obligation = next((o for o in claim.obligations if o.id == str(recorded["id"])), None)
+        if stated_obligation is None:
+            raise InvalidArgument(f"the spec states no obligation {recorded['id']!r}")
+        # the obligation as the spec states it, not as the report says: an edited report cannot re-run a
+        # smaller domain or another checker and present it as the spec's
+        obligation = obligation_for_run(stated_obligation, quick)
+        ran = {"checker": recorded["checker"], "params": recorded["params"]}
+        if json.dumps(ran, sort_keys=True, default=str) != json.dumps(
+            {"checker": obligation.checker, "params": obligation.params}, sort_keys=True, default=str
+        ):
+            raise InvalidArgument(f"obligation {obligation.id!r} of the report is not the spec's as it ran")
         sequence = np.random.SeedSequence(int(seed["entropy"]), spawn_key=tuple(int(k) for k in seed["spawn_key"]))
         stated = parse_relation(str(relation["relation"]))
     except (KeyError, TypeError, ValueError) as exc:

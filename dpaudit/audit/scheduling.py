@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from typing import Any
 
-from dpaudit.audit.execution import claim_result, obligation_for_run, obligation_seed, run_obligation
-from dpaudit.audit.plugins import get_checker
+from dpaudit.audit.execution import claim_result, obligation_seed, run_obligation
+from dpaudit.audit.plugins import get_checker, obligation_for_run
 from dpaudit.audit.progress import ProgressReporter
 from dpaudit.audit.results import ClaimResult, ObligationResult
 from dpaudit.checks.empirical.executors import interrupts_deferred

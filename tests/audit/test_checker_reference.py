@@ -4,7 +4,7 @@ quick table caps the budgets it documents."""
 from __future__ import annotations
 
 from dpaudit.audit.checker_reference import REFERENCE_PATH, checker_reference
-from dpaudit.audit.execution import obligation_for_run
+from dpaudit.audit.plugins import obligation_for_run
 from dpaudit.kernel.claims import Obligation
 
 

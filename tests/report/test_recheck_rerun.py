@@ -89,3 +89,15 @@ def test_reruns_can_be_skipped_and_are_then_listed(report, capsys):
     assert result.ok and result.no_route and all("rerun skipped" in line for line in result.no_route)
     assert main(["recheck", str(report), "--no-rerun", "--require-all"]) == 1
     assert main(["recheck", str(report)]) == 0
+
+
+def test_an_obligation_edited_in_the_report_is_not_re_run_as_the_specs(report, tmp_path):
+    """The re-run takes the obligation from the spec: a report whose params were edited (a smaller
+    domain that might verify) is refused, not re-run as if the spec had said so."""
+    document = json.loads(report.read_text())
+    item, _ = next(_rerun_facts(document))
+    params = item["obligation"]["params"]
+    key = next(k for k, v in params.items() if isinstance(v, int) and not isinstance(v, bool) and v > 1)
+    params[key] = params[key] - 1
+    result = recheck_report(_write(tmp_path, document))
+    assert any(item["obligation"]["id"] in line and "not the spec's as it ran" in line for line in result.failures)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.audit.execution import obligation_for_run
+from dpaudit.audit.plugins import obligation_for_run
 from dpaudit.errors import CandidateError
 from dpaudit.kernel.claims import Claim
 
