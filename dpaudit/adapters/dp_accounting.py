@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit._validation import check_choice
 from dpaudit.adapters._library import import_library
 from dpaudit.adapters._subsampled_gaussian import rdp_order, sampling_probability, target_delta
 
@@ -60,7 +61,7 @@ def rdp(
     """ε at δ from ``dp_accounting.rdp.RdpAccountant(orders, NeighboringRelation[neighboring_relation])``
     (its default orders when ``orders`` is not given); for an RDP point, its ``rdp`` at the point's order."""
     library = _library()
-    relation = library.NeighboringRelation[neighboring_relation]
+    relation = _relation(library, neighboring_relation)
     engine = import_library("dp_accounting.rdp", extra="dp-accounting", library="dp-accounting")
     order = rdp_order(point)
     if order is not None:
@@ -79,7 +80,14 @@ def pld(
     """ε at δ from ``dp_accounting.pld.PLDAccountant(NeighboringRelation[neighboring_relation],
     value_discretization_interval)``."""
     library = _library()
-    relation = library.NeighboringRelation[neighboring_relation]
+    relation = _relation(library, neighboring_relation)
     engine = import_library("dp_accounting.pld", extra="dp-accounting", library="dp-accounting")
     accountant = _composed(engine.PLDAccountant(relation, value_discretization_interval), library, point)
     return float(accountant.get_epsilon(target_delta(point, "PLDAccountant")))
+
+
+def _relation(library: Any, name: str) -> Any:
+    """``NeighboringRelation[name]``, or an error naming the members (a misspelt name was a raw KeyError)."""
+    members = [member.name for member in library.NeighboringRelation]
+    check_choice("neighboring_relation", name, tuple(members))
+    return library.NeighboringRelation[name]
