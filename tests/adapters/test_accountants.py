@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 
+from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.accountant import SubsampledGaussianAccountant
 
 #: issue 36's point: Opacus's GDP accountant reports 1.618 where the true epsilon is 2.854519
