@@ -7,11 +7,12 @@ import json
 import numpy as np
 import pytest
 
-from dpaudit.checks.empirical import certification
+from dpaudit.checks.empirical import recertification
 from dpaudit.checks.empirical.budget import AuditBudget, CertifiedEvent
-from dpaudit.checks.empirical.certification import ESCALATED_PER_ROUND, certify_privacy_lower_bound
+from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
 from dpaudit.checks.empirical.events import AtomProjection, CoordinateProjection, ThresholdEvent, atoms_of
 from dpaudit.checks.empirical.parametric import fit_centred_pair, fit_pair
+from dpaudit.checks.empirical.recertification import ESCALATED_PER_ROUND
 from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.cli import main
 
@@ -223,7 +224,7 @@ def test_an_escalation_round_takes_the_best_atom_even_when_a_tail_event_looks_be
     tail = ThresholdEvent(CoordinateProjection(0), -3.0, False)
 
     def certified(event, p_count):
-        candidate = certification._Candidate(0, event, True, "epsilon", 0.0)
+        candidate = recertification.ChosenEvent(0, event, True, "epsilon", 0.0)
         counted = CertifiedEvent(
             "pair", "X vs X'", str(event), "epsilon", p_count, 0, 67_500, 1e-3, 0.0, 1.0, 0.0, None
         )
@@ -235,13 +236,13 @@ def test_an_escalation_round_takes_the_best_atom_even_when_a_tail_event_looks_be
         escalated.append([candidate.event for candidate in chosen])
         return []
 
-    monkeypatch.setattr(certification, "_certify", record)
+    monkeypatch.setattr(recertification, "certify_chosen", record)
     budget = AuditBudget(100_000, escalations=1)
     items = [certified(atom, 135), certified(tail, 300)]
-    certification._escalate(None, [PAIR], items, None, budget, 1e-3, 1e-5, 4.38, {})
+    recertification.escalate(None, [PAIR], items, None, budget, 1e-3, 1e-5, 4.38, {})
     assert escalated == [[atom, tail]]
     escalated.clear()
-    certification._escalate(None, [PAIR], [certified(tail, 300)], None, budget, 1e-3, 1e-5, 4.38, {})
+    recertification.escalate(None, [PAIR], [certified(tail, 300)], None, budget, 1e-3, 1e-5, 4.38, {})
     assert escalated == [[tail]]  # no atom: the round counts the one lane that has an event
 
 

@@ -12,7 +12,6 @@ import contextlib
 import math
 from collections.abc import Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -21,10 +20,7 @@ from dpaudit._validation import (
     check_real,
 )
 from dpaudit.checks.empirical.budget import (
-    ESCALATION_GROWTH,
-    MAX_ESCALATION_SAMPLES,
     AuditBudget,
-    CertifiedEvent,
     EmpiricalBound,
 )
 from dpaudit.checks.empirical.event_histogram import event_histogram
@@ -42,25 +38,25 @@ from dpaudit.checks.empirical.events import (
     mean_difference_projection,
     outcome_projection,
 )
+from dpaudit.checks.empirical.recertification import (
+    ESCALATED_PER_ROUND,
+    ChosenEvent,
+    certify_chosen,
+    confirm_refuting,
+    escalate,
+    pair_sides,
+)
 from dpaudit.checks.empirical.sampling import (
-    CERTIFICATION,
-    CONFIRMATION,
-    ESCALATION,
     PILOT,
     SELECTION,
     NeighbourPair,
     as_sampler,
-    count_events,
     draw_outputs,
     histogram_scores,
-    phase_seed,
 )
 from dpaudit.checks.empirical.statistics import (
-    clopper_pearson_lower,
     clopper_pearson_lower_array,
-    clopper_pearson_upper,
     clopper_pearson_upper_array,
-    epsilon_lower_bound,
     epsilon_lower_bound_array,
 )
 from dpaudit.errors import InvalidArgument
@@ -73,15 +69,6 @@ _MAX_COORDINATES = 16
 
 
 _SCREENING_ALPHA = 0.05
-
-
-@dataclass(frozen=True)
-class _Candidate:
-    pair_index: int
-    event: Event
-    p_is_first: bool
-    objective: str
-    score: float
 
 
 def _projections(first: np.ndarray, second: np.ndarray, budget: AuditBudget, pair: NeighbourPair) -> list[Projection]:
@@ -120,7 +107,7 @@ def _score_candidates(
     alpha: float,
     rare: bool = False,
     intervals: bool = False,
-) -> tuple[list[_Candidate], int]:
+) -> tuple[list[ChosenEvent], int]:
     """The best event per (order, objective) for one score, and the number of events scored.
 
     With ``intervals``, the ranges ``{t_a <= score < t_b}`` of 1, 2, 4, ... grid steps compete
@@ -141,7 +128,7 @@ def _score_candidates(
         starts, stops, inside_first = grid.interval_counts(histograms[0])
         first_counts.append(inside_first)
         second_counts.append(grid.interval_counts(histograms[1])[2])
-    best: list[_Candidate] = []
+    best: list[ChosenEvent] = []
     for p_is_first in (True, False):
         p_counts = np.concatenate(first_counts if p_is_first else second_counts)
         q_counts = np.concatenate(second_counts if p_is_first else first_counts)
@@ -159,7 +146,7 @@ def _score_candidates(
                 event = IntervalEvent(projection, float(thresholds[starts[k]]), float(thresholds[stops[k]]))
             else:
                 event = ThresholdEvent(projection, float(thresholds[index % grid.size]), index < grid.size)
-            best.append(_Candidate(pair_index, event, p_is_first, name, float(values[index])))
+            best.append(ChosenEvent(pair_index, event, p_is_first, name, float(values[index])))
     return best, 2 * (tails + starts.size)
 
 
@@ -240,13 +227,13 @@ def _pilot_screen_score(
     return best
 
 
-def _choose(candidates: Sequence[_Candidate]) -> list[_Candidate]:
-    chosen: dict[tuple[str, bool], _Candidate] = {}
+def _choose(candidates: Sequence[ChosenEvent]) -> list[ChosenEvent]:
+    chosen: dict[tuple[str, bool], ChosenEvent] = {}
     for candidate in candidates:
         key = (candidate.objective, candidate.p_is_first)
         if key not in chosen or candidate.score > chosen[key].score:
             chosen[key] = candidate
-    unique: dict[tuple[int, Event, bool], _Candidate] = {}
+    unique: dict[tuple[int, Event, bool], ChosenEvent] = {}
     for key in sorted(chosen):
         candidate = chosen[key]
         unique.setdefault((candidate.pair_index, candidate.event, candidate.p_is_first), candidate)
@@ -308,7 +295,7 @@ def certify_privacy_lower_bound(
     pilots = []
     for i, pair in enumerate(pairs):
         pilot = budget.pilot if pair.pilot_cap is None else max(min(budget.pilot, pair.pilot_cap), 10)
-        sides = draw_outputs(sampler, _sides(root, i, PILOT, pair), pilot, **common)
+        sides = draw_outputs(sampler, pair_sides(root, i, PILOT, pair), pilot, **common)
         projections = _projections(sides[0], sides[1], budget, pair)
         grids = [
             ThresholdGrid.spanning(np.concatenate([p.scores(sides[0]), p.scores(sides[1])]), budget.thresholds)
@@ -322,12 +309,12 @@ def certify_privacy_lower_bound(
         ]
         kept = sorted(sorted(kept, key=lambda i: (-scores[i], i))[: budget.max_pairs])
 
-    candidates: list[_Candidate] = []
+    candidates: list[ChosenEvent] = []
     tried = 0
     for i in kept:
         _, projections, grids = pilots[i]
         histograms = histogram_scores(
-            sampler, _sides(root, i, SELECTION, pairs[i]), budget.selection, projections, grids, **common
+            sampler, pair_sides(root, i, SELECTION, pairs[i]), budget.selection, projections, grids, **common
         )
         for j, (projection, grid) in enumerate(zip(projections, grids, strict=False)):
             best, count = _score_candidates(
@@ -346,13 +333,15 @@ def certify_privacy_lower_bound(
     chosen = _choose(candidates)
     planned_bounds = 2 * (len(chosen) + ESCALATED_PER_ROUND * budget.escalations)
     alpha = (1.0 - budget.confidence) / max(planned_bounds, 1)
-    certified = _certify(
+    certified = certify_chosen(
         sampler, pairs, chosen, root, budget.certification, alpha, audited_delta, claimed_epsilon, common
     )
     if claimed_epsilon is not None:
-        certified += _escalate(sampler, pairs, certified, root, budget, alpha, audited_delta, claimed_epsilon, common)
+        certified += escalate(sampler, pairs, certified, root, budget, alpha, audited_delta, claimed_epsilon, common)
         if budget.confirm:
-            certified = _confirm(sampler, pairs, certified, root, budget, audited_delta, claimed_epsilon, common)
+            certified = confirm_refuting(
+                sampler, pairs, certified, root, budget, audited_delta, claimed_epsilon, common
+            )
     events = [event for _, event in certified]
     strongest = max(certified, key=lambda item: item[1].epsilon_lower_bound, default=None)  # the best event
     picture = None if strongest is None else event_histogram(strongest[0].event, *pilots[strongest[0].pair_index][0])
@@ -373,166 +362,3 @@ def certify_privacy_lower_bound(
         planned_bounds=planned_bounds,
         event_histogram=picture,
     )
-
-
-def _sides(
-    root: np.random.SeedSequence, index: int, phase: int, pair: NeighbourPair
-) -> list[tuple[Any, np.random.SeedSequence]]:
-    """Both sides of pair ``index`` with the seeds of their draws in ``phase``."""
-    return [(data, phase_seed(root, index, phase, side)) for side, data in enumerate((pair.first, pair.second))]
-
-
-def _certify(
-    sampler: Any,
-    pairs: Sequence[NeighbourPair],
-    chosen: Sequence[_Candidate],
-    root: np.random.SeedSequence,
-    n: int,
-    alpha: float,
-    delta: float,
-    epsilon: float | None,
-    common: dict[str, Any],
-    *,
-    phase: int = CERTIFICATION,
-) -> list[tuple[_Candidate, CertifiedEvent]]:
-    """Count the chosen events on ``n`` fresh draws per side (seeded by ``phase``) and bound them."""
-    certified = []
-    for i in sorted({candidate.pair_index for candidate in chosen}):
-        mine = [candidate for candidate in chosen if candidate.pair_index == i]
-        events = [candidate.event for candidate in mine]
-        counts = count_events(sampler, _sides(root, i, phase, pairs[i]), n, events, **common)
-        for k, candidate in enumerate(mine):
-            first, second = int(counts[0][k]), int(counts[1][k])
-            p_count, q_count = (first, second) if candidate.p_is_first else (second, first)
-            p_lower = clopper_pearson_lower(p_count, n, alpha)
-            q_upper = clopper_pearson_upper(q_count, n, alpha)
-            event = CertifiedEvent(
-                pair=pairs[i].label,
-                order="X vs X'" if candidate.p_is_first else "X' vs X",
-                event=candidate.event.describe(),
-                objective=candidate.objective,
-                p_count=p_count,
-                q_count=q_count,
-                samples=n,
-                alpha=alpha,
-                p_lower=p_lower,
-                q_upper=q_upper,
-                epsilon_lower_bound=epsilon_lower_bound(p_lower, q_upper, delta),
-                delta_lower_bound=None if epsilon is None else p_lower - math.exp(epsilon) * q_upper,
-                escalated=phase != CERTIFICATION,
-            )
-            certified.append((candidate, event))
-    return certified
-
-
-def _confirm(
-    sampler: Any,
-    pairs: Sequence[NeighbourPair],
-    certified: list[tuple[_Candidate, CertifiedEvent]],
-    root: np.random.SeedSequence,
-    budget: AuditBudget,
-    delta: float,
-    epsilon: float,
-    common: dict[str, Any],
-) -> list[tuple[_Candidate, CertifiedEvent]]:
-    """Certify every event that refutes the claim again, on fresh draws from an independent seed (the
-    phase :data:`CONFIRMATION`), each bound at error (1 − confidence) / (2k) for k such events; the
-    event's bounds become the smaller of its two certifications (each is a valid lower bound at the
-    stated confidence, so the smaller one is too, and it exceeds the claim only if both rounds do)."""
-    refuting = [index for index, (_, event) in enumerate(certified) if _refutes(event, epsilon, delta)]
-    if not refuting:
-        return certified
-    alpha = (1.0 - budget.confidence) / (2 * len(refuting))
-    samples = max(certified[index][1].samples for index in refuting)
-    again = _certify(
-        sampler,
-        pairs,
-        [certified[index][0] for index in refuting],
-        root,
-        samples,
-        alpha,
-        delta,
-        epsilon,
-        common,
-        phase=CONFIRMATION,
-    )
-    confirmed = list(certified)
-    for index, (_, second) in zip(refuting, again, strict=True):
-        candidate, first = certified[index]
-        deltas = [bound for bound in (first.delta_lower_bound, second.delta_lower_bound) if bound is not None]
-        confirmed[index] = (
-            candidate,
-            replace(
-                first,
-                epsilon_lower_bound=min(first.epsilon_lower_bound, second.epsilon_lower_bound),
-                delta_lower_bound=min(deltas) if deltas else None,
-                confirmation=replace(second, escalated=False),
-            ),
-        )
-    return confirmed
-
-
-def _refutes(event: CertifiedEvent, epsilon: float, delta: float) -> bool:
-    return event.epsilon_lower_bound > epsilon or (event.delta_lower_bound or 0.0) > delta
-
-
-#: Events an escalation round re-certifies at most: the most promising of each lane (see :func:`_escalate`).
-ESCALATED_PER_ROUND = 2
-
-
-def _promise(event: CertifiedEvent, epsilon: float, delta: float) -> float:
-    """How far the counts' plug-in estimate (one pseudo-count on the q side) is past the claim:
-    positive when more draws of this event are expected to refute it."""
-    p_hat = event.p_count / event.samples
-    q_hat = (event.q_count + 1) / event.samples
-    if event.objective == "delta":
-        return (p_hat - math.exp(epsilon) * q_hat - delta) / max(delta, 1e-300)
-    return math.log(max(p_hat - delta, 1e-300) / q_hat) - epsilon
-
-
-def _escalate(
-    sampler: Any,
-    pairs: Sequence[NeighbourPair],
-    certified: list[tuple[_Candidate, CertifiedEvent]],
-    root: np.random.SeedSequence,
-    budget: AuditBudget,
-    alpha: float,
-    delta: float,
-    epsilon: float,
-    common: dict[str, Any],
-) -> list[tuple[_Candidate, CertifiedEvent]]:
-    """Re-certify the most promising events on ever larger fresh draws while no bound refutes the claim.
-
-    Each round takes the most promising event of each lane (:func:`_lane`): events on exact outputs
-    (atoms, outcome sets), and all others. A plug-in estimate cannot tell an atom of mass 2e-3 from a
-    tail event that looked as promising on these draws: the atom's other side stays at 0 on more
-    draws, the tail's does not; with a lane each, neither crowds the other out.
-    Each round's draws are new (their own seed phase) and the events were fixed before them, so
-    their Clopper-Pearson bounds hold at ``alpha`` each; ``alpha`` already counts every round allowed
-    (:data:`ESCALATED_PER_ROUND` events a round).
-    """
-    escalated: list[tuple[_Candidate, CertifiedEvent]] = []
-    n = budget.certification
-    for round_index in range(budget.escalations):
-        latest = certified + escalated
-        if not latest or any(_refutes(event, epsilon, delta) for _, event in latest) or n >= MAX_ESCALATION_SAMPLES:
-            break
-        picks = []
-        for lane in (True, False):
-            members = [item for item in latest if _lane(item[0]) is lane]
-            if members:
-                candidate, event = max(members, key=lambda item: _promise(item[1], epsilon, delta))
-                if _promise(event, epsilon, delta) > 0:
-                    picks.append(candidate)
-        if not picks:
-            break
-        n = min(n * ESCALATION_GROWTH, MAX_ESCALATION_SAMPLES)
-        escalated += _certify(
-            sampler, pairs, picks, root, n, alpha, delta, epsilon, common, phase=ESCALATION + round_index
-        )
-    return escalated
-
-
-def _lane(candidate: _Candidate) -> bool:
-    """Whether an event is of the rare lane of an escalation round: an atom or an outcome set."""
-    return isinstance(getattr(candidate.event, "projection", None), AtomProjection | OutcomeProjection)

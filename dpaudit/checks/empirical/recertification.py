@@ -1,0 +1,206 @@
+"""Counting chosen events on fresh draws: the certification of the events the selection kept, their
+confirmation on draws from an independent seed, and the escalation rounds that re-count the most
+promising ones on ever larger draws (the stages after :func:`~dpaudit.checks.empirical.certification.
+certify_privacy_lower_bound` has chosen its events). Each event is fixed before the draws that count
+it, so its one-sided Clopper–Pearson bounds hold at the error each is given.
+
+References:
+    Jagielski, Ullman & Oprea 2020 (auditing by events with Clopper–Pearson bounds).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from dpaudit.checks.empirical.budget import ESCALATION_GROWTH, MAX_ESCALATION_SAMPLES, AuditBudget, CertifiedEvent
+from dpaudit.checks.empirical.events import AtomProjection, Event, OutcomeProjection
+from dpaudit.checks.empirical.sampling import (
+    CERTIFICATION,
+    CONFIRMATION,
+    ESCALATION,
+    NeighbourPair,
+    count_events,
+    phase_seed,
+)
+from dpaudit.checks.empirical.statistics import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
+
+__all__ = ["ESCALATED_PER_ROUND", "ChosenEvent", "certify_chosen", "confirm_refuting", "escalate", "pair_sides"]
+
+
+@dataclass(frozen=True)
+class ChosenEvent:
+    """An event the selection kept: its pair, which side is p, and the objective it was chosen for."""
+
+    pair_index: int
+    event: Event
+    p_is_first: bool
+    objective: str
+    score: float
+
+
+def pair_sides(
+    root: np.random.SeedSequence, index: int, phase: int, pair: NeighbourPair
+) -> list[tuple[Any, np.random.SeedSequence]]:
+    """Both sides of pair ``index`` with the seeds of their draws in ``phase``."""
+    return [(data, phase_seed(root, index, phase, side)) for side, data in enumerate((pair.first, pair.second))]
+
+
+def certify_chosen(
+    sampler: Any,
+    pairs: Sequence[NeighbourPair],
+    chosen: Sequence[ChosenEvent],
+    root: np.random.SeedSequence,
+    n: int,
+    alpha: float,
+    delta: float,
+    epsilon: float | None,
+    common: dict[str, Any],
+    *,
+    phase: int = CERTIFICATION,
+) -> list[tuple[ChosenEvent, CertifiedEvent]]:
+    """Count the chosen events on ``n`` fresh draws per side (seeded by ``phase``) and bound them."""
+    certified = []
+    for i in sorted({candidate.pair_index for candidate in chosen}):
+        mine = [candidate for candidate in chosen if candidate.pair_index == i]
+        events = [candidate.event for candidate in mine]
+        counts = count_events(sampler, pair_sides(root, i, phase, pairs[i]), n, events, **common)
+        for k, candidate in enumerate(mine):
+            first, second = int(counts[0][k]), int(counts[1][k])
+            p_count, q_count = (first, second) if candidate.p_is_first else (second, first)
+            p_lower = clopper_pearson_lower(p_count, n, alpha)
+            q_upper = clopper_pearson_upper(q_count, n, alpha)
+            event = CertifiedEvent(
+                pair=pairs[i].label,
+                order="X vs X'" if candidate.p_is_first else "X' vs X",
+                event=candidate.event.describe(),
+                objective=candidate.objective,
+                p_count=p_count,
+                q_count=q_count,
+                samples=n,
+                alpha=alpha,
+                p_lower=p_lower,
+                q_upper=q_upper,
+                epsilon_lower_bound=epsilon_lower_bound(p_lower, q_upper, delta),
+                delta_lower_bound=None if epsilon is None else p_lower - math.exp(epsilon) * q_upper,
+                escalated=phase != CERTIFICATION,
+            )
+            certified.append((candidate, event))
+    return certified
+
+
+def confirm_refuting(
+    sampler: Any,
+    pairs: Sequence[NeighbourPair],
+    certified: list[tuple[ChosenEvent, CertifiedEvent]],
+    root: np.random.SeedSequence,
+    budget: AuditBudget,
+    delta: float,
+    epsilon: float,
+    common: dict[str, Any],
+) -> list[tuple[ChosenEvent, CertifiedEvent]]:
+    """Certify every event that refutes the claim again, on fresh draws from an independent seed (the
+    phase :data:`CONFIRMATION`), each bound at error (1 − confidence) / (2k) for k such events; the
+    event's bounds become the smaller of its two certifications (each is a valid lower bound at the
+    stated confidence, so the smaller one is too, and it exceeds the claim only if both rounds do)."""
+    refuting = [index for index, (_, event) in enumerate(certified) if _refutes(event, epsilon, delta)]
+    if not refuting:
+        return certified
+    alpha = (1.0 - budget.confidence) / (2 * len(refuting))
+    samples = max(certified[index][1].samples for index in refuting)
+    again = certify_chosen(
+        sampler,
+        pairs,
+        [certified[index][0] for index in refuting],
+        root,
+        samples,
+        alpha,
+        delta,
+        epsilon,
+        common,
+        phase=CONFIRMATION,
+    )
+    confirmed = list(certified)
+    for index, (_, second) in zip(refuting, again, strict=True):
+        candidate, first = certified[index]
+        deltas = [bound for bound in (first.delta_lower_bound, second.delta_lower_bound) if bound is not None]
+        confirmed[index] = (
+            candidate,
+            replace(
+                first,
+                epsilon_lower_bound=min(first.epsilon_lower_bound, second.epsilon_lower_bound),
+                delta_lower_bound=min(deltas) if deltas else None,
+                confirmation=replace(second, escalated=False),
+            ),
+        )
+    return confirmed
+
+
+def _refutes(event: CertifiedEvent, epsilon: float, delta: float) -> bool:
+    return event.epsilon_lower_bound > epsilon or (event.delta_lower_bound or 0.0) > delta
+
+
+#: Events an escalation round re-certifies at most: the most promising of each lane (see :func:`escalate`).
+ESCALATED_PER_ROUND = 2
+
+
+def _promise(event: CertifiedEvent, epsilon: float, delta: float) -> float:
+    """How far the counts' plug-in estimate (one pseudo-count on the q side) is past the claim:
+    positive when more draws of this event are expected to refute it."""
+    p_hat = event.p_count / event.samples
+    q_hat = (event.q_count + 1) / event.samples
+    if event.objective == "delta":
+        return (p_hat - math.exp(epsilon) * q_hat - delta) / max(delta, 1e-300)
+    return math.log(max(p_hat - delta, 1e-300) / q_hat) - epsilon
+
+
+def escalate(
+    sampler: Any,
+    pairs: Sequence[NeighbourPair],
+    certified: list[tuple[ChosenEvent, CertifiedEvent]],
+    root: np.random.SeedSequence,
+    budget: AuditBudget,
+    alpha: float,
+    delta: float,
+    epsilon: float,
+    common: dict[str, Any],
+) -> list[tuple[ChosenEvent, CertifiedEvent]]:
+    """Re-certify the most promising events on ever larger fresh draws while no bound refutes the claim.
+
+    Each round takes the most promising event of each lane (:func:`_lane`): events on exact outputs
+    (atoms, outcome sets), and all others. A plug-in estimate cannot tell an atom of mass 2e-3 from a
+    tail event that looked as promising on these draws: the atom's other side stays at 0 on more
+    draws, the tail's does not; with a lane each, neither crowds the other out.
+    Each round's draws are new (their own seed phase) and the events were fixed before them, so
+    their Clopper-Pearson bounds hold at ``alpha`` each; ``alpha`` already counts every round allowed
+    (:data:`ESCALATED_PER_ROUND` events a round).
+    """
+    escalated: list[tuple[ChosenEvent, CertifiedEvent]] = []
+    n = budget.certification
+    for round_index in range(budget.escalations):
+        latest = certified + escalated
+        if not latest or any(_refutes(event, epsilon, delta) for _, event in latest) or n >= MAX_ESCALATION_SAMPLES:
+            break
+        picks = []
+        for lane in (True, False):
+            members = [item for item in latest if _lane(item[0]) is lane]
+            if members:
+                candidate, event = max(members, key=lambda item: _promise(item[1], epsilon, delta))
+                if _promise(event, epsilon, delta) > 0:
+                    picks.append(candidate)
+        if not picks:
+            break
+        n = min(n * ESCALATION_GROWTH, MAX_ESCALATION_SAMPLES)
+        escalated += certify_chosen(
+            sampler, pairs, picks, root, n, alpha, delta, epsilon, common, phase=ESCALATION + round_index
+        )
+    return escalated
+
+
+def _lane(candidate: ChosenEvent) -> bool:
+    """Whether an event is of the rare lane of an escalation round: an atom or an outcome set."""
+    return isinstance(getattr(candidate.event, "projection", None), AtomProjection | OutcomeProjection)
