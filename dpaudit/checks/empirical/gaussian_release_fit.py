@@ -398,7 +398,7 @@ def _evidence(report: _Report, fits: list[dict[str, Any]], rejected: list[str]) 
     claim_text = f"at delta={guarantee.delta:g} against the claimed {guarantee.epsilon:g}"
     if model_free is not None and free_epsilon > guarantee.epsilon:
         summary = (
-            f"violated: a held-out event on the projection on {model_free['direction']} certifies epsilon >= "
+            f"violated: a held-out event ({model_free['model_free_event']}) certifies epsilon >= "
             f"{free_epsilon:.4g} {claim_text} on {model_free['pair']}, model-free ({confidence * 100:.4g}% confidence)"
         )
         return report.with_bound(summary, free_epsilon, "", model_free)
