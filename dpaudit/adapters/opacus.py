@@ -82,7 +82,10 @@ def _accountants() -> Any:
     loaded = sys.modules.get(_PACKAGE)
     if loaded is not None:
         return loaded
-    found = importlib.util.find_spec("opacus")  # finds the folder; does not run opacus/__init__.py
+    try:
+        found = importlib.util.find_spec("opacus")  # finds the folder; does not run opacus/__init__.py
+    except (ImportError, ValueError):  # a stand-in 'opacus' module without a spec is already imported
+        found = None
     if found is None or not found.submodule_search_locations:
         raise _missing("opacus is not installed")
     folder = Path(next(iter(found.submodule_search_locations))) / "accountants"

@@ -338,7 +338,10 @@ def check_in_own_process(entry: CorpusEntry, seed: int, quick: bool, limits: Can
     if done.returncode != 0:
         tail = "\n".join(done.stderr.decode(errors="replace").splitlines()[-5:])
         raise DpAuditError(f"the corpus check of {entry.name} (seed {seed}) failed (exit {done.returncode}): {tail}")
-    answer = loads_bounded(done.stdout)
+    try:
+        answer = loads_bounded(done.stdout)
+    except ValueError:
+        raise DpAuditError(f"the corpus check of {entry.name} (seed {seed}) answered no JSON row") from None
     if "error" in answer:
         raise DpAuditError(answer["error"])
     return CorpusRow(
