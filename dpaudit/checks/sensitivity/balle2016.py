@@ -38,6 +38,7 @@ from dpaudit.checks.sensitivity.lemma1_conditions import (
     ConditionB,
     SigmaEvaluation,
     lemma1_constants_exact,
+    sigma_relative_error,
 )
 from dpaudit.checks.sensitivity.pair_sweep import (
     SweepResult,
@@ -186,8 +187,9 @@ def mechanism_statements(
             mechanism.constant_set, epsilon=mechanism.epsilon, delta=mechanism.delta, d=mechanism.estimator.d
         )
         index = DatasetIndex(len(universe), m_max)
-        statements["condition_a"] = ConditionA(setting, sigmas.table, index, alpha)
-        statements["condition_b"] = ConditionB(sigmas.table, index, beta)
+        sigma_error = sigma_relative_error(setting)
+        statements["condition_a"] = ConditionA(setting, sigmas.table, index, alpha, sigma_error)
+        statements["condition_b"] = ConditionB(sigmas.table, index, beta, sigma_error)
     return statements
 
 

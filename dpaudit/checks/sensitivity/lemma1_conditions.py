@@ -29,6 +29,7 @@ from dpaudit.checks.sensitivity.pair_sweep import (
     PairBlock,
 )
 from dpaudit.kernel.evidence import exact_fraction
+from dpaudit.mechanisms.policy_evaluation.exact_estimators import LSWProblem
 from dpaudit.mechanisms.policy_evaluation.trajectory_universe import (
     DatasetIndex,
     TrajectoryUniverse,
@@ -41,6 +42,7 @@ __all__ = [
     "SigmaEvaluation",
     "SigmaTable",
     "lemma1_constants_exact",
+    "sigma_relative_error",
     "sigma_table",
 ]
 
@@ -76,13 +78,38 @@ def lemma1_constants_exact(constant_set: str, *, epsilon: Any, delta: Any, d: in
 SigmaTable = np.ndarray
 
 SIGMA_RELATIVE_ERROR = Fraction(1, 10**12)
-"""How far (relative) the implementation's float σ_X may move between IEEE-754 machines and supported
-library versions. σ_X of Algorithms 1-2 is a product and quotient of about ten float factors (α from
-a log and a square root, R/(1 − γ), ‖Φ‖ or ‖(Γ^{1/2}Φ)†‖ from an SVD, λ − ‖Φ‖²‖ρ‖∞, √ψ with ψ a
-maximum over k of e^{−kβ} times a short sum): with each libm call within 4 ulps, the SVD's extreme
-singular values within 8·d·2⁻⁵³ relative (backward stability; Golub & Van Loan, Matrix Computations,
-Sec. 8.6) for d <= 64, and λ >= 2‖Φ‖²‖ρ‖∞ in the built-in specs (the subtraction amplifies by at most
-1), the total is below (100 + 8·64)·2⁻⁵³ < 1e-13; 1e-12 leaves a factor 10."""
+"""The floor of :func:`sigma_relative_error`: what a well-conditioned problem's σ_X gets."""
+
+_UNIT = 2.0**-53
+
+
+def sigma_relative_error(setting: _Setting) -> Fraction:
+    """How far (relative) the implementation's float σ_X may move between IEEE-754 machines and supported
+    library versions, from the problem's own conditioning.
+
+    σ_X of Algorithms 1-2 is a product and quotient of about ten float factors (α from a log and a square
+    root, R/(1 − γ), ‖Φ‖ or ‖(Γ^{1/2}Φ)†‖ from an SVD, λ − ‖Φ‖²‖ρ‖∞, √ψ with ψ a maximum over k of
+    e^{−kβ} times a short sum), each libm call within 4 ulps: 100 u together. A backward-stable SVD
+    moves each singular value by at most 8·d·u·‖A‖ (Golub & Van Loan, Matrix Computations, Sec. 8.6), so
+    ‖A‖ = σ_max within 8·d·u relative, but ‖A†‖ = 1/σ_min within 8·d·u·κ, κ = σ_max/σ_min (DP-LSW; κ is
+    taken twice over, for the float κ's own error). DP-LSL's gap λ − b, b = ‖Φ‖²‖ρ‖∞, carries b's
+    16·d·u relative error amplified by (λ + b)/(λ − b). The sum, times 10, floored at
+    :data:`SIGMA_RELATIVE_ERROR`; 1 (no bound: nothing certified from σ_X) when the SVD term reaches 1/2.
+    """
+    phi = setting.features
+    d = phi.shape[1]
+    if isinstance(setting.problem, LSWProblem):
+        weights = np.array([float(v) for v in setting.problem.weights])
+        singular = np.linalg.svd(np.sqrt(weights)[:, None] * phi, compute_uv=False)
+        spectral = 8 * d * 2 * float(singular.max() / singular.min()) if singular.min() > 0 else np.inf
+    else:
+        problem = setting.lsl
+        b = float(np.linalg.norm(phi, 2)) ** 2 * float(max(problem.rho))
+        lam = float(problem.lam)
+        spectral = 16 * d * (lam + b) / (lam - b) if lam > b else np.inf
+    if not spectral * _UNIT < 0.5:
+        return Fraction(1)
+    return max(SIGMA_RELATIVE_ERROR, Fraction(10 * (100 + spectral) * _UNIT))
 
 
 @dataclass(frozen=True)
@@ -170,13 +197,15 @@ class ConditionA:
     sigmas: SigmaTable
     index: DatasetIndex
     alpha: mpmath.mpf
+    sigma_error: Fraction
     name: str = "condition_a"
 
     @property
     def input_variation(self) -> Fraction:
-        """The most the relative margin 1 − α²‖Δθ‖²/σ_X² moves when σ_X moves by
-        :data:`SIGMA_RELATIVE_ERROR` ρ: (1 − margin)(1/(1 − ρ)² − 1) <= 3ρ for 0 <= margin <= 1."""
-        return 3 * SIGMA_RELATIVE_ERROR
+        """The most the relative margin 1 − α²‖Δθ‖²/σ_X² moves when σ_X moves by ρ =
+        ``sigma_error`` (:func:`sigma_relative_error`): (1 − margin)(1/(1 − ρ)² − 1) <= 3ρ for
+        0 <= margin <= 1 and ρ <= 1/10; no bound (1) beyond."""
+        return 3 * self.sigma_error if self.sigma_error <= Fraction(1, 10) else Fraction(1)
 
     def _sigma(self, rows: np.ndarray) -> np.ndarray:
         return self.sigmas[self.index.global_index(rows)]
@@ -200,13 +229,17 @@ class ConditionB:
     sigmas: SigmaTable
     index: DatasetIndex
     beta: mpmath.mpf
+    sigma_error: Fraction
     name: str = "condition_b"
 
     @property
     def input_variation(self) -> Fraction:
-        """The most the relative margin (β − |ln σ_X² − ln σ_X'²|)/β moves when each σ moves by
-        :data:`SIGMA_RELATIVE_ERROR` ρ: each ln σ² by at most 2ρ/(1 − ρ), so <= 5ρ/β."""
-        return 5 * SIGMA_RELATIVE_ERROR / exact_fraction(self.beta)
+        """The most the relative margin (β − |ln σ_X² − ln σ_X'²|)/β moves when each σ moves by ρ =
+        ``sigma_error`` (:func:`sigma_relative_error`): each ln σ² by at most 2ρ/(1 − ρ), so <= 5ρ/β for
+        ρ <= 1/10; no bound (1) beyond."""
+        if self.sigma_error > Fraction(1, 10):
+            return Fraction(1)
+        return 5 * self.sigma_error / exact_fraction(self.beta)
 
     def screen(self, block: PairBlock) -> tuple[np.ndarray, np.ndarray]:
         left = np.log(self.sigmas[self.index.global_index(block.left.rows)] ** 2)

@@ -24,7 +24,7 @@ from dpaudit.checks.sensitivity.chain_domain import (
     sigma_evaluation,
 )
 from dpaudit.checks.sensitivity.exact_setting import _Setting
-from dpaudit.checks.sensitivity.lemma1_conditions import SIGMA_RELATIVE_ERROR, lemma1_constants_exact
+from dpaudit.checks.sensitivity.lemma1_conditions import lemma1_constants_exact, sigma_relative_error
 from dpaudit.checks.sensitivity.pair_sweep import DatasetBlock, pair_blocks
 from dpaudit.checks.sensitivity.statements import mechanism_problem
 from dpaudit.errors import InvalidArgument
@@ -214,7 +214,7 @@ def check_smooth_sensitivity_slack(obligation: Obligation, context: CheckContext
                 "float64 point value of the slack (the verdict uses sigma_X >= alpha S*_(beta/2) with a 1e-9 "
                 "relative guard band)",
             ),
-            _necessary_ratio(sigmas, necessary_low, necessary_high),
+            _necessary_ratio(sigmas, necessary_low, necessary_high, sigma_relative_error(setting)),
         ),
         {"datasets": index.total},
         counterexample,
@@ -222,15 +222,18 @@ def check_smooth_sensitivity_slack(obligation: Obligation, context: CheckContext
     )
 
 
-def _necessary_ratio(sigmas: np.ndarray, necessary_low: np.ndarray, necessary_high: np.ndarray) -> Measurement:
+def _necessary_ratio(
+    sigmas: np.ndarray, necessary_low: np.ndarray, necessary_high: np.ndarray, sigma_error: Fraction
+) -> Measurement:
     """min over X of σ_X / (α S*_(β/2)(X)), the quantity the verdict compares with 1, with an enclosure valid
     on any IEEE-754 machine: ``necessary_low`` <= α S* <= ``necessary_high`` rigorously, each float
     quotient is within one rounding (a factor 1 ∓ 2u covers it), and the implementation's σ_X within
-    :data:`SIGMA_RELATIVE_ERROR` ρ of what another machine computes."""
+    ``sigma_error`` ρ (:func:`~dpaudit.checks.sensitivity.lemma1_conditions.sigma_relative_error`) of
+    what another machine computes."""
     with np.errstate(divide="ignore"):
         low_ratio = float(np.min(sigmas / necessary_high))
         high_ratio = float(np.min(sigmas / necessary_low))
-    rounding, rho = Fraction(2 * _U), SIGMA_RELATIVE_ERROR
+    rounding, rho = Fraction(2 * _U), sigma_error
     margin_interval = None
     if np.isfinite(low_ratio) and np.isfinite(high_ratio):
         margin_interval = (
@@ -243,6 +246,6 @@ def _necessary_ratio(sigmas: np.ndarray, necessary_low: np.ndarray, necessary_hi
         low_ratio,
         low_ratio - 1.0,
         "rigorous: against outward-rounded bounds of alpha S*_(beta/2), each quotient rounded outward, "
-        "sigma_X within 1e-12 relative of any other machine's",
+        f"sigma_X within {float(sigma_error):.3g} relative of any other machine's (from the problem's conditioning)",
         margin_interval=margin_interval,
     )
