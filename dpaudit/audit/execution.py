@@ -27,6 +27,7 @@ from dpaudit.kernel.checkers import CheckContext
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence
 from dpaudit.kernel.verdicts import Verdict, combine_verdicts
+from dpaudit.privacy.guarantees import RenyiDP, ZeroConcentratedDP
 from dpaudit.privacy.relations import Relation
 from dpaudit.rng import SeedRecord
 
@@ -89,6 +90,7 @@ def run_obligation(
             evidence = replace(evidence, details={**evidence.details, "interrupted_as": traceback.format_exc()})
         else:
             evidence, internal = _failed(run, exc)
+    evidence = _through_implied_point(evidence, claim)
     reference = candidate is None and mechanism_factory is None  # recheck can run it again from the spec
     if reference and evidence.verdict is Verdict.VERIFIED and evidence.certificate is None:
         evidence = with_rerun_certificate(evidence)
@@ -103,6 +105,29 @@ def run_obligation(
         internal,
         None if known is None else known.finding,
         changed,
+    )
+
+
+def _through_implied_point(evidence: Evidence, claim: Claim) -> Evidence:
+    """A claim stated as ρ-zCDP or as an RDP curve is audited at the one (ε(δ), δ) point it implies
+    (``implied_approx_dp``): a check can refute it there, but holding at that point does not prove the
+    claim, so ``verified`` (or ``proven``) becomes ``consistent``, saying why."""
+    guarantee = claim.guarantee
+    if evidence.verdict not in (Verdict.VERIFIED, Verdict.PROVEN) or not isinstance(
+        guarantee, ZeroConcentratedDP | RenyiDP
+    ):
+        return evidence
+    implied = guarantee.implied_approx_dp()
+    reason = (
+        f"{evidence.verdict.value} at the (epsilon, delta) = ({implied.epsilon:.6g}, {implied.delta:.3g}) point the "
+        f"{guarantee.kind} claim implies, which does not prove the {guarantee.kind} claim itself"
+    )
+    return replace(
+        evidence,
+        verdict=Verdict.CONSISTENT,
+        summary=f"{evidence.summary} (consistent: {reason})",
+        details={**evidence.details, "implied_point": reason},
+        certificate=None,
     )
 
 

@@ -42,7 +42,7 @@ SCHEMA_VERSION = 1
 _GUARANTEES: dict[str, tuple[Callable[..., Guarantee], tuple[str, ...], tuple[str, ...]]] = {
     "approx_dp": (ApproxDP, ("epsilon", "delta"), ()),
     "zcdp": (ZeroConcentratedDP, ("rho", "delta"), ()),
-    "renyi_dp": (RenyiDP, ("orders", "epsilons"), ()),
+    "renyi_dp": (RenyiDP, ("orders", "epsilons"), ("delta",)),
     "moments_bound": (MomentsBound, ("lambdas", "alphas"), ()),
     "sensitivity_bound": (SensitivityBound, ("bound_name",), ("norm",)),
     "smooth_upper_bound": (SmoothUpperBound, ("beta",), ()),

@@ -8,23 +8,25 @@ from typing import Any
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.claims import Claim
 from dpaudit.mechanisms.catalogue import get_mechanism
-from dpaudit.privacy.guarantees import ApproxDP, ZeroConcentratedDP
+from dpaudit.privacy.guarantees import ApproxDP, RenyiDP, ZeroConcentratedDP
 
 __all__ = ["approx_dp_of", "input_converter", "require_views"]
 
 
 def approx_dp_of(claim: Claim) -> ApproxDP:
-    """The claim's (ε, δ) guarantee: an ``approx_dp`` claim as stated, a ``zcdp`` claim as the (ε(δ), δ)
-    it implies at its ``delta`` (:meth:`~dpaudit.privacy.guarantees.ZeroConcentratedDP.implied_approx_dp`).
+    """The claim's (ε, δ) guarantee: an ``approx_dp`` claim as stated, a ``zcdp`` or ``renyi_dp`` claim as the
+    (ε(δ), δ) it implies at its ``delta`` (``implied_approx_dp``; such a claim is only refuted through it:
+    the runner caps a ``verified`` of it at ``consistent``).
 
     Raises:
         InvalidArgument: when the claim states another kind of guarantee.
     """
-    if isinstance(claim.guarantee, ZeroConcentratedDP):
+    if isinstance(claim.guarantee, ZeroConcentratedDP | RenyiDP):
         return claim.guarantee.implied_approx_dp()
     if not isinstance(claim.guarantee, ApproxDP):
         raise InvalidArgument(
-            f"claim {claim.id!r}: guarantee kind={claim.guarantee.kind!r}: this checker needs approx_dp (or zcdp)"
+            f"claim {claim.id!r}: guarantee kind={claim.guarantee.kind!r}: this checker needs approx_dp (or zcdp, "
+            "or renyi_dp with delta)"
         )
     return claim.guarantee
 

@@ -69,16 +69,47 @@ def _pairs(name_x: str, xs: Any, name_y: str, ys: Any, *, x_low: float, x_low_op
 
 @dataclass(frozen=True)
 class RenyiDP(Guarantee):
-    """Rényi DP: D_α(M(X) || M(X')) <= ε(α) for each listed order α > 1 (Mironov 2017, Def. 4)."""
+    """Rényi DP: D_α(M(X) || M(X')) <= ε(α) for each listed order α > 1 (Mironov 2017, Def. 4).
+
+    With ``delta``, a black-box audit refutes it through the (ε(δ), δ) it implies at that δ
+    (:meth:`implied_approx_dp`): a certified lower bound on ε(δ) above it refutes the RDP curve. Such a
+    check never verifies the curve (one (ε, δ) point does not imply it).
+    """
 
     orders: tuple[float, ...]
     epsilons: tuple[float, ...]
+    delta: float | None = None
     kind: str = field(default="renyi_dp", init=False, repr=False)
 
     def __post_init__(self) -> None:
         orders, epsilons = _pairs("orders", self.orders, "epsilons", self.epsilons, x_low=1.0, x_low_open=True)
         object.__setattr__(self, "orders", orders)
         object.__setattr__(self, "epsilons", epsilons)
+        if self.delta is not None:
+            object.__setattr__(
+                self, "delta", check_real("delta", self.delta, low=0.0, high=1.0, low_open=True, high_open=True)
+            )
+            self.implied_approx_dp()  # refuses a curve whose epsilon at delta is past the range a claim may state
+
+    def implied_approx_dp(self) -> ApproxDP:
+        """The (ε(δ), δ) guarantee the curve implies at ``delta``: the best over the listed orders of
+        ε(α) + ln((α − 1)/α) − (ln δ + ln α)/(α − 1) (Canonne, Kamath & Steinke 2020, Prop. 12), in
+        mpmath, rounded up.
+
+        Raises:
+            InvalidArgument: without ``delta``, or when ε(δ) is past the range a claim may state.
+        """
+        from dpaudit.privacy.accounting.conversions import rdp_curve_to_epsilon
+
+        if self.delta is None:
+            raise InvalidArgument("renyi_dp: a black-box audit needs delta, the delta at which the curve is converted")
+        epsilon = rdp_curve_to_epsilon(self.orders, self.epsilons, self.delta)
+        if epsilon > MAX_EPSILON:
+            raise InvalidArgument(
+                f"epsilons: at delta={self.delta!r} the curve implies epsilon {epsilon:.6g}, past the "
+                f"{MAX_EPSILON:g} a claim may state"
+            )
+        return ApproxDP(epsilon, self.delta)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from dpaudit.privacy.accounting.values import UPPER_BOUND, AccountedValue
 __all__ = [
     "moments_tail_delta",
     "moments_tail_epsilon",
+    "rdp_curve_to_epsilon",
     "rdp_to_epsilon_classic",
     "rdp_to_epsilon_improved",
     "zcdp_to_epsilon",
@@ -123,6 +124,28 @@ _ZCDP_ORDERS = tuple(1.0 + 10 ** (k / 200) for k in range(-600, 801))
 
 
 @functools.lru_cache(maxsize=64)
+def _rounded_up(upper: mpmath.mpf) -> float:
+    rounded = float(upper)
+    return rounded if mpmath.mpf(rounded) >= upper else math.nextafter(rounded, math.inf)
+
+
+def rdp_curve_to_epsilon(orders: Sequence[float], epsilons: Sequence[float], delta: float) -> float:
+    """An upper bound on ε(δ) of every mechanism that is (α, ε(α))-RDP at each listed order: the best
+    over the orders of :func:`rdp_to_epsilon_improved`, rounded up to a float (an infinite ε(α) gives
+    nothing at its order).
+
+    References:
+        Mironov 2017, Def. 4 (RDP); Canonne, Kamath & Steinke 2020, Prop. 12.
+    """
+    with mpmath.workdps(_DIGITS):
+        finite = [(order, mpmath.mpf(value)) for order, value in zip(orders, epsilons, strict=True)]
+        finite = [(order, value) for order, value in finite if mpmath.isfinite(value)]
+        if not finite:
+            return math.inf
+        rdp = [AccountedValue(value, mpmath.mpf(0), value, UPPER_BOUND, "stated", _DIGITS) for _, value in finite]
+        return _rounded_up(rdp_to_epsilon_improved([order for order, _ in finite], rdp, delta).upper)
+
+
 def zcdp_to_epsilon(rho: float, delta: float) -> float:
     """An upper bound on ε(δ) of every ρ-zCDP mechanism: ρ-zCDP is RDP with ε(α) = ρα, converted by
     :func:`rdp_to_epsilon_improved` on a grid of orders and rounded up to a float.
@@ -136,6 +159,4 @@ def zcdp_to_epsilon(rho: float, delta: float) -> float:
         for order in _ZCDP_ORDERS:
             bound = mpmath.mpf(value) * mpmath.mpf(order)
             rdp.append(AccountedValue(bound, mpmath.mpf(0), bound, UPPER_BOUND, "rho alpha", _DIGITS))
-        upper = rdp_to_epsilon_improved(_ZCDP_ORDERS, rdp, delta).upper
-        rounded = float(upper)
-        return rounded if mpmath.mpf(rounded) >= upper else math.nextafter(rounded, math.inf)
+        return _rounded_up(rdp_to_epsilon_improved(_ZCDP_ORDERS, rdp, delta).upper)
