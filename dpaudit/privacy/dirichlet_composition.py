@@ -115,8 +115,8 @@ def concentration_tail_bounds(
     r = check_real("radius", radius, low=0.0)
     with mpmath.workdps(digits):
         tails = []
-        for component in vector:
-            a, rest = k * component, k * (1.0 - component)
+        for component in vector:  # Beta(k p_i, k (1 − p_i)) of the binary inputs, not of their float products
+            a, rest = mpmath.mpf(k) * component, mpmath.mpf(k) * (1 - mpmath.mpf(component))
             left = mpmath.mpf(component) - r
             right = mpmath.mpf(component) + r
             tail = mpmath.mpf(0)

@@ -94,17 +94,21 @@ def test_all_rows_reading_is_violated_with_sixteen_rows(tmp_path):
     assert evidence.measurements[0].interval[0] > ACC_DELTA
 
 
-def test_all_rows_reading_with_a_large_claimed_delta_holds_but_is_not_certified(tmp_path):
+def test_all_rows_reading_with_a_large_claimed_delta_holds_with_an_enclosed_margin(tmp_path):
     evidence = _evidence(
         tmp_path,
         delta=0.5,
         checker="dirichlet_composition_profile",
         params='{ rows = 4, reading = "all_rows", n = 2, grid = 30, thresholds = 100 }',
     )
-    # its margin is a float computation with no stated error bound: consistent (numerical), not verified
-    # (issue 37: a verified that recheck can only replay bit for bit is not a certificate)
-    assert evidence.verdict is Verdict.CONSISTENT
-    assert "without a stated error bound" in evidence.details["numerical"]
+    # its margin's enclosure covers what another machine's float choices may move (issue 37): verified,
+    # with a re-run certificate whose enclosure holds the margin
+    assert evidence.verdict is Verdict.VERIFIED
+    (measurement,) = evidence.measurements
+    low, high = measurement.margin_interval
+    assert 0 < low <= measurement.margin <= high
+    (fact,) = evidence.certificate.facts
+    assert fact.route == "rerun"
 
 
 @pytest.mark.parametrize(
@@ -155,10 +159,15 @@ def _concentration(tmp_path, params):
 
 def test_lemma2_holds_exactly_on_the_2_simplex(tmp_path):
     evidence = _concentration(tmp_path, "{ inputs = [[0.5, 0.5], [0.1, 0.9]], ks = [1.0, 10.0], betas = [0.05, 0.5] }")
-    # holds at every point; its margins state no error bound, so not verified (issue 37): consistent (numerical)
-    assert evidence.verdict is Verdict.CONSISTENT
-    assert "without a stated error bound" in evidence.details["numerical"]
+    # holds at every point, decided by the exact Beta tails; its smallest margin is enclosed for any machine
+    # (the radius's float error either way), so the verdict is verified with a re-run certificate (issue 37)
+    assert evidence.verdict is Verdict.VERIFIED
     assert evidence.budget["monte_carlo_points"] == 0
+    enclosed = evidence.measurements[-1]
+    low, high = enclosed.margin_interval
+    assert 0 < low <= high and float(high - low) < 1e-12
+    (fact,) = evidence.certificate.facts
+    assert fact.route == "rerun" and float(fact.enclosure[0]) <= float(low)
 
 
 def test_lemma2_with_the_radius_halved_is_violated_exactly(tmp_path):
@@ -215,3 +224,19 @@ def test_exact_profile_refuses_a_mechanism_that_is_not_dir_k_p():
     result = run_claim(_tight_dirichlet_claim(), seed=0, quick=True, mechanism_factory=Smoothed)
     evidence = result.relations[0].obligations[0].evidence
     assert evidence.verdict is Verdict.ERROR and "not k * p" in evidence.summary
+
+
+def test_lemma2s_verified_grid_rechecks_from_its_enclosure(tmp_path):
+    from dpaudit.cli import main
+    from dpaudit.report.recheck import recheck_report
+
+    spec = tmp_path / "lemma2.toml"
+    spec.write_text(
+        CONCENTRATION.format(params="{ inputs = [[0.5, 0.5], [0.1, 0.9]], ks = [1.0, 10.0], betas = [0.05, 0.5] }"),
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    assert main(["audit", str(spec), "--quiet", "--out", str(out)]) == 0
+    result = recheck_report(out / "audit.json")
+    assert result.ok, result.failures
+    assert any("rerun: verified again" in line for line in result.replayed)

@@ -22,7 +22,7 @@ from dpaudit.checks.profiles.dirichlet import VIEWS, check_keys, require_dirichl
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
-from dpaudit.kernel.evidence import Evidence, Measurement
+from dpaudit.kernel.evidence import Evidence, Measurement, exact_fraction
 from dpaudit.kernel.verdicts import Verdict, combine_verdicts
 from dpaudit.mechanisms.dirichlet import DirichletMechanism, check_open_simplex
 from dpaudit.mechanisms.synthesis import concentration_radius
@@ -101,6 +101,24 @@ def _decide_point(
     return row, verdict, certified_lower
 
 
+#: How far (relative) the float radius sqrt(log(1/β) / (2(k + 1))) may lie from the exact one on any IEEE-754
+#: machine: the log within 4 ulps (libm), the division, addition, square root and scaling correctly rounded.
+_RADIUS_RELATIVE_ERROR = 8 * 2.0**-53
+
+
+def _margin_enclosure(points: list[tuple[np.ndarray, float, float]], radii: list[float]) -> tuple[Any, Any]:
+    """An enclosure, valid on any IEEE-754 machine, of min over the grid of β − P(‖M(p) − p‖∞ >= r) at the
+    lemma's exact radii: the tail falls as r grows, so its upper bound at r(1 − e) and its lower bound at
+    r(1 + e) bracket it for every radius within :data:`_RADIUS_RELATIVE_ERROR` e of the float one."""
+    lows, highs = [], []
+    for (p, k, beta), radius in zip(points, radii, strict=True):
+        _, upper = concentration_tail_bounds(p, k, radius * (1 - _RADIUS_RELATIVE_ERROR))
+        lower, _ = concentration_tail_bounds(p, k, radius * (1 + _RADIUS_RELATIVE_ERROR))
+        lows.append(exact_fraction(beta) - exact_fraction(upper))
+        highs.append(exact_fraction(beta) - exact_fraction(lower))
+    return min(lows), min(highs)
+
+
 @register_checker(
     "dirichlet_concentration",
     description="Lemma 2 tail bound: exact from Beta marginals where they decide, else Monte Carlo (Clopper-Pearson)",
@@ -146,6 +164,20 @@ def check_dirichlet_concentration(obligation: Obligation, context: CheckContext)
             worst_index, worst_excess = index, certified_lower - beta
     overall = combine_verdicts(verdicts)
     worst = rows[worst_index]
+    enclosed: tuple[Measurement, ...] = ()
+    if overall is Verdict.VERIFIED:  # every point decided by the exact bounds: its margin, enclosed for recheck
+        low, high = _margin_enclosure(points, [radius for _, _, radius in exact_results])
+        enclosed = (
+            Measurement(
+                quantity="smallest beta - P(||M(p) - p||_inf >= radius) over the grid",
+                claimed=0.0,
+                measured=float(low),
+                margin=float(low),
+                direction="enclosure valid on any IEEE-754 machine: mpmath Beta tails at the radius moved by its "
+                "float error either way (the tail falls as the radius grows)",
+                margin_interval=(low, high),
+            ),
+        )
     counterexample = None
     if overall is Verdict.VIOLATED:
         bad = next(row for row in rows if row["verdict"] == "violated")
@@ -176,6 +208,7 @@ def check_dirichlet_concentration(obligation: Obligation, context: CheckContext)
                     "(Bonferroni) where the exact bounds do not decide"
                 ),
             ),
+            *enclosed,
         ),
         budget={
             "grid_points": len(points),
