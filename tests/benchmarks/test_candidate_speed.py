@@ -1,6 +1,6 @@
 """Benchmark: auditing a candidate against auditing the reference, same spec, seed and budget.
 
-Targets (issue 17): a vectorised Gaussian candidate within 2x of the reference at 10^6 samples
+Targets (issues 17 and 41): a vectorised Gaussian candidate within 1.3x of the reference at 10^6 and 10^7 samples
 per side; a per-call candidate within 5x. Ratios from the same process, best of 3 runs.
 
 Two figures per case: the same obligation on the reference and on the candidate (no input search,
@@ -66,7 +66,7 @@ def _best(run, repetitions: int = 3) -> float:
 
 @pytest.mark.parametrize(
     ("candidate", "samples", "target"),
-    [("vectorised_good_gaussian", 10**6, 2.0), ("vectorised_good_gaussian", 10**7, 2.0), ("good_gaussian", 10**5, 5.0)],
+    [("vectorised_good_gaussian", 10**6, 1.3), ("vectorised_good_gaussian", 10**7, 1.3), ("good_gaussian", 10**5, 5.0)],
 )
 def test_candidate_audit_against_reference(candidate, samples, target, record):
     claim = _claim(samples)

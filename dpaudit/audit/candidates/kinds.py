@@ -48,6 +48,24 @@ def candidate_kind_for(name: str) -> Mechanism:
     return mechanism
 
 
+#: The most outputs (float64 bytes) one request to a candidate's worker asks for: fewer round trips than
+#: one request per counting batch, and a bounded buffer (two requests are in flight).
+REQUEST_BYTES = 1 << 23
+
+
+def _grouped(sizes: list[int], width: int) -> list[list[int]]:
+    """Consecutive ``sizes`` merged into groups of at most :data:`REQUEST_BYTES` of outputs of ``width``
+    numbers each (a size larger than that alone)."""
+    limit = max(1, REQUEST_BYTES // (8 * max(width, 1)))
+    groups: list[list[int]] = []
+    for size in sizes:
+        if groups and sum(groups[-1]) + size <= limit:
+            groups[-1].append(size)
+        else:
+            groups.append([size])
+    return groups
+
+
 def _without_ones(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(size for size in shape if size != 1)
 
@@ -189,25 +207,52 @@ class CandidateMechanism:
     def release_stream(
         self, data: Any, sizes: Iterable[int], *, rng: np.random.Generator
     ) -> Generator[np.ndarray, None, None]:
-        """``release(data, rng=rng, size=n)`` for each ``n`` of ``sizes`` in turn (the same outputs), with
-        the next batch requested before this one is handed over, so that the candidate's worker draws
-        it while the caller counts this one.
+        """``release(data, rng=rng, size=n)`` for each ``n`` of ``sizes`` in turn, with the next request
+        sent before this one is handed over, so that the candidate's worker draws it while the caller
+        counts this one.
+
+        Consecutive sizes travel as one request of up to :data:`REQUEST_BYTES` of outputs (the first
+        alone, to learn the output's width when the kind does not declare it), each request with its
+        own seed drawn from ``rng``; the answer is handed over in the sizes asked for. The grouping
+        depends only on the sizes and the output's shape, so a seed gives the same outputs on every run.
 
         Raises:
             CandidateError: when the candidate fails to load, crashes, hangs or returns bad output.
         """
+        sizes = list(sizes)
+        width = self._declared_width(data)
+        if width is None and sizes:
+            first = self._requested(data, [[sizes[0]]], rng)
+            try:
+                (batch,) = next(first)
+            finally:
+                first.close()
+            yield batch
+            width, sizes = int(np.prod(batch.shape[1:], dtype=np.int64)), sizes[1:]
+        yield from (batch for group in self._requested(data, _grouped(sizes, width or 1), rng) for batch in group)
+
+    def _declared_width(self, data: Any) -> int | None:
+        """How many numbers one release holds, when the kind declares its shape for ``data``."""
+        if self.kind.output.shape is None:
+            return None
+        return int(np.prod(tuple(self.kind.output.shape(self.params, data)), dtype=np.int64))
+
+    def _requested(
+        self, data: Any, groups: list[list[int]], rng: np.random.Generator
+    ) -> Generator[list[np.ndarray], None, None]:
+        """One request per group of sizes, one ahead; each answer split into the group's sizes."""
         if self._process is None or not self._process.running:
             self.start()
         process = self._process
         if process is None:
             raise CandidateError(f"candidate {self.ref} is not running")
-        batches = ((size, np.random.SeedSequence(int(rng.integers(2**63)))) for size in sizes)
+        requests = ((sum(group), np.random.SeedSequence(int(rng.integers(2**63)))) for group in groups)
         plain = self.kind.input_domain.to_plain(data)
         stream = process.sample_stream(
-            plain, self.call_params, self.call, batches, categories=self.kind.categorical_outputs
+            plain, self.call_params, self.call, requests, categories=self.kind.categorical_outputs
         )
         try:
-            while True:
+            for group in groups:
                 try:
                     outputs = next(stream, None)
                 except CandidateError:
@@ -217,7 +262,8 @@ class CandidateMechanism:
                     return
                 self.category_labels.update(process.category_labels)
                 self.used_global_random |= process.used_global_random
-                yield self._shaped(outputs, data)
+                shaped = self._shaped(outputs, data)
+                yield np.split(shaped, np.cumsum(group)[:-1])
         finally:
             stream.close()
 
