@@ -116,36 +116,32 @@ def laplace(value: Any, *, epsilon: float, sensitivity: float, delta: float = 0.
     return _releases("laplace", value, rng, None, {"epsilon": epsilon, "delta": delta, "sensitivity": sensitivity})
 
 
-@_vectorised
-def laplace_truncated(
-    value: Any,
-    *,
-    epsilon: float,
-    sensitivity: float,
-    lower: float,
-    upper: float,
-    delta: float = 0.0,
-    rng: np.random.Generator,
-) -> Any:
-    """``diffprivlib.mechanisms.LaplaceTruncated``: Laplace noise, the release clamped to [lower, upper]."""
-    params = {"epsilon": epsilon, "delta": delta, "sensitivity": sensitivity, "lower": lower, "upper": upper}
-    return _releases("laplace_truncated", value, rng, None, params)
+def _interval_laplace(adapter: str, summary: str) -> Callable[..., Any]:
+    """The adapter of a diffprivlib Laplace variant built with ``lower``/``upper`` (named ``adapter`` in
+    :data:`_CLASSES`): the same keywords, only the class and what it does at the bounds differ."""
+
+    def interval_adapter(
+        value: Any,
+        *,
+        epsilon: float,
+        sensitivity: float,
+        lower: float,
+        upper: float,
+        delta: float = 0.0,
+        rng: np.random.Generator,
+    ) -> Any:
+        params = {"epsilon": epsilon, "delta": delta, "sensitivity": sensitivity, "lower": lower, "upper": upper}
+        return _releases(adapter, value, rng, None, params)
+
+    interval_adapter.__name__ = interval_adapter.__qualname__ = adapter
+    interval_adapter.__doc__ = f"``diffprivlib.mechanisms.{_CLASSES[adapter][0]}``: {summary}."
+    return _vectorised(interval_adapter)
 
 
-@_vectorised
-def laplace_bounded_domain(
-    value: Any,
-    *,
-    epsilon: float,
-    sensitivity: float,
-    lower: float,
-    upper: float,
-    delta: float = 0.0,
-    rng: np.random.Generator,
-) -> Any:
-    """``diffprivlib.mechanisms.LaplaceBoundedDomain``: Laplace noise conditioned to stay in [lower, upper]."""
-    params = {"epsilon": epsilon, "delta": delta, "sensitivity": sensitivity, "lower": lower, "upper": upper}
-    return _releases("laplace_bounded_domain", value, rng, None, params)
+laplace_truncated = _interval_laplace("laplace_truncated", "Laplace noise, the release clamped to [lower, upper]")
+laplace_bounded_domain = _interval_laplace(
+    "laplace_bounded_domain", "Laplace noise conditioned to stay in [lower, upper]"
+)
 
 
 @_vectorised

@@ -83,39 +83,36 @@ def count(dataset: list[Any], *, epsilon: float, rng: np.random.Generator) -> in
     return int(_aggregations().Count(epsilon=epsilon, dtype="int").quick_result(list(dataset)))
 
 
-@_looped
-def bounded_sum(
-    dataset: list[float],
-    *,
-    epsilon: float,
-    lower_bound: float,
-    upper_bound: float,
-    delta: float = 0.0,
-    dtype: str = "float",
-    rng: np.random.Generator,
-) -> float:
-    """``pydp.algorithms.laplacian.BoundedSum(epsilon, delta, lower_bound, upper_bound, dtype=).quick_result``:
-    the noisy sum of the records clamped to [lower_bound, upper_bound]."""
-    algorithm = _aggregations().BoundedSum(
-        epsilon=epsilon, delta=delta, lower_bound=lower_bound, upper_bound=upper_bound, dtype=dtype
+def _bounded_aggregation(adapter: str, algorithm: str, summary: str) -> Callable[..., Any]:
+    """The adapter named ``adapter`` of python-dp's ``algorithm`` (``BoundedSum``, ``BoundedMean``): the same
+    keywords, the records clamped to [lower_bound, upper_bound] and aggregated by ``quick_result``."""
+
+    def aggregation_adapter(
+        dataset: list[float],
+        *,
+        epsilon: float,
+        lower_bound: float,
+        upper_bound: float,
+        delta: float = 0.0,
+        dtype: str = "float",
+        rng: np.random.Generator,
+    ) -> float:
+        aggregation = getattr(_aggregations(), algorithm)(
+            epsilon=epsilon, delta=delta, lower_bound=lower_bound, upper_bound=upper_bound, dtype=dtype
+        )
+        return float(aggregation.quick_result(list(dataset)))
+
+    aggregation_adapter.__name__ = aggregation_adapter.__qualname__ = adapter
+    aggregation_adapter.__doc__ = (
+        f"``pydp.algorithms.laplacian.{algorithm}(epsilon, delta, lower_bound, upper_bound, dtype=).quick_result``: "
+        f"{summary}."
     )
-    return float(algorithm.quick_result(list(dataset)))
+    return _looped(aggregation_adapter)
 
 
-@_looped
-def bounded_mean(
-    dataset: list[float],
-    *,
-    epsilon: float,
-    lower_bound: float,
-    upper_bound: float,
-    delta: float = 0.0,
-    dtype: str = "float",
-    rng: np.random.Generator,
-) -> float:
-    """``pydp.algorithms.laplacian.BoundedMean(epsilon, delta, lower_bound, upper_bound, dtype=).quick_result``:
-    the noisy mean of the records clamped to [lower_bound, upper_bound]."""
-    algorithm = _aggregations().BoundedMean(
-        epsilon=epsilon, delta=delta, lower_bound=lower_bound, upper_bound=upper_bound, dtype=dtype
-    )
-    return float(algorithm.quick_result(list(dataset)))
+bounded_sum = _bounded_aggregation(
+    "bounded_sum", "BoundedSum", "the noisy sum of the records clamped to [lower_bound, upper_bound]"
+)
+bounded_mean = _bounded_aggregation(
+    "bounded_mean", "BoundedMean", "the noisy mean of the records clamped to [lower_bound, upper_bound]"
+)
