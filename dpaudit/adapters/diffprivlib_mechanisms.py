@@ -195,17 +195,9 @@ def binary(value: str, *, epsilon: float, value0: str, value1: str, rng: np.rand
     return _releases("binary", value, rng, None, {"epsilon": epsilon, "value0": value0, "value1": value1})
 
 
-def _exponential_mechanism(
-    utility: Any, epsilon: float, sensitivity: float, candidates: list[Any] | None, monotonic: bool, rng: Any
-) -> Any:
-    return _mechanisms().Exponential(
-        epsilon=epsilon,
-        sensitivity=sensitivity,
-        utility=list(utility),
-        candidates=candidates,
-        monotonic=monotonic,
-        random_state=_random_state(rng),
-    )
+def _exponential_mechanism(utility: Any, rng: np.random.Generator, params: dict[str, Any]) -> Any:
+    """diffprivlib's ``Exponential`` over the candidates' ``utility``, built with its own keywords ``params``."""
+    return _mechanisms().Exponential(**params, utility=list(utility), random_state=_random_state(rng))
 
 
 def exponential(
@@ -219,20 +211,12 @@ def exponential(
 ) -> Any:
     """``diffprivlib.mechanisms.Exponential``: one candidate, chosen with weight exp(ε u / (2 Δ)) (exp(ε u / Δ)
     when ``monotonic``); the input is the utility of each candidate on the data."""
-    return _exponential_mechanism(utility, epsilon, sensitivity, candidates, monotonic, rng).randomise()
+    params = {"epsilon": epsilon, "sensitivity": sensitivity, "candidates": candidates, "monotonic": monotonic}
+    return _exponential_mechanism(utility, rng, params).randomise()
 
 
-def _exponential_vectorised(
-    utility: Any,
-    count: int,
-    *,
-    epsilon: float,
-    sensitivity: float,
-    candidates: list[Any] | None = None,
-    monotonic: bool = False,
-    rng: np.random.Generator,
-) -> Any:
-    mechanism = _exponential_mechanism(utility, epsilon, sensitivity, candidates, monotonic, rng)
+def _exponential_vectorised(utility: Any, count: int, *, rng: np.random.Generator, **params: Any) -> Any:
+    mechanism = _exponential_mechanism(utility, rng, params)
     return np.asarray([mechanism.randomise() for _ in range(int(count))])
 
 
