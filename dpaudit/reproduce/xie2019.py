@@ -49,14 +49,19 @@ from dpaudit.mechanisms.gtd2 import (
     saddle_point,
 )
 from dpaudit.mechanisms.policy_evaluation.private import DPLSL, DPLSW
-from dpaudit.reproduce.gpope_accounting import (
-    gpope_epsilon_add_remove,
-    gpope_noise_multiplier_add_remove,
-)
 from dpaudit.reproduce.xie2019_config import CHAIN_EPSILON, DELTA, Xie2019Config, iterations_for
 from dpaudit.reproduce.xie2019_figures import _chain_figures, _curve_figure
 from dpaudit.reproduce.xie2019_off_policy import _hiv, _mountain_car
-from dpaudit.reproduce.xie2019_runs import _gpope_mspbe, _prefixed, _spread, _Table, _tune_step
+from dpaudit.reproduce.xie2019_runs import (
+    MSPBE_COLUMNS,
+    NOISE_MULTIPLIER_COLUMNS,
+    _gpope_mspbe,
+    _noise_multipliers,
+    _prefixed,
+    _spread,
+    _Table,
+    _tune_step,
+)
 from dpaudit.reproduce.xie2019_summary import write_summary
 from dpaudit.rl import (
     Chain,
@@ -94,6 +99,22 @@ def _chain_evaluation_moments(chain: Chain, count: int, seed: np.random.SeedSequ
     )
 
 
+def _add_gpope_row(
+    table: _Table, method: str, m: int, data: TransitionTable, evaluation: DatasetMoments, **gpope: Any
+) -> None:
+    """Add to ``table`` the row of ``method``: the spread of MSPBE over GPOPE runs on ``data`` (``gpope``:
+    the keywords of :func:`_gpope_mspbe`, one run per seed)."""
+    values = _gpope_mspbe(data, evaluation, **gpope)
+    table.add(
+        method=method,
+        m=m,
+        iterations=gpope["iterations"],
+        noise_multiplier=gpope["sigma"],
+        step_size=gpope["step"],
+        **_prefixed(_spread(values)),
+    )
+
+
 def _chain_experiments(config: Xie2019Config, seed: np.random.SeedSequence) -> dict[str, Any]:
     """Fig. 1(a) and Fig. 1(b) on the 40-state chain."""
     chain = Chain(n_states=40, p="1/2", gamma="99/100")
@@ -101,50 +122,15 @@ def _chain_experiments(config: Xie2019Config, seed: np.random.SeedSequence) -> d
     eval_seed, sizes_seed, sensitivity_seed = seed.spawn(3)
     evaluation = _chain_evaluation_moments(chain, config.chain_evaluation, eval_seed)
     zero = mspbe(np.zeros(chain.n_states), evaluation)
-    fig_a = _Table(
-        (
-            "method",
-            "m",
-            "iterations",
-            "noise_multiplier",
-            "step_size",
-            "mean_mspbe",
-            "std_mspbe",
-            "min_mspbe",
-            "max_mspbe",
-            "trials",
-        )
-    )
-    sigmas = _Table(
-        (
-            "domain",
-            "m",
-            "epsilon",
-            "delta",
-            "iterations",
-            "paper_sigma_b32",
-            "dpaudit_sigma_add_remove",
-            "epsilon_dpaudit_at_paper_sigma",
-        )
-    )
+    fig_a = _Table(MSPBE_COLUMNS)
+    sigmas = _Table(NOISE_MULTIPLIER_COLUMNS)
     tuned: dict[int, float] = {}
     for m, m_seed in zip(config.chain_sizes, sizes_seed.spawn(len(config.chain_sizes)), strict=False):
         private_seed, public_seed, tune_seed, run_seed, release_seed = m_seed.spawn(5)
         dataset, private = _chain_table(chain, m, private_seed)
         _, public = _chain_table(chain, m, public_seed)
         n_iter = iterations_for(m, CHAIN_EPSILON, DELTA, config.iteration_range)
-        paper_sigma = paper_noise_multiplier(CHAIN_EPSILON, DELTA, m, n_iter)
-        verified_sigma = gpope_noise_multiplier_add_remove(CHAIN_EPSILON, DELTA, m, n_iter)
-        sigmas.add(
-            domain="chain",
-            m=m,
-            epsilon=CHAIN_EPSILON,
-            delta=DELTA,
-            iterations=n_iter,
-            paper_sigma_b32=paper_sigma,
-            dpaudit_sigma_add_remove=verified_sigma,
-            epsilon_dpaudit_at_paper_sigma=gpope_epsilon_add_remove(paper_sigma, DELTA, m, n_iter),
-        )
+        paper_sigma, verified_sigma = _noise_multipliers(sigmas, "chain", m, CHAIN_EPSILON, n_iter)
         common: dict[str, Any] = {"clip_norm": config.chain_clip_norm, "iterations": n_iter}
         best = _tune_step(public, evaluation, config.step_grid, tune_seed, sigma=paper_sigma, **common)
         tuned[m] = best
@@ -156,7 +142,10 @@ def _chain_experiments(config: Xie2019Config, seed: np.random.SeedSequence) -> d
             ("GPOPE (dpaudit sigma, tuned step)", verified_sigma, best, True),
             ("GTD2 (non-private, tuned step)", 0.0, best, False),
         ):
-            values = _gpope_mspbe(
+            _add_gpope_row(
+                fig_a,
+                method,
+                m,
                 private,
                 evaluation,
                 sigma=sigma,
@@ -164,14 +153,6 @@ def _chain_experiments(config: Xie2019Config, seed: np.random.SeedSequence) -> d
                 seeds=next(runs).spawn(config.trials),
                 private=private_run,
                 **common,
-            )
-            fig_a.add(
-                method=method,
-                m=m,
-                iterations=n_iter,
-                noise_multiplier=sigma,
-                step_size=step,
-                **_prefixed(_spread(values)),
             )
         lstd = mspbe(saddle_point(dataset_moments(private)).theta, evaluation)
         fig_a.add(method="LSTD (non-private)", m=m, **_prefixed(_spread([lstd])))
@@ -212,27 +193,17 @@ def _step_size_experiment(
     _, private = _chain_table(chain, m, data_seed)
     n_iter = iterations_for(m, CHAIN_EPSILON, DELTA, config.iteration_range)
     sigma = paper_noise_multiplier(CHAIN_EPSILON, DELTA, m, n_iter)
-    table = _Table(
-        (
-            "method",
-            "m",
-            "iterations",
-            "noise_multiplier",
-            "step_size",
-            "mean_mspbe",
-            "std_mspbe",
-            "min_mspbe",
-            "max_mspbe",
-            "trials",
-        )
-    )
+    table = _Table(MSPBE_COLUMNS)
     for step, step_seed in zip(config.step_grid, run_seed.spawn(len(config.step_grid)), strict=False):
         private_seed, public_seed = step_seed.spawn(2)
         for method, noise, private_run, seeds in (
             ("GPOPE (paper sigma)", sigma, True, private_seed.spawn(config.trials)),
             ("GTD2 (non-private)", 0.0, False, public_seed.spawn(1)),
         ):
-            values = _gpope_mspbe(
+            _add_gpope_row(
+                table,
+                method,
+                m,
                 private,
                 evaluation,
                 clip_norm=config.chain_clip_norm,
@@ -242,18 +213,7 @@ def _step_size_experiment(
                 seeds=seeds,
                 private=private_run,
             )
-            table.add(
-                method=method,
-                m=m,
-                iterations=n_iter,
-                noise_multiplier=noise,
-                step_size=step,
-                **_prefixed(_spread(values)),
-            )
     return table
-
-
-"""The evaluated HIV policy: both drugs with probability 0.7, each other action 0.1 (our choice)."""
 
 
 def run(out_dir: Path, *, quick: bool, seed: int, config: Xie2019Config | None = None) -> Path:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.mechanisms.gpope import GPOPE, StepSizes, paper_noise_multiplier
+from dpaudit.mechanisms.gpope import GPOPE, StepSizes
 from dpaudit.mechanisms.gtd2 import (
     TransitionTable,
     dataset_moments,
@@ -23,12 +23,8 @@ from dpaudit.reproduce.behaviour_policies import (
     FixedActionDistribution,
     VelocityFollowingPolicy,
 )
-from dpaudit.reproduce.gpope_accounting import (
-    gpope_epsilon_add_remove,
-    gpope_noise_multiplier_add_remove,
-)
-from dpaudit.reproduce.xie2019_config import DELTA, Xie2019Config
-from dpaudit.reproduce.xie2019_runs import _spread, _Table, _tune_step
+from dpaudit.reproduce.xie2019_config import Xie2019Config
+from dpaudit.reproduce.xie2019_runs import NOISE_MULTIPLIER_COLUMNS, _noise_multipliers, _spread, _Table, _tune_step
 from dpaudit.rl import (
     FourierBasis,
     HIVTreatment,
@@ -99,34 +95,10 @@ def _off_policy_experiment(
     finals = _Table(
         ("domain", "method", "epsilon", "noise_multiplier", "step_size", "iterations", "mean", "min", "max", "trials")
     )
-    sigmas = _Table(
-        (
-            "domain",
-            "m",
-            "epsilon",
-            "delta",
-            "iterations",
-            "paper_sigma_b32",
-            "dpaudit_sigma_add_remove",
-            "epsilon_dpaudit_at_paper_sigma",
-        )
-    )
+    sigmas = _Table(NOISE_MULTIPLIER_COLUMNS)
     settings: list[tuple[str, float | None, float, bool]] = []
     for epsilon in config.continuous_epsilons:
-        paper = paper_noise_multiplier(epsilon, DELTA, private.n_trajectories, domain.iterations)
-        verified = gpope_noise_multiplier_add_remove(epsilon, DELTA, private.n_trajectories, domain.iterations)
-        sigmas.add(
-            domain=domain.name,
-            m=private.n_trajectories,
-            epsilon=epsilon,
-            delta=DELTA,
-            iterations=domain.iterations,
-            paper_sigma_b32=paper,
-            dpaudit_sigma_add_remove=verified,
-            epsilon_dpaudit_at_paper_sigma=gpope_epsilon_add_remove(
-                paper, DELTA, private.n_trajectories, domain.iterations
-            ),
-        )
+        paper, verified = _noise_multipliers(sigmas, domain.name, private.n_trajectories, epsilon, domain.iterations)
         settings.append(("GPOPE (paper sigma)", epsilon, paper, True))
         settings.append(("GPOPE (dpaudit sigma)", epsilon, verified, True))
     settings.append(("GTD2 (non-private)", None, 0.0, False))

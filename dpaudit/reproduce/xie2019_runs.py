@@ -15,12 +15,41 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.mechanisms.gpope import GPOPE, StepSizes
+from dpaudit.mechanisms.gpope import GPOPE, StepSizes, paper_noise_multiplier
 from dpaudit.mechanisms.gtd2 import (
     DatasetMoments,
     TransitionTable,
     mspbe,
 )
+from dpaudit.reproduce.gpope_accounting import gpope_epsilon_add_remove, gpope_noise_multiplier_add_remove
+from dpaudit.reproduce.xie2019_config import DELTA
+
+MSPBE_COLUMNS = (
+    "method",
+    "m",
+    "iterations",
+    "noise_multiplier",
+    "step_size",
+    "mean_mspbe",
+    "std_mspbe",
+    "min_mspbe",
+    "max_mspbe",
+    "trials",
+)
+"""The columns of the chain's MSPBE tables (Fig. 1(a) and 1(b)): a method's spread of MSPBE over trials."""
+
+NOISE_MULTIPLIER_COLUMNS = (
+    "domain",
+    "m",
+    "epsilon",
+    "delta",
+    "iterations",
+    "paper_sigma_b32",
+    "dpaudit_sigma_add_remove",
+    "epsilon_dpaudit_at_paper_sigma",
+)
+"""The columns of ``noise_multipliers.csv``: GPOPE's σ by the paper and by dpaudit's accountant (see
+:func:`_noise_multipliers`)."""
 
 
 @dataclass
@@ -92,6 +121,25 @@ def _tune_step(
         _gpope_mspbe(public, evaluation, step=step, seeds=[s], **gpope)[0] for step, s in zip(grid, seeds, strict=False)
     ]
     return float(grid[int(np.nanargmin(scores))])
+
+
+def _noise_multipliers(table: _Table, domain: str, m: int, epsilon: float, iterations: int) -> tuple[float, float]:
+    """GPOPE's noise multiplier for ``m`` trajectories, ``iterations`` steps and (ε, :data:`DELTA`): the paper's
+    (eq. B.32) and the one dpaudit's Rényi accountant certifies under add/remove-one. Both are added to
+    ``table`` as one row, with the ε the accountant certifies at the paper's σ."""
+    paper = paper_noise_multiplier(epsilon, DELTA, m, iterations)
+    verified = gpope_noise_multiplier_add_remove(epsilon, DELTA, m, iterations)
+    table.add(
+        domain=domain,
+        m=m,
+        epsilon=epsilon,
+        delta=DELTA,
+        iterations=iterations,
+        paper_sigma_b32=paper,
+        dpaudit_sigma_add_remove=verified,
+        epsilon_dpaudit_at_paper_sigma=gpope_epsilon_add_remove(paper, DELTA, m, iterations),
+    )
+    return paper, verified
 
 
 def _prefixed(spread: dict[str, float]) -> dict[str, Any]:
