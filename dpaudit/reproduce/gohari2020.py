@@ -36,7 +36,14 @@ from scipy import stats
 
 from dpaudit._validation import check_integer
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.synthesis import concentration_radius, cost_of_privacy, privatize_transitions, synthesize
+from dpaudit.mechanisms.synthesis import (
+    CostOfPrivacy,
+    SynthesisResult,
+    concentration_radius,
+    cost_of_privacy,
+    privatize_transitions,
+    synthesize,
+)
 from dpaudit.rl.domains.investment import investment_mdp
 from dpaudit.rl.domains.random_mdp import random_mdp
 from dpaudit.rl.mdp import FiniteMDP
@@ -93,12 +100,24 @@ def _examples(seed: np.random.SeedSequence) -> list[_Example]:
     ]
 
 
+def _synthesis(example: _Example, k: float, seed: np.random.SeedSequence) -> SynthesisResult:
+    """One run of private policy synthesis on the example's MDP at concentration ``k``."""
+    return synthesize(example.mdp, k, rng=seed, structural_zeros=example.structural_zeros)
+
+
+def _timed_cost_of_privacy(
+    example: _Example, result: SynthesisResult, k: float, inner: str = "exact"
+) -> tuple[CostOfPrivacy, float]:
+    """The cost-of-privacy bounds of a synthesis ``result`` (computed by ``inner``), and the seconds they took."""
+    start = time.perf_counter()
+    bounds = cost_of_privacy(example.mdp, result.policy, result.privatized.transitions, k, BETA, inner=inner)
+    return bounds, time.perf_counter() - start
+
+
 def _one_run(example: _Example, k: float, seed: np.random.SeedSequence) -> dict[str, Any]:
     mdp = example.mdp
-    result = synthesize(mdp, k, rng=seed, structural_zeros=example.structural_zeros)
-    start = time.perf_counter()
-    bounds = cost_of_privacy(mdp, result.policy, result.privatized.transitions, k, BETA)
-    seconds = time.perf_counter() - start
+    result = _synthesis(example, k, seed)
+    bounds, seconds = _timed_cost_of_privacy(example, result, k)
     low, high = bounds.at_start(mdp.initial)
     true_value = float(mdp.initial @ result.true_values[0])
     mask = result.privatized.privatized_rows
@@ -148,14 +167,9 @@ def _summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _cvxpy_comparison(example: _Example, k: float, seed: np.random.SeedSequence) -> dict[str, float]:
-    mdp = example.mdp
-    result = synthesize(mdp, k, rng=seed, structural_zeros=example.structural_zeros)
-    start = time.perf_counter()
-    exact = cost_of_privacy(mdp, result.policy, result.privatized.transitions, k, BETA)
-    exact_seconds = time.perf_counter() - start
-    start = time.perf_counter()
-    lp = cost_of_privacy(mdp, result.policy, result.privatized.transitions, k, BETA, inner="cvxpy")
-    lp_seconds = time.perf_counter() - start
+    result = _synthesis(example, k, seed)
+    exact, exact_seconds = _timed_cost_of_privacy(example, result, k)
+    lp, lp_seconds = _timed_cost_of_privacy(example, result, k, inner="cvxpy")
     difference = max(float(np.max(np.abs(exact.lower - lp.lower))), float(np.max(np.abs(exact.upper - lp.upper))))
     return {
         "k": k,
