@@ -41,7 +41,7 @@ from dpaudit._validation import (
 )
 from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.inputs import GRADIENT_RECORDS, explore_records, one_record
-from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, Neighbourhood, OutputSpec
+from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, OutputSpec
 from dpaudit.privacy.accounting.mixtures import GaussianMixture, OutputPair
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
 from dpaudit.rng import normalize_rng
@@ -291,17 +291,13 @@ def _explore(pairs: Sequence[Any], params: Mapping[str, Any], relation: Relation
     return _clipping_pairs(pairs, params, relation) + given
 
 
-_RECORD_NEIGHBOURS = one_record()
-
 MECHANISM = Mechanism(
     name="gpope_step",
     description="one GPOPE step: sample a record (uniform_one or poisson), clip to norm h, add h*N(0, sigma^2 I)",
     factory=GpopeStep,
     input_domain=GRADIENT_RECORDS,
     relations=(REPLACE_ONE, ADD_REMOVE_ONE),
-    neighbourhood=Neighbourhood(
-        _RECORD_NEIGHBOURS.description, _RECORD_NEIGHBOURS.distance, _RECORD_NEIGHBOURS.radius, explore=_explore
-    ),
+    neighbourhood=one_record(explore=_explore),
     output=OutputSpec(
         "the noisy clipped gradient: a vector of length d", lambda params, data: (int(np.shape(data)[1]),)
     ),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -47,6 +47,10 @@ __all__ = [
     "one_trajectory",
     "simplex_adjacency",
 ]
+
+
+ExplorePairs = Callable[[Sequence[tuple[Any, Any]], Mapping[str, Any], Relation], list[tuple[Any, Any, str]]]
+"""``(pairs, params, relation) -> [(first, second, label), ...]``: a neighbourhood's ``explore``."""
 
 
 def _plain_vector(data: Any) -> list[float]:
@@ -210,20 +214,6 @@ def multiset_steps(first: list[Any], second: list[Any], relation: Relation) -> f
     return float("inf")
 
 
-def one_trajectory() -> Neighbourhood:
-    """Datasets of trajectories that differ in one trajectory (replaced, or added/removed)."""
-
-    def key(trajectory: Trajectory) -> tuple[Any, ...]:
-        return (tuple(trajectory.states), tuple(trajectory.actions), tuple(float(r) for r in trajectory.rewards))
-
-    def distance(first: Any, second: Any, relation: Relation, params: Mapping[str, Any]) -> float:
-        return multiset_steps([key(x) for x in _trajectories(first)], [key(x) for x in _trajectories(second)], relation)
-
-    return Neighbourhood(
-        "the datasets differ in one trajectory", distance, lambda params, relation: 1.0, explore=_explore_trajectories
-    )
-
-
 def _covering(n_states: int, return_bound: float, gamma: float | None) -> list[list[float]]:
     """A trajectory through states 0, ..., n_states - 1 (action 0) whose return from every state
     is ``return_bound``: reward B (1 - gamma) at each step and B at the last (Sec. 3.1's F_max
@@ -342,6 +332,22 @@ def _explore_trajectories(pairs: Any, params: Mapping[str, Any], relation: Relat
     return coverage_pairs(params, relation) + explore_records(pairs, params, relation)
 
 
+def one_trajectory(explore: ExplorePairs = _explore_trajectories) -> Neighbourhood:
+    """Datasets of trajectories that differ in one trajectory (replaced, or added/removed); ``explore``
+    proposes more pairs around the given ones (default: the coverage pairs of the public parameters,
+    then the given pairs explored as datasets)."""
+
+    def key(trajectory: Trajectory) -> tuple[Any, ...]:
+        return (tuple(trajectory.states), tuple(trajectory.actions), tuple(float(r) for r in trajectory.rewards))
+
+    def distance(first: Any, second: Any, relation: Relation, params: Mapping[str, Any]) -> float:
+        return multiset_steps([key(x) for x in _trajectories(first)], [key(x) for x in _trajectories(second)], relation)
+
+    return Neighbourhood(
+        "the datasets differ in one trajectory", distance, lambda params, relation: 1.0, explore=explore
+    )
+
+
 #: Dataset sizes the input search pads a given pair to (a branch may skip the noise for large m).
 SEARCH_SIZES = (10, 50, 100)
 
@@ -421,8 +427,9 @@ def explore_records(pairs: Any, params: Mapping[str, Any], relation: Relation) -
     return found
 
 
-def one_record() -> Neighbourhood:
-    """Datasets of records (rows) that differ in one record (replaced, or added/removed)."""
+def one_record(explore: ExplorePairs = explore_records) -> Neighbourhood:
+    """Datasets of records (rows) that differ in one record (replaced, or added/removed); ``explore``
+    proposes more pairs around the given ones (default: :func:`explore_records`)."""
 
     def distance(first: Any, second: Any, relation: Relation, params: Mapping[str, Any]) -> float:
         rows_first = [tuple(row) for row in _records(first).tolist()]
@@ -430,5 +437,5 @@ def one_record() -> Neighbourhood:
         return multiset_steps(rows_first, rows_second, relation)
 
     return Neighbourhood(
-        "the datasets differ in one record (row)", distance, lambda params, relation: 1.0, explore=explore_records
+        "the datasets differ in one record (row)", distance, lambda params, relation: 1.0, explore=explore
     )

@@ -32,7 +32,7 @@ from dpaudit._validation import check_integer, check_json_data, check_real
 from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.black_box import no_reference
 from dpaudit.mechanisms.inputs import TRAJECTORIES, coverage_pairs, explore_records, one_trajectory
-from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, Neighbourhood, OutputSpec
+from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, OutputSpec
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
 from dpaudit.rl.continuous import UniformActionPolicy, sample_episodes
 from dpaudit.rl.domains.chain import Chain
@@ -355,17 +355,13 @@ def _explore(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[
     return coverage_pairs(coverage, relation) + explore_records(pairs, params, relation)
 
 
-_TRAJECTORY_NEIGHBOURS = one_trajectory()
-
 MECHANISM = Mechanism(
     name="rl_algorithm",
     description="any DP-RL algorithm on a dataset of trajectories, with datasets rolled out in a named MDP",
     factory=_rl_datasets,
     input_domain=TRAJECTORIES,
     relations=(REPLACE_ONE, ADD_REMOVE_ONE),
-    neighbourhood=Neighbourhood(
-        _TRAJECTORY_NEIGHBOURS.description, _TRAJECTORY_NEIGHBOURS.distance, _TRAJECTORY_NEIGHBOURS.radius, _explore
-    ),
+    neighbourhood=one_trajectory(explore=_explore),
     output=OutputSpec("whatever your algorithm returns: a value vector, a Q-table, a policy, an action"),
     views=frozenset({"audit_pairs"}),
     candidate=CandidateSignature("dataset", "rl_algorithm(dataset, *, <your [candidate] params>, rng) -> output"),

@@ -35,7 +35,7 @@ from dpaudit.mechanisms.inputs import (
     TRAJECTORIES,
     one_trajectory,
 )
-from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, Neighbourhood, OutputSpec
+from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, OutputSpec
 from dpaudit.mechanisms.policy_evaluation import bounds
 from dpaudit.mechanisms.policy_evaluation.estimators import LSL, LSW, feature_matrix
 from dpaudit.mechanisms.policy_evaluation.extreme_datasets import explore_datasets
@@ -367,9 +367,6 @@ def _theta_shape(params: Any, data: Any) -> tuple[int, ...]:
     return (int(feature_matrix(params["features"], int(params["n_states"])).shape[1]),)
 
 
-_TRAJECTORY_NEIGHBOURS = one_trajectory()
-
-
 def _policy_evaluation(name: str, factory: type, algorithm: str, estimator: str, keywords: str) -> Mechanism:
     """The Mechanism of DP-LSW or DP-LSL: datasets of trajectories in, θ_X + noise out."""
     return Mechanism(
@@ -378,12 +375,7 @@ def _policy_evaluation(name: str, factory: type, algorithm: str, estimator: str,
         factory=factory,
         input_domain=TRAJECTORIES,
         relations=(REPLACE_ONE, ADD_REMOVE_ONE),
-        neighbourhood=Neighbourhood(
-            _TRAJECTORY_NEIGHBOURS.description,
-            _TRAJECTORY_NEIGHBOURS.distance,
-            _TRAJECTORY_NEIGHBOURS.radius,
-            explore=explore_datasets,
-        ),
+        neighbourhood=one_trajectory(explore=explore_datasets),
         output=OutputSpec("theta_X + noise: a vector of the feature dimension d", _theta_shape),
         views=frozenset({"gaussian_view", "audit_pairs", "statistics"}),
         candidate=CandidateSignature("dataset", f"{name}(dataset, *, {keywords}, rng) -> ndarray"),
