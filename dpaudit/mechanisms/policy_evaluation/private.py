@@ -39,7 +39,11 @@ from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, OutputSp
 from dpaudit.mechanisms.policy_evaluation import bounds
 from dpaudit.mechanisms.policy_evaluation.estimators import LSL, LSW, feature_matrix
 from dpaudit.mechanisms.policy_evaluation.extreme_datasets import explore_datasets
-from dpaudit.mechanisms.policy_evaluation.intermediates import DpLslIntermediates, DpLswIntermediates
+from dpaudit.mechanisms.policy_evaluation.intermediates import (
+    DpLslIntermediates,
+    DpLswIntermediates,
+    SmoothReleaseIntermediates,
+)
 from dpaudit.mechanisms.policy_evaluation.statistics import (
     FirstVisitStatistics,
     first_visit_statistics,
@@ -106,7 +110,7 @@ class _SmoothSensitivityRelease:
     estimator: Any
     return_bound: float
 
-    def intermediates_from_statistics(self, statistics: FirstVisitStatistics) -> Any:
+    def intermediates_from_statistics(self, statistics: FirstVisitStatistics) -> SmoothReleaseIntermediates:
         """Every quantity of the algorithm from first-visit statistics (defined by each algorithm)."""
         raise NotImplementedError
 
@@ -117,8 +121,9 @@ class _SmoothSensitivityRelease:
         profile: np.ndarray,
         sigma_of_psi: Callable[[float], float],
     ) -> dict[str, Any]:
-        """The fields both algorithms' intermediates share: ψ_X = max_k e^{−kβ} φ_X(k) and its first
-        argmax over the φ-profile, σ_X = ``sigma_of_psi(ψ_X)``, θ_X, the statistics and the public constants."""
+        """The fields of :class:`SmoothReleaseIntermediates`, which both algorithms' intermediates share:
+        ψ_X = max_k e^{−kβ} φ_X(k) and its first argmax over the φ-profile, σ_X = ``sigma_of_psi(ψ_X)``, θ_X,
+        the statistics and the public constants."""
         psi, k_star = bounds.smooth_maximum(profile, bounds.rounding_safe_beta(self.beta))
         return {
             "theta": theta,
@@ -162,7 +167,7 @@ class _SmoothSensitivityRelease:
         _check_return_bound(statistics, self.f_max)
         return statistics
 
-    def intermediates(self, data: Any) -> Any:
+    def intermediates(self, data: Any) -> SmoothReleaseIntermediates:
         """Return every quantity of the algorithm on a dataset."""
         return self.intermediates_from_statistics(self.statistics(data))
 
@@ -270,16 +275,9 @@ class DPLSL(_SmoothSensitivityRelease):
     """DP-LSL: θ_X^λ + N(0, σ_X² I) with σ_X from a β-smooth bound of eq. (12) (Algorithm 2).
 
     Attributes:
-        n_states: S.
-        features: see :func:`feature_matrix`.
-        gamma: discount γ in [0, 1).
-        r_max: reward bound R_max > 0.
+        n_states, features, gamma, r_max, epsilon, delta, f_max, constant_set: as for :class:`DPLSW`.
         lam: λ, which must exceed ‖Φ‖² ‖ρ‖_∞ (Algorithm 2's input condition, Corollary 8).
-        epsilon: ε > 0.
-        delta: δ in (0, 1).
         rho: regression weights ρ_s in [0, 1] (None: all ones).
-        f_max: optional public bound F_max > 0 on every first-visit return.
-        constant_set: the Lemma 1 constants (α, β), as for :class:`DPLSW`.
         saturation: ``"min"`` (eq. (12), Algorithm 2) or ``"max"`` (Corollary 8 / Lemma 9 as printed).
 
     Raises:
