@@ -68,14 +68,18 @@ class GaussianMixture:
         """The law of -X."""
         return GaussianMixture(self.weights, tuple(-m for m in self.means), self.sigma)
 
-    def log_density(self, x: Any) -> np.ndarray:
-        """log of the density at each point of ``x`` (vectorised)."""
+    def _component_logits(self, x: Any) -> np.ndarray:
+        """log w_i − (x − m_i)² / (2σ²) for each point of ``x`` (rows) and component i (last axis): the log
+        densities of the weighted components, but for their common factor 1 / (σ √(2π))."""
         points = np.asarray(x, dtype=np.float64)[..., None]
-        means = np.asarray(self.means)
         with np.errstate(divide="ignore"):
             log_weights = np.log(np.asarray(self.weights))
-        z = (points - means) / self.sigma
-        logits = log_weights - 0.5 * z * z
+        z = (points - np.asarray(self.means)) / self.sigma
+        return log_weights - 0.5 * z * z
+
+    def log_density(self, x: Any) -> np.ndarray:
+        """log of the density at each point of ``x`` (vectorised)."""
+        logits = self._component_logits(x)
         # log-sum-exp over the components, shifted by the largest logit (by 0 where all are -inf: x = ±inf)
         top = logits.max(axis=-1)
         top = np.where(np.isneginf(top), 0.0, top)
@@ -85,15 +89,9 @@ class GaussianMixture:
 
     def posterior_mean(self, x: Any) -> np.ndarray:
         """E[m_I | X = x] for the latent component I (used for the derivative of the privacy loss)."""
-        points = np.asarray(x, dtype=np.float64)[..., None]
-        means = np.asarray(self.means)
-        with np.errstate(divide="ignore"):
-            log_weights = np.log(np.asarray(self.weights))
-        z = (points - means) / self.sigma
-        logits = log_weights - 0.5 * z * z
-        logits = logits - logits.max(axis=-1, keepdims=True)
-        posterior = np.exp(logits)
-        return (posterior * means).sum(axis=-1) / posterior.sum(axis=-1)
+        logits = self._component_logits(x)
+        posterior = np.exp(logits - logits.max(axis=-1, keepdims=True))
+        return (posterior * np.asarray(self.means)).sum(axis=-1) / posterior.sum(axis=-1)
 
     def mass(self, low: Any, high: Any) -> np.ndarray:
         """P(low <= X < high) for arrays of bounds (``±inf`` allowed), without cancellation in the tails."""
