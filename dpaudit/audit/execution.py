@@ -31,7 +31,7 @@ from dpaudit.privacy.guarantees import RenyiDP, ZeroConcentratedDP
 from dpaudit.privacy.relations import Relation
 from dpaudit.rng import SeedRecord
 
-__all__ = ["claim_result", "obligation_seed", "run_claim", "run_obligation"]
+__all__ = ["claim_result", "error_evidence", "obligation_seed", "run_claim", "run_obligation"]
 
 
 def _stable_key(*parts: str) -> int:
@@ -168,17 +168,24 @@ def _cut_short(run: Obligation, context: CheckContext, candidate: Any, remaining
     return _out_of_time(run, remaining, started=remaining is None or remaining > 0)
 
 
+def error_evidence(checker: str, summary: str, domain: str, exc: Exception) -> Evidence:
+    """The ``error`` of a check by ``checker`` that ``exc`` stopped (a DpAuditError it raised, or the failure
+    of the worker running it), with ``summary`` and the ``domain`` it covers; the exception is in the details."""
+    return Evidence(
+        verdict=Verdict.ERROR,
+        summary=summary,
+        domain=domain,
+        method=checker,
+        details={"error": f"{type(exc).__name__}: {exc}"},
+    )
+
+
 def _failed(run: Obligation, exc: Exception) -> tuple[Evidence, bool]:
     """The evidence of a check that raised ``exc``, and whether it is an internal error of the checker."""
     if isinstance(exc, DpAuditError):
-        evidence = Evidence(
-            verdict=Verdict.ERROR,
-            summary=f"the check could not run: {exc}",
-            domain="none (the check did not run)",
-            method=run.checker,
-            details={"error": f"{type(exc).__name__}: {exc}"},
-        )
-        return evidence, False
+        return error_evidence(
+            run.checker, f"the check could not run: {exc}", "none (the check did not run)", exc
+        ), False
     if isinstance(exc, MemoryError):
         return _out_of_memory(run), False
     if isinstance(exc, ArithmeticError | mpmath.libmp.NoConvergence):

@@ -8,15 +8,13 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from typing import Any
 
-from dpaudit.audit.execution import claim_result, obligation_seed, run_obligation
+from dpaudit.audit.execution import claim_result, error_evidence, obligation_seed, run_obligation
 from dpaudit.audit.plugins import get_checker, obligation_for_run
 from dpaudit.audit.progress import ProgressReporter
 from dpaudit.audit.results import ClaimResult, ObligationResult
 from dpaudit.checks.empirical.executors import interrupts_deferred
 from dpaudit.errors import AuditInterrupted, UnknownName
 from dpaudit.kernel.claims import Claim
-from dpaudit.kernel.evidence import Evidence
-from dpaudit.kernel.verdicts import Verdict
 from dpaudit.rng import SeedRecord
 
 __all__ = [
@@ -217,12 +215,11 @@ def _lost_in_the_pool(claim: Claim, r: int, o: int, seed: int, quick: bool, exc:
     audit goes on and its report is written."""
     obligation, relation = claim.obligations[o], claim.relations[r]
     known = claim.known_finding(relation.name, obligation.id)
-    evidence = Evidence(
-        verdict=Verdict.ERROR,
-        summary=f"the worker process running this check failed: {type(exc).__name__}: {exc}",
-        domain="none (the check did not finish)",
-        method=obligation.checker,
-        details={"error": f"{type(exc).__name__}: {exc}"},
+    evidence = error_evidence(
+        obligation.checker,
+        f"the worker process running this check failed: {type(exc).__name__}: {exc}",
+        "none (the check did not finish)",
+        exc,
     )
     return ObligationResult(
         obligation_for_run(obligation, quick),
