@@ -7,6 +7,7 @@ to ``audit.md``), written by :func:`dpaudit.report.folder.write_report_folder`.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,33 +131,37 @@ def _field(text: str, detail: _Detail) -> str:
     return text if detail.field_chars is None else _fit(text, detail.field_chars)
 
 
+def _anchored_heading(level: int, anchor: str, title: str, verdict: str) -> list[str]:
+    """An anchor the report links to, the heading ``title — <verdict's mark>`` at ``level``, and the blank
+    lines around it."""
+    return [f'<a id="{anchor}"></a>', "", f"{'#' * level} {title} — {_mark(verdict)}", ""]
+
+
+def _bullets(*items: tuple[str, Any, Callable[[Any], str]]) -> list[str]:
+    """``- label: render(value)`` for each ``(label, value, render)`` whose value is set, in order (an empty
+    or missing value leaves its line out)."""
+    return [f"- {label}: {render(value)}" for label, value, render in items if value]
+
+
 def _obligation_lines(obligation: dict[str, Any], figure_dir: str | None, detail: _Detail) -> list[str]:
     lines = [
-        f'<a id="{obligation["anchor"]}"></a>',
-        "",
-        f"#### {escape_markdown(obligation['id'])} — {_mark(obligation['verdict'])}",
-        "",
+        *_anchored_heading(4, obligation["anchor"], escape_markdown(obligation["id"]), obligation["verdict"]),
         f"> {escape_markdown(obligation['statement'])}",
         "",
         f"- result: {escape_markdown(obligation['summary'])}",
         f"- covers: {escape_markdown(_field(obligation['domain'], detail))}",
         f"- method: {escape_markdown(_field(obligation['method'], detail))} (checker {_code(obligation['checker'])})",
     ]
-    if obligation["assumption"]:
-        lines.append(f"- verified under assumption: {escape_markdown(obligation['assumption'])}")
-    if obligation["certificate"]:
-        lines.append(f"- certificate: {escape_markdown(obligation['certificate'])}")
-    if obligation["budget"]:
-        lines.append(f"- budget: {_pairs(obligation['budget'])}")
-    if obligation["params"]:
-        lines.append(f"- params: {_field(_pairs(obligation['params']), detail)}")
-    if obligation["source"]:
-        lines.append(f"- source: {escape_markdown(obligation['source'])}")
-    if obligation["seed"]:
-        elapsed = f" · {obligation['elapsed']}" if obligation["elapsed"] else ""
-        lines.append(f"- seed: {escape_markdown(obligation['seed'] + elapsed)}")
-    if obligation["error"]:
-        lines.append(f"- error: {escape_markdown(obligation['error'])}")
+    elapsed = f" · {obligation['elapsed']}" if obligation["elapsed"] else ""
+    lines += _bullets(
+        ("verified under assumption", obligation["assumption"], escape_markdown),
+        ("certificate", obligation["certificate"], escape_markdown),
+        ("budget", obligation["budget"], _pairs),
+        ("params", obligation["params"], lambda params: _field(_pairs(params), detail)),
+        ("source", obligation["source"], escape_markdown),
+        ("seed", obligation["seed"], lambda seed: escape_markdown(seed + elapsed)),
+        ("error", obligation["error"], escape_markdown),
+    )
     lines.append("")
     lines += _measurement_lines(obligation["measurements"], detail.measurements)
     lines += _counterexample_lines(obligation["counterexample"])
@@ -168,24 +173,19 @@ def _obligation_lines(obligation: dict[str, Any], figure_dir: str | None, detail
 
 def _claim_lines(claim: dict[str, Any], figure_dir: str | None, detail: _Detail = _LEVELS[0]) -> list[str]:
     lines = [
-        f'<a id="{claim["anchor"]}"></a>',
-        "",
-        f"## {escape_markdown(claim['id'])} — {_mark(claim['verdict'])}",
-        "",
+        *_anchored_heading(2, claim["anchor"], escape_markdown(claim["id"]), claim["verdict"]),
         escape_markdown(claim["title"]),
         "",
         f"- source: {escape_markdown(claim['source'])}",
     ]
-    if claim["source_note"]:
-        lines.append(f"- note: {escape_markdown(claim['source_note'])}")
+    lines += _bullets(("note", claim["source_note"], escape_markdown))
     lines.append(f"- mechanism: {_code(claim['mechanism'])} with {_pairs(claim['mechanism_params'])}")
     lines.append(f"- guarantee: {_pairs(claim['guarantee'])}")
-    if claim["parameters"]:
-        lines.append(f"- parameters: {_pairs(claim['parameters'], '; ')}")
-    if claim["spec_path"]:
-        lines.append(f"- spec: {_code(claim['spec_path'])}")
-    if claim["reproduce"]:
-        lines.append(f"- reproduce: {_code(claim['reproduce'])}")
+    lines += _bullets(
+        ("parameters", claim["parameters"], lambda parameters: _pairs(parameters, "; ")),
+        ("spec", claim["spec_path"], _code),
+        ("reproduce", claim["reproduce"], _code),
+    )
     lines += ["", "### Obligation tree", "", f"- {_mark(claim['verdict'])} {escape_markdown(claim['id'])}"]
     for relation in claim["relations"]:
         lines.append(
@@ -203,12 +203,7 @@ def _claim_lines(claim: dict[str, Any], figure_dir: str | None, detail: _Detail 
             )
     lines.append("")
     for relation in claim["relations"]:
-        lines += [
-            f'<a id="{relation["anchor"]}"></a>',
-            "",
-            f"### under {_code(relation['name'])} — {_mark(relation['verdict'])}",
-            "",
-        ]
+        lines += _anchored_heading(3, relation["anchor"], f"under {_code(relation['name'])}", relation["verdict"])
         for finding in relation["known_findings"]:
             lines += [
                 f"**Known finding** (expected; CI fails if it is no longer reproduced): {escape_markdown(finding)}",
