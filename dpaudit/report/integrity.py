@@ -34,6 +34,15 @@ def _expect(value: Any, kind: type | tuple[type, ...], key: str, path: str) -> A
     return value
 
 
+def _parts(parent: Any, field: str, key: str, path: str, empty: str) -> list[Any]:
+    """The non-empty list ``parent[field]`` of a dict ``parent`` at ``key`` (a claim's relations, a relation's
+    obligations); ``empty`` says what an empty list is."""
+    items = _expect(_expect(parent, dict, key, path).get(field), list, f"{key}.{field}", path)
+    if not items:
+        raise SpecError(empty, path=path, key=f"{key}.{field}")
+    return items
+
+
 def _verdict(value: Any, key: str, path: str) -> Verdict:
     try:
         return Verdict(_expect(value, str, key, path))
@@ -63,17 +72,10 @@ def verify_report(document: dict[str, Any], path: str, *, recomputed_digest: str
     counts: dict[str, int] = {verdict.value: 0 for verdict in Verdict}
     for i, result in enumerate(claims):
         key = f"claims[{i}]"
-        _expect(result, dict, key, path)
-        relations = _expect(result.get("relations"), list, f"{key}.relations", path)
-        if not relations:
-            raise SpecError("a claim without relations", path=path, key=f"{key}.relations")
         relation_verdicts = []
-        for j, relation in enumerate(relations):
+        for j, relation in enumerate(_parts(result, "relations", key, path, "a claim without relations")):
             where = f"{key}.relations[{j}]"
-            _expect(relation, dict, where, path)
-            items = _expect(relation.get("obligations"), list, f"{where}.obligations", path)
-            if not items:
-                raise SpecError("a relation without obligations", path=path, key=f"{where}.obligations")
+            items = _parts(relation, "obligations", where, path, "a relation without obligations")
             verdicts = []
             for k, item in enumerate(items):
                 evidence = _expect(
