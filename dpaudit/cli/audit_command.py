@@ -7,9 +7,17 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit._version import DEFAULT_SEED
-from dpaudit.cli.common import DEFAULT_OUT, add_run_options, check_output_folder, finish, parse_seed, reporter, sampled
-from dpaudit.kernel.verdicts import FAIL_POLICIES
+from dpaudit.cli.common import (
+    DEFAULT_OUT,
+    add_fail_on_option,
+    add_out_option,
+    add_run_options,
+    add_seed_option,
+    check_output_folder,
+    finish,
+    reporter,
+    sampled,
+)
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,14 +31,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     audit.add_argument("specs", nargs="*", metavar="SPEC", help="TOML spec files (default: the built-in specs)")
     audit.add_argument("--quick", action="store_true", help="use each obligation's reduced [obligations.quick] budgets")
-    audit.add_argument("--seed", type=parse_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
-    audit.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default ./{DEFAULT_OUT})")
-    audit.add_argument(
-        "--fail-on",
-        choices=FAIL_POLICIES,
-        default="violated",
-        help="exit 1 when a claim is violated or errored (default); 'inconclusive' also exits 4 when inconclusive",
-    )
+    add_seed_option(audit)
+    add_out_option(audit, DEFAULT_OUT)
+    add_fail_on_option(audit)
 
     add_run_options(audit)
     audit.add_argument(

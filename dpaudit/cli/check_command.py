@@ -7,21 +7,21 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit._version import DEFAULT_SEED
 from dpaudit.cli.common import (
     DEFAULT_OUT,
     EXIT_FAILED,
     EXIT_INCONCLUSIVE,
     EXIT_OK,
+    add_fail_on_option,
+    add_out_option,
     add_run_options,
+    add_seed_option,
     check_output_folder,
     finish,
     log,
-    parse_seed,
     reporter,
     sampled,
 )
-from dpaudit.kernel.verdicts import FAIL_POLICIES
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,19 +42,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         time_limit_default=" (default one hour; a candidate too slow for it is refused before any check, "
         "with its measured pace)",
     )
-    check.add_argument("--seed", type=parse_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
-    check.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default ./{DEFAULT_OUT})")
+    add_seed_option(check)
+    add_out_option(check, DEFAULT_OUT)
     check.add_argument(
         "--fail-on-conformance",
         action="store_true",
         help="also exit 1 when the candidate's output law differs from the reference's (conformance, not privacy)",
     )
-    check.add_argument(
-        "--fail-on",
-        choices=FAIL_POLICIES,
-        default="violated",
-        help="exit 1 when a claim is violated or errored (default); 'inconclusive' also exits 4 when inconclusive",
-    )
+    add_fail_on_option(check)
     check.set_defaults(run=run)
 
 

@@ -10,7 +10,9 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dpaudit._version import DEFAULT_SEED
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.verdicts import FAIL_POLICIES
 
 if TYPE_CHECKING:
     from dpaudit.audit.results import AuditReport
@@ -32,8 +34,24 @@ EXIT_CODES_HELP = (
 DEFAULT_OUT = "dpaudit-report"
 DEFAULT_MUTANTS_OUT = "dpaudit-mutants"
 REPRODUCIBLE_PAPERS = ("balle2016", "xie2019", "gohari2020")
+FAIL_ON_HELP = "exit 1 when a claim is violated or errored (default); 'inconclusive' also exits 4 when inconclusive"
 
 log = logging.getLogger("dpaudit")
+
+
+def add_seed_option(command: argparse.ArgumentParser) -> None:
+    """--seed, the root seed every random draw of the command descends from."""
+    command.add_argument("--seed", type=parse_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
+
+
+def add_out_option(command: argparse.ArgumentParser, default: str) -> None:
+    """--out, the folder the command writes to (``default``, relative to the working folder)."""
+    command.add_argument("--out", default=default, help=f"output folder (default ./{default})")
+
+
+def add_fail_on_option(command: argparse.ArgumentParser, help: str = FAIL_ON_HELP) -> None:
+    """--fail-on, the verdict policy of the exit code (``help``: what the command does with it)."""
+    command.add_argument("--fail-on", choices=FAIL_POLICIES, default="violated", help=help)
 
 
 def add_run_options(command: argparse.ArgumentParser, *, time_limit_default: str = "") -> None:

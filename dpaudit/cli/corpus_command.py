@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 
 from dpaudit._validation import check_integer
-from dpaudit.cli.common import EXIT_OK
+from dpaudit.cli.common import EXIT_OK, add_out_option
 from dpaudit.errors import InvalidArgument
 
 
@@ -46,7 +46,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "scheduler; every worker needs dpaudit and the manifest's folder at the same path; docs/executors.md); "
         "each check runs in a process of its own there; the tables do not change",
     )
-    corpus.add_argument("--out", default="dpaudit-corpus", help="output folder (default ./dpaudit-corpus)")
+    add_out_option(corpus, "dpaudit-corpus")
     corpus.set_defaults(run=run)
 
 

@@ -6,8 +6,7 @@ import argparse
 from collections.abc import Sequence
 from contextlib import ExitStack
 
-from dpaudit._version import DEFAULT_SEED
-from dpaudit.cli.common import DEFAULT_MUTANTS_OUT, EXIT_FAILED, EXIT_OK, parse_seed
+from dpaudit.cli.common import DEFAULT_MUTANTS_OUT, EXIT_FAILED, EXIT_OK, add_out_option, add_seed_option
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -21,8 +20,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     mutants.add_argument("--quick", action="store_true", help="use the specs' reduced budgets")
     mutants.add_argument("--only", nargs="+", metavar="NAME", help="audit only these mutants")
-    mutants.add_argument("--seed", type=parse_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
-    mutants.add_argument("--out", default=DEFAULT_MUTANTS_OUT, help=f"output folder (default ./{DEFAULT_MUTANTS_OUT})")
+    add_seed_option(mutants)
+    add_out_option(mutants, DEFAULT_MUTANTS_OUT)
     mutants.add_argument(
         "--executor",
         metavar="SPEC",

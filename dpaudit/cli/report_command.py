@@ -8,8 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dpaudit.cli.common import EXIT_OK
-from dpaudit.kernel.verdicts import FAIL_POLICIES
+from dpaudit.cli.common import EXIT_OK, add_fail_on_option
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,11 +26,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     report.add_argument(
         "--output", "-o", help="write here instead of standard output (md: also writes figures/ next to it)"
     )
-    report.add_argument(
-        "--fail-on",
-        choices=FAIL_POLICIES,
-        default="violated",
-        help="junit: inconclusive is skipped (violated, the default) or a failure (inconclusive)",
+    add_fail_on_option(
+        report, help="junit: inconclusive is skipped (violated, the default) or a failure (inconclusive)"
     )
     report.set_defaults(run=run)
 

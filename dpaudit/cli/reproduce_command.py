@@ -8,8 +8,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit._version import DEFAULT_SEED
-from dpaudit.cli.common import EXIT_OK, REPRODUCIBLE_PAPERS, parse_seed
+from dpaudit.cli.common import EXIT_OK, REPRODUCIBLE_PAPERS, add_seed_option
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,7 +16,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     reproduce = commands.add_parser("reproduce", help="re-run a paper's experiments: figures, CSV and a summary")
     reproduce.add_argument("paper", choices=REPRODUCIBLE_PAPERS, help="the paper whose experiments to re-run")
     reproduce.add_argument("--quick", action="store_true", help="a smaller configuration (minutes)")
-    reproduce.add_argument("--seed", type=parse_seed, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
+    add_seed_option(reproduce)
     reproduce.add_argument(
         "--out",
         default=None,
