@@ -7,17 +7,7 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit.cli.common import (
-    DEFAULT_OUT,
-    add_fail_on_option,
-    add_out_option,
-    add_run_options,
-    add_seed_option,
-    check_output_folder,
-    finish,
-    reporter,
-    sampled,
-)
+from dpaudit.cli.common import add_report_options, add_run_options, check_output_folder, finish, reporter, sampled
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,9 +21,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     audit.add_argument("specs", nargs="*", metavar="SPEC", help="TOML spec files (default: the built-in specs)")
     audit.add_argument("--quick", action="store_true", help="use each obligation's reduced [obligations.quick] budgets")
-    add_seed_option(audit)
-    add_out_option(audit, DEFAULT_OUT)
-    add_fail_on_option(audit)
+    add_report_options(audit)
 
     add_run_options(audit)
     audit.add_argument(

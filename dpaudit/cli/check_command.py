@@ -8,14 +8,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dpaudit.cli.common import (
-    DEFAULT_OUT,
     EXIT_FAILED,
     EXIT_INCONCLUSIVE,
     EXIT_OK,
-    add_fail_on_option,
-    add_out_option,
+    add_report_options,
     add_run_options,
-    add_seed_option,
     check_output_folder,
     finish,
     log,
@@ -42,14 +39,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         time_limit_default=" (default one hour; a candidate too slow for it is refused before any check, "
         "with its measured pace)",
     )
-    add_seed_option(check)
-    add_out_option(check, DEFAULT_OUT)
+    add_report_options(check)
     check.add_argument(
         "--fail-on-conformance",
         action="store_true",
         help="also exit 1 when the candidate's output law differs from the reference's (conformance, not privacy)",
     )
-    add_fail_on_option(check)
     check.set_defaults(run=run)
 
 

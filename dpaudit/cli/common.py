@@ -54,6 +54,13 @@ def add_fail_on_option(command: argparse.ArgumentParser, help: str = FAIL_ON_HEL
     command.add_argument("--fail-on", choices=FAIL_POLICIES, default="violated", help=help)
 
 
+def add_report_options(command: argparse.ArgumentParser) -> None:
+    """--seed, --out and --fail-on: the options of a command that writes an audit report (audit, check)."""
+    add_seed_option(command)
+    add_out_option(command, DEFAULT_OUT)
+    add_fail_on_option(command)
+
+
 def add_run_options(command: argparse.ArgumentParser, *, time_limit_default: str = "") -> None:
     """--quiet, --progress and --time-limit, shared by audit and check (``time_limit_default``: what the
     command does without --time-limit, for its help)."""
