@@ -243,12 +243,12 @@ def _episode_ratios(
             f"policies along {where}: {pi.shape[1]} target and {pi_b.shape[1]} behaviour probabilities per step "
             f"for actions up to {int(episode.actions.max())}; expected equal lengths covering every action"
         )
-    uncovered = (pi_b == 0) & (pi > 0)
-    if uncovered.any():
-        t, a = (int(i) for i in np.argwhere(uncovered)[0])
+    gap = _first_uncovered(pi, pi_b)
+    if gap is not None:
+        t, a = gap
         raise InvalidArgument(
             f"behaviour policy: pi_b(a={a}|o) = 0 while pi(a={a}|o) = {pi[t, a]!r} > 0 at {where} step {t}: "
-            "the importance ratio is undefined (off-policy evaluation needs coverage)"
+            + _NO_COVERAGE
         )
     steps = np.arange(len(episode))
     taken_b = pi_b[steps, episode.actions]
@@ -257,6 +257,19 @@ def _episode_ratios(
         a = int(episode.actions[t])
         raise InvalidArgument(f"behaviour policy: pi_b(a={a}|o) = 0 at {where} step {t}, yet the data took action {a}")
     return pi[steps, episode.actions] / taken_b
+
+
+_NO_COVERAGE = "the importance ratio is undefined (off-policy evaluation needs coverage)"
+
+
+def _first_uncovered(pi: np.ndarray, pi_b: np.ndarray) -> tuple[int, int] | None:
+    """The first (row, action) at which the target policy ``pi`` may act and the behaviour policy ``pi_b``
+    never does (no importance ratio exists there), or None when ``pi_b`` covers ``pi``."""
+    uncovered = np.argwhere((pi_b == 0) & (pi > 0))
+    if not uncovered.size:
+        return None
+    row, action = (int(i) for i in uncovered[0])
+    return row, action
 
 
 def _probability_rows(name: str, rows: list[Any]) -> np.ndarray:
@@ -282,12 +295,11 @@ def _ratios(target: MarkovPolicy | None, behaviour: MarkovPolicy | None, n_state
     pi, pi_b = target.probabilities, behaviour.probabilities
     if pi.shape != pi_b.shape or pi.shape[0] != n_states:
         raise InvalidArgument(f"policies: shapes {pi.shape} and {pi_b.shape} must both be ({n_states}, n_actions)")
-    uncovered = (pi_b == 0) & (pi > 0)
-    if uncovered.any():
-        s, a = (int(i) for i in np.argwhere(uncovered)[0])
+    gap = _first_uncovered(pi, pi_b)
+    if gap is not None:
+        s, a = gap
         raise InvalidArgument(
-            f"behaviour policy: pi_b(a={a}|s={s}) = 0 while pi(a={a}|s={s}) = {pi[s, a]!r} > 0: "
-            "the importance ratio is undefined (off-policy evaluation needs coverage)"
+            f"behaviour policy: pi_b(a={a}|s={s}) = 0 while pi(a={a}|s={s}) = {pi[s, a]!r} > 0: " + _NO_COVERAGE
         )
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(pi_b > 0, pi / np.where(pi_b > 0, pi_b, 1.0), 0.0)
