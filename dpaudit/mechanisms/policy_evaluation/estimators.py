@@ -97,7 +97,30 @@ def _state_weights(name: str, values: Any, n_states: int, *, positive: bool, at_
 
 
 @dataclass(frozen=True)
-class LSW:
+class _FirstVisitLeastSquares:
+    """What LSW and LSL share: S states (``n_states``), the S × d features Φ (``features``, see
+    :func:`feature_matrix`) and the discount γ in [0, 1) of the first-visit returns (``gamma``)."""
+
+    n_states: int
+    features: Any = "tabular"
+    gamma: float = 0.99
+    phi: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def _check_states_and_discount(self) -> int:
+        """Validate and normalise ``n_states`` and ``gamma``; return S."""
+        n_states = check_integer("n_states", self.n_states, low=1)
+        object.__setattr__(self, "n_states", n_states)
+        object.__setattr__(self, "gamma", check_real("gamma", self.gamma, low=0.0, high=1.0, high_open=True))
+        return n_states
+
+    @property
+    def d(self) -> int:
+        """The number of features d."""
+        return int(self.phi.shape[1])
+
+
+@dataclass(frozen=True)
+class LSW(_FirstVisitLeastSquares):
     """Least squares with fixed state weights w: θ_X^w of eqs. (6)-(8).
 
     Attributes:
@@ -114,18 +137,12 @@ class LSW:
         Balle et al. 2016, Sec. 3.1, eqs. (6), (7), (8).
     """
 
-    n_states: int
-    features: Any = "tabular"
-    gamma: float = 0.99
     weights: Any = None
-    phi: np.ndarray = field(init=False, repr=False, compare=False)
     w: np.ndarray = field(init=False, repr=False, compare=False)
     gram: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        n_states = check_integer("n_states", self.n_states, low=1)
-        object.__setattr__(self, "n_states", n_states)
-        object.__setattr__(self, "gamma", check_real("gamma", self.gamma, low=0.0, high=1.0, high_open=True))
+        n_states = self._check_states_and_discount()
         phi = feature_matrix(self.features, n_states)
         w = _state_weights("weights", self.weights, n_states, positive=True, at_most_one=False)
         gram = phi.T @ (w[:, None] * phi)
@@ -138,11 +155,6 @@ class LSW:
         gram.setflags(write=False)
         for name, value in (("phi", phi), ("w", w), ("gram", gram)):
             object.__setattr__(self, name, value)
-
-    @property
-    def d(self) -> int:
-        """The number of features d."""
-        return int(self.phi.shape[1])
 
     def solve(self, average_returns: Any) -> np.ndarray:
         """Return θ_X^w solving Φ^T Γ Φ θ = Φ^T Γ F_X (eq. (7)) for a given F_X.
@@ -166,13 +178,11 @@ class LSW:
 
 
 @dataclass(frozen=True)
-class LSL:
+class LSL(_FirstVisitLeastSquares):
     """Ridge-regularised first-visit least squares: θ_X^λ of eqs. (10)-(11).
 
     Attributes:
-        n_states: S.
-        features: see :func:`feature_matrix`.
-        gamma: discount γ in [0, 1).
+        n_states, features, gamma: as for :class:`LSW`.
         lam: λ > 0.
         rho: regression weights ρ_s in [0, 1] (None means all ones).
 
@@ -180,26 +190,15 @@ class LSL:
         Balle et al. 2016, eq. (3) and Sec. 3.2, eqs. (10), (11).
     """
 
-    n_states: int
-    features: Any = "tabular"
-    gamma: float = 0.99
     lam: float = 1.0
     rho: Any = None
-    phi: np.ndarray = field(init=False, repr=False, compare=False)
     weights: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        n_states = check_integer("n_states", self.n_states, low=1)
-        object.__setattr__(self, "n_states", n_states)
-        object.__setattr__(self, "gamma", check_real("gamma", self.gamma, low=0.0, high=1.0, high_open=True))
+        n_states = self._check_states_and_discount()
         object.__setattr__(self, "lam", check_real("lam", self.lam, low=0.0, low_open=True))
         object.__setattr__(self, "phi", feature_matrix(self.features, n_states))
         object.__setattr__(self, "weights", _state_weights("rho", self.rho, n_states, positive=False, at_most_one=True))
-
-    @property
-    def d(self) -> int:
-        """The number of features d."""
-        return int(self.phi.shape[1])
 
     def solve(self, statistics: FirstVisitStatistics) -> np.ndarray:
         """Return θ_X^λ = (Φ^T Γ_X Φ + λ/(2m) I)^{-1} Φ^T Γ_X F_X (eq. (11)).
