@@ -33,7 +33,6 @@ from __future__ import annotations
 import math
 import os
 import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -279,5 +278,4 @@ def run(out_dir: Path, *, quick: bool, seed: int, config: Xie2019Config | None =
         timings=timings,
         elapsed=time.perf_counter() - started,
         load=(load_before, os.getloadavg()),
-        config_fields=asdict(settings),
     )

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from dpaudit.reproduce.xie2019_config import Xie2019Config
 
 __all__ = ["write_summary"]
 
@@ -120,7 +123,7 @@ def _table(headers: list[str], rows: list[list[Any]]) -> list[str]:
 def write_summary(
     path: Path,
     *,
-    settings: Any,
+    settings: Xie2019Config,
     quick: bool,
     seed: int,
     chain: dict[str, Any],
@@ -129,7 +132,6 @@ def write_summary(
     timings: dict[str, float],
     elapsed: float,
     load: tuple[tuple[float, ...], tuple[float, ...]],
-    config_fields: dict[str, Any],
 ) -> Path:
     """Write ``summary.md`` and return its path."""
     claims = [
@@ -249,7 +251,7 @@ def write_summary(
         "fig2b_mountain_car_mspbe_vs_iteration.{svg,csv}, fig2b_mountain_car_final.csv, "
         "hiv_relative_mspbe_vs_iteration.{svg,csv}, hiv_final.csv, noise_multipliers.csv.",
         "",
-        "Configuration: " + ", ".join(f"{key}={value}" for key, value in config_fields.items()),
+        "Configuration: " + ", ".join(f"{key}={value}" for key, value in asdict(settings).items()),
         "",
     ]
     path.write_text("\n".join(out), encoding="utf-8")
