@@ -23,7 +23,6 @@ LONG_FUNCTIONS = {
     "report/comparison_svg.py:comparison_svg",
     "reproduce/balle2016.py:run_experiment",
     "reproduce/balle2016_claims.py:_claims",
-    "reproduce/xie2019.py:_chain_experiments",
     "reproduce/xie2019_off_policy.py:_off_policy_experiment",
     "reproduce/xie2019_summary.py:write_summary",
 }
