@@ -21,7 +21,9 @@ def approx_dp_of(claim: Claim) -> ApproxDP:
     Raises:
         InvalidArgument: when the claim states another kind of guarantee.
     """
-    if isinstance(claim.guarantee, ZeroConcentratedDP | RenyiDP):
+    if isinstance(claim.guarantee, ZeroConcentratedDP) or (
+        isinstance(claim.guarantee, RenyiDP) and claim.guarantee.delta is not None
+    ):
         return claim.guarantee.implied_approx_dp()
     if not isinstance(claim.guarantee, ApproxDP):
         raise InvalidArgument(

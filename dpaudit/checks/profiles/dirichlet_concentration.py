@@ -106,6 +106,12 @@ def _decide_point(
 _RADIUS_RELATIVE_ERROR = 8 * 2.0**-53
 
 
+def _exact_bounds(p: np.ndarray, k: float, radius: float) -> tuple[Any, Any, float]:
+    """The rigorous Beta-marginal (lower, upper) bounds on the point's tail probability, and its radius."""
+    lower, upper = concentration_tail_bounds(p, k, radius)
+    return lower, upper, radius
+
+
 def _margin_enclosure(points: list[tuple[np.ndarray, float, float]], radii: list[float]) -> tuple[Any, Any]:
     """An enclosure, valid on any IEEE-754 machine, of min over the grid of β − P(‖M(p) − p‖∞ >= r) at the
     lemma's exact radii: the tail falls as r grows, so its upper bound at r(1 − e) and its lower bound at
@@ -117,6 +123,20 @@ def _margin_enclosure(points: list[tuple[np.ndarray, float, float]], radii: list
         lows.append(exact_fraction(beta) - exact_fraction(upper))
         highs.append(exact_fraction(beta) - exact_fraction(lower))
     return min(lows), min(highs)
+
+
+def _verified_margin(points: list[tuple[np.ndarray, float, float]], exact_results: list[tuple]) -> Measurement:
+    """The verified grid's smallest margin β − P(‖M(p) − p‖∞ >= r) with its enclosure (:func:`_margin_enclosure`)."""
+    low, high = _margin_enclosure(points, [radius for _, _, radius in exact_results])
+    return Measurement(
+        quantity="smallest beta - P(||M(p) - p||_inf >= radius) over the grid",
+        claimed=0.0,
+        measured=float(low),
+        margin=float(low),
+        direction="enclosure valid on any IEEE-754 machine: mpmath Beta tails at the radius moved by its "
+        "float error either way (the tail falls as the radius grows)",
+        margin_interval=(low, high),
+    )
 
 
 @register_checker(
@@ -144,11 +164,7 @@ def check_dirichlet_concentration(obligation: Obligation, context: CheckContext)
     confidence = float(params.get("confidence", 0.95))
     scale = float(params.get("radius_scale", 1.0))
     points = [(p, k, beta) for p in inputs for k in ks for beta in betas]
-    exact_results = []
-    for p, k, beta in points:
-        radius = scale * concentration_radius(k, beta)
-        lower, upper = concentration_tail_bounds(p, k, radius)
-        exact_results.append((lower, upper, radius))
+    exact_results = [_exact_bounds(p, k, scale * concentration_radius(k, beta)) for p, k, beta in points]
     undecided = [
         i for i, (lower, upper, _) in enumerate(exact_results) if not (upper <= points[i][2] or lower > points[i][2])
     ]
@@ -164,20 +180,8 @@ def check_dirichlet_concentration(obligation: Obligation, context: CheckContext)
             worst_index, worst_excess = index, certified_lower - beta
     overall = combine_verdicts(verdicts)
     worst = rows[worst_index]
-    enclosed: tuple[Measurement, ...] = ()
-    if overall is Verdict.VERIFIED:  # every point decided by the exact bounds: its margin, enclosed for recheck
-        low, high = _margin_enclosure(points, [radius for _, _, radius in exact_results])
-        enclosed = (
-            Measurement(
-                quantity="smallest beta - P(||M(p) - p||_inf >= radius) over the grid",
-                claimed=0.0,
-                measured=float(low),
-                margin=float(low),
-                direction="enclosure valid on any IEEE-754 machine: mpmath Beta tails at the radius moved by its "
-                "float error either way (the tail falls as the radius grows)",
-                margin_interval=(low, high),
-            ),
-        )
+    # every point decided by the exact bounds: the margin, enclosed for recheck
+    enclosed = (_verified_margin(points, exact_results),) if overall is Verdict.VERIFIED else ()
     counterexample = None
     if overall is Verdict.VIOLATED:
         bad = next(row for row in rows if row["verdict"] == "violated")
