@@ -17,6 +17,7 @@ import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -32,6 +33,7 @@ __all__ = [
     "MAX_SAMPLES",
     "MAX_SEARCH_EXAMPLES",
     "MAX_TIME_LIMIT_SECONDS",
+    "Ceiling",
     "ceiling",
     "check_ceilings",
     "check_enumeration",
@@ -85,6 +87,21 @@ def ceiling(name: str) -> Any:
     """The ceiling ``name`` in force (an int for counts, a float for seconds and MiB)."""
     value = _LOWERED.get().get(name, DEFAULT_CEILINGS[name])
     return value if name in ("time_limit_seconds", "memory_mib") else int(value)
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """The ceiling ``name`` as the upper bound of a checker param
+    (:func:`~dpaudit.kernel.checker_config.param`): read when the param is checked, so a lowered
+    ceiling applies; the docs name it."""
+
+    name: str
+
+    def __call__(self) -> Any:
+        return ceiling(self.name)
+
+    def __str__(self) -> str:
+        return f"the {self.name} ceiling"
 
 
 def check_enumeration(what: str, count: int) -> int:

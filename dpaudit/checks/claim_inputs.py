@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
+from dpaudit.checks.budget_limits import Ceiling
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checker_config import CheckerConfig, param
 from dpaudit.kernel.claims import Claim
 from dpaudit.mechanisms.catalogue import get_mechanism
 from dpaudit.privacy.guarantees import ApproxDP, RenyiDP, ZeroConcentratedDP
 
-__all__ = ["approx_dp_of", "input_converter", "require_views"]
+__all__ = ["DigitsConfig", "approx_dp_of", "input_converter", "require_views"]
 
 
 def approx_dp_of(claim: Claim) -> ApproxDP:
@@ -52,3 +55,10 @@ def require_views(claim: Claim, views: Iterable[str]) -> None:
             f"claim {claim.id!r}: mechanism={claim.mechanism.name!r} does not offer the white-box views "
             f"{missing} this checker reads"
         )
+
+
+@dataclass(frozen=True)
+class DigitsConfig(CheckerConfig):
+    """The ``digits`` param of an exact check: its mpmath working precision."""
+
+    digits: int = param("mpmath working precision, in decimal digits", 60, low=50, high=Ceiling("digits"))

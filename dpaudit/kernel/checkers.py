@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dpaudit.errors import CheckerError, UnknownName
+from dpaudit.kernel.checker_config import CheckerConfig, config_parameters, config_quick_caps, parse_config
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -91,7 +92,9 @@ ParamsValidator = Callable[[dict[str, Any], "Claim"], None]
 class CheckerEntry:
     """A registered checker: its function, a one-line description, an optional validator
     that the spec loader calls on the obligation's params (raising SpecError/InvalidArgument),
-    and whether it audits a candidate from its outputs alone (black box)."""
+    whether it audits a candidate from its outputs alone (black box), and the
+    :class:`~dpaudit.kernel.checker_config.CheckerConfig` its params are declared by (``None``
+    for a checker registered with a hand-written ``validate`` and ``parameters`` only)."""
 
     name: str
     function: CheckerFunction
@@ -102,6 +105,7 @@ class CheckerEntry:
     batch_by_relation: bool = False
     quick_caps: Mapping[str, int] = field(default_factory=dict)
     parameters: Mapping[str, str] = field(default_factory=dict)
+    config: type[CheckerConfig] | None = None
 
     def quick_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """``params`` under ``--quick`` when the obligation has no ``quick`` table of its own: each
@@ -121,6 +125,7 @@ def register_checker(
     name: str,
     *,
     description: str,
+    config: type[CheckerConfig] | None = None,
     validate: ParamsValidator | None = None,
     audits_candidates: bool = False,
     requires_views: tuple[str, ...] = (),
@@ -130,6 +135,13 @@ def register_checker(
 ) -> Callable[[CheckerFunction], CheckerFunction]:
     """Register the decorated function as checker ``name``.
 
+    ``config``: the frozen dataclass (a :class:`~dpaudit.kernel.checker_config.CheckerConfig`)
+    that declares the checker's params; the spec loader's check (unknown keys, types, bounds,
+    defaults, then the config's ``check_claim``), the ``parameters`` table and the ``quick_caps``
+    follow from its fields, and the checker reads its params with
+    :func:`~dpaudit.kernel.checker_config.parse_config`.
+    ``validate``: a validator ``(params, claim)`` the spec loader calls on the obligation's params;
+    with a ``config``, it runs after the config's checks.
     ``audits_candidates``: the checker needs only ``context.mechanism().release`` (black
     box), so ``dpaudit check`` may run it on a candidate implementation.
     ``requires_views``: the white-box views of the Mechanism interface the checker calls
@@ -139,31 +151,47 @@ def register_checker(
     scheduler runs them together, in the spec's order; otherwise each obligation is a task of
     its own (with all its relations).
     ``quick_caps``: the budgets ``--quick`` caps when an obligation has no ``quick`` table
-    (e.g. ``{"samples": 100_000}``), documented in docs/checkers.md.
+    (e.g. ``{"samples": 100_000}``), documented in docs/checkers.md (default: those the
+    ``config``'s fields declare).
     ``parameters``: each param the checker reads, with its type, default and meaning, for the
-    generated reference docs/checkers.md.
+    generated reference docs/checkers.md (default: derived from the ``config``).
 
     Raises:
-        CheckerError: if the name is already taken.
+        CheckerError: if the name is already taken, or a field of ``config`` is not a ``param``.
     """
 
     def decorate(function: CheckerFunction) -> CheckerFunction:
         if name in _REGISTRY:
             raise CheckerError(f"checker {name!r} is registered twice")
+        derived = config_parameters(config) if config is not None else {}
+        caps = config_quick_caps(config) if config is not None else {}
         _REGISTRY[name] = CheckerEntry(
             name,
             function,
             description,
-            validate,
+            validate if config is None else _config_validator(config, validate),
             audits_candidates,
             frozenset(requires_views),
             batch_by_relation,
-            dict(quick_caps or {}),
-            dict(parameters or {}),
+            dict(caps if quick_caps is None else quick_caps),
+            dict(derived if parameters is None else parameters),
+            config,
         )
         return function
 
     return decorate
+
+
+def _config_validator(config: type[CheckerConfig], extra: ParamsValidator | None) -> ParamsValidator:
+    """The spec loader's check of a checker declared by ``config``: parse the params, check them
+    against the claim, then run the checker's own ``extra`` validator if it has one."""
+
+    def validate(params: dict[str, Any], claim: Claim) -> None:
+        parse_config(config, params).check_claim(claim)
+        if extra is not None:
+            extra(params, claim)
+
+    return validate
 
 
 def registered_checker(name: str) -> CheckerEntry:

@@ -7,8 +7,9 @@ import pytest
 
 from dpaudit.audit.plugins import get_checker
 from dpaudit.checks.empirical.bound_evidence import bound_evidence
-from dpaudit.checks.empirical.budget import AuditBudget, budget_from_params
+from dpaudit.checks.empirical.budget import AuditBudget
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
+from dpaudit.checks.empirical.epsilon_lower_bound import EmpiricalConfig
 from dpaudit.checks.empirical.sampling import (
     NeighbourPair,
     ReleaseSampler,
@@ -17,6 +18,7 @@ from dpaudit.checks.empirical.sampling import (
     phase_seed,
 )
 from dpaudit.errors import CheckerError, InvalidArgument, InvalidType
+from dpaudit.kernel.checker_config import parse_config
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.kernel.claims import Claim, MechanismSpec, Obligation, Source
 from dpaudit.kernel.verdicts import Verdict
@@ -91,10 +93,10 @@ def test_valid_budgets_split_every_sample(changes):
     assert min(budget.pilot, budget.selection, budget.certification) >= 1
 
 
-def test_budget_from_params_rejects_unknown_keys():
-    assert budget_from_params({"events": "classifier"}, default_samples=500).events == ("classifier",)
-    with pytest.raises(InvalidArgument, match="unknown params"):
-        budget_from_params({"sample": 10}, default_samples=500)
+def test_the_empirical_config_reads_a_lone_family_and_refuses_unknown_keys():
+    assert parse_config(EmpiricalConfig, {"events": "classifier"}).events == ("classifier",)
+    with pytest.raises(InvalidArgument, match=r"unknown params \['sample'\]: expected some of samples, "):
+        parse_config(EmpiricalConfig, {"sample": 10})
 
 
 @pytest.mark.parametrize(

@@ -4,17 +4,11 @@ selection splits, read from an obligation's params; and the certified results.""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dpaudit._validation import (
-    check_choice,
-    check_integer,
-    check_real,
-)
-from dpaudit.checks.budget_limits import ceiling
-from dpaudit.errors import InvalidArgument
+from dpaudit.checks.budget_limits import Ceiling
+from dpaudit.kernel.checker_config import CheckerConfig, check_fields, param, param_of
 
 __all__ = [
     "ESCALATION_GROWTH",
@@ -23,7 +17,7 @@ __all__ = [
     "AuditBudget",
     "CertifiedEvent",
     "EmpiricalBound",
-    "budget_from_params",
+    "MonteCarloBudgetConfig",
 ]
 
 
@@ -37,68 +31,64 @@ MAX_ESCALATION_SAMPLES = 1 << 22
 
 @dataclass(frozen=True)
 class AuditBudget:
-    """How much sampling an empirical audit may spend, and how it is split.
+    """How much sampling an empirical audit may spend, and how it is split; each field's
+    :func:`~dpaudit.kernel.checker_config.param` says what it holds, and the Monte Carlo checkers'
+    configs (:class:`MonteCarloBudgetConfig`, :class:`EventBudgetConfig`) read these same params.
 
-    Attributes:
-        samples: draws per side (per dataset of a pair), all phases together.
-        confidence: the probability that every certified bound holds (union bound).
-        thresholds: grid points per score in the selection phase.
-        pilot_samples: cap on the pilot draws per side (the pilot takes at most a tenth).
-        selection_fraction: share of the non-pilot draws used for selection.
-        chunk_size: draws per chunk (the unit of seeding and of parallel work).
-        batch_size: draws per mechanism call inside a chunk (keeps arrays in cache).
-        events: event families: ``threshold`` (coordinates), ``interval`` (ranges of 1, 2, 4, ...
-            grid steps of every score's histogram), ``halfspace``
-            (mean difference and a linear logistic classifier), ``classifier`` (logistic on
-            (y, y²)), ``atom`` (exact repeated outputs and the input itself), ``outcome``
-            (for discrete outputs: sets of outcomes in the pilot's likelihood-ratio order, and
-            single outcomes).
-        max_pairs: pairs kept after the pilot screening.
-        classifier_samples: cap on the pilot draws per side used to fit classifiers.
-        escalations: rounds of re-certifying the most promising events (one on exact outputs, one
-            other) on fresh draws, each
-            :data:`ESCALATION_GROWTH` times larger (up to :data:`MAX_ESCALATION_SAMPLES`), when
-            the certified bound stays at or below the claim but the counts suggest more
-            draws would refute it (an atom of probability 1e-3 needs about 10^6 draws at
-            delta = 1e-5). Their bounds share the union bound from the start.
-        confirm: re-certify every event that refutes the claim on fresh draws from an independent
-            seed before the claim is reported violated (the default for a candidate): each event's
-            bound is then the smaller of its two certifications, so a false alarm needs both rounds
-            to err (at most (1 - confidence)^2 when the first round's error is 1 - confidence).
+    Escalation re-certifies the most promising events (one on exact outputs, one other) on fresh
+    draws, each round :data:`ESCALATION_GROWTH` times larger (up to :data:`MAX_ESCALATION_SAMPLES`),
+    when the certified bound stays at or below the claim but the counts suggest more draws would
+    refute it (an atom of probability 1e-3 needs about 10^6 draws at delta = 1e-5); their bounds
+    share the union bound from the start. With ``confirm``, each refuting event's bound is the
+    smaller of its two certifications, so a false alarm needs both rounds to err (at most
+    (1 - confidence)^2 when the first round's error is 1 - confidence).
     """
 
-    samples: int
-    confidence: float = 0.95
-    thresholds: int = 1024
-    pilot_samples: int = 100_000
-    selection_fraction: float = 0.25
-    chunk_size: int = 1 << 19
-    batch_size: int = 1 << 14
-    events: tuple[str, ...] = EVENT_FAMILIES
-    max_pairs: int = 2
-    classifier_samples: int = 20_000
-    escalations: int = 0
-    confirm: bool = False
+    samples: int = param(
+        "draws per side (per dataset of a pair), every phase together", low=100, high=Ceiling("samples")
+    )
+    confidence: float = param(
+        "the probability that every certified bound holds together (union bound)",
+        0.95,
+        low=0.5,
+        high=1.0,
+        high_open=True,
+    )
+    thresholds: int = param("grid points per score in the selection phase", 1024, low=2, high=Ceiling("bins"))
+    pilot_samples: int = param(
+        "cap on the pilot draws per side (the pilot takes at most a tenth)", 100_000, low=10, high=Ceiling("samples")
+    )
+    selection_fraction: float = param(
+        "share of the non-pilot draws used for selection", 0.25, low=0.0, high=1.0, low_open=True, high_open=True
+    )
+    chunk_size: int = param("draws per chunk, the unit of seeding and of parallel work", 1 << 19, low=1)
+    batch_size: int = param("draws per mechanism call inside a chunk (keeps arrays in cache)", 1 << 14, low=1)
+    events: tuple[str, ...] = param(
+        "event families: threshold (coordinates), interval (ranges of 1, 2, 4, ... grid steps of every score's "
+        "histogram), halfspace (mean difference and a linear logistic classifier), classifier (logistic on (y, y^2)), "
+        "atom (exact repeated outputs and the input itself), outcome (for discrete outputs: sets of outcomes in the "
+        "pilot's likelihood-ratio order, and single outcomes)",
+        EVENT_FAMILIES,
+        choices=EVENT_FAMILIES,
+    )
+    max_pairs: int = param("pairs kept after the pilot screening", 2, low=1)
+    classifier_samples: int = param(
+        "cap on the pilot draws per side used to fit the classifiers", 20_000, low=10, high=Ceiling("samples")
+    )
+    escalations: int = param(
+        f"rounds re-counting the most promising events (one on exact outputs, one other) on {ESCALATION_GROWTH}x "
+        "more fresh draws",
+        0,
+        low=0,
+        high=MAX_ESCALATIONS,
+    )
+    confirm: bool = param(
+        "certify every refuting event again on fresh draws from an independent seed before reporting a violation",
+        False,
+    )
 
     def __post_init__(self) -> None:
-        check_integer("samples", self.samples, low=100, high=ceiling("samples"))
-        check_real("confidence", self.confidence, low=0.5, high=1.0, high_open=True)
-        check_integer("thresholds", self.thresholds, low=2, high=ceiling("bins"))
-        check_integer("pilot_samples", self.pilot_samples, low=10, high=ceiling("samples"))
-        check_real("selection_fraction", self.selection_fraction, low=0.0, high=1.0, low_open=True, high_open=True)
-        check_integer("chunk_size", self.chunk_size, low=1)
-        check_integer("batch_size", self.batch_size, low=1)
-        check_integer("max_pairs", self.max_pairs, low=1)
-        check_integer("classifier_samples", self.classifier_samples, low=10, high=ceiling("samples"))
-        check_integer("escalations", self.escalations, low=0, high=MAX_ESCALATIONS)
-        if not isinstance(self.confirm, bool):
-            raise InvalidArgument(f"confirm={self.confirm!r}: expected true or false")
-        families = tuple(self.events)
-        if not families:
-            raise InvalidArgument(f"events={self.events!r}: expected at least one of {', '.join(EVENT_FAMILIES)}")
-        for family in families:
-            check_choice("events", family, EVENT_FAMILIES)
-        object.__setattr__(self, "events", families)
+        check_fields(self)
 
     @property
     def pilot(self) -> int:
@@ -223,33 +213,18 @@ class EmpiricalBound:
         }
 
 
-_BUDGET_KEYS = (
-    "samples",
-    "confidence",
-    "thresholds",
-    "pilot_samples",
-    "selection_fraction",
-    "chunk_size",
-    "events",
-    "max_pairs",
-    "classifier_samples",
-    "escalations",
-    "confirm",
-)
+@dataclass(frozen=True)
+class MonteCarloBudgetConfig(CheckerConfig):
+    """The budget params every Monte Carlo check of the empirical engine reads, declared once; a
+    checker's config adds its own ``samples`` (with its default, and ``"auto"`` where it sizes one)."""
 
+    confidence: float = param_of(AuditBudget, "confidence")
+    thresholds: int = param_of(AuditBudget, "thresholds")
+    pilot_samples: int = param_of(AuditBudget, "pilot_samples")
+    selection_fraction: float = param_of(AuditBudget, "selection_fraction")
+    chunk_size: int = param_of(AuditBudget, "chunk_size")
 
-def budget_from_params(params: dict[str, Any], *, default_samples: int, extra_keys: Sequence[str] = ()) -> AuditBudget:
-    """Build an :class:`AuditBudget` from an obligation's params, rejecting unknown keys.
-
-    Raises:
-        InvalidArgument: naming unknown keys or bad values.
-    """
-    unknown = set(params) - set(_BUDGET_KEYS) - set(extra_keys)
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected some of {', '.join(_BUDGET_KEYS)}")
-    values = {key: params[key] for key in _BUDGET_KEYS if key in params}
-    values.setdefault("samples", default_samples)
-    if "events" in values:
-        events = values["events"]
-        values["events"] = (events,) if isinstance(events, str) else tuple(events)
-    return AuditBudget(**values)
+    def budget(self, samples: int, **changes: Any) -> AuditBudget:
+        """The :class:`AuditBudget` of these params with ``samples`` draws per side and ``changes``."""
+        fields = ("confidence", "thresholds", "pilot_samples", "selection_fraction", "chunk_size")
+        return AuditBudget(samples, **{name: getattr(self, name) for name in fields}, **changes)

@@ -28,16 +28,17 @@ certified bound holds with probability at least the stated confidence. A claim i
 from __future__ import annotations
 
 import json
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
 from dpaudit.checks.empirical.bound_evidence import bound_evidence
-from dpaudit.checks.empirical.budget import AuditBudget, EmpiricalBound, budget_from_params
+from dpaudit.checks.empirical.budget import AuditBudget, EmpiricalBound, MonteCarloBudgetConfig
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
-from dpaudit.checks.empirical.input_search import search_enabled, search_mode, searched_pairs
+from dpaudit.checks.empirical.input_search import SEARCH_MODES, search_enabled, searched_pairs
 from dpaudit.checks.empirical.sampling import (
     NeighbourPair,
+    PairsConfig,
     neighbour_pairs,
     phase_seed,
     user_made_pairs,
@@ -48,6 +49,7 @@ from dpaudit.checks.empirical.statistics import (
     smallest_detectable_probability,
 )
 from dpaudit.errors import CheckerError, DpAuditError
+from dpaudit.kernel.checker_config import param, param_of, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence
@@ -59,6 +61,7 @@ from dpaudit.rng import seed_sequence
 __all__ = [
     "AUTO_SAMPLES",
     "CANDIDATE_ESCALATIONS",
+    "EmpiricalConfig",
     "auto_samples",
     "check_empirical_epsilon_lower_bound",
     "with_auto_samples",
@@ -97,17 +100,49 @@ def auto_samples(guarantee: ApproxDP, confidence: float, escalations: int) -> in
     return AUTO_CAP
 
 
-def _budget(params: dict[str, Any], guarantee: ApproxDP, *, candidate: bool) -> AuditBudget:
-    """The obligation's budget; ``samples = "auto"`` sized by :func:`auto_samples`."""
-    fixed = {key: value for key, value in params.items() if not (key == "samples" and value == AUTO_SAMPLES)}
-    budget = budget_from_params(fixed, default_samples=10**6, extra_keys=("pairs", "search"))
-    if candidate and "escalations" not in params:
-        budget = replace(budget, escalations=CANDIDATE_ESCALATIONS)
-    if candidate and "confirm" not in params:
-        budget = replace(budget, confirm=True)
-    if params.get("samples") == AUTO_SAMPLES:
-        budget = replace(budget, samples=auto_samples(guarantee, budget.confidence, budget.escalations))
-    return budget
+@dataclass(frozen=True)
+class EmpiricalConfig(MonteCarloBudgetConfig, PairsConfig):
+    """The params of the black-box audit: the Monte Carlo budget, the event families and how far the
+    audit goes (escalation, confirmation, input search; ``None``: the default for what is audited)."""
+
+    samples: int | Literal["auto"] = param_of(
+        AuditBudget,
+        "samples",
+        doc='draws per side, every phase together ("auto": sized so that an event of probability delta + 0.01 on '
+        "one side alone refutes the claim)",
+        default=10**6,
+        quick_cap=100_000,
+    )
+    events: tuple[str, ...] = param_of(AuditBudget, "events")
+    max_pairs: int = param_of(
+        AuditBudget, "max_pairs", doc="pairs kept after the pilot screening (+2 when the input search adds pairs)"
+    )
+    classifier_samples: int = param_of(AuditBudget, "classifier_samples")
+    escalations: int | None = param_of(
+        AuditBudget, "escalations", default=None, default_text=f"{CANDIDATE_ESCALATIONS} for a candidate, 0 otherwise"
+    )
+    confirm: bool | None = param_of(AuditBudget, "confirm", default=None, default_text="true for a candidate")
+    search: str = param("the input search (auto: on for a candidate)", "auto", choices=SEARCH_MODES)
+
+    def check_claim(self, claim: Claim) -> None:
+        """Refuse a claim without an (epsilon, delta) guarantee and pairs the claim's mechanism cannot read."""
+        approx_dp_of(claim)
+        super().check_claim(claim)
+
+    def audit_budget(self, guarantee: ApproxDP, *, candidate: bool) -> AuditBudget:
+        """The obligation's budget: escalation and confirmation on for a candidate unless set, and
+        ``samples = "auto"`` sized by :func:`auto_samples`."""
+        budget = self.budget(
+            10**6 if self.samples == AUTO_SAMPLES else int(self.samples),
+            events=self.events,
+            max_pairs=self.max_pairs,
+            classifier_samples=self.classifier_samples,
+            escalations=(CANDIDATE_ESCALATIONS if candidate else 0) if self.escalations is None else self.escalations,
+            confirm=candidate if self.confirm is None else self.confirm,
+        )
+        if self.samples == AUTO_SAMPLES:
+            budget = replace(budget, samples=auto_samples(guarantee, budget.confidence, budget.escalations))
+        return budget
 
 
 def with_auto_samples(claim: Claim) -> Claim:
@@ -126,15 +161,8 @@ def with_auto_samples(claim: Claim) -> Claim:
     return replace(claim, obligations=obligations)
 
 
-def _validate_empirical(params: dict[str, Any], claim: Claim) -> None:
-    _budget(params, approx_dp_of(claim), candidate=False)
-    search_mode(params)
-    if "pairs" in params:
-        neighbour_pairs(params.get("pairs"), input_converter(claim))
-
-
-def _audited_pairs(mechanism: Any, params: dict[str, Any], context: CheckContext) -> list[NeighbourPair]:
-    given = neighbour_pairs(params.get("pairs"), input_converter(context.claim)) if "pairs" in params else []
+def _audited_pairs(mechanism: Any, pairs: Any, context: CheckContext) -> list[NeighbourPair]:
+    given = neighbour_pairs(pairs, input_converter(context.claim)) if pairs is not None else []
     made = user_made_pairs(context)
     if given or made:
         return given + made
@@ -153,35 +181,13 @@ def _audited_pairs(mechanism: Any, params: dict[str, Any], context: CheckContext
 
 EMPIRICAL_CHECKER = "empirical_epsilon_lower_bound"
 
-#: The params of the black-box audit, for docs/checkers.md.
-EMPIRICAL_PARAMETERS = {
-    "samples": 'int or "auto": draws per side, every phase together (default 10^6; "auto": sized so that an '
-    "event of probability delta + 0.01 on one side alone refutes the claim)",
-    "confidence": "float in [0.5, 1): the probability that every certified bound holds together (default 0.95)",
-    "events": "list of families: threshold, interval, halfspace, classifier, atom, outcome (default all)",
-    "max_pairs": "int: pairs kept after the pilot screening (default 2; +2 when the input search adds pairs)",
-    "escalations": "int 0..4: rounds re-counting the most promising events (one on exact outputs, one other) "
-    "on 4x more fresh draws (default 2 for a candidate, 0 otherwise)",
-    "confirm": "bool: certify every refuting event again on fresh draws from an independent seed "
-    "(default true for a candidate)",
-    "search": "auto | on | off: the input search (auto: on for a candidate)",
-    "pairs": 'list of {first, second, label}: the neighbouring inputs (or pairs_file = "pairs.json" / ".npz")',
-    "thresholds": "int: grid points per score in the selection phase (default 1024)",
-    "pilot_samples": "int: cap on the pilot draws per side (default 100000; the pilot takes at most a tenth)",
-    "selection_fraction": "float in (0, 1): share of the non-pilot draws used for selection (default 0.25)",
-    "chunk_size": "int: draws per chunk, the unit of seeding and parallel work (default 2^19)",
-    "classifier_samples": "int: pilot draws per side used to fit the classifiers (default 20000)",
-}
-
 
 @register_checker(
     EMPIRICAL_CHECKER,
     description="black-box Monte Carlo epsilon lower bound: threshold, half-space and classifier events, "
     "held-out selection, Clopper-Pearson with a union bound",
-    validate=_validate_empirical,
+    config=EmpiricalConfig,
     audits_candidates=True,
-    quick_caps={"samples": 100_000},
-    parameters=EMPIRICAL_PARAMETERS,
 )
 def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckContext) -> Evidence:
     """Test an (ε, δ) claim from the outputs of the mechanism (or the candidate) alone.
@@ -195,11 +201,11 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
         Dwork & Roth 2014, Def. 2.4; Jagielski, Ullman & Oprea 2020; Bichsel et al. 2021.
     """
     guarantee = approx_dp_of(context.claim)
-    params = obligation.params
-    budget = _budget(params, guarantee, candidate=context.candidate is not None)
+    config = parse_config(EmpiricalConfig, obligation.params)
+    budget = config.audit_budget(guarantee, candidate=context.candidate is not None)
     mechanism = context.sampled_mechanism()
-    pairs = _audited_pairs(mechanism, params, context)
-    searched = searched_pairs(pairs, context) if search_enabled(params, context) else []
+    pairs = _audited_pairs(mechanism, config.pairs, context)
+    searched = searched_pairs(pairs, context) if search_enabled(config.search, context) else []
     if searched:
         # the spec's pairs and the best searched ones compete in the pilot screening
         pairs = [*pairs, *searched]

@@ -62,8 +62,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpaudit._validation import check_integer, check_real
-from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
+from dpaudit.checks.claim_inputs import approx_dp_of
 from dpaudit.checks.empirical.gaussian_projection import (
     TailEvent,
     anderson_darling_p_value,
@@ -77,25 +76,24 @@ from dpaudit.checks.empirical.gaussian_release_directions import (
     most_revealing_pairs,
     projected_moments,
 )
-from dpaudit.checks.empirical.input_search import search_enabled, search_mode, searched_pairs
-from dpaudit.checks.empirical.parametric import DEFAULT_CONFIDENCE
+from dpaudit.checks.empirical.input_search import SEARCH_MODES, search_enabled, searched_pairs
+from dpaudit.checks.empirical.parametric import FitConfig
 from dpaudit.checks.empirical.radial_events import choose_radial_events, radial_centre, radial_statistic
 from dpaudit.checks.empirical.sampling import (
     NeighbourPair,
     as_sampler,
-    neighbour_pairs,
     reference_or_given_pairs,
 )
 from dpaudit.checks.empirical.statistics import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checker_config import param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
 
-__all__ = ["GaussianReleaseFit", "check_gaussian_release_fit", "fit_gaussian_release"]
+__all__ = ["GaussianReleaseFit", "ReleaseFitConfig", "check_gaussian_release_fit", "fit_gaussian_release"]
 
-_KEYS = {"samples", "confidence", "fit_alpha", "pairs", "search"}
 #: Pilot draws per side of each searched pair, how many of the search's first pairs (the kinds list
 #: their worst cases first) are piloted, and how many are fitted. Each pilot is a request to the
 #: candidate's worker, whose round trip, not the draws, sets the cost.
@@ -258,7 +256,7 @@ def fit_gaussian_release(
 
 
 def _fitted_pairs(
-    params: dict[str, Any],
+    config: ReleaseFitConfig,
     context: CheckContext,
     draw: Callable[[NeighbourPair, int], tuple[np.ndarray, np.ndarray]],
     guarantee: Any,
@@ -268,58 +266,53 @@ def _fitted_pairs(
     that is at least the claimed ε (the point ε of 100 draws is biased upward by the choice of
     direction, so a lower bar has a correct implementation pay for fits that find nothing); and how
     many searched pairs were piloted."""
-    pairs = reference_or_given_pairs(params, context)
-    found = searched_pairs(pairs, context)[:PILOTED_PAIRS] if search_enabled(params, context) else []
+    pairs = reference_or_given_pairs(config.pairs, context)
+    found = searched_pairs(pairs, context)[:PILOTED_PAIRS] if search_enabled(config.search, context) else []
     chosen = most_revealing_pairs(found, draw, guarantee.delta, FIT_PILOT, SEARCHED_FITS)
     return pairs + [pair for pair, score in chosen if score >= guarantee.epsilon], len(found)
 
 
-def _validate(params: dict[str, Any], claim: Claim) -> None:
-    guarantee = approx_dp_of(claim)
-    unknown = set(params) - _KEYS
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected some of {sorted(_KEYS)}")
-    if guarantee.delta == 0:
-        raise InvalidArgument("a Gaussian release is never pure DP: gaussian_release_fit needs delta > 0")
-    check_integer("samples", params.get("samples", 50_000), low=400, high=10**7)
-    check_real("confidence", params.get("confidence", DEFAULT_CONFIDENCE), low=0.5, high=1.0, high_open=True)
-    check_real("fit_alpha", params.get("fit_alpha", 0.01), low=0.0, high=0.5, low_open=True)
-    search_mode(params)
-    if "pairs" in params:
-        neighbour_pairs(params["pairs"], input_converter(claim))
+@dataclass(frozen=True)
+class ReleaseFitConfig(FitConfig):
+    """The params of the Gaussian release fit: draws per side and whether searched pairs are fitted too."""
+
+    samples: int = param(
+        "draws per side of each pair (a quarter chooses the direction)", 50_000, low=400, high=10**7, quick_cap=20_000
+    )
+    search: str = param(
+        f"also fit the {SEARCHED_FITS} searched pairs whose pilot draws show the largest epsilon (auto: for a "
+        "candidate)",
+        "auto",
+        choices=SEARCH_MODES,
+    )
+
+    def check_claim(self, claim: Claim) -> None:
+        """Refuse a pure claim: a Gaussian release is never pure DP."""
+        super().check_claim(claim)
+        if approx_dp_of(claim).delta == 0:
+            raise InvalidArgument("a Gaussian release is never pure DP: gaussian_release_fit needs delta > 0")
 
 
 @register_checker(
     "gaussian_release_fit",
     description="fits a Gaussian law with its own mean and covariance to each side's releases, projects on a "
     "direction chosen on held-out draws, tests normality, and bounds epsilon rigorously over the fit's confidence box",
-    validate=_validate,
+    config=ReleaseFitConfig,
     audits_candidates=True,
-    quick_caps={"samples": 20_000},
-    parameters={
-        "samples": "int: draws per side of each pair (default 50000; a quarter chooses the direction)",
-        "confidence": "float: of the two sides' confidence boxes together (default 0.999)",
-        "fit_alpha": "float: the normality test's level; a pair it rejects bounds nothing (default 0.01)",
-        "pairs": "list of {first, second, label}: the neighbouring inputs",
-        "search": "auto | on | off: also fit the 2 searched pairs whose pilot draws show the largest epsilon "
-        "(auto: for a candidate)",
-    },
 )
 def check_gaussian_release_fit(obligation: Obligation, context: CheckContext) -> Evidence:
     """Bound ε from below under a tested Gaussian release law, and model-free on the held-out events
     (see the module docstring)."""
-    params = obligation.params
+    config = parse_config(ReleaseFitConfig, obligation.params)
     guarantee = approx_dp_of(context.claim)
-    samples = int(params.get("samples", 50_000))
-    confidence = float(params.get("confidence", DEFAULT_CONFIDENCE))
-    fit_alpha = float(params.get("fit_alpha", 0.01))
+    samples, confidence, fit_alpha = config.samples, config.confidence, config.fit_alpha
     sampler = as_sampler(context.sampled_mechanism())
 
     def draw(pair: NeighbourPair, count: int) -> tuple[np.ndarray, np.ndarray]:
         first = np.asarray(sampler(pair.first, count, context.rng), dtype=np.float64).reshape(count, -1)
         return first, np.asarray(sampler(pair.second, count, context.rng), dtype=np.float64).reshape(count, -1)
 
-    pairs, searched = _fitted_pairs(params, context, draw, guarantee)
+    pairs, searched = _fitted_pairs(config, context, draw, guarantee)
     fits: list[dict[str, Any]] = []
     rejected: list[str] = []
     for pair in pairs:

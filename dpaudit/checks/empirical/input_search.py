@@ -13,16 +13,14 @@ independent of the certification keeps the certified bound sound (see
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from dpaudit.checks.empirical.sampling import NeighbourPair
-from dpaudit.errors import DpAuditError, InvalidArgument
+from dpaudit.errors import DpAuditError
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 
-__all__ = ["SEARCH_MODES", "search_enabled", "search_mode", "searched_pairs"]
+__all__ = ["SEARCH_MODES", "search_enabled", "searched_pairs"]
 
 SEARCH_MODES = ("auto", "on", "off")
 
@@ -34,21 +32,9 @@ MAX_SEARCHED_PAIRS = 64
 SEARCH_PILOT = 1000
 
 
-def search_mode(params: dict[str, Any]) -> str:
-    """The obligation's ``search`` param (``auto`` by default).
-
-    Raises:
-        InvalidArgument: for a value not in :data:`SEARCH_MODES`.
-    """
-    mode = params.get("search", "auto")
-    if mode not in SEARCH_MODES:
-        raise InvalidArgument(f"search={mode!r}: expected one of {SEARCH_MODES}")
-    return str(mode)
-
-
-def search_enabled(params: dict[str, Any], context: CheckContext) -> bool:
-    """``search = "auto"`` (the default) searches when a candidate is audited, ``on`` always."""
-    mode = search_mode(params)
+def search_enabled(mode: str, context: CheckContext) -> bool:
+    """Whether the ``search`` param ``mode`` (one of :data:`SEARCH_MODES`) searches: ``auto`` when a
+    candidate is audited, ``on`` always."""
     return mode == "on" or (mode == "auto" and context.candidate is not None)
 
 

@@ -38,17 +38,18 @@ References:
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import mpmath
 import numpy as np
 
 from dpaudit._lazy import lazy_module
-from dpaudit._validation import check_choice, check_integer, check_real
-from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
+from dpaudit.checks.claim_inputs import approx_dp_of
 from dpaudit.checks.empirical.dirichlet_fit import fit_dirichlet_pair, least_private_delta
-from dpaudit.checks.empirical.sampling import as_sampler, neighbour_pairs, reference_or_given_pairs
+from dpaudit.checks.empirical.sampling import PairsConfig, as_sampler, reference_or_given_pairs
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checker_config import param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
@@ -57,7 +58,7 @@ from dpaudit.privacy.profiles import gaussian_epsilon
 
 stats = lazy_module("scipy.stats")
 
-__all__ = ["FAMILIES", "check_parametric_noise_fit", "fit_centred_pair", "fit_pair"]
+__all__ = ["FAMILIES", "FitConfig", "ParametricConfig", "check_parametric_noise_fit", "fit_centred_pair", "fit_pair"]
 
 FAMILIES = ("gaussian", "laplace", "dirichlet")
 #: The default confidence of the fitted region. A fit pins the noise scale to a fraction of a percent,
@@ -67,28 +68,54 @@ FAMILIES = ("gaussian", "laplace", "dirichlet")
 #: also only asymptotic). 99.9% still resolves a scale a few percent too small.
 DEFAULT_CONFIDENCE = 0.999
 
-_KEYS = {"family", "samples", "confidence", "fit_alpha", "pairs", "centres_at_inputs"}
+
+@dataclass(frozen=True)
+class FitConfig(PairsConfig):
+    """The params every fitted-law check reads: the confidence of the fit's region and the fit test's level."""
+
+    confidence: float = param(
+        "of the fitted parameters' confidence region (Bonferroni over pairs and fits)",
+        DEFAULT_CONFIDENCE,
+        low=0.5,
+        high=1.0,
+        high_open=True,
+    )
+    fit_alpha: float = param(
+        "the goodness-of-fit test's level; a pair whose fit it rejects bounds nothing and leaves the verdict to "
+        "the other checks",
+        0.01,
+        low=0.0,
+        high=0.5,
+        low_open=True,
+    )
+
+    def check_claim(self, claim: Claim) -> None:
+        """Refuse a claim without an (epsilon, delta) guarantee and pairs the claim's mechanism cannot read."""
+        approx_dp_of(claim)
+        super().check_claim(claim)
 
 
-def _validate(params: dict[str, Any], claim: Claim) -> None:
-    guarantee = approx_dp_of(claim)
-    unknown = set(params) - _KEYS
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected some of {sorted(_KEYS)}")
-    family = check_choice("family", params.get("family", "gaussian"), FAMILIES)
-    if family == "laplace" and guarantee.delta != 0:
-        raise InvalidArgument("family='laplace' audits pure claims (delta = 0)")
-    if family in ("gaussian", "dirichlet") and guarantee.delta == 0:
-        raise InvalidArgument(f"family={family!r} needs delta > 0 (the family is never pure DP)")
-    check_integer("samples", params.get("samples", 20_000), low=100, high=10**7)
-    check_real("confidence", params.get("confidence", DEFAULT_CONFIDENCE), low=0.5, high=1.0, high_open=True)
-    check_real("fit_alpha", params.get("fit_alpha", 0.01), low=0.0, high=0.5, low_open=True)
-    if not isinstance(params.get("centres_at_inputs", False), bool):
-        raise InvalidArgument(f"centres_at_inputs={params['centres_at_inputs']!r}: expected true or false")
-    if params.get("centres_at_inputs", False) and family == "dirichlet":
-        raise InvalidArgument("centres_at_inputs applies to the gaussian and laplace families")
-    if "pairs" in params:
-        neighbour_pairs(params["pairs"], input_converter(claim))
+@dataclass(frozen=True)
+class ParametricConfig(FitConfig):
+    """The params of the parametric fit: the family, the draws and whether the inputs are tried as centres."""
+
+    family: str = param("the tested noise family", "gaussian", choices=FAMILIES)
+    samples: int = param("draws per side", 20_000, low=100, high=10**7, quick_cap=20_000)
+    centres_at_inputs: bool = param("also try the inputs as the centres (y = f(X) + noise)", False)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.centres_at_inputs and self.family == "dirichlet":
+            raise InvalidArgument("centres_at_inputs applies to the gaussian and laplace families")
+
+    def check_claim(self, claim: Claim) -> None:
+        """Refuse a family that cannot bound the claim: laplace bounds pure claims, the others delta > 0."""
+        super().check_claim(claim)
+        delta = approx_dp_of(claim).delta
+        if self.family == "laplace" and delta != 0:
+            raise InvalidArgument("family='laplace' audits pure claims (delta = 0)")
+        if self.family in ("gaussian", "dirichlet") and delta == 0:
+            raise InvalidArgument(f"family={self.family!r} needs delta > 0 (the family is never pure DP)")
 
 
 def fit_centred_pair(
@@ -194,29 +221,16 @@ def fit_pair(
     "parametric_noise_fit",
     description="fits a noise family (gaussian, laplace, dirichlet) to the outputs, tests the fit, and bounds "
     "epsilon with the family's exact profile at the least private corner of the confidence region",
-    validate=_validate,
+    config=ParametricConfig,
     audits_candidates=True,
-    quick_caps={"samples": 20_000},
-    parameters={
-        "family": "gaussian | laplace | dirichlet: the tested noise family (required)",
-        "samples": "int: draws per side (default 20000)",
-        "confidence": "float: of the parameters' confidence region (default 0.999)",
-        "fit_alpha": "float: the goodness-of-fit test's level; a family rejected on every pair bounds nothing "
-        "and leaves the verdict to the other checks",
-        "centres_at_inputs": "bool: also try the inputs as the centres (y = f(X) + noise; default false)",
-        "pairs": "list of {first, second, label}: the neighbouring inputs",
-    },
 )
 def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) -> Evidence:
     """Bound ε from below under a fitted and tested noise family (see the module docstring)."""
-    params = obligation.params
+    config = parse_config(ParametricConfig, obligation.params)
     guarantee = approx_dp_of(context.claim)
-    family = str(params.get("family", "gaussian"))
-    samples = int(params.get("samples", 20_000))
-    confidence = float(params.get("confidence", DEFAULT_CONFIDENCE))
-    fit_alpha = float(params.get("fit_alpha", 0.01))
-    at_inputs = bool(params.get("centres_at_inputs", False))
-    pairs = reference_or_given_pairs(params, context)
+    family, samples, confidence = config.family, config.samples, config.confidence
+    fit_alpha, at_inputs = config.fit_alpha, config.centres_at_inputs
+    pairs = reference_or_given_pairs(config.pairs, context)
     alpha = (1.0 - confidence) / len(pairs)
     sampler = as_sampler(context.sampled_mechanism())
     if family == "dirichlet":

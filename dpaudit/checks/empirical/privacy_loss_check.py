@@ -21,16 +21,17 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit._validation import check_finite_array, check_integer, check_real
-from dpaudit.checks.budget_limits import ceiling
+from dpaudit._validation import check_finite_array, check_real
+from dpaudit.checks.budget_limits import Ceiling
 from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
 from dpaudit.checks.empirical.loss_histogram import (
     GaussianLogDensityRatio,
     PrivacyLossHistogram,
     privacy_loss_histogram,
 )
-from dpaudit.checks.empirical.sampling import NeighbourPair, neighbour_pairs, phase_seed
-from dpaudit.errors import CheckerError, InvalidArgument
+from dpaudit.checks.empirical.sampling import NeighbourPair, PairsConfig, neighbour_pairs, phase_seed
+from dpaudit.errors import CheckerError
+from dpaudit.kernel.checker_config import param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
@@ -42,6 +43,7 @@ __all__ = [
     "FIGURE_BINS",
     "ORDERS",
     "IsotropicGaussianLogDensityRatio",
+    "PrivacyLossConfig",
     "check_privacy_loss_histogram",
     "histogram_figure",
     "log_density_ratio",
@@ -50,7 +52,6 @@ __all__ = [
 FIGURE_BINS = 200
 """The most bins a histogram figure shows (adjacent cells are merged)."""
 
-_PARAMS = {"samples", "confidence", "bins", "pilot_samples", "pairs"}
 ORDERS = ("X vs X'", "X' vs X")
 
 
@@ -141,37 +142,27 @@ def histogram_figure(histogram: PrivacyLossHistogram, *, title: str, epsilon: fl
 
 
 @dataclass(frozen=True)
-class _Settings:
-    samples: int
-    confidence: float
-    bins: int
-    pilot_samples: int
+class PrivacyLossConfig(PairsConfig):
+    """The params of the privacy-loss histogram: draws, confidence, bins and the pilot that fixes their range."""
 
-
-def _settings(params: dict[str, Any], claim: Claim) -> _Settings:
-    unknown = set(params) - _PARAMS
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected some of {sorted(_PARAMS)}")
-    if "pairs" in params:
-        neighbour_pairs(params["pairs"], input_converter(claim))
-    return _Settings(
-        samples=check_integer("samples", params.get("samples", 10**6), low=100, high=ceiling("samples")),
-        confidence=check_real("confidence", params.get("confidence", 0.95), low=0.5, high=1.0, high_open=True),
-        bins=check_integer("bins", params.get("bins", 2048), low=2, high=ceiling("bins")),
-        pilot_samples=check_integer(
-            "pilot_samples", params.get("pilot_samples", 10_000), low=10, high=ceiling("samples")
-        ),
+    samples: int = param("draws per order of each pair", 10**6, low=100, high=Ceiling("samples"), quick_cap=100_000)
+    confidence: float = param(
+        "the probability that all certified bounds hold together", 0.95, low=0.5, high=1.0, high_open=True
     )
+    bins: int = param(
+        "histogram cells of the privacy loss (a figure merges them to <= 200)", 2048, low=2, high=Ceiling("bins")
+    )
+    pilot_samples: int = param("draws that fix the histogram's range", 10_000, low=10, high=Ceiling("samples"))
+
+    def check_claim(self, claim: Claim) -> None:
+        """Refuse a claim without an (epsilon, delta) guarantee and pairs the claim's mechanism cannot read."""
+        approx_dp_of(claim)
+        super().check_claim(claim)
 
 
-def _validate(params: dict[str, Any], claim: Claim) -> None:
-    approx_dp_of(claim)
-    _settings(params, claim)
-
-
-def _pairs(mechanism: Any, params: dict[str, Any], context: CheckContext) -> list[NeighbourPair]:
-    if "pairs" in params:
-        return neighbour_pairs(params["pairs"], input_converter(context.claim))
+def _pairs(mechanism: Any, pairs: Any, context: CheckContext) -> list[NeighbourPair]:
+    if pairs is not None:
+        return neighbour_pairs(pairs, input_converter(context.claim))
     proposer = getattr(mechanism, "audit_pairs", None)
     if not callable(proposer):
         raise CheckerError(
@@ -182,7 +173,13 @@ def _pairs(mechanism: Any, params: dict[str, Any], context: CheckContext) -> lis
 
 
 def _lower_bounds(
-    mechanism: Any, pairs: list[NeighbourPair], settings: Any, context: CheckContext, *, alpha: float, epsilon: float
+    mechanism: Any,
+    pairs: list[NeighbourPair],
+    settings: PrivacyLossConfig,
+    context: CheckContext,
+    *,
+    alpha: float,
+    epsilon: float,
 ) -> list[tuple[float, Any, str]]:
     """(δ(ε) lower bound at level ``alpha``, histogram, label) of every pair in both orders, each order
     sampled from its own phase seed of the obligation's seed."""
@@ -262,35 +259,22 @@ def _outcome(
     "privacy_loss_histogram",
     description="Monte Carlo privacy-loss histogram with a white-box Gaussian density ratio: certified delta "
     "lower bound at the claimed epsilon (empirical Bernstein), both orders of each pair",
-    validate=_validate,
+    config=PrivacyLossConfig,
     requires_views=("gaussian_view",),
-    quick_caps={"samples": 100_000},
-    parameters={
-        "samples": "int: draws per side (default 10^6)",
-        "confidence": "float (default 0.95)",
-        "bins": "int: histogram bins of the privacy loss",
-        "pilot_samples": "int (default 10000)",
-        "pairs": "list of {first, second, label}",
-    },
 )
 def check_privacy_loss_histogram(obligation: Obligation, context: CheckContext) -> Evidence:
     """Bound δ(ε_claim) from below with the privacy-loss histogram of every pair, in both orders.
 
-    Params:
-        samples: draws per order of each pair (default 10^6).
-        confidence: all certified bounds hold together with this probability (default 0.95).
-        bins: histogram cells (default 2048; the figure merges them to <= 200).
-        pilot_samples: draws that fix the histogram's range (default 10^4).
-        pairs: optional explicit pairs; by default the mechanism's ``audit_pairs(relation)``.
+    Params: :class:`PrivacyLossConfig`; the pairs by default are the mechanism's ``audit_pairs(relation)``.
 
     References:
         Balle & Wang 2018, Theorem 5 (δ(ε) = E[(1 − e^{ε − L})₊] under M(X));
         Maurer & Pontil 2009, Theorem 4 (empirical Bernstein bound).
     """
     guarantee = approx_dp_of(context.claim)
-    settings = _settings(obligation.params, context.claim)
+    settings = parse_config(PrivacyLossConfig, obligation.params)
     mechanism = context.sampled_mechanism()
-    pairs = _pairs(mechanism, obligation.params, context)
+    pairs = _pairs(mechanism, settings.pairs, context)
     alpha = (1.0 - settings.confidence) / (2 * len(pairs))
     results = _lower_bounds(mechanism, pairs, settings, context, alpha=alpha, epsilon=guarantee.epsilon)
     bound, histogram, label = max(results, key=lambda item: item[0])

@@ -26,15 +26,15 @@ References:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from dpaudit._validation import check_integer, check_real
-from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
-from dpaudit.checks.empirical.sampling import NeighbourPair, neighbour_pairs, reference_or_given_pairs
+from dpaudit.checks.claim_inputs import approx_dp_of
+from dpaudit.checks.empirical.sampling import NeighbourPair, PairsConfig, reference_or_given_pairs
 from dpaudit.checks.empirical.statistics import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
-from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checker_config import param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
@@ -42,18 +42,18 @@ from dpaudit.kernel.verdicts import Verdict
 
 __all__ = ["check_randomness_contract"]
 
-_KEYS = {"samples", "confidence", "pairs"}
 
+@dataclass(frozen=True)
+class RandomnessConfig(PairsConfig):
+    """The params of the randomness contract: seeds per side and the confidence of the atom bound."""
 
-def _validate(params: dict[str, Any], claim: Claim) -> None:
-    approx_dp_of(claim)
-    unknown = set(params) - _KEYS
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected some of {sorted(_KEYS)}")
-    check_integer("samples", params.get("samples", 500), low=20, high=100_000)
-    check_real("confidence", params.get("confidence", 0.95), low=0.5, high=1.0, high_open=True)
-    if "pairs" in params:
-        neighbour_pairs(params["pairs"], input_converter(claim))
+    samples: int = param("seeds per side", 500, low=20, high=100_000, quick_cap=500)
+    confidence: float = param("the confidence of the atom bound", 0.95, low=0.5, high=1.0, high_open=True)
+
+    def check_claim(self, claim: Claim) -> None:
+        """Refuse a claim without an (epsilon, delta) guarantee and pairs the claim's mechanism cannot read."""
+        approx_dp_of(claim)
+        super().check_claim(claim)
 
 
 #: Fresh runs per input, calls per run, and the least share of distinct outputs in a run, for the
@@ -181,22 +181,15 @@ def _most_public_pair(
     "randomness_contract",
     description="the outputs are reproducible for one seed and vary with the seed; an output that never varies "
     "is an atom, certified against the neighbour (public noise)",
-    validate=_validate,
+    config=RandomnessConfig,
     audits_candidates=True,
-    quick_caps={"samples": 500},
-    parameters={
-        "samples": "int 20..100000: seeds per side (default 500)",
-        "confidence": "float: the confidence of the atom bound (default 0.95)",
-        "pairs": "list of {first, second, label}: the neighbouring inputs (default: the reference's least "
-        "private pairs)",
-    },
 )
 def check_randomness_contract(obligation: Obligation, context: CheckContext) -> Evidence:
     """Check that the mechanism's noise comes from its ``rng`` (see the module docstring)."""
     guarantee = approx_dp_of(context.claim)
-    samples = int(obligation.params.get("samples", 500))
-    confidence = float(obligation.params.get("confidence", 0.95))
-    pairs = reference_or_given_pairs(obligation.params, context)
+    config = parse_config(RandomnessConfig, obligation.params)
+    samples, confidence = config.samples, config.confidence
+    pairs = reference_or_given_pairs(config.pairs, context)
     mechanism = context.sampled_mechanism()
     seeds = [int(s) for s in context.rng.integers(0, 2**62, size=samples)]
     alpha = (1.0 - confidence) / (2 * len(pairs))

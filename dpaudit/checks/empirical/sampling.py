@@ -25,11 +25,14 @@ from dpaudit.checks.claim_inputs import input_converter
 from dpaudit.checks.empirical.events import Event, Projection, ThresholdGrid
 from dpaudit.checks.empirical.executors import run_tasks
 from dpaudit.errors import CheckerError, InvalidArgument, InvalidType
+from dpaudit.kernel.checker_config import CheckerConfig, param
 from dpaudit.kernel.checkers import CheckContext
+from dpaudit.kernel.claims import Claim
 from dpaudit.mechanisms.catalogue import build_mechanism
 
 __all__ = [
     "NeighbourPair",
+    "PairsConfig",
     "ReleaseSampler",
     "SamplingOptions",
     "as_sampler",
@@ -301,6 +304,23 @@ def count_events(
     return [np.sum(side, axis=0) for side in parts]
 
 
+@dataclass(frozen=True)
+class PairsConfig(CheckerConfig):
+    """The ``pairs`` param of a black-box check, read through the claim's input domain."""
+
+    pairs: Any = param(
+        'list of {first, second, label} tables (or pairs_file = "pairs.json" / ".npz"): the neighbouring inputs '
+        "(left out: the least private pairs the mechanism proposes)",
+        None,
+    )
+
+    def check_claim(self, claim: Claim) -> None:
+        """Refuse pairs that are not tables of two inputs of the claim's mechanism."""
+        super().check_claim(claim)
+        if self.pairs is not None:
+            neighbour_pairs(self.pairs, input_converter(claim))
+
+
 def neighbour_pairs(pairs: Any, convert: Callable[[Any], Any] | None = None) -> list[NeighbourPair]:
     """Neighbouring pairs from a spec's ``pairs = [{first = ..., second = ..., label = "..."}]``.
 
@@ -337,15 +357,15 @@ def user_made_pairs(context: CheckContext) -> list[NeighbourPair]:
     return [NeighbourPair(*pair) for pair in proposer(context.relation)] if callable(proposer) else []
 
 
-def reference_or_given_pairs(params: dict[str, Any], context: CheckContext) -> list[NeighbourPair]:
-    """The pairs an obligation audits: the ``pairs`` of its params (read through the claim's
-    input domain) and those the user's functions made, else the least private pairs the
+def reference_or_given_pairs(pairs: Any, context: CheckContext) -> list[NeighbourPair]:
+    """The pairs an obligation audits: its ``pairs`` param (``None``: none given; read through the
+    claim's input domain) and those the user's functions made, else the least private pairs the
     reference proposes (``audit_pairs``).
 
     Raises:
         CheckerError: when none exists.
     """
-    given = neighbour_pairs(params["pairs"], input_converter(context.claim)) if "pairs" in params else []
+    given = neighbour_pairs(pairs, input_converter(context.claim)) if pairs is not None else []
     made = user_made_pairs(context)
     if given or made:
         return with_unique_labels(given + made)

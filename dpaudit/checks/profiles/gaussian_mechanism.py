@@ -6,22 +6,19 @@ along one axis (the profile depends only on ‖f(X) − f(X')‖₂, and is larg
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import mpmath
 import numpy as np
 
-from dpaudit._validation import check_integer
-from dpaudit.checks.budget_limits import ceiling
 from dpaudit.checks.certificates.facts import certified_fact
-from dpaudit.checks.claim_inputs import approx_dp_of, require_views
+from dpaudit.checks.claim_inputs import DigitsConfig, approx_dp_of, require_views
 from dpaudit.checks.empirical.bound_evidence import bound_evidence
-from dpaudit.checks.empirical.budget import AuditBudget, budget_from_params
+from dpaudit.checks.empirical.budget import AuditBudget, MonteCarloBudgetConfig
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
-from dpaudit.checks.empirical.epsilon_lower_bound import EMPIRICAL_PARAMETERS
 from dpaudit.checks.empirical.sampling import NeighbourPair
-from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checker_config import param_of, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Certificate, Evidence, Measurement
@@ -53,19 +50,20 @@ def _shift_of(source: Claim | CheckContext) -> tuple[float, float]:
     return float(sensitivity), float(sigma)
 
 
-def _validate_exact(params: dict[str, Any], claim: Claim) -> None:
-    approx_dp_of(claim)
-    _shift_of(claim)
-    unknown = set(params) - {"digits"}
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected only 'digits'")
-    check_integer("digits", params.get("digits", 60), low=50, high=ceiling("digits"))
+@dataclass(frozen=True)
+class ExactProfileConfig(DigitsConfig):
+    """The params of the exact Gaussian profile: the working precision."""
+
+    def check_claim(self, claim: Claim) -> None:
+        """Refuse a claim without an (epsilon, delta) guarantee or whose mechanism has no Gaussian shift."""
+        approx_dp_of(claim)
+        _shift_of(claim)
 
 
 @register_checker(
     "gaussian_exact_profile",
     description="exact delta(epsilon) of the Gaussian mechanism (Balle-Wang 2018) in mpmath, with error bound",
-    validate=_validate_exact,
+    config=ExactProfileConfig,
     requires_views=VIEWS,
 )
 def check_gaussian_exact_profile(obligation: Obligation, context: CheckContext) -> Evidence:
@@ -79,7 +77,7 @@ def check_gaussian_exact_profile(obligation: Obligation, context: CheckContext) 
     """
     guarantee = approx_dp_of(context.claim)
     sensitivity, sigma = _shift_of(context)
-    digits = int(obligation.params.get("digits", 60))
+    digits = parse_config(ExactProfileConfig, obligation.params).digits
     exact = gaussian_delta(guarantee.epsilon, sensitivity, sigma, digits=digits)
     eps_low, eps_high = gaussian_epsilon(guarantee.delta, sensitivity, sigma, digits=digits)
     claimed_delta = mpmath.mpf(guarantee.delta)
@@ -166,30 +164,24 @@ def _profile_figure(guarantee: ApproxDP, sensitivity: float, sigma: float, point
     }
 
 
-_MONTE_CARLO_KEYS = ("samples", "confidence", "thresholds", "pilot_samples", "selection_fraction", "chunk_size")
+@dataclass(frozen=True)
+class ThresholdMonteCarloConfig(MonteCarloBudgetConfig):
+    """The params of the Monte Carlo check of the Gaussian mechanism: the budget of threshold events."""
 
+    samples: int = param_of(AuditBudget, "samples", default=10**6, quick_cap=100_000)
 
-def _monte_carlo_budget(params: dict[str, Any]) -> AuditBudget:
-    unknown = set(params) - set(_MONTE_CARLO_KEYS)
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected some of {', '.join(_MONTE_CARLO_KEYS)}")
-    return budget_from_params({**params, "events": ("threshold",)}, default_samples=10**6)
-
-
-def _validate_monte_carlo(params: dict[str, Any], claim: Claim) -> None:
-    approx_dp_of(claim)
-    _shift_of(claim)
-    _monte_carlo_budget(params)
+    def check_claim(self, claim: Claim) -> None:
+        """Refuse a claim without an (epsilon, delta) guarantee or whose mechanism has no Gaussian shift."""
+        approx_dp_of(claim)
+        _shift_of(claim)
 
 
 @register_checker(
     "gaussian_threshold_monte_carlo",
     description="Monte Carlo epsilon lower bound from threshold events with Clopper-Pearson bounds",
-    validate=_validate_monte_carlo,
+    config=ThresholdMonteCarloConfig,
     audits_candidates=True,
     requires_views=VIEWS,
-    quick_caps={"samples": 100_000},
-    parameters={key: EMPIRICAL_PARAMETERS[key] for key in _MONTE_CARLO_KEYS},
 )
 def check_gaussian_threshold_monte_carlo(obligation: Obligation, context: CheckContext) -> Evidence:
     """Test an ApproxDP claim of the Gaussian mechanism from its outputs alone.
@@ -207,7 +199,8 @@ def check_gaussian_threshold_monte_carlo(obligation: Obligation, context: CheckC
     guarantee = approx_dp_of(context.claim)
     mechanism = context.mechanism()
     sensitivity, _ = _shift_of(context.claim)  # the reference's stated sensitivity: the candidate's pair
-    budget = _monte_carlo_budget(obligation.params)
+    config = parse_config(ThresholdMonteCarloConfig, obligation.params)
+    budget = config.budget(config.samples, events=("threshold",))
     pair = NeighbourPair(np.zeros(1), np.full(1, sensitivity), f"f(X) = 0, f(X') = {sensitivity:g}")
     bound = certify_privacy_lower_bound(
         mechanism,
