@@ -20,7 +20,9 @@ non-empty TOML list; a lone string stands for a list of one), a union with ``Lit
 ``int | Literal["auto"]``), ``X | None`` (``None`` as the default means "absent"), and ``Any``
 (passed through unchecked: a nested table a claim-dependent check reads, see
 :meth:`CheckerConfig.check_claim`). Annotations are resolved at run time, so the names they use
-must be imported outside ``if TYPE_CHECKING``.
+must be imported outside ``if TYPE_CHECKING``. A config with a required field below a base's
+defaulted ones is declared ``@dataclass(frozen=True, kw_only=True)`` (:func:`parse_config` passes
+every param by name).
 """
 
 from __future__ import annotations
@@ -241,7 +243,8 @@ def _sequence(name: str, value: Any, element: Any, rule: ParamRule) -> tuple[Any
     if isinstance(value, str) and (element is str or typing.get_origin(element) is Literal):
         value = (value,)
     if not isinstance(value, (list, tuple)) or not value:
-        raise InvalidArgument(f"{name}={value!r}: expected a non-empty list of {_type_text(element, rule)}")
+        what = _type_text(element, rule) or f"values ({rule.doc})"
+        raise InvalidArgument(f"{name}={value!r}: expected a non-empty list of {what}")
     return tuple(_checked(f"{name}[{index}]", item, element, rule) for index, item in enumerate(value))
 
 
@@ -281,7 +284,7 @@ def _type_text(hint: Any, rule: ParamRule) -> str:
     if origin in (Union, types.UnionType):
         return " or ".join(_type_text(arg, rule) for arg in args if arg is not type(None))
     if origin is tuple:
-        return f"list of {_type_text(args[0], rule)}"
+        return f"list of {_type_text(args[0], rule) or 'values'}"
     name = {bool: "bool", int: "int", float: "float", str: "string", Fraction: "rational"}.get(hint, str(hint))
     return name + _bounds_text(rule) if hint in (int, float, Fraction) else name
 

@@ -10,16 +10,17 @@ References:
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import mpmath
 import numpy as np
 
-from dpaudit._validation import check_choice, check_integer
-from dpaudit.checks.budget_limits import ceiling
+from dpaudit.checks.budget_limits import Ceiling
 from dpaudit.checks.certificates.facts import certified_fact
-from dpaudit.checks.claim_inputs import approx_dp_of, require_views
+from dpaudit.checks.claim_inputs import DigitsConfig, approx_dp_of, require_views
 from dpaudit.errors import CheckerError, InvalidArgument
+from dpaudit.kernel.checker_config import param, param_of, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Certificate, Evidence, Measurement
@@ -33,9 +34,10 @@ from dpaudit.privacy.relations import SIMPLEX_ADJACENT
 
 __all__ = [
     "VIEWS",
+    "CompositionConfig",
+    "DirichletProfileConfig",
     "check_dirichlet_composition",
     "check_dirichlet_exact_profile",
-    "check_keys",
     "require_dirichlet",
 ]
 
@@ -95,21 +97,20 @@ def _require_simplex_relations(claim: Claim) -> None:
             )
 
 
-def check_keys(params: dict[str, Any], allowed: set[str]) -> None:
-    """Refuse params outside ``allowed``, naming the accepted ones."""
-    unknown = set(params) - allowed
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected only {sorted(allowed)}")
+@dataclass(frozen=True)
+class DirichletProfileConfig(DigitsConfig):
+    """The params of the exact Dirichlet profile: the simplex's dimension and the grid of pairs searched."""
 
+    n: int = param("the dimension of the simplex", 2, low=2)
+    grid: int = param(
+        "positions of the worst b-adjacent pair searched on a float64 grid", 200, low=8, high=Ceiling("grid")
+    )
 
-def _validate_profile(params: dict[str, Any], claim: Claim) -> None:
-    approx_dp_of(claim)
-    require_dirichlet(claim)
-    _require_simplex_relations(claim)
-    check_keys(params, {"n", "grid", "digits"})
-    check_integer("n", params.get("n", 2), low=2)
-    check_integer("grid", params.get("grid", 200), low=8, high=ceiling("grid"))
-    check_integer("digits", params.get("digits", 60), low=50, high=ceiling("digits"))
+    def check_claim(self, claim: Claim) -> None:
+        """Refuse a claim that is not an (epsilon, delta) claim of a Dirichlet mechanism under simplex_adjacent(b)."""
+        approx_dp_of(claim)
+        require_dirichlet(claim)
+        _require_simplex_relations(claim)
 
 
 def _float64_epsilon_at(delta: float, k: float, b: float, n: int, eta: float | None, grid: int) -> float:
@@ -163,7 +164,7 @@ def _beta_certificate(
 @register_checker(
     "dirichlet_exact_profile",
     description="exact delta(epsilon) of the Dirichlet mechanism, maximised over b-adjacent pairs (mpmath)",
-    validate=_validate_profile,
+    config=DirichletProfileConfig,
     requires_views=VIEWS,
 )
 def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext) -> Evidence:
@@ -180,9 +181,8 @@ def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext)
     guarantee = approx_dp_of(context.claim)
     k, eta = _audited_parameters(context)
     b = _adjacency_bound(context)
-    n = int(obligation.params.get("n", 2))
-    grid = int(obligation.params.get("grid", 200))
-    digits = int(obligation.params.get("digits", 60))
+    config = parse_config(DirichletProfileConfig, obligation.params)
+    n, grid, digits = config.n, config.grid, config.digits
     worst = worst_pair_delta(guarantee.epsilon, k, b, n=n, eta=eta, grid=grid, digits=digits)
     with mpmath.workdps(digits + 20):
         claimed = mpmath.mpf(guarantee.delta)
@@ -242,17 +242,19 @@ def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext)
     )
 
 
-def _validate_composition(params: dict[str, Any], claim: Claim) -> None:
-    approx_dp_of(claim)
-    require_dirichlet(claim)
-    _require_simplex_relations(claim)
-    check_keys(params, {"rows", "reading", "n", "grid", "digits", "thresholds"})
-    check_integer("rows", params.get("rows"), low=1)
-    check_choice("reading", params.get("reading"), READINGS)
-    check_integer("n", params.get("n", 2), low=2)
-    check_integer("grid", params.get("grid", 100), low=8, high=ceiling("grid"))
-    check_integer("digits", params.get("digits", 60), low=50, high=ceiling("digits"))
-    check_integer("thresholds", params.get("thresholds", 300), low=10, high=ceiling("bins"))
+@dataclass(frozen=True, kw_only=True)
+class CompositionConfig(DirichletProfileConfig):
+    """The params of Algorithm 1's profile: the rows, the reading of adjacency and the events' grid."""
+
+    rows: int = param("the privatised rows |S||A| of Algorithm 1", low=1)
+    reading: str = param(
+        "one_row: neighbouring MDPs differ in one row; all_rows: every row may differ (the rows compose)",
+        choices=READINGS,
+    )
+    grid: int = param_of(DirichletProfileConfig, "grid", default=100)
+    thresholds: int = param(
+        "privacy-loss thresholds of the product events of the lower bound (all_rows)", 300, low=10, high=Ceiling("bins")
+    )
 
 
 #: How far (relative) the composed bounds of the ``all_rows`` reading may move between IEEE-754 machines
@@ -267,7 +269,7 @@ _COMPOSED_RELATIVE_SPREAD = mpmath.mpf(10) ** -9
 @register_checker(
     "dirichlet_composition_profile",
     description="(epsilon, delta) of Algorithm 1 over the |S||A| privatised rows, per reading of 'neighbouring MDPs'",
-    validate=_validate_composition,
+    config=CompositionConfig,
     requires_views=VIEWS,
 )
 def check_dirichlet_composition(obligation: Obligation, context: CheckContext) -> Evidence:
@@ -283,10 +285,9 @@ def check_dirichlet_composition(obligation: Obligation, context: CheckContext) -
     """
     guarantee = approx_dp_of(context.claim)
     k, eta = _audited_parameters(context)
-    params = obligation.params
-    rows, reading = int(params["rows"]), str(params["reading"])
-    n, grid, digits = int(params.get("n", 2)), int(params.get("grid", 100)), int(params.get("digits", 60))
-    thresholds = int(params.get("thresholds", 300))
+    config = parse_config(CompositionConfig, obligation.params)
+    rows, reading, n, grid, digits = config.rows, config.reading, config.n, config.grid, config.digits
+    thresholds = config.thresholds
     b = _adjacency_bound(context)
     if reading == "one_row":
         worst = worst_pair_delta(guarantee.epsilon, k, b, n=n, eta=eta, grid=grid, digits=digits)

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from dpaudit._lazy import lazy_module
-from dpaudit._validation import check_integer, check_real
-from dpaudit.checks.budget_limits import ceiling
-from dpaudit.checks.profiles.dirichlet import VIEWS, check_keys, require_dirichlet
+from dpaudit.checks.budget_limits import Ceiling
+from dpaudit.checks.profiles.dirichlet import VIEWS, require_dirichlet
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checker_config import CheckerConfig, param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement, exact_fraction
@@ -31,30 +31,38 @@ from dpaudit.privacy.guarantees import Concentration
 
 stats = lazy_module("scipy.stats")
 
-__all__ = ["check_dirichlet_concentration"]
+__all__ = ["ConcentrationConfig", "check_dirichlet_concentration"]
 
 
-def _validate_concentration(params: dict[str, Any], claim: Claim) -> None:
-    if not isinstance(claim.guarantee, Concentration):
-        raise InvalidArgument(f"claim {claim.id!r}: guarantee kind={claim.guarantee.kind!r}: needs concentration")
-    require_dirichlet(claim)
-    check_keys(params, {"inputs", "ks", "betas", "samples", "confidence", "radius_scale"})
-    inputs = params.get("inputs")
-    if not isinstance(inputs, list) or not inputs:
-        raise InvalidArgument("inputs: expected a non-empty list of probability vectors")
-    for index, vector in enumerate(inputs):
-        check_open_simplex(f"inputs[{index}]", vector)
-    for name in ("ks", "betas"):
-        values = params.get(name)
-        if not isinstance(values, list) or not values:
-            raise InvalidArgument(f"{name}: expected a non-empty list")
-    for k in params["ks"]:
-        check_real("ks[]", k, low=0.0, low_open=True)
-    for beta in params["betas"]:
-        check_real("betas[]", beta, low=0.0, high=1.0, low_open=True, high_open=True)
-    check_integer("samples", params.get("samples", 20000), low=100, high=ceiling("samples"))
-    check_real("confidence", params.get("confidence", 0.95), low=0.5, high=1.0, high_open=True)
-    check_real("radius_scale", params.get("radius_scale", 1.0), low=0.0, low_open=True)
+@dataclass(frozen=True, kw_only=True)
+class ConcentrationConfig(CheckerConfig):
+    """The params of Lemma 2's check: the grid of (p, k, beta) and the Monte Carlo budget of undecided points."""
+
+    inputs: tuple[Any, ...] = param("probability vectors p of the open simplex")
+    ks: tuple[float, ...] = param("concentrations k", low=0.0, low_open=True)
+    betas: tuple[float, ...] = param("tail probabilities beta", low=0.0, high=1.0, low_open=True, high_open=True)
+    samples: int = param(
+        "draws per grid point the exact bounds leave undecided", 20000, low=100, high=Ceiling("samples")
+    )
+    confidence: float = param(
+        "of the Clopper-Pearson intervals together (Bonferroni over the Monte Carlo points)",
+        0.95,
+        low=0.5,
+        high=1.0,
+        high_open=True,
+    )
+    radius_scale: float = param("a factor on Lemma 2's radius (plants a wrong constant)", 1.0, low=0.0, low_open=True)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for index, vector in enumerate(self.inputs):
+            check_open_simplex(f"inputs[{index}]", vector)
+
+    def check_claim(self, claim: Claim) -> None:
+        """Refuse a claim that is not a concentration claim of a Dirichlet mechanism."""
+        if not isinstance(claim.guarantee, Concentration):
+            raise InvalidArgument(f"claim {claim.id!r}: guarantee kind={claim.guarantee.kind!r}: needs concentration")
+        require_dirichlet(claim)
 
 
 @dataclass(frozen=True)
@@ -142,7 +150,7 @@ def _verified_margin(points: list[tuple[np.ndarray, float, float]], exact_result
 @register_checker(
     "dirichlet_concentration",
     description="Lemma 2 tail bound: exact from Beta marginals where they decide, else Monte Carlo (Clopper-Pearson)",
-    validate=_validate_concentration,
+    config=ConcentrationConfig,
     requires_views=VIEWS,
 )
 def check_dirichlet_concentration(obligation: Obligation, context: CheckContext) -> Evidence:
@@ -156,13 +164,10 @@ def check_dirichlet_concentration(obligation: Obligation, context: CheckContext)
     References:
         Gohari et al. 2020, Lemma 2, Appendix A.
     """
-    params = obligation.params
-    inputs = [np.asarray(vector, dtype=float) for vector in params["inputs"]]
-    ks = [float(k) for k in params["ks"]]
-    betas = [float(beta) for beta in params["betas"]]
-    samples = int(params.get("samples", 20000))
-    confidence = float(params.get("confidence", 0.95))
-    scale = float(params.get("radius_scale", 1.0))
+    config = parse_config(ConcentrationConfig, obligation.params)
+    inputs = [np.asarray(vector, dtype=float) for vector in config.inputs]
+    ks, betas = list(config.ks), list(config.betas)
+    samples, confidence, scale = config.samples, config.confidence, config.radius_scale
     points = [(p, k, beta) for p in inputs for k in ks for beta in betas]
     exact_results = [_exact_bounds(p, k, scale * concentration_radius(k, beta)) for p, k, beta in points]
     undecided = [

@@ -7,14 +7,15 @@ the last digit of the lower precision), and decides an (ε, δ) claim from the e
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import mpmath
 
-from dpaudit._validation import check_integer
 from dpaudit.checks.certificates.facts import certified_fact
-from dpaudit.checks.claim_inputs import approx_dp_of
+from dpaudit.checks.claim_inputs import DigitsConfig, approx_dp_of
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checker_config import parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Certificate, Evidence, Measurement
@@ -32,18 +33,19 @@ def _route_of(name: str, mechanism: Any) -> tuple[str, dict[str, float]]:
     return f"{name}_privacy_profile", {}
 
 
-def _validate(params: dict[str, Any], claim: Claim) -> None:
-    approx_dp_of(claim)
-    unknown = set(params) - {"digits"}
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected only 'digits'")
-    check_integer("digits", params.get("digits", 60), low=50, high=1000)
+@dataclass(frozen=True)
+class PrivacyProfileConfig(DigitsConfig):
+    """The params of the exact privacy profile: the working precision (the check adds 20 digits)."""
+
+    def check_claim(self, claim: Claim) -> None:
+        """Refuse a claim without an (epsilon, delta) guarantee."""
+        approx_dp_of(claim)
 
 
 @register_checker(
     "exact_privacy_profile",
     description="exact worst-case delta(epsilon) from the mechanism's privacy_profile view, in mpmath, enclosed",
-    validate=_validate,
+    config=PrivacyProfileConfig,
     requires_views=("privacy_profile",),
 )
 def check_exact_privacy_profile(obligation: Obligation, context: CheckContext) -> Evidence:
@@ -56,7 +58,7 @@ def check_exact_privacy_profile(obligation: Obligation, context: CheckContext) -
     mechanism = context.mechanism()
     if not hasattr(mechanism, "privacy_profile"):
         raise InvalidArgument(f"mechanism {context.claim.mechanism.name!r} offers no privacy_profile view")
-    digits = int(obligation.params.get("digits", 60))
+    digits = parse_config(PrivacyProfileConfig, obligation.params).digits
     with mpmath.workdps(digits + 30):
         value = mpmath.mpf(mechanism.privacy_profile(guarantee.epsilon, digits=digits))
         finer = mpmath.mpf(mechanism.privacy_profile(guarantee.epsilon, digits=digits + 20))

@@ -14,10 +14,11 @@ from typing import Any
 
 import mpmath
 
-from dpaudit._validation import check_choice, check_integer, check_real
-from dpaudit.checks.budget_limits import ceiling
+from dpaudit._validation import check_choice
 from dpaudit.checks.certificates.facts import certified_fact
+from dpaudit.checks.claim_inputs import DigitsConfig
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checker_config import param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Certificate, Evidence, Measurement
@@ -25,40 +26,36 @@ from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.smooth_gaussian import CONSTANT_SETS, smooth_gaussian_constants
 from dpaudit.privacy.calibration import lemma1_worst_case
 
-__all__ = ["check_lemma1_exact_profile"]
-
-PARAMS = {"constants", "epsilons", "deltas", "dims", "digits", "alpha_factor"}
+__all__ = ["Lemma1Config", "check_lemma1_exact_profile"]
 
 
-def _grid(params: dict[str, Any], name: str, *, integer: bool = False) -> tuple[Any, ...]:
-    values = params.get(name)
-    if not isinstance(values, (list, tuple)) or not values:
-        raise InvalidArgument(f"{name}={values!r}: expected a non-empty list")
-    if integer:
-        return tuple(check_integer(f"{name}[{i}]", v, low=1) for i, v in enumerate(values))
-    if name == "deltas":
-        return tuple(
-            check_real(f"{name}[{i}]", v, low=0.0, high=1.0, low_open=True, high_open=True)
-            for i, v in enumerate(values)
+@dataclass(frozen=True, kw_only=True)
+class Lemma1Config(DigitsConfig):
+    """The params of Lemma 1's check: the constant set and the grid of (epsilon, delta, d)."""
+
+    constants: str | None = param(
+        "the named constant set", None, choices=tuple(CONSTANT_SETS), default_text="the claim mechanism's (main_text)"
+    )
+    epsilons: tuple[float, ...] = param("the grid's epsilons", low=0.0, low_open=True)
+    deltas: tuple[float, ...] = param("the grid's deltas", low=0.0, high=1.0, low_open=True, high_open=True)
+    dims: tuple[int, ...] = param("the grid's dimensions d", low=1)
+    alpha_factor: float = param("multiplies alpha (a planted mutant when != 1)", 1.0, low=0.0, low_open=True)
+
+    def constant_set(self, claim: Claim) -> str:
+        """The constant set: the param, else the claim mechanism's ``constants``, else ``main_text``.
+
+        Raises:
+            InvalidArgument: when the claim mechanism's ``constants`` names no set.
+        """
+        if self.constants is not None:
+            return self.constants
+        return str(
+            check_choice("constants", claim.mechanism.params.get("constants", "main_text"), tuple(CONSTANT_SETS))
         )
-    return tuple(check_real(f"{name}[{i}]", v, low=0.0, low_open=True) for i, v in enumerate(values))
 
-
-def _constants_name(params: dict[str, Any], claim: Claim) -> str:
-    name = params.get("constants", claim.mechanism.params.get("constants", "main_text"))
-    return check_choice("constants", name, tuple(CONSTANT_SETS))
-
-
-def _validate(params: dict[str, Any], claim: Claim) -> None:
-    unknown = set(params) - PARAMS
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected some of {sorted(PARAMS)}")
-    _constants_name(params, claim)
-    _grid(params, "epsilons")
-    _grid(params, "deltas")
-    _grid(params, "dims", integer=True)
-    check_integer("digits", params.get("digits", 60), low=50, high=ceiling("digits"))
-    check_real("alpha_factor", params.get("alpha_factor", 1.0), low=0.0, low_open=True)
+    def check_claim(self, claim: Claim) -> None:
+        """Refuse a claim mechanism whose ``constants`` names no set."""
+        self.constant_set(claim)
 
 
 def _audited_constants(context: CheckContext, name: str, epsilon: float, delta: float, dim: int) -> Any:
@@ -148,7 +145,7 @@ def _decide_point(
 @register_checker(
     "lemma1_exact_profile",
     description="Lemma 1 (smooth Gaussian) on a grid: exact worst-case delta over admissible (shift, variance ratio)",
-    validate=_validate,
+    config=Lemma1Config,
 )
 def check_lemma1_exact_profile(obligation: Obligation, context: CheckContext) -> Evidence:
     """Decide Lemma 1 for a named constant set on a grid of (ε, δ, d) with the exact profile.
@@ -162,25 +159,19 @@ def check_lemma1_exact_profile(obligation: Obligation, context: CheckContext) ->
     The constants are those of the mechanism under audit (a mutant's when one is set) for
     a ``smooth_gaussian`` claim, else the named set's formulas.
 
-    Params:
-        constants: ``main_text``, ``supplementary`` or ``tight`` (default: the claim mechanism's).
-        epsilons, deltas, dims: the grid.
-        digits: working precision (>= 50, default 60).
-        alpha_factor: multiplies α (a planted mutant when != 1; default 1).
+    Params: :class:`Lemma1Config`.
 
     References:
         Balle, Gomrokchi & Precup 2016, Lemma 1 (main text) and supplementary Lemma 1.
     """
-    params = obligation.params
-    _validate(params, context.claim)
-    name = _constants_name(params, context.claim)
-    digits = int(params.get("digits", 60))
-    alpha_factor = float(params.get("alpha_factor", 1.0))
+    config = parse_config(Lemma1Config, obligation.params)
+    name = config.constant_set(context.claim)
+    digits, alpha_factor = config.digits, config.alpha_factor
     results: list[_PointResult] = []
     skipped = []
-    for epsilon in _grid(params, "epsilons"):
-        for delta in _grid(params, "deltas"):
-            for dim in _grid(params, "dims", integer=True):
+    for epsilon in config.epsilons:
+        for delta in config.deltas:
+            for dim in config.dims:
                 if not smooth_gaussian_constants(name, epsilon, delta, dim).preconditions_met:
                     skipped.append(_point_text(epsilon, delta, dim))
                     continue

@@ -25,13 +25,19 @@ the decision is taken only when the margin exceeds a stated error bound.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from dpaudit._validation import check_choice
-from dpaudit.checks.sensitivity.chain_domain import check_domain_size, dataset_text, domain_params, sigma_evaluation
+from dpaudit.checks.sensitivity.chain_domain import (
+    ChainDomainConfig,
+    dataset_text,
+    require_policy_evaluation,
+    sigma_evaluation,
+)
 from dpaudit.checks.sensitivity.exact_setting import DIGITS, _Setting
 from dpaudit.checks.sensitivity.lemma1_conditions import (
     ConditionA,
@@ -54,7 +60,7 @@ from dpaudit.checks.sensitivity.statements import (
     SignatureDistance,
     mechanism_problem,
 )
-from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checker_config import param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement, json_number
@@ -154,13 +160,21 @@ def statement_evidence(
     return Evidence(verdict, summary, domain, method, tuple(measurements), budget, counterexample, details)
 
 
-def _validate(params: dict[str, Any], claim: Claim) -> None:
-    domain_params(params)
-    if claim.mechanism.name not in ("dp_lsw", "dp_lsl"):
-        raise InvalidArgument(f"mechanism={claim.mechanism.name!r}: this checker needs 'dp_lsw' or 'dp_lsl'")
-    check_domain_size(params, claim, passes=1)
-    allowed = LSW_STATEMENTS if claim.mechanism.name == "dp_lsw" else LSL_STATEMENTS
-    check_choice("statement", params.get("statement"), allowed)
+@dataclass(frozen=True, kw_only=True)
+class ExhaustiveConfig(ChainDomainConfig):
+    """The params of the exhaustive sweep: the statement decided, and the chain domain."""
+
+    statement: str = param(
+        f"the statement decided: for dp_lsw one of {', '.join(LSW_STATEMENTS)}; for dp_lsl one of "
+        f"{', '.join(LSL_STATEMENTS)}"
+    )
+
+    def check_claim(self, claim: Claim) -> None:
+        """Refuse a mechanism without a chain domain, a domain above the ceiling, a statement not of the mechanism."""
+        require_policy_evaluation(claim)
+        self.check_domain_size(claim, passes=1)
+        allowed = LSW_STATEMENTS if claim.mechanism.name == "dp_lsw" else LSL_STATEMENTS
+        check_choice("statement", self.statement, allowed)
 
 
 _SWEEP_CACHE: dict[tuple[Any, ...], tuple[dict[str, SweepResult], SigmaEvaluation]] = {}
@@ -218,7 +232,7 @@ def exhaustive_audit(
     "balle_exhaustive_sensitivity",
     description="Balle et al. 2016 sensitivity statements and Lemma 1 (a)/(b), exhaustive over a bounded chain "
     "universe, exact",
-    validate=_validate,
+    config=ExhaustiveConfig,
     batch_by_relation=True,
 )
 def check_exhaustive_sensitivity(obligation: Obligation, context: CheckContext) -> Evidence:
@@ -232,11 +246,11 @@ def check_exhaustive_sensitivity(obligation: Obligation, context: CheckContext) 
     References:
         Balle et al. 2016, Lemma 1, Lemma 2, Corollary 3, eq. (13)–(14), Corollary 8, Sec. 4.1.
     """
-    params = obligation.params
-    p, horizon, m_max = domain_params(params)
+    config = parse_config(ExhaustiveConfig, obligation.params)
+    p, horizon, m_max = config.p, config.horizon, config.m_max
     mechanism = context.mechanism()
     universe = chain_universe(mechanism.n_states, p, Fraction(mechanism.gamma), horizon)
-    name = params["statement"]
+    name = config.statement
     relation = context.relation.kind
     if name == "lemma2" and relation != REPLACE_ONE:
         return Evidence(

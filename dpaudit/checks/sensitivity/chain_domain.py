@@ -8,58 +8,64 @@ References:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from dpaudit._validation import check_integer, check_rational
 from dpaudit.checks.budget_limits import check_enumeration
 from dpaudit.checks.sensitivity.lemma1_conditions import SigmaEvaluation, sigma_table
 from dpaudit.checks.sensitivity.pair_sweep import pair_count
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checker_config import CheckerConfig, param
 from dpaudit.kernel.claims import Claim
 from dpaudit.kernel.evidence import json_number
 from dpaudit.mechanisms.policy_evaluation.trajectory_universe import DatasetIndex, TrajectoryUniverse, chain_universe
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE
 
-__all__ = ["DOMAIN_KEYS", "check_domain_size", "dataset_at", "dataset_text", "domain_params", "sigma_evaluation"]
+__all__ = [
+    "ChainDomainConfig",
+    "dataset_at",
+    "dataset_text",
+    "require_policy_evaluation",
+    "sigma_evaluation",
+]
 
 
-#: The params of every exhaustive chain-domain check.
-DOMAIN_KEYS = {"p", "horizon", "m_max", "statement"}
+@dataclass(frozen=True)
+class ChainDomainConfig(CheckerConfig):
+    """The params of an exhaustive chain-domain check: the chain's staying probability, the
+    trajectories' cap and the largest dataset."""
+
+    p: Fraction = param("the chain's staying probability", "1/2", low=0.0, high=1.0, high_open=True)
+    horizon: int = param("the cap on a trajectory's triples", 6, low=1, high=8)
+    m_max: int = param("the largest dataset, in trajectories", 4, low=1, high=6)
+
+    def check_domain_size(self, claim: Claim, *, passes: int) -> None:
+        """Refuse a domain whose sweep is above the enumeration ceiling, before any work.
+
+        The chain's trajectories (at most N 2^(L+1) of them, N returns each) are counted first, then
+        the ordered pairs of every relation of the claim, times the sweeps over them (``passes``).
+        """
+        try:
+            n_states = int(claim.mechanism.params["n_states"])
+            gamma = Fraction(claim.mechanism.params.get("gamma", 0))
+        except (KeyError, TypeError, ValueError, OverflowError):
+            return  # the mechanism's own validation names what is wrong with its parameters
+        universe_size = n_states**2 * 2 ** (self.horizon + 1)
+        check_enumeration(f"the chain universe (n_states = {n_states}, horizon = {self.horizon})", universe_size)
+        universe = chain_universe(n_states, self.p, gamma, self.horizon)
+        for relation in claim.relations:
+            if relation.kind in (REPLACE_ONE, ADD_REMOVE_ONE):
+                count = pair_count(len(universe), relation.kind, self.m_max) * passes
+                check_enumeration(f"the {relation.kind} pairs of datasets of 1..{self.m_max} trajectories", count)
 
 
-def domain_params(params: dict[str, Any]) -> tuple[Fraction, int, int]:
-    """(p, horizon, m_max) of the chain domain, each checked, refusing params outside :data:`DOMAIN_KEYS`."""
-    unknown = set(params) - DOMAIN_KEYS
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected some of {sorted(DOMAIN_KEYS)}")
-    p = check_rational("p", params.get("p", "1/2"), low=0.0, high=1.0, high_open=True)
-    horizon = check_integer("horizon", params.get("horizon", 6), low=1, high=8)
-    m_max = check_integer("m_max", params.get("m_max", 4), low=1, high=6)
-    return p, horizon, m_max
-
-
-def check_domain_size(params: dict[str, Any], claim: Claim, *, passes: int) -> None:
-    """Refuse a domain whose sweep is above the enumeration ceiling, before any work.
-
-    The chain's trajectories (at most N 2^(L+1) of them, N returns each) are counted first, then
-    the ordered pairs of every relation of the claim, times the sweeps over them (``passes``).
-    """
-    p, horizon, m_max = domain_params(params)
-    try:
-        n_states = int(claim.mechanism.params["n_states"])
-        gamma = Fraction(claim.mechanism.params.get("gamma", 0))
-    except (KeyError, TypeError, ValueError, OverflowError):
-        return  # the mechanism's own validation names what is wrong with its parameters
-    universe_size = n_states**2 * 2 ** (horizon + 1)
-    check_enumeration(f"the chain universe (n_states = {n_states}, horizon = {horizon})", universe_size)
-    universe = chain_universe(n_states, p, gamma, horizon)
-    for relation in claim.relations:
-        if relation.kind in (REPLACE_ONE, ADD_REMOVE_ONE):
-            count = pair_count(len(universe), relation.kind, m_max) * passes
-            check_enumeration(f"the {relation.kind} pairs of datasets of 1..{m_max} trajectories", count)
+def require_policy_evaluation(claim: Claim) -> None:
+    """Refuse a claim whose mechanism is not DP-LSW or DP-LSL (the mechanisms with a chain domain)."""
+    if claim.mechanism.name not in ("dp_lsw", "dp_lsl"):
+        raise InvalidArgument(f"mechanism={claim.mechanism.name!r}: this checker needs 'dp_lsw' or 'dp_lsl'")
 
 
 def sigma_evaluation(

@@ -23,8 +23,10 @@ if TYPE_CHECKING:  # hypothesis is imported where a search runs: it is slow to i
     from hypothesis import strategies as st
 
 from dpaudit._validation import check_integer
-from dpaudit.checks.budget_limits import ceiling, check_enumeration
+from dpaudit.checks.budget_limits import Ceiling, ceiling, check_enumeration
+from dpaudit.checks.sensitivity.chain_domain import ChainDomainConfig
 from dpaudit.errors import CheckerError, InvalidArgument
+from dpaudit.kernel.checker_config import param, param_of, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
@@ -180,21 +182,28 @@ def search_sensitivity_violation(
     return SearchResult(True, max_examples, pair[0], pair[1], distance, limit)
 
 
-def _validate(params: dict[str, Any], claim: Any) -> None:
-    unknown = set(params) - {"p", "horizon", "m_max", "max_examples"}
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected p, horizon, m_max, max_examples")
-    check_integer("horizon", params.get("horizon", 6), low=1, high=10)
-    m_max = check_integer("m_max", params.get("m_max", 6), low=1)
-    examples = check_integer("max_examples", params.get("max_examples", 500), low=1, high=ceiling("search_examples"))
-    check_enumeration(f"{examples} examples of datasets of up to {m_max} trajectories", 2 * m_max * examples)
+@dataclass(frozen=True)
+class SearchConfig(ChainDomainConfig):
+    """The params of the Lemma 1 (a) search: the chain domain (longer trajectories and larger datasets
+    than a sweep reaches) and the examples tried."""
+
+    horizon: int = param_of(ChainDomainConfig, "horizon", high=10)
+    m_max: int = param_of(ChainDomainConfig, "m_max", default=6, high=None)
+    max_examples: int = param("random pairs of datasets tried", 500, low=1, high=Ceiling("search_examples"))
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_enumeration(
+            f"{self.max_examples} examples of datasets of up to {self.m_max} trajectories",
+            2 * self.m_max * self.max_examples,
+        )
 
 
 @register_checker(
     "balle_condition_a_search",
     description="Hypothesis search for a pair breaking Lemma 1 (a) (sigma_X >= alpha ||theta_X - theta_X'||), shrunk "
     "to a minimal pair",
-    validate=_validate,
+    config=SearchConfig,
 )
 def check_condition_a_search(obligation: Obligation, context: CheckContext) -> Evidence:
     """Search the mechanism's white-box view for a Lemma 1 (a) violation; VIOLATED or INCONCLUSIVE.
@@ -207,11 +216,10 @@ def check_condition_a_search(obligation: Obligation, context: CheckContext) -> E
     """
     from dpaudit.checks.sensitivity.lemma1_conditions import lemma1_constants_exact
 
-    params = obligation.params
+    config = parse_config(SearchConfig, obligation.params)
     mechanism = context.mechanism()
-    horizon, m_max = int(params.get("horizon", 6)), int(params.get("m_max", 6))
-    examples = int(params.get("max_examples", 500))
-    universe = chain_universe(mechanism.n_states, params.get("p", "1/2"), Fraction(mechanism.gamma), horizon)
+    horizon, m_max, examples = config.horizon, config.m_max, config.max_examples
+    universe = chain_universe(mechanism.n_states, config.p, Fraction(mechanism.gamma), horizon)
     alpha, _ = lemma1_constants_exact(
         mechanism.constant_set, epsilon=mechanism.epsilon, delta=mechanism.delta, d=mechanism.estimator.d
     )

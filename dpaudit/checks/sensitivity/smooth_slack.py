@@ -10,6 +10,7 @@ References:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -17,17 +18,17 @@ import mpmath
 import numpy as np
 
 from dpaudit.checks.sensitivity.chain_domain import (
-    check_domain_size,
+    ChainDomainConfig,
     dataset_at,
     dataset_text,
-    domain_params,
+    require_policy_evaluation,
     sigma_evaluation,
 )
 from dpaudit.checks.sensitivity.exact_setting import _Setting
 from dpaudit.checks.sensitivity.lemma1_conditions import lemma1_constants_exact, sigma_relative_error
 from dpaudit.checks.sensitivity.pair_sweep import DatasetBlock, pair_blocks
 from dpaudit.checks.sensitivity.statements import mechanism_problem
-from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checker_config import parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
@@ -126,22 +127,21 @@ def local_sensitivity_bounds(setting: _Setting, relation: str, m_max: int) -> tu
     return lower, upper, float(error)
 
 
-def _validate_slack(params: dict[str, Any], claim: Claim) -> None:
-    unknown = set(params) - {"p", "horizon", "m_max"}
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected p, horizon, m_max")
-    domain_params(params)
-    if claim.mechanism.name not in ("dp_lsw", "dp_lsl"):
-        raise InvalidArgument(f"mechanism={claim.mechanism.name!r}: this checker needs 'dp_lsw' or 'dp_lsl'")
-    m_max = int(params.get("m_max", 4))
-    check_domain_size(params, claim, passes=2 * m_max + 3)  # LS once, then up to 2 m_max + 2 reach steps
+@dataclass(frozen=True)
+class SlackConfig(ChainDomainConfig):
+    """The params of the smooth-sensitivity slack: the chain domain."""
+
+    def check_claim(self, claim: Claim) -> None:
+        """Refuse a mechanism without a chain domain, or a domain whose passes are above the ceiling."""
+        require_policy_evaluation(claim)
+        self.check_domain_size(claim, passes=2 * self.m_max + 3)  # LS once, then up to 2 m_max + 2 reach steps
 
 
 @register_checker(
     "balle_smooth_sensitivity_slack",
     description="exact smooth sensitivity S* on a tiny domain: sigma_X >= alpha S*_{beta/2}(X) and the slack sigma_X "
     "/ (alpha S*_beta(X))",
-    validate=_validate_slack,
+    config=SlackConfig,
 )
 def check_smooth_sensitivity_slack(obligation: Obligation, context: CheckContext) -> Evidence:
     """Compare σ_X with the smallest smooth bound of the exact local sensitivity on a tiny domain.
@@ -156,7 +156,8 @@ def check_smooth_sensitivity_slack(obligation: Obligation, context: CheckContext
     References:
         Balle et al. 2016, Lemma 1, Lemma 4; Nissim, Raskhodnikova, Smith 2007, Sec. 3.
     """
-    p, horizon, m_max = domain_params(obligation.params)
+    config = parse_config(SlackConfig, obligation.params)
+    p, horizon, m_max = config.p, config.horizon, config.m_max
     mechanism = context.mechanism()
     universe = chain_universe(mechanism.n_states, p, Fraction(mechanism.gamma), horizon)
     relation = context.relation.kind

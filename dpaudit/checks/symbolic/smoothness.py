@@ -30,11 +30,12 @@ from typing import Any
 
 import mpmath
 
-from dpaudit._validation import check_choice, check_integer, check_rational
+from dpaudit._validation import check_choice, check_integer
 from dpaudit.checks.budget_limits import check_enumeration
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checker_config import CheckerConfig, param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
-from dpaudit.kernel.claims import Claim, Obligation
+from dpaudit.kernel.claims import Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
 
@@ -352,20 +353,26 @@ def _evidence(result: SymbolicResult) -> Evidence:
     )
 
 
-def _validate_symbolic(params: dict[str, Any], claim: Claim) -> None:
-    unknown = set(params) - {"lemma", "reading"}
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected lemma, reading")
-    check_choice("lemma", params.get("lemma"), ("lemma5", "lemma9"))
-    if params.get("lemma") == "lemma9":
-        check_choice("reading", params.get("reading"), READINGS)
+@dataclass(frozen=True)
+class ClosedFormConfig(CheckerConfig):
+    """The params of the symbolic check: which lemma's closed form, and for Lemma 9 which reading."""
+
+    lemma: str = param(
+        "the closed form proven: Lemma 5 (phi_k of LSW) or Lemma 9 (phi_k of LSL)", choices=("lemma5", "lemma9")
+    )
+    reading: str | None = param("the reading of Lemma 9's min/max (required for lemma9)", None, choices=READINGS)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.lemma == "lemma9" and self.reading is None:
+            raise InvalidArgument(f"reading: required for lemma='lemma9'; expected one of {', '.join(READINGS)}")
 
 
 @register_checker(
     "balle_symbolic_closed_form",
     description="Balle et al. 2016 Lemma 5 / Lemma 9 closed forms of phi_k, proven with sympy (both readings of "
     "Lemma 9)",
-    validate=_validate_symbolic,
+    config=ClosedFormConfig,
 )
 def check_symbolic_closed_form(obligation: Obligation, context: CheckContext) -> Evidence:
     """Prove (or refute with a counterexample) the closed form of φ_k of Lemma 5 or Lemma 9.
@@ -373,34 +380,38 @@ def check_symbolic_closed_form(obligation: Obligation, context: CheckContext) ->
     References:
         Balle et al. 2016, Lemma 5, Lemma 9, eq. (12).
     """
-    params = obligation.params
-    if params["lemma"] == "lemma5":
+    config = parse_config(ClosedFormConfig, obligation.params)
+    if config.lemma == "lemma5":
         return _evidence(lemma5_symbolic())
-    return _evidence(lemma9_symbolic(params["reading"]))
+    return _evidence(lemma9_symbolic(config.reading or ""))  # set for lemma9 (ClosedFormConfig.__post_init__)
 
 
-def _validate_lemma4(params: dict[str, Any], claim: Claim) -> None:
-    unknown = set(params) - {"function", "reading", "n_states", "v_max", "m", "beta"}
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}")
-    check_choice("function", params.get("function"), ("phi_w", "phi_lambda"))
-    check_choice("reading", params.get("reading", "min"), READINGS)
-    check_integer("n_states", params.get("n_states", 3), low=1, high=4)
-    check_integer("v_max", params.get("v_max", 5), low=0, high=12)
-    m = check_integer("m", params.get("m", 5), low=1)
-    check_rational("beta", params.get("beta", "1/32"), low=0.0, low_open=True)
-    n_states, v_max = int(params.get("n_states", 3)), int(params.get("v_max", 5))
-    k_max = v_max + 1 if params["function"] == "phi_w" else m
-    check_enumeration(
-        f"Lemma 4's box {{0..{v_max}}}^{n_states} with its neighbours and k = 0..{k_max}",
-        (v_max + 1) ** n_states * 3**n_states * (k_max + 1),
+@dataclass(frozen=True, kw_only=True)
+class Lemma4Config(CheckerConfig):
+    """The params of Lemma 4's check: the function and the integer box it is verified on."""
+
+    function: str = param(
+        "the bound checked: psi^w (Lemma 5 closed form) or psi^lambda (Lemma 9)", choices=("phi_w", "phi_lambda")
     )
+    reading: str = param("the reading of Lemma 9's min/max (phi_lambda)", "min", choices=READINGS)
+    n_states: int = param("states of the box", 3, low=1, high=4)
+    v_max: int = param("the largest visit count of the box {0..v_max}^n_states", 5, low=0, high=12)
+    m: int = param("the dataset size of phi_lambda", 5, low=1)
+    beta: Fraction = param("the smoothness parameter", "1/32", low=0.0, low_open=True)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        k_max = self.v_max + 1 if self.function == "phi_w" else self.m
+        check_enumeration(
+            f"Lemma 4's box {{0..{self.v_max}}}^{self.n_states} with its neighbours and k = 0..{k_max}",
+            (self.v_max + 1) ** self.n_states * 3**self.n_states * (k_max + 1),
+        )
 
 
 @register_checker(
     "balle_lemma4_smoothness",
     description="Balle et al. 2016 Lemma 4: psi_k-based bound is beta-smooth, exhaustive on an integer box (exact)",
-    validate=_validate_lemma4,
+    config=Lemma4Config,
 )
 def check_lemma4_smoothness(obligation: Obligation, context: CheckContext) -> Evidence:
     """Verify Lemma 4 for ψ^w (Lemma 5 closed form) or ψ^λ (Lemma 9 closed form) on an integer box.
@@ -412,17 +423,15 @@ def check_lemma4_smoothness(obligation: Obligation, context: CheckContext) -> Ev
     References:
         Balle et al. 2016, Lemma 4, Lemma 5, Lemma 9.
     """
-    params = obligation.params
-    n_states = int(params.get("n_states", 3))
-    v_max = int(params.get("v_max", 5))
-    beta = check_rational("beta", params.get("beta", "1/32"), low=0.0, low_open=True)
+    config = parse_config(Lemma4Config, obligation.params)
+    n_states, v_max, beta = config.n_states, config.v_max, config.beta
     ones = [Fraction(1)] * n_states
-    if params["function"] == "phi_w":
+    if config.function == "phi_w":
         result = check_lemma4_box(
             lambda v, k: lsw_phi_k_closed_form(v, ones, k), beta, n_states=n_states, v_max=v_max, k_max=v_max + 1
         )
     else:
-        m, reading = int(params.get("m", 5)), params.get("reading", "min")
+        m, reading = config.m, config.reading
 
         def phi_lambda(v: tuple[int, ...], k: int) -> Any:
             inner = lsl_phi_k_closed_form(v, ones, m, k, reading)
