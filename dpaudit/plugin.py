@@ -4,7 +4,7 @@ A plugin package declares its mechanisms in the ``dpaudit.mechanisms`` entry-poi
 :class:`Mechanism`) and a module of checkers in ``dpaudit.checkers`` (a module that calls
 :func:`register_checker` when imported), and imports only from this module::
 
-    from dpaudit.plugin import CheckContext, Evidence, Measurement, Obligation, Verdict, register_checker
+    from dpaudit.plugin import CheckContext, CheckerConfig, Evidence, Obligation, Verdict, param, parse_config
 
 **Stability policy.** The names in ``__all__`` below, with the fields, arguments and methods they
 document, follow semantic versioning from dpaudit 1.0: a minor release may add a name, a keyword
@@ -25,6 +25,14 @@ What each name is (docs/ARCHITECTURE.md has the glossary and docs/checkers.md th
   :func:`register_checker`; it reads :class:`Obligation` (its ``params``), :class:`CheckContext`
   (the :class:`Claim`, the :class:`Relation`, the seeded ``rng``, ``context.mechanism()``) and
   returns :class:`Evidence` with a :class:`Verdict` and its :class:`Measurement` rows;
+- a checker's params: one frozen dataclass subclassing :class:`CheckerConfig`, each field a
+  :func:`param` (type, default, bounds or choices, meaning; a :class:`ParamRule`); registered with
+  ``register_checker(config=...)``, it gives the spec loader's check (an unknown key refused naming
+  the accepted ones, types, bounds, defaults, then the config's ``check_claim(claim)``), the docs
+  table and the ``--quick`` caps; the checker reads ``parse_config(TheConfig, obligation.params)``.
+  :func:`param_of` reuses another field's rule. A plugin may instead pass ``validate=`` (a function
+  ``(params, claim)`` raising :class:`InvalidArgument`) and ``parameters=`` (name -> meaning): both
+  keep working, with or without a config (docs/ARCHITECTURE.md, "Adding a checker");
 - errors: a validator raises :class:`InvalidArgument` for bad params; an unknown checker or
   mechanism name raises :class:`UnknownName` (an InvalidArgument); a plugin that fails to import
   is a :class:`PluginError`; all are a :class:`DpAuditError`.
@@ -33,6 +41,7 @@ What each name is (docs/ARCHITECTURE.md has the glossary and docs/checkers.md th
 from __future__ import annotations
 
 from dpaudit.errors import DpAuditError, InvalidArgument, PluginError, UnknownName
+from dpaudit.kernel.checker_config import CheckerConfig, ParamRule, param, param_of, parse_config
 from dpaudit.kernel.checkers import CheckContext, CheckerEntry, register_checker
 from dpaudit.kernel.claims import Claim, MechanismSpec, Obligation, Source
 from dpaudit.kernel.evidence import Evidence, Measurement
@@ -57,6 +66,7 @@ __all__ = [
     "TRAJECTORIES",
     "CandidateSignature",
     "CheckContext",
+    "CheckerConfig",
     "CheckerEntry",
     "Claim",
     "DpAuditError",
@@ -69,10 +79,14 @@ __all__ = [
     "Neighbourhood",
     "Obligation",
     "OutputSpec",
+    "ParamRule",
     "PluginError",
     "Relation",
     "Source",
     "UnknownName",
     "Verdict",
+    "param",
+    "param_of",
+    "parse_config",
     "register_checker",
 ]

@@ -17,7 +17,8 @@ docs/checkers.md (:func:`config_parameters`).
 The field types understood: ``bool``, ``int``, ``float``, ``str``, :class:`fractions.Fraction`
 (a number or a string such as ``"1/32"``), ``Literal[...]``, ``tuple[T, ...]`` of those (a
 non-empty TOML list; a lone string stands for a list of one), a union with ``Literal`` (e.g.
-``int | Literal["auto"]``), ``X | None`` (``None`` as the default means "absent"), and ``Any``
+``int | Literal["auto"]``), ``int | float`` (a number kept as written: an int stays an int, for
+checkers that report the value as the spec gives it), ``X | None`` (``None`` as the default means "absent"), and ``Any``
 (passed through unchecked: a nested table a claim-dependent check reads, see
 :meth:`CheckerConfig.check_claim`). Annotations are resolved at run time, so the names they use
 must be imported outside ``if TYPE_CHECKING``. A config with a required field below a base's
@@ -230,7 +231,11 @@ def _union(name: str, value: Any, args: tuple[Any, ...], rule: ParamRule) -> Any
     words = tuple(word for arg in args if typing.get_origin(arg) is Literal for word in typing.get_args(arg))
     if isinstance(value, str) and value in words:
         return value
-    (other,) = [arg for arg in args if arg is not type(None) and typing.get_origin(arg) is not Literal]
+    others = [arg for arg in args if arg is not type(None) and typing.get_origin(arg) is not Literal]
+    if set(others) == {int, float}:
+        checked = check_real(name, value, **_bounds(rule))
+        return value if isinstance(value, int) else checked  # a number as written: an int stays an int
+    (other,) = others
     try:
         return _checked(name, value, other, rule)
     except (InvalidArgument, InvalidType) as exc:
@@ -248,9 +253,14 @@ def _sequence(name: str, value: Any, element: Any, rule: ParamRule) -> tuple[Any
     return tuple(_checked(f"{name}[{index}]", item, element, rule) for index, item in enumerate(value))
 
 
-def _scalar(name: str, value: Any, hint: Any, rule: ParamRule) -> Any:
+def _bounds(rule: ParamRule) -> dict[str, Any]:
+    """The rule's bounds as :func:`~dpaudit._validation.check_real` takes them (a callable bound read now)."""
     high = rule.high() if callable(rule.high) else rule.high
-    bounds = {"low": rule.low, "high": high, "low_open": rule.low_open, "high_open": rule.high_open}
+    return {"low": rule.low, "high": high, "low_open": rule.low_open, "high_open": rule.high_open}
+
+
+def _scalar(name: str, value: Any, hint: Any, rule: ParamRule) -> Any:
+    bounds = _bounds(rule)
     if hint is bool:
         if not isinstance(value, bool):
             raise InvalidType(f"{name}={value!r}: expected true or false")
@@ -258,8 +268,9 @@ def _scalar(name: str, value: Any, hint: Any, rule: ParamRule) -> Any:
     if hint is int:
         if rule.low_open or rule.high_open:
             raise CheckerError(f"{name}: an int param takes closed bounds")
+        low, high = bounds["low"], bounds["high"]
         return check_integer(
-            name, value, low=None if rule.low is None else int(rule.low), high=None if high is None else int(high)
+            name, value, low=None if low is None else int(low), high=None if high is None else int(high)
         )
     if hint is float:
         return check_real(name, value, **bounds)
@@ -282,7 +293,10 @@ def _type_text(hint: Any, rule: ParamRule) -> str:
     if origin is Literal or (hint is str and rule.choices is not None):
         return " | ".join(str(word) for word in (args if origin is Literal else rule.choices or ()))
     if origin in (Union, types.UnionType):
-        return " or ".join(_type_text(arg, rule) for arg in args if arg is not type(None))
+        options = [arg for arg in args if arg is not type(None)]
+        if set(options) == {int, float}:
+            return "number" + _bounds_text(rule)
+        return " or ".join(_type_text(arg, rule) for arg in options)
     if origin is tuple:
         return f"list of {_type_text(args[0], rule) or 'values'}"
     name = {bool: "bool", int: "int", float: "float", str: "string", Fraction: "rational"}.get(hint, str(hint))

@@ -248,7 +248,6 @@ CASES: tuple[ContractCase, ...] = (
         "lemma4-psi-lambda",
         "psi^lambda built on Lemma 9's closed form as printed (max reading), which is not phi^lambda",
         broken=Side(params={"reading": "max"}),
-        gaps={UNKNOWN_KEY_TEST: "its unknown-params error names no accepted key (checks/symbolic/smoothness.py)"},
     ),
     ContractCase(
         "balle_smooth_sensitivity_slack",
@@ -300,10 +299,6 @@ CASES: tuple[ContractCase, ...] = (
         "monte-carlo-two-coordinates",
         "the Gaussian mechanism passing sigma as a covariance: noise std 2 for 4 (the library mutant)",
         broken=Side(factory=_mutant("gaussian-sigma-as-variance")),
-        gaps={
-            UNKNOWN_KEY_TEST: "its unknown-params error lists the budget keys but not pairs and search, which it "
-            "accepts (checks/empirical/budget.py, extra_keys)"
-        },
     ),
     ContractCase(
         "exact_privacy_profile",
@@ -407,6 +402,5 @@ PLUGIN_CASES: tuple[ContractCase, ...] = (
         "outputs-are-bits",
         "randomized response adding its uniform draw to the bit instead of comparing with it",
         broken=Side(factory=lambda **params: _uniform_added_response(params)),
-        gaps={UNKNOWN_KEY_TEST: "the example plugin's checker registers no validate: any params key is accepted"},
     ),
 )

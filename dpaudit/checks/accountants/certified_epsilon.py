@@ -19,6 +19,7 @@ References:
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -26,6 +27,7 @@ import mpmath
 import numpy as np
 
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checker_config import CheckerConfig, param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement, exact_fraction
@@ -34,7 +36,7 @@ from dpaudit.mechanisms.accountant import SubsampledGaussianAccountant, accounti
 from dpaudit.mechanisms.gpope_step import POISSON
 from dpaudit.privacy.relations import ADD_REMOVE_ONE
 
-__all__ = ["RDP_ROUNDOFF", "check_accountant_certified", "compare_with_certified"]
+__all__ = ["RDP_ROUNDOFF", "CertifiedConfig", "check_accountant_certified", "compare_with_certified"]
 
 _MAX_POINTS = 200
 
@@ -44,20 +46,39 @@ _MAX_POINTS = 200
 RDP_ROUNDOFF = 1e-9
 
 
-def _points(params: dict[str, Any]) -> list[dict[str, Any]]:
-    points = params.get("points")
-    if not isinstance(points, list) or not 1 <= len(points) <= _MAX_POINTS:
-        raise InvalidArgument(f"points: expected 1..{_MAX_POINTS} tables {{records, noise_multiplier, steps, delta}}")
-    return [accounting_point(point) for point in points]
+@dataclass(frozen=True)
+class CertifiedConfig(CheckerConfig):
+    """The params of the certified-epsilon check: the grid points the accountant is asked at."""
+
+    points: Any = param(
+        f"1..{_MAX_POINTS} tables {{records, noise_multiplier, steps, delta}} (epsilon at delta), or with an "
+        "'order' instead of 'delta' (RDP at that order)"
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.accounting_points()
+
+    def accounting_points(self) -> list[dict[str, Any]]:
+        """The points, each checked (:func:`~dpaudit.mechanisms.accountant.accounting_point`).
+
+        Raises:
+            InvalidArgument: naming the malformed point, or a count outside 1..200.
+        """
+        if not isinstance(self.points, list) or not 1 <= len(self.points) <= _MAX_POINTS:
+            raise InvalidArgument(
+                f"points: expected 1..{_MAX_POINTS} tables {{records, noise_multiplier, steps, delta}}"
+            )
+        return [accounting_point(point) for point in self.points]
+
+    def check_claim(self, claim: Claim) -> None:
+        """Refuse a claim of another kind than 'accountant', and RDP points where dpaudit has no exact RDP."""
+        _check_accountant_claim(claim, self.accounting_points())
 
 
-def _validate(params: dict[str, Any], claim: Claim) -> None:
+def _check_accountant_claim(claim: Claim, points: list[dict[str, Any]]) -> None:
     if claim.mechanism.name != "accountant":
         raise InvalidArgument(f"mechanism={claim.mechanism.name!r}: this checker audits the 'accountant' kind")
-    unknown = set(params) - {"points"}
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected only 'points'")
-    points = _points(params)
     if any(is_rdp_point(point) for point in points) and (
         claim.mechanism.params.get("sampling", POISSON) != POISSON
         or any(relation.kind != ADD_REMOVE_ONE for relation in claim.relations)
@@ -80,7 +101,7 @@ def _validate(params: dict[str, Any], claim: Claim) -> None:
     description="an accountant's epsilon at each grid point against dpaudit's certified PLD interval of the true "
     "epsilon, or its RDP at a point's order against the exact RDP (understated: violated; at or above the upper "
     "end: verified)",
-    validate=_validate,
+    config=CertifiedConfig,
     audits_candidates=True,
 )
 def check_accountant_certified(obligation: Obligation, context: CheckContext) -> Evidence:
@@ -91,7 +112,7 @@ def check_accountant_certified(obligation: Obligation, context: CheckContext) ->
     return compare_with_certified(
         lambda point: float(np.asarray(audited.release(point, rng=context.rng)).reshape(-1)[0]),
         SubsampledGaussianAccountant(**params),
-        _points(obligation.params),
+        parse_config(CertifiedConfig, obligation.params).accounting_points(),
     )
 
 

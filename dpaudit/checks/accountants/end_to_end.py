@@ -8,12 +8,14 @@ end is at or below it. A violation carries the neighbouring pair of per-step out
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import Any
 
-from dpaudit._validation import check_choice, check_integer, check_real
-from dpaudit.checks.accountants.tally import MAX_MEASUREMENTS, Tally, integers, no_unknown, reals, step_witness
+from dpaudit._validation import check_integer, check_real
+from dpaudit.checks.accountants.tally import MAX_MEASUREMENTS, Tally, step_witness
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checker_config import CheckerConfig, param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Obligation
 from dpaudit.kernel.evidence import Evidence
@@ -22,92 +24,100 @@ from dpaudit.privacy.accounting.mixtures import OutputPair
 from dpaudit.privacy.accounting.pld import compose_pairs
 from dpaudit.privacy.accounting.stated_bounds import xie2019_theorem1_noise, xie2019_theorem1_precondition
 
-__all__ = ["check_approx_dp_pld", "laws", "pld_answers"]
+__all__ = ["PldConfig", "check_approx_dp_pld", "laws", "pld_answers"]
 
-
-_PLD_KEYS = (
-    "epsilon",
-    "delta",
-    "c2",
-    "c1",
-    "sampling",
-    "records",
-    "steps",
-    "steps_per_records_squared",
-    "noise_multipliers",
-    "interval",
-    "delta_scale",
-    "points",
-)
 
 _POINT_KEYS = {"records", "steps", "noise_multiplier"}
 
 
-def _validate_pld(params: dict[str, Any], claim: Any = None) -> None:
-    no_unknown(params, _PLD_KEYS)
-    check_real("epsilon", params.get("epsilon"), low=0.0, low_open=True)
-    check_real("delta", params.get("delta"), low=0.0, high=1.0, low_open=True, high_open=True)
-    check_choice("sampling", params.get("sampling", UNIFORM_ONE), SAMPLING_SCHEMES)
-    check_real("interval", params.get("interval", 1e-4), low=1e-9, high=0.1)
-    check_real("delta_scale", params.get("delta_scale", 1.0), low=0.0, low_open=True)
-    if "points" in params:
-        grid_keys = sorted(
-            {"records", "steps", "steps_per_records_squared", "c2", "c1", "noise_multipliers"} & set(params)
-        )
-        if grid_keys:
-            raise InvalidArgument(f"points: give either 'points' or a grid ({', '.join(grid_keys)}), not both")
-        points = params["points"]
-        if not isinstance(points, list) or not points:
-            raise InvalidArgument("points: expected a non-empty list of {records, steps, noise_multiplier} tables")
-        for i, point in enumerate(points):
-            if not isinstance(point, dict) or set(point) != _POINT_KEYS:
-                raise InvalidArgument(f"points[{i}]={point!r}: expected a table with keys {sorted(_POINT_KEYS)}")
-            check_integer(f"points[{i}].records", point["records"], low=2)
-            check_integer(f"points[{i}].steps", point["steps"], low=1)
-            check_real(f"points[{i}].noise_multiplier", point["noise_multiplier"], low=0.0, low_open=True)
-        return
-    integers("records", params.get("records"), 2)
-    if ("steps" in params) == ("steps_per_records_squared" in params):
-        raise InvalidArgument("give exactly one of 'steps' (list of N) or 'steps_per_records_squared' (list of N/m^2)")
-    if "steps" in params:
-        integers("steps", params["steps"], 1)
-    else:
-        reals("steps_per_records_squared", params["steps_per_records_squared"], low=0.0, low_open=True)
-    if ("c2" in params) == ("noise_multipliers" in params):
-        raise InvalidArgument("give exactly one of 'c2' (Theorem 1 noise) or 'noise_multipliers' (explicit sigma list)")
-    if "c2" in params:
-        check_real("c2", params["c2"], low=0.0, low_open=True)
-    else:
-        reals("noise_multipliers", params["noise_multipliers"], low=0.0, low_open=True)
-    if params.get("c1") is not None:
-        check_real("c1", params["c1"], low=0.0, low_open=True)
+@dataclass(frozen=True, kw_only=True)
+class PldConfig(CheckerConfig):
+    """The params of the end-to-end check: the claimed (epsilon, delta), and either a grid of (m, N, sigma)
+    (records; steps or steps_per_records_squared; c2 or noise_multipliers) or explicit points."""
+
+    epsilon: int | float = param("the claimed epsilon", low=0.0, low_open=True)
+    delta: float = param("the claimed delta", low=0.0, high=1.0, low_open=True, high_open=True)
+    sampling: str = param("the step's sampling scheme", UNIFORM_ONE, choices=SAMPLING_SCHEMES)
+    records: tuple[int, ...] | None = param("records m of the grid", None, low=2)
+    steps: tuple[int, ...] | None = param("composed steps N of the grid", None, low=1)
+    steps_per_records_squared: tuple[int | float, ...] | None = param(
+        "N / m^2 of the grid, instead of steps", None, low=0.0, low_open=True
+    )
+    c2: int | float | None = param(
+        "sigma set by Xie et al. 2019 Theorem 1 (eq. 5.1) with equality", None, low=0.0, low_open=True
+    )
+    c1: int | float | None = param(
+        "Theorem 1's domain constant (left out: the proof's eq. B.31); points outside are skipped",
+        None,
+        low=0.0,
+        low_open=True,
+    )
+    noise_multipliers: tuple[int | float, ...] | None = param(
+        "noise multipliers sigma of the grid, instead of c2", None, low=0.0, low_open=True
+    )
+    interval: float = param("the PLD grid step", 1e-4, low=1e-9, high=0.1)
+    delta_scale: int | float = param("multiplies the claimed delta (1: as stated)", 1.0, low=0.0, low_open=True)
+    points: Any = param(
+        "list of {records, steps, noise_multiplier} tables, instead of the grid (e.g. a paper's settings)", None
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        grid = {"records", "steps", "steps_per_records_squared", "c2", "c1", "noise_multipliers"}
+        if self.points is not None:
+            given = sorted(name for name in grid if getattr(self, name) is not None)
+            if given:
+                raise InvalidArgument(f"points: give either 'points' or a grid ({', '.join(given)}), not both")
+            _check_points(self.points)
+            return
+        if self.records is None:
+            raise InvalidArgument("records: required (a list of m) unless 'points' are given")
+        if (self.steps is None) == (self.steps_per_records_squared is None):
+            raise InvalidArgument(
+                "give exactly one of 'steps' (list of N) or 'steps_per_records_squared' (list of N/m^2)"
+            )
+        if (self.c2 is None) == (self.noise_multipliers is None):
+            raise InvalidArgument(
+                "give exactly one of 'c2' (Theorem 1 noise) or 'noise_multipliers' (explicit sigma list)"
+            )
 
 
-def _pld_points(params: dict[str, Any], eps: float) -> tuple[list[tuple[int, int, float]], list[dict[str, Any]]]:
+def _check_points(points: Any) -> None:
+    if not isinstance(points, list) or not points:
+        raise InvalidArgument("points: expected a non-empty list of {records, steps, noise_multiplier} tables")
+    for i, point in enumerate(points):
+        if not isinstance(point, dict) or set(point) != _POINT_KEYS:
+            raise InvalidArgument(f"points[{i}]={point!r}: expected a table with keys {sorted(_POINT_KEYS)}")
+        check_integer(f"points[{i}].records", point["records"], low=2)
+        check_integer(f"points[{i}].steps", point["steps"], low=1)
+        check_real(f"points[{i}].noise_multiplier", point["noise_multiplier"], low=0.0, low_open=True)
+
+
+def _pld_points(config: PldConfig, eps: float) -> tuple[list[tuple[int, int, float]], list[dict[str, Any]]]:
     """The (m, N, sigma) points to account, and those skipped outside Theorem 1's domain."""
-    if "points" in params:
-        return [(p["records"], p["steps"], p["noise_multiplier"]) for p in params["points"]], []
+    if config.points is not None:
+        return [(p["records"], p["steps"], p["noise_multiplier"]) for p in config.points], []
     points: list[tuple[int, int, float]] = []
     skipped: list[dict[str, Any]] = []
-    for m in params["records"]:
-        for steps in _steps_for(params, m):
+    for m in config.records or ():
+        for steps in _steps_for(config, m):
             sigmas = (
-                [xie2019_theorem1_noise(eps, params["delta"], steps, m, params["c2"])]
-                if "c2" in params
-                else list(params["noise_multipliers"])
+                [xie2019_theorem1_noise(eps, config.delta, steps, m, config.c2)]
+                if config.c2 is not None
+                else list(config.noise_multipliers or ())
             )
             for sigma in sigmas:
-                if "c2" in params and not xie2019_theorem1_precondition(eps, steps, m, sigma, params.get("c1")):
+                if config.c2 is not None and not xie2019_theorem1_precondition(eps, steps, m, sigma, config.c1):
                     skipped.append({"records": m, "steps": steps, "noise_multiplier": sigma})
                 else:
                     points.append((m, steps, sigma))
     return points, skipped
 
 
-def _steps_for(params: dict[str, Any], m: int) -> list[int]:
-    if "steps" in params:
-        return list(params["steps"])
-    return [max(1, round(ratio * m * m)) for ratio in params["steps_per_records_squared"]]
+def _steps_for(config: PldConfig, m: int) -> list[int]:
+    if config.steps is not None:
+        return list(config.steps)
+    return [max(1, round(ratio * m * m)) for ratio in config.steps_per_records_squared or ()]
 
 
 def laws(pairs: Iterable[OutputPair]) -> tuple[tuple[Any, Any], ...]:
@@ -134,29 +144,21 @@ def pld_answers(
 @register_checker(
     "approx_dp_pld",
     description="claimed (epsilon, delta) after N GPOPE steps vs the PLD interval of delta(epsilon)",
-    validate=_validate_pld,
+    config=PldConfig,
 )
 def check_approx_dp_pld(obligation: Obligation, context: CheckContext) -> Evidence:
     """Decide an end-to-end (ε, δ) claim for N composed GPOPE steps with the PLD interval.
 
-    Params: ``epsilon``, ``delta`` (the claim), ``sampling``, ``records``, ``steps`` or
-    ``steps_per_records_squared``, and either ``c2`` (σ set by Theorem 1, eq. 5.1, with
-    equality; points outside the theorem's domain — ``c1`` if given, else the proof's
-    eq. B.31 — are skipped and counted) or ``noise_multipliers``; or instead of that grid
-    ``points`` (a list of ``{records, steps, noise_multiplier}``, e.g. a paper's experimental
-    settings); ``interval`` (PLD grid step); ``delta_scale`` (multiplies the claimed δ;
-    1 = as stated). The details give the enclosure of the true ε at δ at every point.
+    Params: :class:`PldConfig`. The details give the enclosure of the true ε at δ at every point.
 
     References:
         Xie et al. 2019, Theorem 1 and eqs. (B.31)–(B.33).
     """
-    params = obligation.params
-    _validate_pld(params)
-    eps, delta = params["epsilon"], params["delta"] * params.get("delta_scale", 1.0)
-    sampling = params.get("sampling", UNIFORM_ONE)
-    interval = params.get("interval", 1e-4)
+    config = parse_config(PldConfig, obligation.params)
+    eps, delta = config.epsilon, config.delta * config.delta_scale
+    sampling, interval = config.sampling, config.interval
     tally = Tally()
-    points, skipped = _pld_points(params, eps)
+    points, skipped = _pld_points(config, eps)
     true_epsilons = []
     for m, steps, sigma in points:
         step = GpopeStep(records=m, clip_norm=1.0, noise_multiplier=sigma, steps=steps, sampling=sampling)
@@ -184,8 +186,8 @@ def check_approx_dp_pld(obligation: Obligation, context: CheckContext) -> Eviden
         domain=f"{context.relation.name}, sampling={sampling}, "
         + (
             "(m, N, sigma) in " + ", ".join(f"({m}, {n}, {sigma:.6g})" for m, n, sigma in points)
-            if "points" in params
-            else f"m in {params['records']}, grid of N and sigma"
+            if config.points is not None
+            else f"m in {list(config.records or ())}, grid of N and sigma"
         ),
         method=f"PLD (pessimistic split / optimistic merge), grid step {interval:g}, FFT self-composition",
         budget={"interval": interval, "skipped_outside_domain": len(skipped)},

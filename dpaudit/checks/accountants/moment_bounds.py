@@ -9,23 +9,23 @@ lower end of the enclosure above the claim, ``verified`` the upper end at or bel
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import mpmath
 
-from dpaudit._validation import check_choice, check_integer, check_real
-from dpaudit.checks.accountants.tally import Tally, integers, no_unknown, reals
-from dpaudit.checks.budget_limits import ceiling
+from dpaudit.checks.accountants.tally import StepGridConfig, Tally
+from dpaudit.kernel.checker_config import param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Obligation
 from dpaudit.kernel.evidence import Evidence
-from dpaudit.mechanisms.gpope_step import SAMPLING_SCHEMES, UNIFORM_ONE, GpopeStep
+from dpaudit.mechanisms.gpope_step import UNIFORM_ONE, GpopeStep
 from dpaudit.privacy.accounting.rdp import moment_from_rdp, poisson_gaussian_rdp, wor_gaussian_rdp_upper
 from dpaudit.privacy.accounting.stated_bounds import STATED_MOMENT_BOUNDS, xie2019_theorem1_lambda_range
 from dpaudit.privacy.accounting.values import AccountedValue
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, Relation
 
-__all__ = ["check_moment_bound_exact", "step_moment"]
+__all__ = ["MomentConfig", "check_moment_bound_exact", "step_moment"]
 
 
 def step_moment(
@@ -63,51 +63,46 @@ def step_moment(
     return AccountedValue(exact.value, exact.lower, mpmath.inf, "lower bound", exact.method, digits)
 
 
-_MOMENT_KEYS = ("claimed", "sampling", "records", "noise_multipliers", "lambdas", "lambda_range", "scale", "digits")
+@dataclass(frozen=True, kw_only=True)
+class MomentConfig(StepGridConfig):
+    """The params of the moment-bound check: the claimed bound, and the grid of (m, sigma, lambda)."""
 
-
-def _validate_moment(params: dict[str, Any], claim: Any = None) -> None:
-    no_unknown(params, _MOMENT_KEYS)
-    check_choice("claimed", params.get("claimed"), sorted(STATED_MOMENT_BOUNDS))
-    check_choice("sampling", params.get("sampling", UNIFORM_ONE), SAMPLING_SCHEMES)
-    integers("records", params.get("records"), 2)
-    reals("noise_multipliers", params.get("noise_multipliers"), low=0.0, low_open=True)
-    reals("lambdas", params.get("lambdas"), low=0.0, low_open=True)
-    check_choice("lambda_range", params.get("lambda_range", "all"), ("all", "theorem1_proof"))
-    check_real("scale", params.get("scale", 1.0), low=0.0, low_open=True)
-    check_integer("digits", params.get("digits", 60), low=50, high=ceiling("digits"))
+    claimed: str = param("the stated moment bound", choices=tuple(sorted(STATED_MOMENT_BOUNDS)))
+    lambdas: tuple[int | float, ...] = param("moment orders lambda", low=0.0, low_open=True)
+    lambda_range: str = param(
+        "all, or theorem1_proof: only lambda <= sigma^2 log(m/sigma) (Xie et al. 2019, eq. B.31)",
+        "all",
+        choices=("all", "theorem1_proof"),
+    )
+    scale: float = param("multiplies the claimed bound (1: as stated)", 1.0, low=0.0, low_open=True)
 
 
 @register_checker(
     "moment_bound_exact",
     description="claimed per-step moment bound alpha(lambda) vs the exact moment (MTZ series, mpmath >= 50 digits)",
-    validate=_validate_moment,
+    config=MomentConfig,
 )
 def check_moment_bound_exact(obligation: Obligation, context: CheckContext) -> Evidence:
     """Decide a claimed bound on the per-step log moment of GPOPE's step over a grid of (m, σ, λ).
 
-    Params: ``claimed`` (a name in STATED_MOMENT_BOUNDS), ``sampling``, ``records``,
-    ``noise_multipliers``, ``lambdas``, ``lambda_range`` (``all``, or ``theorem1_proof``:
-    only λ <= σ² log(m/σ), eq. B.31), ``scale`` (multiplies the claimed bound; 1 = as stated),
-    ``digits``.
+    Params: :class:`MomentConfig`.
 
     References:
         Xie et al. 2019, Lemma 1 (eq. 5.5) and eqs. (B.15), (B.31).
     """
-    params = obligation.params
-    _validate_moment(params)
-    bound = STATED_MOMENT_BOUNDS[params["claimed"]]
-    sampling = params.get("sampling", UNIFORM_ONE)
-    scale = mpmath.mpf(params.get("scale", 1.0))
-    digits = params.get("digits", 60)
-    restricted = params.get("lambda_range", "all") == "theorem1_proof"
+    config = parse_config(MomentConfig, obligation.params)
+    bound = STATED_MOMENT_BOUNDS[config.claimed]
+    sampling = config.sampling
+    scale = mpmath.mpf(config.scale)
+    digits = config.digits
+    restricted = config.lambda_range == "theorem1_proof"
     tally = Tally(claim_relative_error=mpmath.mpf(10) ** (5 - digits))
     skipped = 0
-    for m in params["records"]:
-        for sigma in params["noise_multipliers"]:
+    for m in config.records:
+        for sigma in config.noise_multipliers:
             step = GpopeStep(records=m, clip_norm=1.0, noise_multiplier=sigma, sampling=sampling)
             limit = xie2019_theorem1_lambda_range(m, sigma) if restricted else math.inf
-            for lam in params["lambdas"]:
+            for lam in config.lambdas:
                 if lam > limit:
                     skipped += 1
                     continue
@@ -127,15 +122,15 @@ def check_moment_bound_exact(obligation: Obligation, context: CheckContext) -> E
 
                 tally.add(f"alpha({lam:g}) at m={m}, sigma={sigma:g}", claimed, value, witness)
     domain = (
-        f"{context.relation.name}, sampling={sampling}, m in {params['records']}, sigma in "
-        f"{params['noise_multipliers']}, "
-        f"lambda in {params['lambdas']}" + (" with lambda <= sigma^2 log(m/sigma)" if restricted else "")
+        f"{context.relation.name}, sampling={sampling}, m in {list(config.records)}, sigma in "
+        f"{list(config.noise_multipliers)}, "
+        f"lambda in {list(config.lambdas)}" + (" with lambda <= sigma^2 log(m/sigma)" if restricted else "")
     )
     return tally.evidence(
-        what=f"{params['claimed']} (x{mpmath.nstr(scale, 6)})",
+        what=f"{config.claimed} (x{mpmath.nstr(scale, 6)})",
         domain=domain,
         method=f"exact moments: MTZ 2019 series in mpmath {digits} digits (two precisions + tail bound); WBK 2019 Thm "
         "27 upper bound where needed",
         budget={"digits": digits, "skipped_outside_range": skipped},
-        details={"claimed_bound": params["claimed"], "scale": float(scale)},
+        details={"claimed_bound": config.claimed, "scale": float(scale)},
     )

@@ -17,12 +17,12 @@ References:
 from __future__ import annotations
 
 import importlib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from dpaudit._validation import check_choice, check_real
 from dpaudit.checks.accountants.certified_epsilon import compare_with_certified
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checker_config import CheckerConfig, param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence
@@ -31,31 +31,38 @@ from dpaudit.mechanisms.accountant import SubsampledGaussianAccountant, accounti
 from dpaudit.privacy.accounting.peer_audit import audit_peer_rdp
 from dpaudit.privacy.relations import ADD_REMOVE_ONE
 
-__all__ = ["check_peer_accountant"]
+__all__ = ["PeerConfig", "check_peer_accountant"]
 
 ACCOUNTANTS = ("pld", "rdp")
-_KEYS = {"peer", "accountant", "points", "peer_interval", "fractional_orders"}
 
 
-def _validate(params: dict[str, Any], claim: Claim) -> None:
-    if claim.mechanism.name != "accountant":
-        raise InvalidArgument(f"mechanism={claim.mechanism.name!r}: this checker audits the 'accountant' kind")
-    if claim.mechanism.params.get("sampling") != "poisson" or claim.mechanism.params.get("relation") != ADD_REMOVE_ONE:
-        raise InvalidArgument("the peer accountants model Poisson sampling under add/remove-one: set those params")
-    unknown = set(params) - _KEYS
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected {sorted(_KEYS)}")
-    check_choice("peer", params.get("peer"), ("dp_accounting",))
-    check_choice("accountant", params.get("accountant"), ACCOUNTANTS)
-    check_real("peer_interval", params.get("peer_interval", 1e-4), low=1e-6, high=0.1)
-    for order in params.get("fractional_orders", []):
-        check_real("fractional_orders", order, low=1.0, low_open=True)
-    points = params.get("points")
-    if not isinstance(points, list) or not points:
-        raise InvalidArgument("points: expected a list of {records, noise_multiplier, steps, delta}")
-    for point in points:
-        if "order" in accounting_point(point):
-            raise InvalidArgument("points: the peer accountants are asked for epsilon at delta; give 'delta'")
+@dataclass(frozen=True, kw_only=True)
+class PeerConfig(CheckerConfig):
+    """The params of the peer check: the library and its accountant, the points and the RDP orders compared."""
+
+    peer: str = param("the peer library", choices=("dp_accounting",))
+    accountant: str = param("the peer's accountant", choices=ACCOUNTANTS)
+    points: Any = param("tables {records, noise_multiplier, steps, delta}: the peer's epsilon at delta")
+    peer_interval: float = param("the peer PLD accountant's discretisation interval", 1e-4, low=1e-6, high=0.1)
+    fractional_orders: tuple[int | float, ...] | None = param(
+        "RDP orders compared with the peer's RDP at the first point (rdp)", None, low=1.0, low_open=True
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not isinstance(self.points, list) or not self.points:
+            raise InvalidArgument("points: expected a list of {records, noise_multiplier, steps, delta}")
+        for point in self.points:
+            if "order" in accounting_point(point):
+                raise InvalidArgument("points: the peer accountants are asked for epsilon at delta; give 'delta'")
+
+    def check_claim(self, claim: Claim) -> None:
+        """Refuse a claim of another kind than 'accountant' or not under Poisson sampling and add/remove-one."""
+        if claim.mechanism.name != "accountant":
+            raise InvalidArgument(f"mechanism={claim.mechanism.name!r}: this checker audits the 'accountant' kind")
+        params = claim.mechanism.params
+        if params.get("sampling") != "poisson" or params.get("relation") != ADD_REMOVE_ONE:
+            raise InvalidArgument("the peer accountants model Poisson sampling under add/remove-one: set those params")
 
 
 def _peer_epsilon(library: Any, accountant: str, interval: float, point: dict[str, Any]) -> float:
@@ -74,12 +81,12 @@ def _peer_epsilon(library: Any, accountant: str, interval: float, point: dict[st
 @register_checker(
     "peer_accountant",
     description="a peer library's epsilon (dp_accounting PLD or RDP) against dpaudit's certified PLD interval",
-    validate=_validate,
+    config=PeerConfig,
 )
 def check_peer_accountant(obligation: Obligation, context: CheckContext) -> Evidence:
     """Audit the peer's accountant at the spec's points (see the module docstring)."""
-    params = obligation.params
-    accountant = params["accountant"]
+    config = parse_config(PeerConfig, obligation.params)
+    accountant = config.accountant
     try:
         library = importlib.import_module("dp_accounting")
     except ImportError:
@@ -89,8 +96,8 @@ def check_peer_accountant(obligation: Obligation, context: CheckContext) -> Evid
             "dp_accounting",
             "none",
         )
-    interval = params.get("peer_interval", 1e-4)
-    points = [accounting_point(point) for point in params["points"]]
+    interval = config.peer_interval
+    points = [accounting_point(point) for point in config.points]
     evidence = compare_with_certified(
         lambda point: _peer_epsilon(library, accountant, interval, point),
         SubsampledGaussianAccountant(**context.claim.mechanism.params),
@@ -98,7 +105,7 @@ def check_peer_accountant(obligation: Obligation, context: CheckContext) -> Evid
         method_note=f"; peer: dp_accounting {getattr(library, '__version__', '?')} {accountant.upper()} accountant"
         + (f", grid {interval:g}" if accountant == "pld" else ""),
     )
-    orders = params.get("fractional_orders", [])
+    orders = list(config.fractional_orders or ())
     if accountant != "rdp" or not orders:
         return evidence
     first = points[0]

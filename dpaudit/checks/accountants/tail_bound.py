@@ -8,59 +8,49 @@ upper ends, ``verified`` when the PLD upper end is below δ_tail from their lowe
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
-from typing import Any
 
 import mpmath
 
-from dpaudit._validation import check_choice, check_integer, check_real
 from dpaudit.checks.accountants.end_to_end import laws, pld_answers
 from dpaudit.checks.accountants.moment_bounds import step_moment
-from dpaudit.checks.accountants.tally import Tally, integers, no_unknown, reals, step_witness
-from dpaudit.checks.budget_limits import ceiling
+from dpaudit.checks.accountants.tally import StepGridConfig, Tally, step_witness
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checker_config import param, param_of, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Obligation
 from dpaudit.kernel.evidence import Evidence
-from dpaudit.mechanisms.gpope_step import POISSON, SAMPLING_SCHEMES, GpopeStep
+from dpaudit.mechanisms.gpope_step import POISSON, GpopeStep
 from dpaudit.privacy.accounting.conversions import moments_tail_delta
 from dpaudit.privacy.accounting.values import AccountedValue
 
-__all__ = ["check_moments_tail_bound"]
+__all__ = ["TailConfig", "check_moments_tail_bound"]
 
 
-_TAIL_KEYS = (
-    "sampling",
-    "records",
-    "noise_multipliers",
-    "steps",
-    "epsilons",
-    "lambdas",
-    "moment_scale",
-    "interval",
-    "digits",
-)
+@dataclass(frozen=True, kw_only=True)
+class TailConfig(StepGridConfig):
+    """The params of the tail-bound check: the grid of (m, sigma, N, epsilon) and the moment orders."""
 
+    sampling: str = param_of(StepGridConfig, "sampling", default=POISSON)
+    steps: tuple[int, ...] = param("composed steps N", low=1)
+    epsilons: tuple[int | float, ...] = param("epsilons at which delta is bounded", low=0.0, low_open=True)
+    lambdas: tuple[int | float, ...] = param("the integer moment orders lambda minimised over", low=0.0, low_open=True)
+    moment_scale: float = param("multiplies the per-step moments (1: as stated)", 1.0, low=0.0, low_open=True)
+    interval: float = param("the PLD grid step", 1e-4, low=1e-9, high=0.1)
 
-def _validate_tail(params: dict[str, Any], claim: Any = None) -> None:
-    no_unknown(params, _TAIL_KEYS)
-    check_choice("sampling", params.get("sampling", POISSON), SAMPLING_SCHEMES)
-    integers("records", params.get("records"), 2)
-    reals("noise_multipliers", params.get("noise_multipliers"), low=0.0, low_open=True)
-    integers("steps", params.get("steps"), 1)
-    reals("epsilons", params.get("epsilons"), low=0.0, low_open=True)
-    lambdas = reals("lambdas", params.get("lambdas"), low=0.0, low_open=True)
-    if any(not float(lam).is_integer() for lam in lambdas):
-        raise InvalidArgument(f"lambdas={lambdas}: expected integers (exact moments at integer orders)")
-    check_real("moment_scale", params.get("moment_scale", 1.0), low=0.0, low_open=True)
-    check_real("interval", params.get("interval", 1e-4), low=1e-9, high=0.1)
-    check_integer("digits", params.get("digits", 60), low=50, high=ceiling("digits"))
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if any(not float(lam).is_integer() for lam in self.lambdas):
+            raise InvalidArgument(
+                f"lambdas={[float(lam) for lam in self.lambdas]}: expected integers (exact moments at integer orders)"
+            )
 
 
 @register_checker(
     "moments_tail_bound",
     description="Abadi et al. Theorem 2: delta = min_lambda exp(alpha(lambda) - lambda*eps) vs the PLD interval",
-    validate=_validate_tail,
+    config=TailConfig,
 )
 def check_moments_tail_bound(obligation: Obligation, context: CheckContext) -> Evidence:
     """Decide the moments-accountant tail bound on composed GPOPE steps.
@@ -74,17 +64,16 @@ def check_moments_tail_bound(obligation: Obligation, context: CheckContext) -> E
     References:
         Abadi et al. 2016, Theorem 2; Xie et al. 2019, Theorem 4 (B.20)–(B.21).
     """
-    params = obligation.params
-    _validate_tail(params)
-    sampling = params.get("sampling", POISSON)
-    scale = mpmath.mpf(params.get("moment_scale", 1.0))
-    digits = params.get("digits", 60)
-    interval = params.get("interval", 1e-4)
-    lambdas = [float(lam) for lam in params["lambdas"]]
+    config = parse_config(TailConfig, obligation.params)
+    sampling = config.sampling
+    scale = mpmath.mpf(config.moment_scale)
+    digits = config.digits
+    interval = config.interval
+    lambdas = [float(lam) for lam in config.lambdas]
     tally = Tally(claim_relative_error=mpmath.mpf(10) ** (5 - digits))
-    for m in params["records"]:
-        for sigma in params["noise_multipliers"]:
-            for steps in params["steps"]:
+    for m in config.records:
+        for sigma in config.noise_multipliers:
+            for steps in config.steps:
                 step = GpopeStep(records=m, clip_norm=1.0, noise_multiplier=sigma, steps=steps, sampling=sampling)
                 moments = [step_moment(step, context.relation, lam, digits=digits) for lam in lambdas]
                 factor = scale * steps
@@ -97,7 +86,7 @@ def check_moments_tail_bound(obligation: Obligation, context: CheckContext) -> E
                     for v in moments
                 ]
                 view = step.step_pairs(context.relation)
-                epsilons = tuple(float(eps) for eps in params["epsilons"])
+                epsilons = tuple(float(eps) for eps in config.epsilons)
                 *answers, _ = pld_answers(laws(view.pairs), steps, interval, epsilons, None)
                 for eps, (measured, estimate) in zip(epsilons, answers, strict=True):
                     claim_high = moments_tail_delta(lambdas, upper, eps).value
@@ -112,8 +101,8 @@ def check_moments_tail_bound(obligation: Obligation, context: CheckContext) -> E
                     tally.add(quantity, claimed, measured, witness, estimate, claimed_range=(claim_low, claim_high))
     return tally.evidence(
         what=f"moments tail bound (moments x{mpmath.nstr(scale, 6)})",
-        domain=f"{context.relation.name}, sampling={sampling}, m in {params['records']}, sigma in "
-        f"{params['noise_multipliers']}, N in {params['steps']}, eps in {params['epsilons']}",
+        domain=f"{context.relation.name}, sampling={sampling}, m in {list(config.records)}, sigma in "
+        f"{list(config.noise_multipliers)}, N in {list(config.steps)}, eps in {list(config.epsilons)}",
         method=f"exact moments (MTZ 2019, mpmath {digits} digits) + tail bound; PLD interval, grid step {interval:g}",
         budget={"digits": digits, "interval": interval, "lambdas": len(lambdas)},
         details={"lambdas": lambdas, "moment_scale": float(scale)},

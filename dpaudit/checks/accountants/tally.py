@@ -9,21 +9,22 @@ measurement carries an enclosure of its true margin for the re-run certificate (
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import mpmath
 
-from dpaudit._validation import check_integer, check_real
+from dpaudit.checks.claim_inputs import DigitsConfig
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.checker_config import param
 from dpaudit.kernel.evidence import Evidence, Measurement, exact_fraction
 from dpaudit.kernel.verdicts import Verdict
-from dpaudit.mechanisms.gpope_step import GpopeStep
+from dpaudit.mechanisms.gpope_step import SAMPLING_SCHEMES, UNIFORM_ONE, GpopeStep
 from dpaudit.privacy.accounting.values import AccountedValue
 from dpaudit.privacy.relations import Relation
 
-__all__ = ["MAX_MEASUREMENTS", "Tally", "integers", "no_unknown", "reals", "step_witness", "text"]
+__all__ = ["MAX_MEASUREMENTS", "StepGridConfig", "Tally", "step_witness", "text"]
 
 #: The most measurements (and violations) an accounting evidence keeps, the worst first.
 MAX_MEASUREMENTS = 24
@@ -173,25 +174,14 @@ def text(value: Any) -> str:
     return mpmath.nstr(mpmath.mpf(value), 12, min_fixed=-4, max_fixed=6)
 
 
-def reals(name: str, values: Any, **bounds: Any) -> list[float]:
-    """A non-empty list of reals, each checked against ``bounds`` (those of ``check_real``)."""
-    if not isinstance(values, (list, tuple)) or not values:
-        raise InvalidArgument(f"{name}={values!r}: expected a non-empty list")
-    return [check_real(f"{name}[{i}]", v, **bounds) for i, v in enumerate(values)]
+@dataclass(frozen=True, kw_only=True)
+class StepGridConfig(DigitsConfig):
+    """The grid of GPOPE steps an accountant check decides: the sampling scheme, the records m and the
+    noise multipliers sigma (kept as the spec writes them: the report echoes them)."""
 
-
-def integers(name: str, values: Any, low: int) -> list[int]:
-    """A non-empty list of integers, each at least ``low``."""
-    if not isinstance(values, (list, tuple)) or not values:
-        raise InvalidArgument(f"{name}={values!r}: expected a non-empty list")
-    return [check_integer(f"{name}[{i}]", v, low=low) for i, v in enumerate(values)]
-
-
-def no_unknown(params: dict[str, Any], allowed: Iterable[str]) -> None:
-    """Refuse params outside ``allowed``, naming the accepted ones."""
-    unknown = set(params) - set(allowed)
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected only {sorted(allowed)}")
+    sampling: str = param("the step's sampling scheme", UNIFORM_ONE, choices=SAMPLING_SCHEMES)
+    records: tuple[int, ...] = param("records m", low=2)
+    noise_multipliers: tuple[int | float, ...] = param("noise multipliers sigma", low=0.0, low_open=True)
 
 
 def _exact(value: Any) -> Any:

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from dpaudit._lazy import lazy_module
-from dpaudit._validation import check_integer, check_real
-from dpaudit.checks.budget_limits import ceiling
+from dpaudit.checks.budget_limits import Ceiling
 from dpaudit.checks.claim_inputs import input_converter
 from dpaudit.errors import CheckerError, DpAuditError, InvalidArgument
+from dpaudit.kernel.checker_config import CheckerConfig, param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
@@ -19,32 +20,35 @@ from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 
 stats = lazy_module("scipy.stats")
 
-__all__ = ["check_candidate_matches_reference"]
+__all__ = ["ConformanceConfig", "check_candidate_matches_reference"]
 
 
-def _validate(params: dict[str, Any], claim: Claim) -> None:
-    unknown = set(params) - {"samples", "confidence", "inputs"}
-    if unknown:
-        raise InvalidArgument(f"unknown params {sorted(unknown)}: expected samples, confidence, inputs")
-    check_integer("samples", params.get("samples", 2000), low=20, high=ceiling("samples"))
-    check_real("confidence", params.get("confidence", 0.99), low=0.5, high=1.0, high_open=True)
-    inputs = params.get("inputs")
-    if inputs is not None and (not isinstance(inputs, list) or not inputs):
-        raise InvalidArgument(
-            "inputs: expected a non-empty list of datasets (or leave it out to use the reference's audit_pairs)"
-        )
-    convert = input_converter(claim)
-    for index, item in enumerate(inputs or []):
-        try:
-            convert(item)
-        except DpAuditError as exc:
-            raise InvalidArgument(f"inputs[{index}]: {exc}") from None
+@dataclass(frozen=True)
+class ConformanceConfig(CheckerConfig):
+    """The params of the conformance check: draws per side, the tests' confidence and the inputs compared on."""
+
+    samples: int = param(
+        "draws per side of the candidate and of the reference", 2000, low=20, high=Ceiling("samples"), quick_cap=2000
+    )
+    confidence: float = param("of the Kolmogorov-Smirnov tests together", 0.99, low=0.5, high=1.0, high_open=True)
+    inputs: tuple[Any, ...] | None = param(
+        "inputs to compare the output laws on", None, default_text="both sides of the reference's least private pairs"
+    )
+
+    def check_claim(self, claim: Claim) -> None:
+        """Refuse inputs the claim's mechanism cannot read."""
+        convert = input_converter(claim)
+        for index, item in enumerate(self.inputs or ()):
+            try:
+                convert(item)
+            except DpAuditError as exc:
+                raise InvalidArgument(f"inputs[{index}]: {exc}") from None
 
 
-def _inputs(params: dict[str, Any], reference: Any, context: CheckContext) -> list[Any]:
-    """The datasets to compare on: ``params.inputs``, else both sides of the reference's audit pairs."""
-    if params.get("inputs") is not None:
-        return [input_converter(context.claim)(item) for item in params["inputs"]]
+def _inputs(given: tuple[Any, ...] | None, reference: Any, context: CheckContext) -> list[Any]:
+    """The datasets to compare on: the ``inputs`` param, else both sides of the reference's audit pairs."""
+    if given is not None:
+        return [input_converter(context.claim)(item) for item in given]
     proposer = getattr(reference, "audit_pairs", None)
     if not callable(proposer):
         raise CheckerError(
@@ -57,14 +61,8 @@ def _inputs(params: dict[str, Any], reference: Any, context: CheckContext) -> li
     "candidate_matches_reference",
     description="conformance, not privacy: two-sample Kolmogorov-Smirnov tests of the candidate's output law "
     "against the reference's (a difference is reported, never a privacy violation)",
-    validate=_validate,
+    config=ConformanceConfig,
     audits_candidates=True,
-    quick_caps={"samples": 2000},
-    parameters={
-        "samples": "int: draws per side of the candidate and of the reference (default 2000)",
-        "confidence": "float: of the Kolmogorov-Smirnov tests (default 0.99)",
-        "inputs": "list of inputs to compare the output laws on (default: the reference's least private pairs)",
-    },
 )
 def check_candidate_matches_reference(obligation: Obligation, context: CheckContext) -> Evidence:
     """Compare each output coordinate of the mechanism under audit with the reference.
@@ -79,13 +77,12 @@ def check_candidate_matches_reference(obligation: Obligation, context: CheckCont
     References:
         Kolmogorov–Smirnov two-sample test (scipy.stats.ks_2samp, exact or asymptotic).
     """
-    params = obligation.params
-    samples = int(params.get("samples", 2000))
-    confidence = float(params.get("confidence", 0.99))
+    config = parse_config(ConformanceConfig, obligation.params)
+    samples, confidence = config.samples, config.confidence
     audited = context.sampled_mechanism()
     kind = get_mechanism(context.claim.mechanism.name)
     reference = build_mechanism(context.claim.mechanism.name, context.claim.mechanism.params)
-    inputs = _inputs(params, reference, context)
+    inputs = _inputs(config.inputs, reference, context)
     tests = []
     for index, data in enumerate(inputs):
         observed = np.asarray(audited.release(data, rng=context.rng, size=samples), dtype=np.float64)
