@@ -29,7 +29,6 @@ every param by name).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -186,8 +185,18 @@ def config_quick_caps(config: type) -> dict[str, int]:
     return {name: rule.quick_cap for name, (_, _, rule) in _rules(config).items() if rule.quick_cap is not None}
 
 
-@functools.cache
-def _rules(config: type) -> dict[str, tuple[dataclasses.Field[Any], Any, ParamRule]]:
+_Rules = dict[str, tuple[dataclasses.Field[Any], Any, ParamRule]]
+_RULES: dict[type, _Rules] = {}
+
+
+def _rules(config: type) -> _Rules:
+    """:func:`_read_rules` of ``config``, read once per class."""
+    if config not in _RULES:
+        _RULES[config] = _read_rules(config)
+    return _RULES[config]
+
+
+def _read_rules(config: type) -> _Rules:
     """Each init field of the dataclass ``config``, the class's own first, then those of each base in
     method resolution order: the field, its resolved type and its rule.
 
