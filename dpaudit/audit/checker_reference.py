@@ -1,6 +1,7 @@
 """docs/checkers.md, generated from the checker registry (dpaudit's own checkers, not a plugin's or
-a test's): every checker's description, whether it
-audits candidates, the views it needs, the parameters it reads and the budgets ``--quick`` caps.
+a test's): every checker's description, whether it audits candidates, the views it needs, the
+parameters it reads (derived from its config dataclass: :mod:`dpaudit.kernel.checker_config`) and
+the budgets ``--quick`` caps.
 
 Regenerate with ``python -m dpaudit.audit.checker_reference`` (a test fails until then).
 """
