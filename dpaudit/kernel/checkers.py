@@ -86,16 +86,12 @@ class CheckContext:
         from dpaudit.mechanisms.catalogue import get_mechanism
 
         protocol = as_view(cast(type, view), where=f"claim {self.claim.id!r}")
-        name = self.claim.mechanism.name
-        if protocol not in get_mechanism(name).views:
-            raise InvalidArgument(
-                f"mechanism {name!r} does not offer the white-box view {view_names([protocol])} this checker reads"
-            )
+        get_mechanism(self.claim.mechanism.name).require_view(protocol)
         mechanism = self.mechanism()
         if not isinstance(mechanism, protocol):
             raise InvalidArgument(
-                f"the mechanism under audit ({type(mechanism).__name__}) does not implement the white-box view "
-                f"{view_names([protocol])} that mechanism {name!r} declares"
+                f"the mechanism under audit ({type(mechanism).__name__}) does not implement the white-box views "
+                f"{view_names([protocol])} that mechanism={self.claim.mechanism.name!r} declares"
             )
         return cast(View, mechanism)
 

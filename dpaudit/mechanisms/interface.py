@@ -351,6 +351,17 @@ class Mechanism:
         """Whether the reference offers the white-box view ``view`` (a Protocol of :mod:`dpaudit.mechanisms.views`)."""
         return view in self.views
 
+    def require_view(self, view: type) -> None:
+        """Fail closed unless the reference offers the white-box view ``view``.
+
+        Raises:
+            InvalidArgument: naming the mechanism and the view.
+        """
+        if view not in self.views:
+            raise InvalidArgument(
+                f"mechanism={self.name!r} does not offer the white-box views {view_names([view])} this checker reads"
+            )
+
     def check_neighbours(self, first: Any, second: Any, relation: Relation, params: Mapping[str, Any]) -> float:
         """The distance of two inputs (the larger of both orders: a relation is symmetric), after
         checking they are neighbours under ``relation`` (within a relative

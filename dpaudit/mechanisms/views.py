@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     import mpmath
     import numpy as np
 
-    from dpaudit.mechanisms.policy_evaluation.statistics import FirstVisitStatistics
     from dpaudit.privacy.relations import Relation
 
 __all__ = [
@@ -95,8 +94,10 @@ class AuditPairsView(Protocol):
 class StatisticsView(Protocol):
     """The release is computed from the first-visit statistics of its dataset (Balle et al. 2016)."""
 
-    def statistics(self, data: Any) -> FirstVisitStatistics:
-        """The first-visit statistics (signature, F_X, m) of ``data``."""
+    def statistics(self, data: Any) -> Any:
+        """The first-visit statistics (signature, F_X, m) of ``data``: a
+        :class:`~dpaudit.mechanisms.policy_evaluation.statistics.FirstVisitStatistics` (typed ``Any`` here:
+        the views sit below the mechanisms that use them)."""
         ...
 
 
