@@ -6,9 +6,9 @@ its input domain (how inputs are converted to and from the plain values a candid
 spec uses, and a default input), the neighbouring relations it is audited under with the
 distance that decides whether two inputs are neighbours, its output, a vectorised
 ``sample(params, data, n, rng)``, the white-box views the reference offers (Protocols of
-:mod:`dpaudit.mechanisms.views`), and the call
-signature of a candidate implementing it. Candidate kinds, input conversion, which
-checkers apply and report labels are derived from this object.
+:mod:`dpaudit.mechanisms.views`), and the call signature of a candidate implementing it.
+Candidate kinds, input conversion, which checkers apply and report labels are derived from
+this object.
 
 A reference implementation is a frozen dataclass of public parameters with
 ``release(data, *, rng, size=None)``; ``size`` asks for ``size`` independent releases

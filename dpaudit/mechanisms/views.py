@@ -145,13 +145,16 @@ DEPRECATED_VIEW_NAMES: dict[str, type] = {
 
 
 def is_view(view: object) -> bool:
-    """Whether ``view`` is a runtime-checkable Protocol class (what a view is)."""
-    # typing marks Protocol classes with these attributes; typing.is_protocol exists only from Python 3.13
-    return (
-        isinstance(view, type)
-        and bool(getattr(view, "_is_protocol", False))
-        and bool(getattr(view, "_is_runtime_protocol", False))
-    )
+    """Whether ``view`` is a runtime-checkable Protocol of methods (what a view is): one that
+    ``isinstance`` and ``issubclass`` can check."""
+    # typing marks Protocol classes with _is_protocol (typing.is_protocol exists only from Python 3.13)
+    if not isinstance(view, type) or not getattr(view, "_is_protocol", False):
+        return False
+    try:
+        issubclass(object, view)  # TypeError unless runtime-checkable with methods only
+    except TypeError:
+        return False
+    return True
 
 
 def as_view(view: type | str, *, where: str, stacklevel: int = 2) -> type:
@@ -181,7 +184,7 @@ def as_view(view: type | str, *, where: str, stacklevel: int = 2) -> type:
         return protocol
     if not is_view(view):
         raise InvalidArgument(
-            f"{where}: view={view!r} is not a view: expected a @runtime_checkable typing.Protocol such as "
+            f"{where}: view={view!r} is not a view: expected a @runtime_checkable typing.Protocol of methods such as "
             f"{view_names(BUILTIN_VIEWS)}"
         )
     return view

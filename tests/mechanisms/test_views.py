@@ -31,6 +31,11 @@ class _NotRuntimeCheckable(Protocol):
 
 
 @runtime_checkable
+class _WithData(Protocol):
+    bias: float
+
+
+@runtime_checkable
 class _PluginView(Protocol):
     """A plugin's own view."""
 
@@ -45,7 +50,7 @@ def test_every_builtin_view_is_a_runtime_checkable_protocol_of_one_method(view):
     assert DEPRECATED_VIEW_NAMES[methods[0]] is view
 
 
-@pytest.mark.parametrize("value", [GaussianMechanism, _NotRuntimeCheckable, "privacy", 3, None])
+@pytest.mark.parametrize("value", [GaussianMechanism, _NotRuntimeCheckable, _WithData, "privacy", 3, None])
 def test_what_is_not_a_view(value):
     assert not is_view(value)
 
@@ -54,7 +59,7 @@ def test_a_plugin_may_define_its_own_view():
     assert as_view(_PluginView, where="test") is _PluginView
 
 
-@pytest.mark.parametrize("value", [GaussianMechanism, _NotRuntimeCheckable, 3])
+@pytest.mark.parametrize("value", [GaussianMechanism, _NotRuntimeCheckable, _WithData, 3])
 def test_a_non_view_is_refused_naming_who_declares_it(value):
     with pytest.raises(InvalidArgument, match=r"mechanism 'x': view=.* is not a view: expected a @runtime_checkable"):
         as_view(value, where="mechanism 'x'")
