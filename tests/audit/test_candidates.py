@@ -224,7 +224,8 @@ def test_a_candidate_folder_holding_a_standard_library_name_neither_breaks_the_w
     module named like the standard library's is refused with a one-line reason."""
     (tmp_path / "json.py").write_text("def laplace(value, sigma, *, rng):\n    return value\n", encoding="utf-8")
     (tmp_path / "mine.py").write_text(
-        "import numpy as np\n\ndef gaussian(value, sigma, *, rng):\n    return np.asarray(value) + rng.normal(0, sigma)\n",
+        "import numpy as np\n\n\ndef gaussian(value, sigma, *, rng):\n"
+        "    return np.asarray(value) + rng.normal(0, sigma)\n",
         encoding="utf-8",
     )
     with CandidateProcess(parse_candidate("mine:gaussian", path=str(tmp_path))) as candidate:
