@@ -381,9 +381,13 @@ class Mechanism:
         )
         radius = float(self.neighbourhood.radius(params, relation))
         if not distance <= radius * (1.0 + NEIGHBOUR_TOLERANCE):
+            shapes = tuple(getattr(side, "shape", None) for side in (first, second))
+            differ = (
+                f" (the two inputs have different shapes {shapes[0]} and {shapes[1]})" if shapes[0] != shapes[1] else ""
+            )
             raise InvalidArgument(
                 f"the inputs are not neighbours under {relation.name}: distance {distance:.6g} > {radius:.6g} "
-                f"({self.neighbourhood.description})"
+                f"({self.neighbourhood.description}){differ}"
             )
         return distance
 
