@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dpaudit.audit.plugins import list_checkers
+from dpaudit.mechanisms.views import view_names
 
 __all__ = ["REFERENCE_PATH", "checker_reference"]
 
@@ -41,7 +42,7 @@ def checker_reference() -> str:
     entries = [entry for entry in list_checkers() if entry.function.__module__.startswith("dpaudit.")]
     for entry in entries:
         caps = ", ".join(f"{key} <= {value}" for key, value in sorted(entry.quick_caps.items())) or "none"
-        views = ", ".join(sorted(entry.requires_views)) or "none"
+        views = ", ".join(view_names(entry.requires_views)) or "none"
         lines.append(f"| `{entry.name}` | {'yes' if entry.audits_candidates else 'no'} | {views} | {caps} |")
     for entry in entries:
         lines.append(f"\n## `{entry.name}`\n\n{entry.description}.")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from dpaudit.audit.candidates.kinds import candidate_kinds
 from dpaudit.mechanisms.interface import Mechanism
+from dpaudit.mechanisms.views import view_names
 
 __all__ = ["KINDS_PATH", "kind_reference"]
 
@@ -61,7 +62,7 @@ def kind_reference() -> str:
             f"- **one release**: {mechanism.output.description}",
             "- **reference parameters** (`[claim.mechanism] params`): "
             + (_parameters(mechanism) if mechanism.has_reference else "no reference: " + _parameters(mechanism)),
-            f"- **white-box views**: {', '.join(sorted(mechanism.views)) or 'none'}; **noise family** (implied "
+            f"- **white-box views**: {', '.join(view_names(mechanism.views)) or 'none'}; **noise family** (implied "
             f"parametric fit): {mechanism.noise_family or 'none'}; **randomised**: "
             f"{'yes' if mechanism.randomised else 'no (its answer is deterministic)'}",
         ]

@@ -22,6 +22,7 @@ from dpaudit.checks.budget_limits import ceiling, check_ceilings, lowered_ceilin
 from dpaudit.errors import DpAuditError, SpecError, UnknownName
 from dpaudit.kernel.claims import Claim, MechanismSpec, Obligation, Source
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
+from dpaudit.mechanisms.views import view_names
 from dpaudit.privacy.guarantees import (
     AccountedEpsilon,
     ApproxDP,
@@ -302,7 +303,7 @@ def _validate_obligation(reader: SpecReader, claim: Claim, obligation: Obligatio
         entry = get_checker(obligation.checker)
     except UnknownName as exc:
         raise reader.fail(f"obligations[{index}].checker", str(exc)) from None
-    missing = sorted(entry.requires_views - get_mechanism(claim.mechanism.name).views)
+    missing = view_names(entry.requires_views - get_mechanism(claim.mechanism.name).views)
     if missing:
         raise reader.fail(
             f"obligations[{index}].checker",

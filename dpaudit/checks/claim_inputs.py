@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from dpaudit.checks.budget_limits import Ceiling
 from dpaudit.errors import InvalidArgument
@@ -13,7 +13,9 @@ from dpaudit.kernel.claims import Claim
 from dpaudit.mechanisms.catalogue import get_mechanism
 from dpaudit.privacy.guarantees import ApproxDP, RenyiDP, ZeroConcentratedDP
 
-__all__ = ["DigitsConfig", "approx_dp_of", "input_converter", "require_views"]
+__all__ = ["DigitsConfig", "approx_dp_of", "input_converter", "reference_view"]
+
+View = TypeVar("View")
 
 
 def approx_dp_of(claim: Claim) -> ApproxDP:
@@ -41,20 +43,22 @@ def input_converter(claim: Claim) -> Callable[[Any], Any]:
     return get_mechanism(claim.mechanism.name).input_domain.from_plain
 
 
-def require_views(claim: Claim, views: Iterable[str]) -> None:
-    """Fail closed when the claim's mechanism does not offer the white-box ``views`` a checker reads:
-    the rule the spec loader applies to ``register_checker(requires_views=...)``, for a validator
-    called on a claim that no spec loaded.
+def reference_view(claim: Claim, view: Callable[..., View]) -> View:
+    """The claim's reference, built from its public parameters, typed as the white-box view ``view`` (a
+    Protocol of :mod:`dpaudit.mechanisms.views`): for a validator called on a claim that no spec loaded
+    (the spec loader applies the same rule to ``register_checker(requires_views=...)``), or a checker
+    that reads the reference's view while it audits a candidate.
 
     Raises:
-        InvalidArgument: naming the missing views; UnknownName for an unknown mechanism.
+        InvalidArgument: naming the view when the claim's mechanism does not offer it, or for parameters
+            the reference rejects; UnknownName for an unknown mechanism.
     """
-    missing = sorted(set(views) - get_mechanism(claim.mechanism.name).views)
-    if missing:
-        raise InvalidArgument(
-            f"claim {claim.id!r}: mechanism={claim.mechanism.name!r} does not offer the white-box views "
-            f"{missing} this checker reads"
-        )
+    mechanism = get_mechanism(claim.mechanism.name)
+    try:
+        mechanism.require_view(cast(type, view))
+    except InvalidArgument as exc:
+        raise InvalidArgument(f"claim {claim.id!r}: {exc}") from None
+    return cast(View, mechanism.build(claim.mechanism.params))
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 
-from dpaudit.errors import CheckerError, UnknownName
+from dpaudit.errors import CheckerError, InvalidArgument, UnknownName
 from dpaudit.kernel.checker_config import CheckerConfig, config_parameters, config_quick_caps, parse_config
+from dpaudit.mechanisms.views import as_view, view_names
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     from dpaudit.privacy.relations import Relation
 
 __all__ = ["CheckContext", "CheckerEntry", "register_checker", "registered_checker", "registered_checkers"]
+
+View = TypeVar("View")
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,29 @@ class CheckContext:
             return self.mechanism_factory(**self.claim.mechanism.params)
         return build_mechanism(self.claim.mechanism.name, self.claim.mechanism.params)
 
+    def view(self, view: Callable[..., View]) -> View:
+        """The mechanism under audit (as :meth:`mechanism` builds it), typed as the white-box view ``view``.
+
+        ``view`` is a Protocol of :mod:`dpaudit.mechanisms.views` (or a plugin's): the claim's mechanism
+        must declare it and the mechanism under audit (a mutant, a candidate) must implement it. (A
+        Protocol is typed here as the callable it is: mypy refuses a Protocol where ``type[View]`` is
+        expected.)
+
+        Raises:
+            InvalidArgument: naming the view, when the mechanism does not offer it.
+        """
+        from dpaudit.mechanisms.catalogue import get_mechanism
+
+        protocol = as_view(cast(type, view), where=f"claim {self.claim.id!r}")
+        get_mechanism(self.claim.mechanism.name).require_view(protocol)
+        mechanism = self.mechanism()
+        if not isinstance(mechanism, protocol):
+            raise InvalidArgument(
+                f"the mechanism under audit ({type(mechanism).__name__}) does not implement the white-box views "
+                f"{view_names([protocol])} that mechanism={self.claim.mechanism.name!r} declares"
+            )
+        return cast(View, mechanism)
+
     def sampled_mechanism(self) -> Any:
         """The mechanism under audit as black-box checks sample it: ``release(data, *, rng, size)``
         on the inputs a spec gives. A reference whose own ``release`` takes the input apart is
@@ -78,10 +104,10 @@ class CheckContext:
         from dpaudit.mechanisms.catalogue import AdaptedReference, get_mechanism
 
         mechanism = self.mechanism()
-        own = self.candidate is None and self.mechanism_factory is None
-        if own and get_mechanism(self.claim.mechanism.name).release_adapter is not None:
-            return AdaptedReference(mechanism, self.claim.mechanism.name)
-        return mechanism
+        if self.candidate is not None or self.mechanism_factory is not None:
+            return mechanism
+        adapter = get_mechanism(self.claim.mechanism.name).release_adapter
+        return mechanism if adapter is None else AdaptedReference(mechanism, adapter)
 
 
 CheckerFunction = Callable[["Obligation", CheckContext], "Evidence"]
@@ -101,7 +127,7 @@ class CheckerEntry:
     description: str
     validate: ParamsValidator | None = None
     audits_candidates: bool = False
-    requires_views: frozenset[str] = frozenset()
+    requires_views: frozenset[type] = frozenset()
     batch_by_relation: bool = False
     quick_caps: Mapping[str, int] = field(default_factory=dict)
     parameters: Mapping[str, str] = field(default_factory=dict)
@@ -128,7 +154,7 @@ def register_checker(
     config: type[CheckerConfig] | None = None,
     validate: ParamsValidator | None = None,
     audits_candidates: bool = False,
-    requires_views: tuple[str, ...] = (),
+    requires_views: tuple[type | str, ...] = (),
     batch_by_relation: bool = False,
     quick_caps: Mapping[str, int] | None = None,
     parameters: Mapping[str, str] | None = None,
@@ -144,8 +170,9 @@ def register_checker(
     with a ``config``, it runs after the config's checks.
     ``audits_candidates``: the checker needs only ``context.mechanism().release`` (black
     box), so ``dpaudit check`` may run it on a candidate implementation.
-    ``requires_views``: the white-box views of the Mechanism interface the checker calls
-    on the reference; a spec naming it for a mechanism without them is refused.
+    ``requires_views``: the white-box views (Protocols of :mod:`dpaudit.mechanisms.views`, or a
+    plugin's) the checker calls on the reference, through ``context.view(...)``; a spec naming it for
+    a mechanism without them is refused. A view's string name (``"privacy_profile"``) is deprecated.
     ``batch_by_relation``: the checker's obligations of one claim under one relation share
     one computation (e.g. an exhaustive sweep that decides every statement at once), so a
     scheduler runs them together, in the spec's order; otherwise each obligation is a task of
@@ -158,7 +185,9 @@ def register_checker(
 
     Raises:
         CheckerError: if the name is already taken, or a field of ``config`` is not a ``param``.
+        InvalidArgument: for a view that is not a runtime-checkable Protocol.
     """
+    views = frozenset(as_view(view, where=f"checker {name!r}", stacklevel=3) for view in requires_views)
 
     def decorate(function: CheckerFunction) -> CheckerFunction:
         if name in _REGISTRY:
@@ -171,7 +200,7 @@ def register_checker(
             description,
             validate if config is None else _config_validator(config, validate),
             audits_candidates,
-            frozenset(requires_views),
+            views,
             batch_by_relation,
             dict(caps if quick_caps is None else quick_caps),
             dict(derived if parameters is None else parameters),

@@ -23,7 +23,7 @@ from dpaudit.mechanisms.dirichlet import MECHANISM as DIRICHLET
 from dpaudit.mechanisms.gaussian import MECHANISM as GAUSSIAN
 from dpaudit.mechanisms.gpope import MECHANISM as GPOPE
 from dpaudit.mechanisms.gpope_step import MECHANISM as GPOPE_STEP
-from dpaudit.mechanisms.interface import Mechanism
+from dpaudit.mechanisms.interface import Mechanism, ReleaseAdapter
 from dpaudit.mechanisms.laplace import MECHANISM as LAPLACE
 from dpaudit.mechanisms.policy_evaluation.private import DP_LSL, DP_LSW
 from dpaudit.mechanisms.private_synthesis import MECHANISM as PRIVATE_SYNTHESIS
@@ -119,17 +119,17 @@ class AdaptedReference:
     """A reference whose ``release`` does not take the input as one argument, seen through its
     mechanism's ``release_adapter``: ``release(data, *, rng, size=None)`` takes the plain input
     the spec and the candidates use; every other attribute (the white-box views) is the
-    reference's. Picklable (it names its mechanism rather than holding the adapter).
+    reference's. Picklable: the adapter is a module-level function.
     """
 
-    def __init__(self, reference: Any, mechanism_name: str):
+    def __init__(self, reference: Any, adapter: ReleaseAdapter):
         self.reference = reference
-        self.mechanism_name = mechanism_name
+        self.adapter = adapter
 
     def release(self, data: Any, *, rng: np.random.Generator, size: int | None = None) -> Any:
-        return get_mechanism(self.mechanism_name).release(self.reference, data, rng=rng, size=size)
+        return self.adapter(self.reference, data, rng, size)
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("reference", "mechanism_name"):  # not set yet (unpickling)
+        if name in ("reference", "adapter"):  # not set yet (unpickling)
             raise AttributeError(name)
         return getattr(self.reference, name)

@@ -22,6 +22,7 @@ from dpaudit._validation import check_integer, check_real
 from dpaudit.errors import NumericalError
 from dpaudit.mechanisms.inputs import PROBABILITY_VECTOR, simplex_adjacency
 from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, OutputSpec
+from dpaudit.mechanisms.views import ConcentrationView
 from dpaudit.privacy.dirichlet_pair import SIMPLEX_ATOL, check_open_simplex
 from dpaudit.privacy.relations import SIMPLEX_ADJACENT
 from dpaudit.rng import normalize_rng
@@ -54,7 +55,7 @@ def log_gamma_variates(shape: np.ndarray, size: tuple[int, ...], rng: np.random.
 
 
 @dataclass(frozen=True)
-class DirichletMechanism:
+class DirichletMechanism(ConcentrationView):
     """Releases x ~ Dir(k·p) for an input p of the open simplex.
 
     Attributes:
@@ -124,7 +125,7 @@ MECHANISM = Mechanism(
     relations=(SIMPLEX_ADJACENT,),
     neighbourhood=simplex_adjacency(),
     output=OutputSpec("a point of the open simplex of the input's length", lambda params, data: np.shape(data)),
-    views=frozenset({"concentration"}),
+    views=frozenset({ConcentrationView}),
     candidate=CandidateSignature("p", "dirichlet(p, *, k, eta=None, rng) -> ndarray"),
     source="Gohari et al. 2020, Sec. II-D",
     noise_family="dirichlet",

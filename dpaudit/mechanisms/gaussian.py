@@ -10,6 +10,7 @@ import numpy as np
 from dpaudit._validation import check_finite_array, check_real
 from dpaudit.mechanisms.inputs import REAL_VECTOR, norm_ball
 from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, OutputSpec
+from dpaudit.mechanisms.views import AuditPairsView, GaussianShiftView, GaussianView
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
 from dpaudit.rng import normalize_rng
 
@@ -17,7 +18,7 @@ __all__ = ["MECHANISM", "GaussianMechanism"]
 
 
 @dataclass(frozen=True)
-class GaussianMechanism:
+class GaussianMechanism(GaussianView, GaussianShiftView, AuditPairsView):
     """Adds N(0, σ² I) to a query value f(X) whose L2 sensitivity is Δ.
 
     Here the dataset *is* the query value f(X) (a vector), so neighbouring datasets are
@@ -79,7 +80,7 @@ MECHANISM = Mechanism(
     relations=(REPLACE_ONE, ADD_REMOVE_ONE),
     neighbourhood=norm_ball(2),
     output=OutputSpec("f(X) + noise: a vector of the input's length", lambda params, data: np.shape(data)),
-    views=frozenset({"gaussian_view", "gaussian_shift", "audit_pairs"}),
+    views=frozenset({GaussianView, GaussianShiftView, AuditPairsView}),
     candidate=CandidateSignature("value", "gaussian(value, *, sigma, sensitivity, rng) -> ndarray"),
     source="Dwork & Roth 2014, Sec. 3.5.3",
     noise_family="gaussian",

@@ -38,6 +38,7 @@ from dpaudit.mechanisms.interface import (
     Neighbourhood,
     OutputSpec,
 )
+from dpaudit.mechanisms.views import PerStepView
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
 from dpaudit.rng import normalize_rng
 
@@ -120,7 +121,7 @@ class GpopeRun:
 
 
 @dataclass(frozen=True)
-class GPOPE:
+class GPOPE(PerStepView):
     """Algorithm 1 of Xie et al. 2019 with public parameters.
 
     Attributes:
@@ -323,6 +324,11 @@ def _table(data: Any) -> TransitionTable:
     return TransitionTable(**data)
 
 
+def _release_on_table(reference: GPOPE, data: Any, rng: np.random.Generator, size: int | None) -> np.ndarray:
+    """The release adapter: GPOPE's ``release`` on a plain table."""
+    return reference.release(_table(data), rng=rng, size=size)
+
+
 def _trajectory_rows(table: TransitionTable) -> list[tuple[float, ...]]:
     """Each trajectory's transitions flattened into one hashable row."""
     rows = []
@@ -383,7 +389,7 @@ MECHANISM = Mechanism(
     output=OutputSpec(
         "theta_{N+1}: a vector of the feature dimension", lambda params, data: (_table(data).n_features,)
     ),
-    views=frozenset({"per_step_view"}),
+    views=frozenset({PerStepView}),
     candidate=CandidateSignature(
         "table",
         "gpope(table, *, clip_norm=1.0, noise_multiplier=None, iterations=1000, step_sizes=..., "
@@ -391,5 +397,5 @@ MECHANISM = Mechanism(
         "-> ndarray",
     ),
     source="Xie et al. 2019, Algorithm 1",
-    release_adapter=lambda reference, data, rng, size: reference.release(_table(data), rng=rng, size=size),
+    release_adapter=_release_on_table,
 )

@@ -57,8 +57,14 @@ def _plain_vector(data: Any) -> list[float]:
     return [float(v) for v in np.asarray(data, dtype=np.float64).ravel()]
 
 
+def _non_empty(array: np.ndarray) -> np.ndarray:
+    if array.size == 0:
+        raise InvalidArgument(f"input: expected a non-empty input, got one of shape {array.shape}")
+    return array
+
+
 def _vector(data: Any) -> np.ndarray:
-    return check_finite_array("input", data, ndim=1)
+    return _non_empty(check_finite_array("input", data, ndim=1))
 
 
 def _plain_records(data: Any) -> list[list[float]]:
@@ -66,7 +72,7 @@ def _plain_records(data: Any) -> list[list[float]]:
 
 
 def _records(data: Any) -> np.ndarray:
-    return check_finite_array("input", data, ndim=2)
+    return _non_empty(check_finite_array("input", data, ndim=2))
 
 
 def _plain_trajectories(data: Any) -> list[list[list[float]]]:

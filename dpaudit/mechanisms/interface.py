@@ -5,9 +5,10 @@ Every mechanism dpaudit knows, built in or from a plugin, is described by one
 its input domain (how inputs are converted to and from the plain values a candidate or a
 spec uses, and a default input), the neighbouring relations it is audited under with the
 distance that decides whether two inputs are neighbours, its output, a vectorised
-``sample(params, data, n, rng)``, the white-box views the reference offers, and the call
-signature of a candidate implementing it. Candidate kinds, input conversion, which
-checkers apply and report labels are derived from this object.
+``sample(params, data, n, rng)``, the white-box views the reference offers (Protocols of
+:mod:`dpaudit.mechanisms.views`), and the call signature of a candidate implementing it.
+Candidate kinds, input conversion, which checkers apply and report labels are derived from
+this object.
 
 A reference implementation is a frozen dataclass of public parameters with
 ``release(data, *, rng, size=None)``; ``size`` asks for ``size`` independent releases
@@ -24,11 +25,10 @@ from typing import Any
 import numpy as np
 
 from dpaudit.errors import InvalidArgument
+from dpaudit.mechanisms.views import as_view, view_names
 from dpaudit.privacy.relations import Relation
 
 __all__ = [
-    "GAUSSIAN_VIEW",
-    "KNOWN_VIEWS",
     "NEIGHBOUR_TOLERANCE",
     "RANDOMNESS_SOURCES",
     "CandidateCall",
@@ -38,6 +38,7 @@ __all__ = [
     "Mechanism",
     "Neighbourhood",
     "OutputSpec",
+    "ReleaseAdapter",
 ]
 
 #: Relative slack when comparing a distance with the radius: decimals written in a spec are
@@ -47,20 +48,10 @@ NEIGHBOUR_TOLERANCE = 1e-9
 #: Where a candidate's noise comes from (``[candidate] randomness``).
 RANDOMNESS_SOURCES = ("rng", "external")
 
-#: White-box views a reference may offer (method names on the reference object).
-GAUSSIAN_VIEW = "gaussian_view"
-KNOWN_VIEWS = frozenset(
-    {
-        GAUSSIAN_VIEW,  # data -> (mean, sigma): the release is N(mean, sigma^2 I)
-        "gaussian_shift",  # () -> (sensitivity, sigma): N(f(X), sigma^2 I) with ||f(X) - f(X')||_2 <= sensitivity
-        "laplace_view",  # data -> (centre, scale): the release is centre + Laplace(scale) per coordinate
-        "concentration",  # data -> Dirichlet parameters of the release
-        "audit_pairs",  # relation -> least private neighbouring pairs (X, X', label[, pilot draws per side])
-        "statistics",  # data -> first-visit statistics (Balle et al. 2016)
-        "per_step_view",  # m -> the sampled-Gaussian structure of one GPOPE step
-        "privacy_profile",  # epsilon -> exact worst-case delta(epsilon) over neighbouring inputs
-    }
-)
+
+#: ``(reference, data, rng, size) -> releases``: how a reference whose ``release`` takes its input apart
+#: releases on one plain input (see :attr:`Mechanism.release_adapter`).
+ReleaseAdapter = Callable[[Any, Any, np.random.Generator, int | None], Any]
 
 
 @dataclass(frozen=True)
@@ -273,11 +264,15 @@ class Mechanism:
         relations: the relation kinds it is audited under (``replace_one``, ...).
         neighbourhood: when two inputs are neighbours.
         output: what one release is.
-        views: white-box views the reference offers (see :data:`KNOWN_VIEWS`).
+        views: the white-box views the reference offers: Protocol classes of :mod:`dpaudit.mechanisms.views`
+            (or a plugin's own runtime-checkable Protocols). A factory that is a class must implement
+            them (checked here); a reference class declares them by subclassing them, so mypy checks its
+            methods against the Protocols'.
         candidate: the candidate signature, or ``None`` when candidates cannot implement it.
         source: where the mechanism is defined (paper, section).
         release_adapter: ``(reference, data, rng, size) -> releases`` for a reference whose
             ``release`` does not take the input as one argument; ``None`` calls ``release(data, ...)``.
+            A module-level function: it travels to worker processes by reference (pickle).
         noise_family: the family of the output law a parametric audit fits (``gaussian``,
             ``laplace``, ``dirichlet``; ``gaussian_release`` for a release that is Gaussian given
             the input with a covariance that depends on it), or ``None`` when no family describes it.
@@ -297,19 +292,26 @@ class Mechanism:
     relations: tuple[str, ...]
     neighbourhood: Neighbourhood
     output: OutputSpec
-    views: frozenset[str] = field(default_factory=frozenset)
+    views: frozenset[type] = field(default_factory=frozenset)
     candidate: CandidateSignature | None = None
     source: str = ""
-    release_adapter: Callable[[Any, Any, np.random.Generator, int | None], Any] | None = None
+    release_adapter: ReleaseAdapter | None = None
     noise_family: str | None = None
     randomised: bool = True
     has_reference: bool = True
     categorical_outputs: bool = False
 
     def __post_init__(self) -> None:
-        unknown = sorted(set(self.views) - KNOWN_VIEWS)
-        if unknown:
-            raise InvalidArgument(f"mechanism {self.name!r}: unknown views {unknown}; known: {sorted(KNOWN_VIEWS)}")
+        where = f"mechanism {self.name!r}"
+        views = frozenset(as_view(view, where=where, stacklevel=4) for view in self.views)
+        object.__setattr__(self, "views", views)
+        if isinstance(self.factory, type):
+            missing = [view for view in views if not issubclass(self.factory, view)]
+            if missing:
+                raise InvalidArgument(
+                    f"{where}: its reference {self.factory.__name__} does not implement the views "
+                    f"{view_names(missing)} it declares"
+                )
 
     def build(self, params: Mapping[str, Any]) -> Any:
         """The reference implementation for ``params``.
@@ -345,9 +347,20 @@ class Mechanism:
         """``n`` independent releases of the reference on ``data``, stacked along axis 0."""
         return np.asarray(self.release(self.build(params), data, rng=rng, size=n))
 
-    def offers(self, view: str) -> bool:
-        """Whether the reference offers white-box view ``view``."""
+    def offers(self, view: type) -> bool:
+        """Whether the reference offers the white-box view ``view`` (a Protocol of :mod:`dpaudit.mechanisms.views`)."""
         return view in self.views
+
+    def require_view(self, view: type) -> None:
+        """Fail closed unless the reference offers the white-box view ``view``.
+
+        Raises:
+            InvalidArgument: naming the mechanism and the view.
+        """
+        if view not in self.views:
+            raise InvalidArgument(
+                f"mechanism={self.name!r} does not offer the white-box views {view_names([view])} this checker reads"
+            )
 
     def check_neighbours(self, first: Any, second: Any, relation: Relation, params: Mapping[str, Any]) -> float:
         """The distance of two inputs (the larger of both orders: a relation is symmetric), after
@@ -368,9 +381,13 @@ class Mechanism:
         )
         radius = float(self.neighbourhood.radius(params, relation))
         if not distance <= radius * (1.0 + NEIGHBOUR_TOLERANCE):
+            shapes = tuple(getattr(side, "shape", None) for side in (first, second))
+            differ = (
+                f" (the two inputs have different shapes {shapes[0]} and {shapes[1]})" if shapes[0] != shapes[1] else ""
+            )
             raise InvalidArgument(
                 f"the inputs are not neighbours under {relation.name}: distance {distance:.6g} > {radius:.6g} "
-                f"({self.neighbourhood.description})"
+                f"({self.neighbourhood.description}){differ}"
             )
         return distance
 

@@ -24,6 +24,7 @@ import numpy as np
 from dpaudit._validation import check_finite_array, check_real
 from dpaudit.mechanisms.inputs import REAL_VECTOR, norm_ball
 from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, OutputSpec
+from dpaudit.mechanisms.views import AuditPairsView, LaplaceView, PrivacyProfileView
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
 from dpaudit.rng import normalize_rng
 
@@ -31,7 +32,7 @@ __all__ = ["MECHANISM", "LaplaceMechanism"]
 
 
 @dataclass(frozen=True)
-class LaplaceMechanism:
+class LaplaceMechanism(LaplaceView, AuditPairsView, PrivacyProfileView):
     """Adds independent Laplace(0, b) noise to each coordinate of f(X), whose L1 sensitivity is Δ.
 
     As for the Gaussian mechanism, the dataset *is* the query value f(X).
@@ -86,7 +87,7 @@ MECHANISM = Mechanism(
     relations=(REPLACE_ONE, ADD_REMOVE_ONE),
     neighbourhood=norm_ball(1),
     output=OutputSpec("f(X) + noise: a vector of the input's length", lambda params, data: np.shape(data)),
-    views=frozenset({"laplace_view", "audit_pairs", "privacy_profile"}),
+    views=frozenset({LaplaceView, AuditPairsView, PrivacyProfileView}),
     candidate=CandidateSignature("value", "laplace(value, *, scale, sensitivity, rng) -> ndarray"),
     source="Dwork & Roth 2014, Def. 3.3",
     noise_family="laplace",

@@ -33,6 +33,7 @@ from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.black_box import no_reference
 from dpaudit.mechanisms.inputs import TRAJECTORIES, coverage_pairs, explore_records, one_trajectory
 from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, OutputSpec
+from dpaudit.mechanisms.views import AuditPairsView
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
 from dpaudit.rl.continuous import UniformActionPolicy, sample_episodes
 from dpaudit.rl.domains.chain import Chain
@@ -134,7 +135,7 @@ def _continuous_pool(name: str, bins: int, seed: int, max_steps: int) -> tuple[T
 
 
 @dataclass(frozen=True)
-class RlDatasets:
+class RlDatasets(AuditPairsView):
     """The public parameters of an ``rl_algorithm`` claim: the MDP its datasets come from.
 
     It is no reference (``release`` refuses to run); its white-box view ``audit_pairs`` proposes
@@ -363,7 +364,7 @@ MECHANISM = Mechanism(
     relations=(REPLACE_ONE, ADD_REMOVE_ONE),
     neighbourhood=one_trajectory(explore=_explore),
     output=OutputSpec("whatever your algorithm returns: a value vector, a Q-table, a policy, an action"),
-    views=frozenset({"audit_pairs"}),
+    views=frozenset({AuditPairsView}),
     candidate=CandidateSignature("dataset", "rl_algorithm(dataset, *, <your [candidate] params>, rng) -> output"),
     source="Balle et al. 2016, Sec. 2",
     has_reference=False,

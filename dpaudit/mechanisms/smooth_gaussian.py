@@ -293,6 +293,13 @@ def _theta_and_bound(data: Any) -> dict[str, Any]:
     }
 
 
+def _release_on_theta_and_bound(
+    reference: SmoothGaussianMechanism, data: Any, rng: np.random.Generator, size: int | None
+) -> np.ndarray:
+    """The release adapter: ``release(theta, smooth_bound, ...)`` on one table {theta, smooth_bound}."""
+    return reference.release(data["theta"], data["smooth_bound"], rng=rng, size=size)
+
+
 def _lemma1_distance(first: Any, second: Any, relation: Any, params: Any) -> float:
     """Lemma 1's conditions in units of their bounds, in both orders of the pair (a relation is
     symmetric): max(||θ - θ'|| / min(S(X), S(X')), |ln S(X) - ln S(X')| / (β/2))."""
@@ -384,7 +391,5 @@ MECHANISM = Mechanism(
     ),
     source="Balle, Gomrokchi & Precup 2016, Lemma 1",
     noise_family="gaussian_release",
-    release_adapter=lambda reference, data, rng, size: reference.release(
-        data["theta"], data["smooth_bound"], rng=rng, size=size
-    ),
+    release_adapter=_release_on_theta_and_bound,
 )

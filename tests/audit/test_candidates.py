@@ -217,3 +217,21 @@ def test_detached_descendants_are_killed(name, tmp_path, monkeypatch):
     assert _alive_with(marker) == []
     time.sleep(3.5)
     assert not marker.exists()
+
+
+def test_a_candidate_folder_holding_a_standard_library_name_neither_breaks_the_worker_nor_loads_silently(tmp_path):
+    """A ``json.py`` beside the candidate cannot replace the json module the worker speaks with; a candidate
+    module named like the standard library's is refused with a one-line reason."""
+    (tmp_path / "json.py").write_text("def laplace(value, sigma, *, rng):\n    return value\n", encoding="utf-8")
+    (tmp_path / "mine.py").write_text(
+        "import numpy as np\n\n\ndef gaussian(value, sigma, *, rng):\n"
+        "    return np.asarray(value) + rng.normal(0, sigma)\n",
+        encoding="utf-8",
+    )
+    with CandidateProcess(parse_candidate("mine:gaussian", path=str(tmp_path))) as candidate:
+        assert candidate.sample(VALUE, PARAMS, CALL, 3, np.random.SeedSequence(1)).shape[0] == 3
+    with (
+        pytest.raises(CandidateError, match="has the name of a module of the standard library"),
+        CandidateProcess(parse_candidate("json:laplace", path=str(tmp_path))),
+    ):
+        pass

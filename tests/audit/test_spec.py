@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from dpaudit.audit.spec import builtin_specs, load_spec
+from dpaudit.audit.spec import builtin_spec_dir, builtin_specs, load_spec
 from dpaudit.errors import SpecError
 from dpaudit.privacy import ApproxDP, replace_one
 
@@ -218,3 +218,18 @@ def test_digits_above_the_ceiling_are_refused(write_gaussian_spec):
     )
     with pytest.raises(SpecError, match="digits"):
         load_spec(path)
+
+
+def test_an_empty_pair_input_and_inputs_of_different_shapes_are_refused_at_load(tmp_path):
+    """Hostile-review findings 3 and 10: an empty input was an internal error when sampled, and two inputs of
+    different lengths were refused as 'distance inf' without saying why."""
+    import tomllib
+
+    from dpaudit.audit.spec import parse_spec
+
+    base = tomllib.loads((builtin_spec_dir() / "examples" / "gaussian_candidate.toml").read_text(encoding="utf-8"))
+    obligation = next(o for o in base["obligations"] if o["checker"] == "empirical_epsilon_lower_bound")
+    for first, second, fragment in (([], [], "non-empty input"), ([0.0], [1.0, 2.0], "different shapes")):
+        obligation["params"]["pairs"] = [{"first": first, "second": second}]
+        with pytest.raises(SpecError, match=fragment):
+            parse_spec(base, str(tmp_path / "spec.toml"))

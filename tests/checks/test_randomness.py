@@ -24,6 +24,12 @@ class _Candidate:
             return value + np.random.default_rng(0).standard_normal(value.shape)
         if self.mode == "own":
             return value + np.random.default_rng().standard_normal(value.shape)
+        if size is not None and self.mode == "copied_batch":  # one noise draw copied to every row of a batch
+            return np.tile(value + rng.standard_normal(value.shape), (size, 1))
+        if size is not None and self.mode == "wider_batch":  # a batch entry point with twice the noise
+            return value + 2 * rng.standard_normal((size, *value.shape))
+        if size is not None:
+            return value + rng.standard_normal((size, *value.shape))
         return value + rng.standard_normal(value.shape)
 
 
@@ -43,6 +49,8 @@ def _run(mode: str):
         ("honest", Verdict.CONSISTENT, "vary with the seed"),
         ("fixed", Verdict.VIOLATED, "public noise"),
         ("own", Verdict.INCONCLUSIVE, "not reproducible"),
+        ("copied_batch", Verdict.ERROR, "are not independent draws"),
+        ("wider_batch", Verdict.ERROR, "Kolmogorov-Smirnov"),
     ],
 )
 def test_randomness_contract(mode, verdict, fragment):

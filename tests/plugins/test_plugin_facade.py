@@ -4,24 +4,32 @@ names it promises stay (the stability policy in its docstring)."""
 from __future__ import annotations
 
 import ast
+import warnings
 from pathlib import Path
 
+import pytest
+
 import dpaudit.plugin
+from dpaudit.mechanisms.views import BUILTIN_VIEWS, DEPRECATED_VIEW_NAMES
 
 EXAMPLE = Path(__file__).parent / "example_plugin"
 
-#: The surface as first published: a name may be added to dpaudit.plugin, none of these removed.
+#: The surface as published: a name may be added to dpaudit.plugin, none of these removed without a
+#: DeprecationWarning first (see DEPRECATED).
 PUBLISHED = {
+    "AuditPairsView",
     "CandidateSignature",
     "CheckContext",
     "CheckerEntry",
     "Claim",
+    "ConcentrationView",
     "DpAuditError",
     "Evidence",
-    "GAUSSIAN_VIEW",
+    "GaussianShiftView",
+    "GaussianView",
     "InputDomain",
     "InvalidArgument",
-    "KNOWN_VIEWS",
+    "LaplaceView",
     "Measurement",
     "Mechanism",
     "MechanismSpec",
@@ -29,15 +37,22 @@ PUBLISHED = {
     "Obligation",
     "OutputSpec",
     "PROBABILITY_VECTOR",
+    "PerStepView",
     "PluginError",
+    "PrivacyProfileView",
     "REAL_VECTOR",
     "Relation",
     "Source",
+    "StatisticsView",
     "TRAJECTORIES",
     "UnknownName",
     "Verdict",
     "register_checker",
 }
+
+#: Published names on their way out: no longer in ``__all__``, still importable with a DeprecationWarning
+#: for one minor release (views named by strings, replaced by the view Protocols).
+DEPRECATED = {"GAUSSIAN_VIEW", "KNOWN_VIEWS"}
 
 
 def _dpaudit_imports(path: Path) -> set[str]:
@@ -71,3 +86,21 @@ def test_the_published_names_stay_and_resolve():
     assert not missing, f"published plugin names removed: {sorted(missing)}"
     for name in dpaudit.plugin.__all__:
         assert getattr(dpaudit.plugin, name) is not None, name
+
+
+def test_the_view_protocols_are_published():
+    for view in BUILTIN_VIEWS:
+        assert getattr(dpaudit.plugin, view.__name__) is view
+        assert view.__name__ in PUBLISHED
+
+
+def test_the_deprecated_names_still_resolve_with_a_warning():
+    assert not DEPRECATED & set(dpaudit.plugin.__all__)
+    values = {"GAUSSIAN_VIEW": "gaussian_view", "KNOWN_VIEWS": set(DEPRECATED_VIEW_NAMES)}
+    for name in sorted(DEPRECATED):
+        with pytest.warns(DeprecationWarning, match=f"dpaudit.plugin.{name} is deprecated"):
+            assert getattr(dpaudit.plugin, name) == values[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(AttributeError):
+            dpaudit.plugin.NO_SUCH_NAME

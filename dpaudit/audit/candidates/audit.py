@@ -16,6 +16,7 @@ from dpaudit.audit.results import AuditReport
 from dpaudit.audit.runner import run_audit
 from dpaudit.errors import CandidateLoadError, SpecError
 from dpaudit.kernel.claims import Claim
+from dpaudit.mechanisms.views import AuditPairsView
 
 __all__ = ["audit_candidate", "candidate_obligations"]
 
@@ -70,7 +71,7 @@ def _make_user_pairs(claim: Claim, mechanism: CandidateMechanism, path: str, see
     kind = mechanism.kind
     if (
         not kind.has_reference
-        and not kind.offers("audit_pairs")
+        and not kind.offers(AuditPairsView)
         and not given
         and not any(mechanism.proposed_pairs.values())
     ):

@@ -85,6 +85,7 @@ class CandidateProcess:
         environment = {**os.environ, TOKEN_VARIABLE: self._token}
         command = [
             sys.executable,
+            "-P",  # the working directory stays off sys.path: the worker places the candidate's folder itself
             "-m",
             "dpaudit.audit.candidates.worker",
             self.ref.module,

@@ -116,19 +116,43 @@ def _suggestion(name: str, known: list[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
+def _candidate_folder_on_path(path: str) -> str:
+    """Put the candidate's folder (the working directory when none is given) on ``sys.path`` after the
+    standard library and before the installed packages: a candidate's ``json.py`` or ``random.py`` cannot
+    replace the modules dpaudit's worker and numpy import, while its own modules still come first among
+    the rest. The worker runs with ``python -P``, so the working directory is not on the path otherwise."""
+    folder = os.path.abspath(path or os.getcwd())
+    if folder not in sys.path:
+        installed = [i for i, entry in enumerate(sys.path) if "-packages" in entry]
+        sys.path.insert(installed[0] if installed else len(sys.path), folder)
+    return folder
+
+
+def _shadowed(module: str, loaded: Any, folder: str) -> bool:
+    """Whether the candidate's folder holds ``module`` but the import found another (the standard library's)."""
+    top = module.split(".", 1)[0]
+    here = os.path.join(folder, top)
+    origin = os.path.abspath(getattr(loaded, "__file__", None) or "")
+    mine = os.path.exists(here + ".py") or os.path.isdir(here)
+    return mine and not origin.startswith(os.path.join(folder, ""))
+
+
 def _load(module: str, attribute: str, path: str) -> Callable[..., Any]:
-    if path and path not in sys.path:
-        sys.path.insert(0, path)
+    folder = _candidate_folder_on_path(path)
     try:
         loaded = importlib.import_module(module)
     except ModuleNotFoundError as exc:
         if exc.name is None or not module.startswith(exc.name):
             raise  # the module exists but imports something missing: its traceback says what
-        folders = [entry for entry in sys.path[:1] if entry]
         raise _Misspelt(
-            f"no module named {exc.name!r} (searched from {folders[0] if folders else 'the working directory'}; "
+            f"no module named {exc.name!r} (searched from {folder}; "
             "run dpaudit from the folder that holds it, or put that folder on PYTHONPATH)"
         ) from None
+    if _shadowed(module, loaded, folder):
+        raise _Misspelt(
+            f"{module!r} in {folder} has the name of a module of the standard library, which Python imports "
+            "instead: rename the file"
+        )
     if not hasattr(loaded, attribute):
         public = [name for name in dir(loaded) if not name.startswith("_")]
         raise _Misspelt(f"module {module!r} has no attribute {attribute!r}{_suggestion(attribute, public)}")

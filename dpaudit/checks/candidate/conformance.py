@@ -17,6 +17,7 @@ from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
+from dpaudit.mechanisms.views import AuditPairsView
 
 stats = lazy_module("scipy.stats")
 
@@ -49,12 +50,11 @@ def _inputs(given: tuple[Any, ...] | None, reference: Any, context: CheckContext
     """The datasets to compare on: the ``inputs`` param, else both sides of the reference's audit pairs."""
     if given is not None:
         return [input_converter(context.claim)(item) for item in given]
-    proposer = getattr(reference, "audit_pairs", None)
-    if not callable(proposer):
+    if not isinstance(reference, AuditPairsView):
         raise CheckerError(
-            f"mechanism {context.claim.mechanism.name!r} proposes no datasets (no audit_pairs); give params.inputs"
+            f"mechanism {context.claim.mechanism.name!r} proposes no datasets (no AuditPairsView); give params.inputs"
         )
-    return [data for pair in proposer(context.relation) for data in tuple(pair)[:2]]
+    return [data for pair in reference.audit_pairs(context.relation) for data in tuple(pair)[:2]]
 
 
 @register_checker(

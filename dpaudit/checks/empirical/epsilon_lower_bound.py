@@ -55,6 +55,7 @@ from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
+from dpaudit.mechanisms.views import AuditPairsView
 from dpaudit.privacy.guarantees import ApproxDP
 from dpaudit.rng import seed_sequence
 
@@ -168,12 +169,11 @@ def _audited_pairs(mechanism: Any, pairs: Any, context: CheckContext) -> list[Ne
         return given + made
     if context.candidate is not None:
         mechanism = build_mechanism(context.claim.mechanism.name, context.claim.mechanism.params)
-    proposer = getattr(mechanism, "audit_pairs", None)
-    if callable(proposer):
-        proposed = proposer(context.relation)
+    if isinstance(mechanism, AuditPairsView):
+        proposed = mechanism.audit_pairs(context.relation)
         return [pair if isinstance(pair, NeighbourPair) else NeighbourPair(*pair) for pair in proposed]
     raise CheckerError(
-        f"mechanism {context.claim.mechanism.name!r} proposes no neighbouring pairs (no audit_pairs(relation)); "
+        f"mechanism {context.claim.mechanism.name!r} proposes no neighbouring pairs (no AuditPairsView); "
         "give them in the obligation's params as pairs = [{first = [...], second = [...]}], or name a dataset "
         "generator and a neighbour function in the spec's [candidate] table"
     )

@@ -26,6 +26,7 @@ from dpaudit.checks.empirical.sampling import (
 )
 from dpaudit.checks.empirical.statistics import empirical_bernstein_lower
 from dpaudit.errors import InvalidArgument
+from dpaudit.mechanisms.views import GaussianView
 from dpaudit.rng import seed_sequence
 
 __all__ = ["GaussianLogDensityRatio", "PrivacyLossHistogram", "privacy_loss_histogram"]
@@ -49,7 +50,7 @@ class GaussianLogDensityRatio:
     sigma: float
 
     @classmethod
-    def of(cls, mechanism: Any, pair: NeighbourPair) -> GaussianLogDensityRatio:
+    def of(cls, mechanism: GaussianView, pair: NeighbourPair) -> GaussianLogDensityRatio:
         """Build the ratio from a mechanism's white-box ``gaussian_view(data) -> (mean, sigma)``."""
         mean_first, sigma = mechanism.gaussian_view(pair.first)
         mean_second, sigma_second = mechanism.gaussian_view(pair.second)

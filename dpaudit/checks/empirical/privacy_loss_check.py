@@ -36,6 +36,7 @@ from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
+from dpaudit.mechanisms.views import AuditPairsView, GaussianView
 from dpaudit.privacy.guarantees import ApproxDP
 from dpaudit.rng import seed_sequence
 
@@ -86,26 +87,25 @@ class IsotropicGaussianLogDensityRatio:
 
 
 def log_density_ratio(
-    mechanism: Any, pair: NeighbourPair
+    mechanism: object, pair: NeighbourPair
 ) -> GaussianLogDensityRatio | IsotropicGaussianLogDensityRatio:
-    """The white-box privacy loss of ``pair`` from the mechanism's ``gaussian_view``.
+    """The white-box privacy loss of ``pair`` from the mechanism's :class:`GaussianView`.
 
     Returns:
         :class:`GaussianLogDensityRatio` when both views share σ, else
         :class:`IsotropicGaussianLogDensityRatio`.
 
     Raises:
-        CheckerError: when the mechanism has no ``gaussian_view``.
+        CheckerError: when the mechanism does not implement :class:`GaussianView`.
         InvalidArgument: for non-finite means, mismatched shapes or σ <= 0.
     """
-    view = getattr(mechanism, "gaussian_view", None)
-    if not callable(view):
+    if not isinstance(mechanism, GaussianView):
         raise CheckerError(
-            f"mechanism {type(mechanism).__name__}: no white-box gaussian_view(data) -> (mean, sigma), "
+            f"mechanism {type(mechanism).__name__}: no white-box GaussianView (gaussian_view(data) -> (mean, sigma)), "
             "so the privacy loss of an output is unknown; use empirical_epsilon_lower_bound instead"
         )
-    mean_first, sigma_first = view(pair.first)
-    mean_second, sigma_second = view(pair.second)
+    mean_first, sigma_first = mechanism.gaussian_view(pair.first)
+    mean_second, sigma_second = mechanism.gaussian_view(pair.second)
     sigma_first = check_real("sigma", sigma_first, low=0.0, low_open=True)
     sigma_second = check_real("sigma", sigma_second, low=0.0, low_open=True)
     if sigma_first == sigma_second:
@@ -163,13 +163,12 @@ class PrivacyLossConfig(PairsConfig):
 def _pairs(mechanism: Any, pairs: Any, context: CheckContext) -> list[NeighbourPair]:
     if pairs is not None:
         return neighbour_pairs(pairs, input_converter(context.claim))
-    proposer = getattr(mechanism, "audit_pairs", None)
-    if not callable(proposer):
+    if not isinstance(mechanism, AuditPairsView):
         raise CheckerError(
-            f"mechanism {context.claim.mechanism.name!r} proposes no neighbouring pairs (no audit_pairs(relation)); "
+            f"mechanism {context.claim.mechanism.name!r} proposes no neighbouring pairs (no AuditPairsView); "
             "give them in the obligation's params as pairs = [{first = [...], second = [...]}]"
         )
-    return [p if isinstance(p, NeighbourPair) else NeighbourPair(*p) for p in proposer(context.relation)]
+    return [p if isinstance(p, NeighbourPair) else NeighbourPair(*p) for p in mechanism.audit_pairs(context.relation)]
 
 
 def _lower_bounds(
@@ -260,7 +259,7 @@ def _outcome(
     description="Monte Carlo privacy-loss histogram with a white-box Gaussian density ratio: certified delta "
     "lower bound at the claimed epsilon (empirical Bernstein), both orders of each pair",
     config=PrivacyLossConfig,
-    requires_views=("gaussian_view",),
+    requires_views=(GaussianView,),
 )
 def check_privacy_loss_histogram(obligation: Obligation, context: CheckContext) -> Evidence:
     """Bound δ(ε_claim) from below with the privacy-loss histogram of every pair, in both orders.

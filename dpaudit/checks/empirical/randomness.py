@@ -177,6 +177,43 @@ def _most_public_pair(
     return worst
 
 
+#: The p-value below which a batch of releases and as many single releases are taken to follow different laws
+#: (two-sample Kolmogorov-Smirnov on two projections): a correct batch entry point fails it once in 10^6 runs.
+BATCH_DISAGREEMENT_P = 1e-6
+
+
+def _batch_disagreement(mechanism: Any, data: Any, seeds: list[int], seed: int) -> str | None:
+    """Why one batch of ``len(seeds)`` releases on ``data`` does not look like as many single releases (one per
+    seed), or None. A candidate's vectorised ``sample`` entry point is what the Monte Carlo checks draw from,
+    so a batch whose rows repeat (one noise draw copied to every row) or follow another law than the callable
+    would make their counts meaningless: far fewer distinct rows than the single releases have, or a
+    two-sample Kolmogorov-Smirnov p-value below :data:`BATCH_DISAGREEMENT_P` on the first coordinate or on the
+    L1 distance from the single releases' median (a noise scale of its own)."""
+    singles = np.stack([_release(mechanism, data, s) for s in seeds])
+    batch = np.asarray(mechanism.release(data, rng=np.random.default_rng(seed), size=len(seeds)), dtype=np.float64)
+    batch = batch.reshape(len(seeds), -1)
+    if batch.shape != singles.shape:
+        return f"a batch's rows hold {batch.shape[1]} numbers, a single release {singles.shape[1]}"
+    distinct_singles, distinct_batch = (len(np.unique(rows, axis=0)) for rows in (singles, batch))
+    if distinct_singles >= 20 and 4 * distinct_batch < distinct_singles:
+        return (
+            f"a batch of {len(seeds)} releases has {distinct_batch} distinct rows where {len(seeds)} single releases "
+            f"have {distinct_singles}: its rows are not independent draws"
+        )
+    from scipy.stats import ks_2samp
+
+    centre = np.median(singles, axis=0)
+    projections = (
+        ("first coordinate", lambda rows: rows[:, 0]),
+        ("distance from the single releases' median", lambda rows: np.abs(rows - centre).sum(axis=1)),
+    )
+    for name, project in projections:
+        p_value = float(ks_2samp(project(singles), project(batch)).pvalue)
+        if p_value < BATCH_DISAGREEMENT_P:
+            return f"the {name} of a batch and of single releases differ (Kolmogorov-Smirnov p = {p_value:.2g})"
+    return None
+
+
 @register_checker(
     "randomness_contract",
     description="the outputs are reproducible for one seed and vary with the seed; an output that never varies "
@@ -199,6 +236,18 @@ def check_randomness_contract(obligation: Obligation, context: CheckContext) -> 
     if unreproducible is not None:
         return unreproducible
     worst = _most_public_pair(mechanism, pairs, seeds, alpha, guarantee.delta)
+    disagreement = None if worst is not None else _batch_disagreement(mechanism, pairs[0].first, seeds, seeds[-1] + 1)
+    if disagreement is not None:
+        return Evidence(
+            Verdict.ERROR,
+            f"the batch entry point disagrees with single calls on {pairs[0].label}: {disagreement}; the Monte Carlo "
+            "checks draw batches, so their counts would not be independent draws of the mechanism (fix `sample`, or "
+            "remove it to audit the callable itself)",
+            domain,
+            "a batch of releases against as many single releases",
+            budget=budget,
+            details={"batch_disagreement": disagreement},
+        )
     if worst is None and getattr(mechanism, "used_global_random", False):
         return Evidence(
             Verdict.INCONCLUSIVE,

@@ -29,6 +29,7 @@ from dpaudit.kernel.checker_config import CheckerConfig, param
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.kernel.claims import Claim
 from dpaudit.mechanisms.catalogue import build_mechanism
+from dpaudit.mechanisms.views import AuditPairsView
 
 __all__ = [
     "NeighbourPair",
@@ -360,7 +361,7 @@ def user_made_pairs(context: CheckContext) -> list[NeighbourPair]:
 def reference_or_given_pairs(pairs: Any, context: CheckContext) -> list[NeighbourPair]:
     """The pairs an obligation audits: its ``pairs`` param (``None``: none given; read through the
     claim's input domain) and those the user's functions made, else the least private pairs the
-    reference proposes (``audit_pairs``).
+    reference proposes (:class:`~dpaudit.mechanisms.views.AuditPairsView`).
 
     Raises:
         CheckerError: when none exists.
@@ -370,12 +371,10 @@ def reference_or_given_pairs(pairs: Any, context: CheckContext) -> list[Neighbou
     if given or made:
         return with_unique_labels(given + made)
     reference = build_mechanism(context.claim.mechanism.name, context.claim.mechanism.params)
-    proposer = getattr(reference, "audit_pairs", None)
-    if not callable(proposer):
+    if not isinstance(reference, AuditPairsView):
         raise CheckerError(
             "give the pairs in params, or a dataset generator and a neighbour function in the [candidate] table: "
-            "the reference proposes none (no audit_pairs)"
+            "the reference proposes none (no AuditPairsView)"
         )
-    return with_unique_labels(
-        [pair if isinstance(pair, NeighbourPair) else NeighbourPair(*pair) for pair in proposer(context.relation)]
-    )
+    proposed = reference.audit_pairs(context.relation)
+    return with_unique_labels([pair if isinstance(pair, NeighbourPair) else NeighbourPair(*pair) for pair in proposed])

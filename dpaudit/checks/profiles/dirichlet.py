@@ -18,14 +18,14 @@ import numpy as np
 
 from dpaudit.checks.budget_limits import Ceiling
 from dpaudit.checks.certificates.facts import certified_fact
-from dpaudit.checks.claim_inputs import DigitsConfig, approx_dp_of, require_views
+from dpaudit.checks.claim_inputs import DigitsConfig, approx_dp_of, reference_view
 from dpaudit.errors import CheckerError, InvalidArgument
 from dpaudit.kernel.checker_config import param, param_of, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Certificate, Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
-from dpaudit.mechanisms.catalogue import build_mechanism
+from dpaudit.mechanisms.views import ConcentrationView
 from dpaudit.privacy.dirichlet_composition import composition_delta_bounds
 from dpaudit.privacy.dirichlet_pair import BetaPair
 from dpaudit.privacy.dirichlet_worst_case import worst_pair_delta
@@ -45,13 +45,12 @@ READINGS = ("one_row", "all_rows")
 
 
 #: The white-box view every check here reads: the Dirichlet parameters k·p of the release at input p.
-VIEWS = ("concentration",)
+VIEWS = (ConcentrationView,)
 
 
 def require_dirichlet(claim: Claim) -> None:
     """Fail closed unless the claim's mechanism offers :data:`VIEWS` and its params build the reference."""
-    require_views(claim, VIEWS)
-    build_mechanism(claim.mechanism.name, claim.mechanism.params)
+    reference_view(claim, ConcentrationView)
 
 
 def _adjacency_bound(context: CheckContext) -> float:
@@ -71,7 +70,7 @@ def _audited_parameters(context: CheckContext) -> tuple[float, float | None]:
     Raises:
         CheckerError: when the concentration is not proportional to the input.
     """
-    mechanism = context.mechanism()
+    mechanism = context.view(ConcentrationView)
     eta = getattr(mechanism, "eta", None)
     low = 0.25 if eta is None else max(float(eta), 0.25)
     points = (np.array([0.5, 0.5]), np.array([low, 1.0 - low]))

@@ -1,4 +1,4 @@
-"""The exact privacy profile of any mechanism whose reference offers the ``privacy_profile`` view.
+"""The exact privacy profile of any mechanism whose reference offers the :class:`PrivacyProfileView`.
 
 The view returns the worst-case δ(ε) over neighbouring inputs in mpmath; this checker
 evaluates it at two precisions, encloses the value by their difference (plus one unit in
@@ -14,12 +14,12 @@ import mpmath
 
 from dpaudit.checks.certificates.facts import certified_fact
 from dpaudit.checks.claim_inputs import DigitsConfig, approx_dp_of
-from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checker_config import parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Certificate, Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
+from dpaudit.mechanisms.views import AuditPairsView, PrivacyProfileView
 
 __all__ = ["check_exact_privacy_profile"]
 
@@ -46,7 +46,7 @@ class PrivacyProfileConfig(DigitsConfig):
     "exact_privacy_profile",
     description="exact worst-case delta(epsilon) from the mechanism's privacy_profile view, in mpmath, enclosed",
     config=PrivacyProfileConfig,
-    requires_views=("privacy_profile",),
+    requires_views=(PrivacyProfileView,),
 )
 def check_exact_privacy_profile(obligation: Obligation, context: CheckContext) -> Evidence:
     """Decide an ApproxDP claim from the reference's exact privacy profile.
@@ -55,9 +55,7 @@ def check_exact_privacy_profile(obligation: Obligation, context: CheckContext) -
     ``violated`` when its lower end exceeds δ_claim, ``inconclusive`` otherwise.
     """
     guarantee = approx_dp_of(context.claim)
-    mechanism = context.mechanism()
-    if not hasattr(mechanism, "privacy_profile"):
-        raise InvalidArgument(f"mechanism {context.claim.mechanism.name!r} offers no privacy_profile view")
+    mechanism = context.view(PrivacyProfileView)
     digits = parse_config(PrivacyProfileConfig, obligation.params).digits
     with mpmath.workdps(digits + 30):
         value = mpmath.mpf(mechanism.privacy_profile(guarantee.epsilon, digits=digits))
@@ -81,7 +79,7 @@ def check_exact_privacy_profile(obligation: Obligation, context: CheckContext) -
         interval=(lower, upper),
     )
     counterexample = None
-    if verdict is Verdict.VIOLATED and hasattr(mechanism, "audit_pairs"):
+    if verdict is Verdict.VIOLATED and isinstance(mechanism, AuditPairsView):
         first, second, label = mechanism.audit_pairs(context.relation)[0]
         counterexample = {
             "neighbours": {"X": [float(v) for v in first], "X'": [float(v) for v in second]},

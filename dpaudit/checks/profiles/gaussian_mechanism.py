@@ -13,7 +13,7 @@ import mpmath
 import numpy as np
 
 from dpaudit.checks.certificates.facts import certified_fact
-from dpaudit.checks.claim_inputs import DigitsConfig, approx_dp_of, require_views
+from dpaudit.checks.claim_inputs import DigitsConfig, approx_dp_of, reference_view
 from dpaudit.checks.empirical.bound_evidence import bound_evidence
 from dpaudit.checks.empirical.budget import AuditBudget, MonteCarloBudgetConfig
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
@@ -23,7 +23,7 @@ from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Certificate, Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
-from dpaudit.mechanisms.catalogue import build_mechanism
+from dpaudit.mechanisms.views import GaussianShiftView
 from dpaudit.privacy.guarantees import ApproxDP
 from dpaudit.privacy.profiles import gaussian_delta, gaussian_epsilon
 
@@ -31,11 +31,11 @@ __all__ = ["check_gaussian_exact_profile", "check_gaussian_threshold_monte_carlo
 
 
 #: The white-box view both checks read: (Δ, σ) of a shift of Gaussians.
-VIEWS = ("gaussian_shift",)
+VIEWS = (GaussianShiftView,)
 
 
 def _shift_of(source: Claim | CheckContext) -> tuple[float, float]:
-    """(Δ, σ) from the ``gaussian_shift`` view: of the mechanism under audit (a mutant when the context
+    """(Δ, σ) from the :class:`GaussianShiftView`: of the mechanism under audit (a mutant when the context
     carries one) for a context, of the reference for a claim.
 
     Raises:
@@ -43,10 +43,9 @@ def _shift_of(source: Claim | CheckContext) -> tuple[float, float]:
             build the reference.
     """
     if isinstance(source, CheckContext):
-        sensitivity, sigma = source.mechanism().gaussian_shift()
+        sensitivity, sigma = source.view(GaussianShiftView).gaussian_shift()
     else:
-        require_views(source, VIEWS)
-        sensitivity, sigma = build_mechanism(source.mechanism.name, source.mechanism.params).gaussian_shift()
+        sensitivity, sigma = reference_view(source, GaussianShiftView).gaussian_shift()
     return float(sensitivity), float(sigma)
 
 

@@ -52,6 +52,7 @@ from dpaudit.mechanisms.smooth_gaussian import (
     SmoothGaussianConstants,
     smooth_gaussian_constants,
 )
+from dpaudit.mechanisms.views import AuditPairsView, GaussianView, StatisticsView
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
 from dpaudit.rng import normalize_rng
 
@@ -95,7 +96,7 @@ def _check_return_bound(statistics: FirstVisitStatistics, f_max: float | None) -
         )
 
 
-class _SmoothSensitivityRelease:
+class _SmoothSensitivityRelease(GaussianView, AuditPairsView, StatisticsView):
     """What DP-LSW and DP-LSL share: Lemma 1's constants, input checks, and the release
     θ_X + N(0, σ_X² I_d) from the subclass's ``intermediates_from_statistics``."""
 
@@ -375,7 +376,7 @@ def _policy_evaluation(name: str, factory: type, algorithm: str, estimator: str,
         relations=(REPLACE_ONE, ADD_REMOVE_ONE),
         neighbourhood=one_trajectory(explore=explore_datasets),
         output=OutputSpec("theta_X + noise: a vector of the feature dimension d", _theta_shape),
-        views=frozenset({"gaussian_view", "audit_pairs", "statistics"}),
+        views=frozenset({GaussianView, AuditPairsView, StatisticsView}),
         candidate=CandidateSignature("dataset", f"{name}(dataset, *, {keywords}, rng) -> ndarray"),
         source=f"Balle, Gomrokchi & Precup 2016, {algorithm}",
         noise_family="gaussian_release",

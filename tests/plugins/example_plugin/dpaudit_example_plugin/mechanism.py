@@ -12,12 +12,20 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpaudit.plugin import REAL_VECTOR, CandidateSignature, Mechanism, Neighbourhood, OutputSpec
+from dpaudit.plugin import (
+    REAL_VECTOR,
+    AuditPairsView,
+    CandidateSignature,
+    Mechanism,
+    Neighbourhood,
+    OutputSpec,
+    PrivacyProfileView,
+)
 
 
 @dataclass(frozen=True)
-class RandomizedResponse:
-    """Keeps a bit with probability e^eps / (1 + e^eps)."""
+class RandomizedResponse(AuditPairsView, PrivacyProfileView):
+    """Keeps a bit with probability e^eps / (1 + e^eps); offers the white-box views it subclasses."""
 
     epsilon: float
 
@@ -48,7 +56,7 @@ MECHANISM = Mechanism(
         "any two bits", lambda first, second, relation, params: float(abs(first[0] - second[0])), lambda p, r: 1.0
     ),
     output=OutputSpec("one bit", lambda params, data: (1,)),
-    views=frozenset({"audit_pairs", "privacy_profile"}),
+    views=frozenset({AuditPairsView, PrivacyProfileView}),
     candidate=CandidateSignature("bit", "randomized_response(bit, *, epsilon, rng) -> ndarray"),
     source="Dwork & Roth 2014, Sec. 3.2",
 )
