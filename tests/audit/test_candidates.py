@@ -235,3 +235,12 @@ def test_a_candidate_folder_holding_a_standard_library_name_neither_breaks_the_w
         CandidateProcess(parse_candidate("json:laplace", path=str(tmp_path))),
     ):
         pass
+
+
+def test_a_candidate_that_exits_is_reported_with_its_exit_code_not_as_a_signal():
+    with (
+        CandidateProcess(_ref("exits_quietly")) as candidate,
+        pytest.raises(CandidateError, match=r"exited with code 0\)") as raised,
+    ):
+        candidate.sample(VALUE, PARAMS, CALL, 5, np.random.SeedSequence(1))
+    assert "signal" not in str(raised.value) and "memory" not in str(raised.value)

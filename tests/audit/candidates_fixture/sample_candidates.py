@@ -236,3 +236,9 @@ def global_numpy_gaussian(value, *, sigma, sensitivity, rng):
     """Ignores rng: draws from numpy.random's global state."""
     value = np.asarray(value, dtype=float)
     return value + sigma * np.random.standard_normal(value.shape)
+
+
+def exits_quietly(value, sigma, *, rng):  # os._exit in the middle of a batch: no exception, no signal
+    import os
+
+    os._exit(0)
