@@ -27,6 +27,7 @@ in a float64 and the same in every process; the header names the categories behi
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import importlib
 import inspect
@@ -382,6 +383,15 @@ def main(argv: list[str]) -> int:
                 _call_input_function(request, path, channel_out)
             else:
                 _sample(function, request, channel_out)
+        except OSError as exc:
+            if exc.errno != errno.EFBIG:
+                _send(channel_out, {"status": "error", "message": f"candidate raised:\n{traceback.format_exc()}"})
+                continue
+            message = (
+                f"the candidate wrote more than {_CAPTURE_LIMIT_BYTES >> 20} MiB to its standard output and error "
+                "(dpaudit keeps what it prints in a file of that size at most): print less, e.g. not once per call"
+            )
+            _send(channel_out, {"status": "error", "message": message})
         except BaseException:
             _send(channel_out, {"status": "error", "message": f"candidate raised:\n{traceback.format_exc()}"})
     return 0

@@ -242,3 +242,13 @@ def exits_quietly(value, sigma, *, rng):  # os._exit in the middle of a batch: n
     import os
 
     os._exit(0)
+
+
+def prints_too_much(value, sigma, *, rng):  # past the 64 MiB kept of what a candidate prints
+    import sys
+
+    chunk = "y" * (1 << 20) + "\n"
+    for _ in range(80):
+        sys.stdout.write(chunk)
+        sys.stdout.flush()
+    return value
