@@ -184,20 +184,26 @@ def _arguments(call: dict[str, Any], data: Any, params: dict[str, Any], rng: Any
 
 
 def _signature_problem(function: Callable[..., Any], call: dict[str, Any], params: list[str]) -> str | None:
-    """Why ``function`` cannot be called under the calling convention, or None when it can."""
-    try:
-        signature = inspect.signature(function)
-    except (TypeError, ValueError):
-        return None  # builtins and C functions: try the call
-    positional, keywords = _arguments(call, "<input>", dict.fromkeys(params, "..."), "<rng>", None)
-    try:
-        signature.bind(*positional, **keywords)
-    except TypeError as exc:
-        shown = ", ".join([*(str(value) for value in positional), *(f"{name}=..." for name in keywords)])
-        return (
-            f"the signature {signature} does not accept the call ({shown}): {exc}; a spec's [candidate] "
-            "table (args, keywords, rename) declares another calling convention (docs/candidates.md)"
-        )
+    """Why ``function`` (or its vectorised ``sample`` entry point, which takes the count after the input)
+    cannot be called under the calling convention, or None when both can."""
+    entries: list[tuple[str, Callable[..., Any], int | None]] = [("the signature", function, None)]
+    sample = _vectorised(function)
+    if sample is not None:
+        entries.append(("the vectorised entry point's signature", sample, 1))
+    for what, entry, count in entries:
+        try:
+            signature = inspect.signature(entry)
+        except (TypeError, ValueError):
+            continue  # builtins and C functions: try the call
+        positional, keywords = _arguments(call, "<input>", dict.fromkeys(params, "..."), "<rng>", count)
+        try:
+            signature.bind(*positional, **keywords)
+        except TypeError as exc:
+            shown = ", ".join([*(str(value) for value in positional), *(f"{name}=..." for name in keywords)])
+            return (
+                f"{what} {signature} does not accept the call ({shown}): {exc}; a spec's [candidate] "
+                "table (args, keywords, rename) declares another calling convention (docs/candidates.md)"
+            )
     return None
 
 

@@ -252,3 +252,10 @@ def prints_too_much(value, sigma, *, rng):  # past the 64 MiB kept of what a can
         sys.stdout.write(chunk)
         sys.stdout.flush()
     return value
+
+
+def wrong_sample_signature(value, *, sigma, sensitivity, rng):  # a right callable, a vectorised entry that is not
+    return np.asarray(value, dtype=float) + sigma * rng.standard_normal(len(value))
+
+
+wrong_sample_signature.sample = lambda x: x
