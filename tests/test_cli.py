@@ -206,6 +206,7 @@ def test_check_command_audits_a_candidate(tmp_path, monkeypatch, capsys):
         ("sample_candidates:good_gausian", "has no attribute 'good_gausian'; did you mean 'good_gaussian'?"),
         ("sample_candidates:NOT_CALLABLE", "not a callable"),
         ("sample_candidates:wrong_signature", "does not accept the call"),
+        ("sample_candidates:wrong_sample_signature", "the vectorised entry point's signature (x) does not accept"),
     ],
 )
 def test_a_candidate_that_cannot_be_audited_is_a_usage_error(tmp_path, monkeypatch, caplog, candidate, fragment):

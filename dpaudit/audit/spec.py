@@ -338,7 +338,7 @@ def load_spec(path: str | Path) -> Claim:
     if len(raw) > MAX_SPEC_BYTES:
         raise SpecError(f"larger than {MAX_SPEC_BYTES >> 20} MiB; a spec is a small TOML file", path=location)
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # a byte-order mark (as some editors write one) is not part of the TOML
     except UnicodeDecodeError as exc:
         raise SpecError(
             f"not UTF-8 text (byte {exc.start}: {raw[exc.start : exc.start + 1]!r})", path=location

@@ -83,11 +83,24 @@ def write_report(document: dict[str, Any], path: str | Path) -> Path:
     return target
 
 
+def _umask() -> int:
+    """The process's umask, read without setting it (``os.umask`` would change it for every thread a moment):
+    from /proc on Linux, else the usual 022."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
+
+
 def write_atomically(target: Path, text: str) -> None:
     """Write ``text`` to ``target`` through a temporary file and a rename: a reader never sees
     half a file, and an interrupted write leaves the old file whole."""
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
+        os.fchmod(handle, 0o666 & ~_umask())  # the mode an ordinary write gives (mkstemp makes it 0600)
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
         os.replace(temporary, target)

@@ -235,3 +235,20 @@ def test_a_candidate_folder_holding_a_standard_library_name_neither_breaks_the_w
         CandidateProcess(parse_candidate("json:laplace", path=str(tmp_path))),
     ):
         pass
+
+
+def test_a_candidate_that_exits_is_reported_with_its_exit_code_not_as_a_signal():
+    with (
+        CandidateProcess(_ref("exits_quietly")) as candidate,
+        pytest.raises(CandidateError, match=r"exited with code 0\)") as raised,
+    ):
+        candidate.sample(VALUE, PARAMS, CALL, 5, np.random.SeedSequence(1))
+    assert "signal" not in str(raised.value) and "memory" not in str(raised.value)
+
+
+def test_a_candidate_printing_past_the_capture_limit_is_told_so_in_one_line():
+    with (
+        CandidateProcess(_ref("prints_too_much")) as candidate,
+        pytest.raises(CandidateError, match=r"wrote more than 64 MiB to its standard output"),
+    ):
+        candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(1))

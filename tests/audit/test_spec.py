@@ -233,3 +233,10 @@ def test_an_empty_pair_input_and_inputs_of_different_shapes_are_refused_at_load(
         obligation["params"]["pairs"] = [{"first": first, "second": second}]
         with pytest.raises(SpecError, match=fragment):
             parse_spec(base, str(tmp_path / "spec.toml"))
+
+
+def test_a_spec_with_a_byte_order_mark_loads(tmp_path):
+    text = (builtin_spec_dir() / "laplace_mechanism.toml").read_text(encoding="utf-8")
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    assert load_spec(path).id == "laplace-mechanism"

@@ -25,9 +25,13 @@ __all__ = ["DEFAULT_TIME_LIMIT", "check_pace", "planned_outputs"]
 #: The wall-time budget of a candidate audit when none is given (seconds).
 DEFAULT_TIME_LIMIT = 3600.0
 
-#: Calls timed for the pace, after one untimed call (a vectorised entry point: outputs of one batch).
+#: Calls timed for the pace, after one untimed call (a vectorised entry point: outputs of one batch); the
+#: count doubles while a timed request takes under PROBE_SECONDS, up to PROBE_MAX outputs, so that the round
+#: trip of one request to the worker is spread over many outputs as in the audit's own batches.
 PROBE_CALLS = 8
 PROBE_BATCH = 256
+PROBE_SECONDS = 0.1
+PROBE_MAX = 1 << 16
 
 #: Checkers whose ``samples`` count something other than the candidate's outputs per side.
 _NOT_OUTPUTS = frozenset({"randomness_contract"})
@@ -57,11 +61,16 @@ def check_pace(claim: Claim, mechanism: Any, data: Any, *, quick: bool, time_lim
     rng = np.random.default_rng(0)
     try:
         mechanism.release(data, rng=rng, size=1)  # untimed: a first call pays for imports and caches
-        started = time.perf_counter()
-        mechanism.release(data, rng=rng, size=count)
+        while True:
+            started = time.perf_counter()
+            mechanism.release(data, rng=rng, size=count)
+            elapsed = time.perf_counter() - started
+            if elapsed >= PROBE_SECONDS or count >= PROBE_MAX:
+                break
+            count *= 2
     except CandidateError:
         return None
-    pace = (time.perf_counter() - started) / count
+    pace = elapsed / count
     outputs = planned_outputs(claim, quick)
     projected = pace * outputs
     if projected > time_limit:

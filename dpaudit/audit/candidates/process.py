@@ -151,13 +151,18 @@ class CandidateProcess:
             self._died("receiving a request")
 
     def _died(self, doing: str) -> None:
-        code = self._process.poll() if self._process is not None else None
+        code = None
+        if self._process is not None:  # its channel closed: the exit status follows within moments
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = self._process.wait(timeout=2.0)
         self.stop()
-        reason = f"exit code {code}" if code is not None and code >= 0 else f"signal {-(code or 0)}"
-        raise CandidateError(
-            f"candidate {self.ref} died while {doing} ({reason}; a memory limit of {self.limits.memory_mib} MiB "
-            f"applies){_shown(self.captured_output)}"
-        )
+        if code is not None and code >= 0:
+            reason = f"exited with code {code}"
+        elif code is not None:
+            reason = f"killed by signal {-code}; a memory limit of {self.limits.memory_mib} MiB applies"
+        else:
+            reason = f"no exit status; a memory limit of {self.limits.memory_mib} MiB applies"
+        raise CandidateError(f"candidate {self.ref} died while {doing} ({reason}){_shown(self.captured_output)}")
 
     def _answer(self, count: int, per_call: float, total_deadline: float) -> dict[str, Any]:
         if self._channel is None:

@@ -27,6 +27,7 @@ in a float64 and the same in every process; the header names the categories behi
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import importlib
 import inspect
@@ -183,20 +184,26 @@ def _arguments(call: dict[str, Any], data: Any, params: dict[str, Any], rng: Any
 
 
 def _signature_problem(function: Callable[..., Any], call: dict[str, Any], params: list[str]) -> str | None:
-    """Why ``function`` cannot be called under the calling convention, or None when it can."""
-    try:
-        signature = inspect.signature(function)
-    except (TypeError, ValueError):
-        return None  # builtins and C functions: try the call
-    positional, keywords = _arguments(call, "<input>", dict.fromkeys(params, "..."), "<rng>", None)
-    try:
-        signature.bind(*positional, **keywords)
-    except TypeError as exc:
-        shown = ", ".join([*(str(value) for value in positional), *(f"{name}=..." for name in keywords)])
-        return (
-            f"the signature {signature} does not accept the call ({shown}): {exc}; a spec's [candidate] "
-            "table (args, keywords, rename) declares another calling convention (docs/candidates.md)"
-        )
+    """Why ``function`` (or its vectorised ``sample`` entry point, which takes the count after the input)
+    cannot be called under the calling convention, or None when both can."""
+    entries: list[tuple[str, Callable[..., Any], int | None]] = [("the signature", function, None)]
+    sample = _vectorised(function)
+    if sample is not None:
+        entries.append(("the vectorised entry point's signature", sample, 1))
+    for what, entry, count in entries:
+        try:
+            signature = inspect.signature(entry)
+        except (TypeError, ValueError):
+            continue  # builtins and C functions: try the call
+        positional, keywords = _arguments(call, "<input>", dict.fromkeys(params, "..."), "<rng>", count)
+        try:
+            signature.bind(*positional, **keywords)
+        except TypeError as exc:
+            shown = ", ".join([*(str(value) for value in positional), *(f"{name}=..." for name in keywords)])
+            return (
+                f"{what} {signature} does not accept the call ({shown}): {exc}; a spec's [candidate] "
+                "table (args, keywords, rename) declares another calling convention (docs/candidates.md)"
+            )
     return None
 
 
@@ -382,6 +389,15 @@ def main(argv: list[str]) -> int:
                 _call_input_function(request, path, channel_out)
             else:
                 _sample(function, request, channel_out)
+        except OSError as exc:
+            if exc.errno != errno.EFBIG:
+                _send(channel_out, {"status": "error", "message": f"candidate raised:\n{traceback.format_exc()}"})
+                continue
+            message = (
+                f"the candidate wrote more than {_CAPTURE_LIMIT_BYTES >> 20} MiB to its standard output and error "
+                "(dpaudit keeps what it prints in a file of that size at most): print less, e.g. not once per call"
+            )
+            _send(channel_out, {"status": "error", "message": message})
         except BaseException:
             _send(channel_out, {"status": "error", "message": f"candidate raised:\n{traceback.format_exc()}"})
     return 0

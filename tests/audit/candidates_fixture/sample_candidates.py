@@ -236,3 +236,26 @@ def global_numpy_gaussian(value, *, sigma, sensitivity, rng):
     """Ignores rng: draws from numpy.random's global state."""
     value = np.asarray(value, dtype=float)
     return value + sigma * np.random.standard_normal(value.shape)
+
+
+def exits_quietly(value, sigma, *, rng):  # os._exit in the middle of a batch: no exception, no signal
+    import os
+
+    os._exit(0)
+
+
+def prints_too_much(value, sigma, *, rng):  # past the 64 MiB kept of what a candidate prints
+    import sys
+
+    chunk = "y" * (1 << 20) + "\n"
+    for _ in range(80):
+        sys.stdout.write(chunk)
+        sys.stdout.flush()
+    return value
+
+
+def wrong_sample_signature(value, *, sigma, sensitivity, rng):  # a right callable, a vectorised entry that is not
+    return np.asarray(value, dtype=float) + sigma * rng.standard_normal(len(value))
+
+
+wrong_sample_signature.sample = lambda x: x
