@@ -125,11 +125,6 @@ class EmpiricalConfig(MonteCarloBudgetConfig, PairsConfig):
     confirm: bool | None = param_of(AuditBudget, "confirm", default=None, default_text="true for a candidate")
     search: str = param("the input search (auto: on for a candidate)", "auto", choices=SEARCH_MODES)
 
-    def check_claim(self, claim: Claim) -> None:
-        """Refuse a claim without an (epsilon, delta) guarantee and pairs the claim's mechanism cannot read."""
-        approx_dp_of(claim)
-        super().check_claim(claim)
-
     def audit_budget(self, guarantee: ApproxDP, *, candidate: bool) -> AuditBudget:
         """The obligation's budget: escalation and confirmation on for a candidate unless set, and
         ``samples = "auto"`` sized by :func:`auto_samples`."""

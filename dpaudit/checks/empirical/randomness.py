@@ -36,7 +36,7 @@ from dpaudit.checks.empirical.sampling import NeighbourPair, PairsConfig, refere
 from dpaudit.checks.empirical.statistics import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
 from dpaudit.kernel.checker_config import param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
-from dpaudit.kernel.claims import Claim, Obligation
+from dpaudit.kernel.claims import Obligation
 from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
 
@@ -49,11 +49,6 @@ class RandomnessConfig(PairsConfig):
 
     samples: int = param("seeds per side", 500, low=20, high=100_000, quick_cap=500)
     confidence: float = param("the confidence of the atom bound", 0.95, low=0.5, high=1.0, high_open=True)
-
-    def check_claim(self, claim: Claim) -> None:
-        """Refuse a claim without an (epsilon, delta) guarantee and pairs the claim's mechanism cannot read."""
-        approx_dp_of(claim)
-        super().check_claim(claim)
 
 
 #: Fresh runs per input, calls per run, and the least share of distinct outputs in a run, for the

@@ -21,7 +21,7 @@ from typing import Any, Required, TypedDict, Unpack
 import numpy as np
 
 from dpaudit._validation import check_finite_array, check_integer
-from dpaudit.checks.claim_inputs import input_converter
+from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
 from dpaudit.checks.empirical.events import Event, Projection, ThresholdGrid
 from dpaudit.checks.empirical.executors import run_tasks
 from dpaudit.errors import CheckerError, InvalidArgument, InvalidType
@@ -307,7 +307,8 @@ def count_events(
 
 @dataclass(frozen=True)
 class PairsConfig(CheckerConfig):
-    """The ``pairs`` param of a black-box check, read through the claim's input domain."""
+    """The ``pairs`` param of a black-box check of an (epsilon, delta) claim, read through the claim's
+    input domain."""
 
     pairs: Any = param(
         'list of {first, second, label} tables (or pairs_file = "pairs.json" / ".npz"): the neighbouring inputs '
@@ -316,8 +317,10 @@ class PairsConfig(CheckerConfig):
     )
 
     def check_claim(self, claim: Claim) -> None:
-        """Refuse pairs that are not tables of two inputs of the claim's mechanism."""
+        """Refuse a claim without an (epsilon, delta) guarantee, and pairs that are not tables of two
+        inputs of the claim's mechanism."""
         super().check_claim(claim)
+        approx_dp_of(claim)
         if self.pairs is not None:
             neighbour_pairs(self.pairs, input_converter(claim))
 

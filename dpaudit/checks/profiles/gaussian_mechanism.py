@@ -18,7 +18,7 @@ from dpaudit.checks.empirical.bound_evidence import bound_evidence
 from dpaudit.checks.empirical.budget import AuditBudget, MonteCarloBudgetConfig
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
 from dpaudit.checks.empirical.sampling import NeighbourPair
-from dpaudit.kernel.checker_config import param_of, parse_config
+from dpaudit.kernel.checker_config import CheckerConfig, param_of, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Certificate, Evidence, Measurement
@@ -50,13 +50,20 @@ def _shift_of(source: Claim | CheckContext) -> tuple[float, float]:
 
 
 @dataclass(frozen=True)
-class ExactProfileConfig(DigitsConfig):
-    """The params of the exact Gaussian profile: the working precision."""
+class GaussianShiftClaim(CheckerConfig):
+    """What both Gaussian checks need of a claim: an (epsilon, delta) guarantee and a mechanism with a
+    Gaussian shift view whose parameters build the reference."""
 
     def check_claim(self, claim: Claim) -> None:
         """Refuse a claim without an (epsilon, delta) guarantee or whose mechanism has no Gaussian shift."""
+        super().check_claim(claim)
         approx_dp_of(claim)
         _shift_of(claim)
+
+
+@dataclass(frozen=True)
+class ExactProfileConfig(DigitsConfig, GaussianShiftClaim):
+    """The params of the exact Gaussian profile: the working precision."""
 
 
 @register_checker(
@@ -164,15 +171,10 @@ def _profile_figure(guarantee: ApproxDP, sensitivity: float, sigma: float, point
 
 
 @dataclass(frozen=True)
-class ThresholdMonteCarloConfig(MonteCarloBudgetConfig):
+class ThresholdMonteCarloConfig(MonteCarloBudgetConfig, GaussianShiftClaim):
     """The params of the Monte Carlo check of the Gaussian mechanism: the budget of threshold events."""
 
     samples: int = param_of(AuditBudget, "samples", default=10**6, quick_cap=100_000)
-
-    def check_claim(self, claim: Claim) -> None:
-        """Refuse a claim without an (epsilon, delta) guarantee or whose mechanism has no Gaussian shift."""
-        approx_dp_of(claim)
-        _shift_of(claim)
 
 
 @register_checker(
