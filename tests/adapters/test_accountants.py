@@ -40,6 +40,7 @@ def _opacus() -> None:
         ("opacus", "opacus:prv", "opacus_prv", "opacus_prv_misstated"),
     ],
 )
+@pytest.mark.slow  # a whole audit end to end: the main CI job runs it, not the floors one
 def test_documented_configurations_hold_and_misstated_ones_are_violated(
     ecosystem_audit, library, candidate, documented, misstated
 ):

@@ -89,6 +89,7 @@ def _audit_lsw(name):
     return {item.obligation.id: item.evidence for item in relation.obligations}
 
 
+@pytest.mark.slow  # a whole audit end to end: the main CI job runs it, not the floors one
 def test_dp_lsw_candidate_matching_the_reference_passes():
     evidence = _audit_lsw("reference_dp_lsw")
     assert {e.verdict for e in evidence.values()} == {Verdict.CONSISTENT}

@@ -41,8 +41,9 @@ def _privacy(report):
     [
         ("black_box_randomized_response.toml", "randomized_response", "randomized_response_squared"),
         ("black_box_noisy_max.toml", "noisy_max", "noisy_max_small_noise"),
-        ("rl_action_counts.toml", "action_counts", "action_counts_unclipped"),
-        ("rl_mc_values.toml", "mc_values", "mc_values_unit_bound"),
+        # the RL examples' whole audits take a minute each: the main CI job runs them, not the floors one
+        pytest.param("rl_action_counts.toml", "action_counts", "action_counts_unclipped", marks=pytest.mark.slow),
+        pytest.param("rl_mc_values.toml", "mc_values", "mc_values_unit_bound", marks=pytest.mark.slow),
     ],
 )
 def test_examples_leaky_violated_correct_not(spec, correct, leaky):
@@ -109,6 +110,7 @@ def test_a_user_relation_needs_pairs_or_a_neighbour_function(tmp_path):
         _audit(_black_box_spec(tmp_path, pairs=False), "randomized_response")
 
 
+@pytest.mark.slow  # a whole audit end to end: the main CI job runs it, not the floors one
 def test_own_neighbours_of_generated_lists_under_add_remove_one(tmp_path):
     (tmp_path / "mean.py").write_text(
         "import numpy as np\n"
@@ -260,6 +262,7 @@ def test_own_replace_one_neighbours_when_every_input_starts_alike(tmp_path):
     assert "record 0 replaced by record 1 of dataset 0" in evidence.domain
 
 
+@pytest.mark.slow  # a whole audit end to end: the main CI job runs it, not the floors one
 def test_a_hypothesis_strategy_generates_the_inputs_reproducibly(tmp_path):
     (tmp_path / "strat.py").write_text(
         "import numpy as np\n"

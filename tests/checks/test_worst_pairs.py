@@ -151,6 +151,7 @@ def test_main_text_constants_leave_room_for_halving():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("tight", [False, True], ids=["main_text", "tight"])
+@pytest.mark.slow  # a whole audit end to end: the main CI job runs it, not the floors one
 def test_correct_dp_lsw_never_violated_in_twenty_runs(tight):
     claim = _tight_claim() if tight else load_spec(SPEC)
     small = replace(

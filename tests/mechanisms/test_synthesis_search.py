@@ -209,6 +209,7 @@ def _empirical(spec, name, search):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("where", ["row_adjacent", "simplex_adjacent"])
+@pytest.mark.slow  # a whole audit end to end: the main CI job runs it, not the floors one
 def test_a_row_the_spec_never_moves_leaks_and_only_the_search_finds_it(where, tmp_path):
     spec = EXAMPLE
     if where == "simplex_adjacent":
