@@ -297,3 +297,12 @@ def test_dash_capital_v_prints_the_version(capsys):
         main(["-V"])
     assert stop.value.code == 0
     assert capsys.readouterr().out.strip() == f"dpaudit {__version__}"
+
+
+@pytest.mark.parametrize("command", ["check", "corpus"])
+def test_a_bad_timeout_names_the_flag(command, capsys):
+    arguments = ["specs/examples/gaussian_candidate.toml", "--candidate", "m:f"] if command == "check" else ["m.toml"]
+    with pytest.raises(SystemExit) as exit_:
+        main([command, *arguments, "--timeout", "-1"])
+    assert exit_.value.code == 2
+    assert "--timeout" in capsys.readouterr().err

@@ -16,6 +16,7 @@ from dpaudit.cli.common import (
     check_output_folder,
     finish,
     log,
+    parse_call_seconds,
     reporter,
     sampled,
 )
@@ -31,7 +32,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     check.add_argument("spec", metavar="SPEC", help="the spec whose black-box obligations the candidate must pass")
     check.add_argument("--candidate", required=True, metavar="MODULE:CALLABLE", help="the implementation to audit")
-    check.add_argument("--timeout", type=float, default=120.0, help="seconds per candidate request (default 120)")
+    check.add_argument(
+        "--timeout", type=parse_call_seconds, default=120.0, help="seconds per candidate request (default 120)"
+    )
     check.add_argument("--memory", type=int, default=4096, help="candidate address-space limit in MiB (default 4096)")
     check.add_argument("--quick", action="store_true", help="use the spec's reduced budgets")
     add_run_options(

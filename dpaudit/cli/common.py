@@ -89,6 +89,17 @@ def add_run_options(command: argparse.ArgumentParser, *, time_limit_default: str
     )
 
 
+def parse_call_seconds(text: str) -> float:
+    """``--timeout``: seconds one candidate call may take, in (0, 86400]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds") from None
+    if not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected seconds in (0, 86400]")
+    return value
+
+
 def parse_seconds(text: str) -> float:
     from dpaudit.checks.budget_limits import MAX_TIME_LIMIT_SECONDS
 

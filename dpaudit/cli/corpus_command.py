@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 
 from dpaudit._validation import check_integer
-from dpaudit.cli.common import EXIT_OK, add_out_option
+from dpaudit.cli.common import EXIT_OK, add_out_option, parse_call_seconds
 from dpaudit.errors import InvalidArgument
 
 
@@ -31,7 +31,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="the first seed (default 0): seeds K..K+N-1, so a long run can be split into parts",
     )
     corpus.add_argument("--only", nargs="+", metavar="NAME", help="check only these candidates")
-    corpus.add_argument("--timeout", type=float, default=120.0, help="seconds per candidate call (default 120)")
+    corpus.add_argument(
+        "--timeout", type=parse_call_seconds, default=120.0, help="seconds per candidate call (default 120)"
+    )
     corpus.add_argument(
         "--jobs",
         type=int,
