@@ -19,7 +19,6 @@ LONG_MODULES: set[str] = set()
 #: Functions above the limit, as "module path:function name".
 LONG_FUNCTIONS = {
     "checks/empirical/bound_evidence.py:bound_evidence",
-    "checks/empirical/certification.py:certify_privacy_lower_bound",
     "report/comparison_svg.py:comparison_svg",
     "reproduce/balle2016.py:run_experiment",
     "reproduce/balle2016_claims.py:_claims",
