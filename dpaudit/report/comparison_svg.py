@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
@@ -140,6 +141,166 @@ def _legend(rows: list[dict[str, Any]], styles: dict[str, tuple[str, str]]) -> l
     return entries
 
 
+@dataclass(frozen=True)
+class _Axes:
+    """The plotting box in points (``left``/``right``, ``top``/``bottom``), its x range [``low``, ``high``]
+    on a logarithmic or linear scale, and the number of rows stacked in it."""
+
+    left: float
+    right: float
+    top: float
+    bottom: float
+    low: float
+    high: float
+    log: bool
+    rows: int
+
+    def x_of(self, value: float) -> float:
+        """The x in points of ``value``, held just inside the box when it falls outside the range."""
+        low, high = self.low, self.high
+        if self.log:
+            share = (math.log10(max(value, low)) - math.log10(low)) / (math.log10(high) - math.log10(low))
+        else:
+            share = (value - low) / (high - low)
+        return self.left + min(max(share, -0.02), 1.02) * (self.right - self.left)
+
+    def y_of(self, position: int) -> float:
+        """The y in points of row ``position`` (the first row at the top, as the labels read)."""
+        return self.top + (position + 0.5) * (self.bottom - self.top) / self.rows
+
+    def shows(self, value: float) -> bool:
+        """Whether ``value`` can be placed on the axis: finite, and positive on a log axis."""
+        return math.isfinite(value) and (value > 0 or not self.log)
+
+
+def _ratios(rows: list[dict[str, Any]]) -> tuple[list[float], list[tuple[float, float] | None]]:
+    """Every row's measured / claimed (NaN when nothing is claimed) and the ends of its enclosure
+    over the claimed value (``None`` when the row has none or an end is not finite)."""
+    ratios: list[float] = []
+    ends: list[tuple[float, float] | None] = []
+    for row in rows:
+        claimed = number(row["claimed"])  # JSON numbers or report number strings ("1/3", "inf")
+        ratios.append(number(row["measured"]) / claimed if claimed else math.nan)
+        if "lower" in row and "upper" in row and claimed:
+            first, second = sorted((number(row["lower"]) / claimed, number(row["upper"]) / claimed))
+            ends.append((first, second) if math.isfinite(first) and math.isfinite(second) else None)
+        else:
+            ends.append(None)
+    return ratios, ends
+
+
+def _x_range(
+    figure: dict[str, Any], ratios: list[float], ends: list[tuple[float, float] | None], marked: list[float]
+) -> tuple[float, float, bool]:
+    """The x range holding 1, the ratios, the enclosures and the ``marked`` reference values with a
+    margin, and whether it is logarithmic (asked for, or positive ratios spanning more than 50x)."""
+    finite = [r for r in ratios if math.isfinite(r)]
+    log = figure.get("x_scale") == "log" or bool(
+        finite and min(finite) > 0 and max([*finite, 1.0]) / min([*finite, 1.0]) > 50
+    )
+    drawn = [value for value in (*finite, *marked, *(e for pair in ends if pair for e in pair)) if value > 0 or not log]
+    drawn = [min(max(value, -_FAR), _FAR) for value in drawn]  # the axis stays finite: far points sit at its end
+    low, high = min([1.0, *drawn]), max([1.0, *drawn])
+    if log:
+        low, high = max(low, 1 / _FAR), min(high, _FAR)
+        margin = 10 ** (0.05 * max(math.log10(high / low), 1))
+        low, high = max(low / margin, 1 / _FAR), min(high * margin, _FAR)
+    else:
+        pad = 0.05 * (high - low) or 0.5
+        low, high = low - pad, high + pad
+    return low, high, log
+
+
+_GREY = "#B0B0B0"
+_ORANGE = "#D55E00"
+
+
+def _grid(axes: _Axes, labels: list[list[str]]) -> list[str]:
+    """The x ticks with their grid lines and labels, then each row's grid line, tick and wrapped label."""
+    parts = []
+    for tick in _ticks(axes.low, axes.high, axes.log, axes.right - axes.left):
+        x = axes.x_of(tick)
+        parts.append(_line(x, axes.top, x, axes.bottom, _GREY, 0.4))
+        parts.append(_line(x, axes.bottom, x, axes.bottom + 3.5, "#000000", 0.8))
+        parts.append(_text(x, axes.bottom + 13, f"{tick:g}", _LABEL_FONT, "middle"))
+    for position, lines in enumerate(labels):
+        y = axes.y_of(position)
+        parts.append(_line(axes.left, y, axes.right, y, _GREY, 0.4))
+        parts.append(_line(axes.left - 3.5, y, axes.left, y, "#000000", 0.8))
+        first_line = y + 3 - 4.9 * (len(lines) - 1)
+        parts.extend(
+            _text(axes.left - 7, first_line + 9.8 * k, line, _TICK_FONT, "end") for k, line in enumerate(lines)
+        )
+    return parts
+
+
+def _points(
+    axes: _Axes,
+    rows: list[dict[str, Any]],
+    ratios: list[float],
+    ends: list[tuple[float, float] | None],
+    references: list[tuple[float, list[str]]],
+    styles: dict[str, tuple[str, str]],
+    other: tuple[str, str],
+) -> list[str]:
+    """The dashed line at 1, the reference lines, and each row's enclosure and marker (larger and
+    black-edged for a violation, hollow for power), ending with the frame of the axes."""
+    one = axes.x_of(1.0)
+    parts = [_line(one, axes.top, one, axes.bottom, "#000000", 1, ' stroke-dasharray="3.7,1.6"')]
+    for value, _ in references:
+        if axes.shows(value):
+            x = axes.x_of(value)
+            parts.append(_line(x, axes.top, x, axes.bottom, _ORANGE, 1.2, ' stroke-dasharray="1.2,2"'))
+    for position, (row, ratio, pair) in enumerate(zip(rows, ratios, ends, strict=True)):
+        power = row.get("role") == "power"
+        colour, shape = POWER_STYLE if power else styles.get(str(row.get("verdict", "")), other)
+        y = axes.y_of(position)
+        if pair is not None:
+            parts.append(_line(axes.x_of(pair[0]), y, axes.x_of(pair[1]), y, colour, 3, ' stroke-opacity="0.6"'))
+        if axes.shows(ratio):
+            violated = row.get("verdict") == "violated" and not power
+            fill = "#FFFFFF" if power else colour
+            edge = "#000000" if violated else colour
+            parts.append(_marker(shape, axes.x_of(ratio), y, 9 if violated else 6, fill, edge))
+    parts.append(
+        f'<rect x="{_number(axes.left)}" y="{_number(axes.top)}" width="{_number(axes.right - axes.left)}" '
+        f'height="{_number(axes.bottom - axes.top)}" fill="none" stroke="#000000" stroke-width="0.8"/>'
+    )
+    return parts
+
+
+def _legend_parts(
+    axes: _Axes, legend: list[tuple[str, tuple[str, str]]], references: list[tuple[float, list[str]]]
+) -> list[str]:
+    """The legend right of the axes: a marker and name per entry, then each reference line's label."""
+    parts = []
+    right = axes.right
+    for k, (name, (colour, shape)) in enumerate(legend):
+        y = axes.top + 8 + 12 * k
+        parts.append(_marker(shape, right + 12, y, 6, "#FFFFFF" if name == POWER_LABEL else colour, colour))
+        parts.append(_text(right + 21, y + 3, name, _TICK_FONT))
+    y = axes.top + 8 + 12 * len(legend)
+    for _, lines in references:  # each reference line's label under the verdicts
+        parts.append(_line(right + 6, y, right + 18, y, _ORANGE, 1.2, ' stroke-dasharray="1.2,2"'))
+        parts.extend(_text(right + 21, y + 3 + 12 * k, line, _TICK_FONT) for k, line in enumerate(lines))
+        y += 12 * max(len(lines), 1)
+    return parts
+
+
+def _titles(axes: _Axes, title: list[str], x_label: list[str], y_label: list[str]) -> list[str]:
+    """The y label (read bottom to top, left of the row labels), the title, and the x label centred
+    under the axes (moved in if it would leave the figure)."""
+    parts = []
+    for k, line in enumerate(y_label):
+        parts.append(_text(12 + 12 * k, (axes.top + axes.bottom) / 2, line, _LABEL_FONT, "middle", " rotate(-90)"))
+    parts.extend(_text(_WIDTH / 2, 15 + 13.7 * k, line, _TITLE_FONT, "middle") for k, line in enumerate(title))
+    for k, line in enumerate(x_label):
+        half = text_width(line, _LABEL_FONT) / 2
+        centre = min(max((axes.left + axes.right) / 2, half + 5), _WIDTH - half - 5)
+        parts.append(_text(centre, axes.bottom + 27 + 12.2 * k, line, _LABEL_FONT, "middle"))
+    return parts
+
+
 def comparison_svg(figure: dict[str, Any], styles: dict[str, tuple[str, str]], other: tuple[str, str]) -> str:
     """Draw a ``comparison`` figure (already checked); ``styles`` maps a verdict to (colour, marker).
 
@@ -165,94 +326,17 @@ def comparison_svg(figure: dict[str, Any], styles: dict[str, tuple[str, str]], o
     y_label = _fitted(figure.get("y_label", ""), _LABEL_FONT, plot, 60, 2)
     widest = max((text_width(line, _TICK_FONT) for lines in labels for line in lines), default=0.0)
     left, right = 18 + 12 * len(y_label) + widest, _WIDTH - _LEGEND_WIDTH
-    ratios: list[float] = []
-    ends: list[tuple[float, float] | None] = []
-    for row in rows:
-        claimed = number(row["claimed"])  # JSON numbers or report number strings ("1/3", "inf")
-        ratios.append(number(row["measured"]) / claimed if claimed else math.nan)
-        if "lower" in row and "upper" in row and claimed:
-            first, second = sorted((number(row["lower"]) / claimed, number(row["upper"]) / claimed))
-            ends.append((first, second) if math.isfinite(first) and math.isfinite(second) else None)
-        else:
-            ends.append(None)
-    finite = [r for r in ratios if math.isfinite(r)]
-    log = figure.get("x_scale") == "log" or bool(
-        finite and min(finite) > 0 and max([*finite, 1.0]) / min([*finite, 1.0]) > 50
-    )
+    ratios, ends = _ratios(rows)
     marked = [value for value, _ in references if math.isfinite(value)]
-    drawn = [value for value in (*finite, *marked, *(e for pair in ends if pair for e in pair)) if value > 0 or not log]
-    drawn = [min(max(value, -_FAR), _FAR) for value in drawn]  # the axis stays finite: far points sit at its end
-    low, high = min([1.0, *drawn]), max([1.0, *drawn])
-    if log:
-        low, high = max(low, 1 / _FAR), min(high, _FAR)
-        margin = 10 ** (0.05 * max(math.log10(high / low), 1))
-        low, high = max(low / margin, 1 / _FAR), min(high * margin, _FAR)
-    else:
-        pad = 0.05 * (high - low) or 0.5
-        low, high = low - pad, high + pad
-
-    def x_of(value: float) -> float:
-        if log:
-            share = (math.log10(max(value, low)) - math.log10(low)) / (math.log10(high) - math.log10(low))
-        else:
-            share = (value - low) / (high - low)
-        return left + min(max(share, -0.02), 1.02) * (right - left)
-
-    def y_of(position: int) -> float:  # the first row at the top, as the labels read
-        return top + (position + 0.5) * (bottom - top) / len(rows)
-
-    grey = "#B0B0B0"
-    orange = "#D55E00"
+    axes = _Axes(left, right, top, bottom, *_x_range(figure, ratios, ends, marked), len(rows))
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{_number(_WIDTH)}pt" height="{_number(height)}pt"'
         f' viewBox="0 0 {_number(_WIDTH)} {_number(height)}" version="1.1">',
         f'<rect x="0" y="0" width="{_number(_WIDTH)}" height="{_number(height)}" fill="#FFFFFF"/>',
     ]
-    for tick in _ticks(low, high, log, right - left):
-        x = x_of(tick)
-        parts.append(_line(x, top, x, bottom, grey, 0.4))
-        parts.append(_line(x, bottom, x, bottom + 3.5, "#000000", 0.8))
-        parts.append(_text(x, bottom + 13, f"{tick:g}", _LABEL_FONT, "middle"))
-    for position, lines in enumerate(labels):
-        y = y_of(position)
-        parts.append(_line(left, y, right, y, grey, 0.4))
-        parts.append(_line(left - 3.5, y, left, y, "#000000", 0.8))
-        first_line = y + 3 - 4.9 * (len(lines) - 1)
-        parts.extend(_text(left - 7, first_line + 9.8 * k, line, _TICK_FONT, "end") for k, line in enumerate(lines))
-    one = x_of(1.0)
-    parts.append(_line(one, top, one, bottom, "#000000", 1, ' stroke-dasharray="3.7,1.6"'))
-    for value, _ in references:
-        if math.isfinite(value) and (value > 0 or not log):
-            parts.append(_line(x_of(value), top, x_of(value), bottom, orange, 1.2, ' stroke-dasharray="1.2,2"'))
-    for position, (row, ratio, pair) in enumerate(zip(rows, ratios, ends, strict=True)):
-        power = row.get("role") == "power"
-        colour, shape = POWER_STYLE if power else styles.get(str(row.get("verdict", "")), other)
-        y = y_of(position)
-        if pair is not None:
-            parts.append(_line(x_of(pair[0]), y, x_of(pair[1]), y, colour, 3, ' stroke-opacity="0.6"'))
-        if math.isfinite(ratio) and (ratio > 0 or not log):
-            violated = row.get("verdict") == "violated" and not power
-            fill = "#FFFFFF" if power else colour
-            parts.append(_marker(shape, x_of(ratio), y, 9 if violated else 6, fill, "#000000" if violated else colour))
-    parts.append(
-        f'<rect x="{_number(left)}" y="{_number(top)}" width="{_number(right - left)}" '
-        f'height="{_number(bottom - top)}" fill="none" stroke="#000000" stroke-width="0.8"/>'
-    )
-    for k, (name, (colour, shape)) in enumerate(legend):
-        y = top + 8 + 12 * k
-        parts.append(_marker(shape, right + 12, y, 6, "#FFFFFF" if name == POWER_LABEL else colour, colour))
-        parts.append(_text(right + 21, y + 3, name, _TICK_FONT))
-    y = top + 8 + 12 * len(legend)
-    for _, lines in references:  # each reference line's label under the verdicts
-        parts.append(_line(right + 6, y, right + 18, y, orange, 1.2, ' stroke-dasharray="1.2,2"'))
-        parts.extend(_text(right + 21, y + 3 + 12 * k, line, _TICK_FONT) for k, line in enumerate(lines))
-        y += 12 * max(len(lines), 1)
-    for k, line in enumerate(y_label):  # read bottom to top, left of the row labels
-        parts.append(_text(12 + 12 * k, (top + bottom) / 2, line, _LABEL_FONT, "middle", " rotate(-90)"))
-    parts.extend(_text(_WIDTH / 2, 15 + 13.7 * k, line, _TITLE_FONT, "middle") for k, line in enumerate(title))
-    for k, line in enumerate(x_label):  # centred under the axes, moved in if it would leave the figure
-        half = text_width(line, _LABEL_FONT) / 2
-        centre = min(max((left + right) / 2, half + 5), _WIDTH - half - 5)
-        parts.append(_text(centre, bottom + 27 + 12.2 * k, line, _LABEL_FONT, "middle"))
+    parts += _grid(axes, labels)
+    parts += _points(axes, rows, ratios, ends, references, styles, other)
+    parts += _legend_parts(axes, legend, references)
+    parts += _titles(axes, title, x_label, y_label)
     parts.append("</svg>")
     return "\n".join(parts) + "\n"

@@ -28,11 +28,11 @@ References:
 
 from __future__ import annotations
 
-import csv
 import math
 import os
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +47,10 @@ from dpaudit.mechanisms.policy_evaluation.utility import (
     lsw_psi_lower_bound,
 )
 from dpaudit.report.figures import render_svg
-from dpaudit.reproduce.balle2016_claims import _BOUNDS, _claims, _value
+from dpaudit.reproduce.balle2016_claims import _BOUNDS, _claims
 from dpaudit.reproduce.balle2016_config import FULL, QUICK, Balle2016Config
 from dpaudit.reproduce.balle2016_figures import _figures
+from dpaudit.reproduce.balle2016_summary import summary_text, write_csv
 from dpaudit.rl.domains import Chain
 from dpaudit.rl.first_visit import first_visit_return_matrix
 from dpaudit.rl.sampling import sample_trajectories
@@ -155,46 +156,47 @@ def _lsl_pair(config: Balle2016Config, group: int, lam: float) -> DPLSL:
     )
 
 
-def run_experiment(config: Balle2016Config, *, seed: int) -> dict[str, Any]:
-    """Run every panel and return the summarised rows, the λ schedule constant and timings.
+def _dp_lsw(config: Balle2016Config, group: int) -> DPLSW:
+    """DP-LSW on aggregation ``group`` with the uniform weights w_s = 1/N."""
+    return DPLSW(
+        config.n_states,
+        _features(group),
+        config.gamma,
+        config.r_max,
+        config.epsilon,
+        config.delta,
+        weights=1.0 / config.n_states,
+        f_max=config.f_max,
+        constant_set=config.constant_set,
+    )
 
-    Returns:
-        A dict with ``rows`` (one dict per (panel, algorithm, features, m, λ, bound, metric)
-        with mean, stderr and runs), ``schedule_constant`` c of λ(m) = c√m, and ``seconds``.
-    """
-    started = time.perf_counter()
-    check_integer("runs", config.runs, low=2)
-    chain = Chain(config.n_states, config.p, config.gamma)
-    truth = np.array([float(v) for v in chain.exact_values()])
-    scale_r = (config.r_max / (1.0 - config.gamma)) / config.f_max
-    sampling_seeds = spawn_seed_sequences(seed, config.runs)
-    noise_seeds = spawn_seed_sequences(seed + 1, config.runs)
-    statistics = [_prefix_statistics(config, s) for s in sampling_seeds]
-    recorder = _Recorder()
-    weights = 1.0 / config.n_states
-    dp_lsw = {
-        g: DPLSW(
-            config.n_states,
-            _features(g),
-            config.gamma,
-            config.r_max,
-            config.epsilon,
-            config.delta,
-            weights=weights,
-            f_max=config.f_max,
-            constant_set=config.constant_set,
-        )
-        for g in config.aggregation_groups
-    }
+
+@dataclass(frozen=True)
+class _Experiment:
+    """What every panel of the experiment shares: the configuration, the chain's exact
+    values V, the ratio R_max/(1−γ) / F_max of the two return bounds, DP-LSW per aggregation group,
+    and the recorder of every value."""
+
+    config: Balle2016Config
+    truth: np.ndarray
+    scale_r: float
+    dp_lsw: dict[int, DPLSW]
+    recorder: _Recorder
+
+
+def _regularisation_panel(
+    experiment: _Experiment, statistics: list[dict[int, FirstVisitStatistics]], noise_streams: list[np.random.Generator]
+) -> None:
+    """Panel 2: record the tabular RMSE of LSW, DP-LSW and, for every λ of the grid, LSL and DP-LSL."""
+    config, recorder, truth, scale_r = experiment.config, experiment.recorder, experiment.truth, experiment.scale_r
+    lsw_mechanism = experiment.dp_lsw[1]
     regularised = {lam: _lsl_pair(config, 1, lam) for lam in config.regularisation_grid}
-    noise_streams = [np.random.default_rng(s) for s in noise_seeds]
-    visit_probabilities = np.arange(1, config.n_states + 1) / config.n_states
     for run_index, per_size in enumerate(statistics):
         rng = noise_streams[run_index]
         for m in config.regularisation_batch_sizes:
             stats = per_size[m]
-            lsw_record = dp_lsw[1].intermediates_from_statistics(stats)
-            phi = dp_lsw[1].estimator.phi
+            lsw_record = lsw_mechanism.intermediates_from_statistics(stats)
+            phi = lsw_mechanism.estimator.phi
             recorder.add(("regularisation", "LSW", 1, m, 0.0, "none", "rmse"), _rmse(phi, lsw_record.theta, truth))
             noise = rng.standard_normal(phi.shape[1])
             key = ("regularisation", "DP-LSW", 1, m, 0.0)
@@ -205,67 +207,111 @@ def run_experiment(config: Balle2016Config, *, seed: int) -> dict[str, Any]:
                 noise = rng.standard_normal(phi.shape[1])
                 key = ("regularisation", "DP-LSL", 1, m, lam)
                 _private_rows(recorder, key, lsl_record.theta, lsl_record.sigma, scale_r, noise, phi, truth)
+
+
+def _schedule_constant(experiment: _Experiment) -> float:
+    """c of the schedule λ(m) = c√m: the best DP-LSL λ of panel 2 at the smaller batch size (F_max), over √m."""
+    config = experiment.config
     smaller = config.regularisation_batch_sizes[0]
     best_lam = min(
         config.regularisation_grid,
-        key=lambda lam: recorder.summary(("regularisation", "DP-LSL", 1, smaller, lam, "f_max", "rmse"))[0],
+        key=lambda lam: experiment.recorder.summary(("regularisation", "DP-LSL", 1, smaller, lam, "f_max", "rmse"))[0],
     )
-    schedule_constant = best_lam / math.sqrt(smaller)
+    return best_lam / math.sqrt(smaller)
+
+
+def _record_dp_lsw(
+    experiment: _Experiment,
+    stats: FirstVisitStatistics,
+    g: int,
+    m: int,
+    rng: np.random.Generator,
+    visit_probabilities: np.ndarray,
+) -> np.ndarray:
+    """Panels 3-4 for LSW on one batch: the RMSE of LSW and DP-LSW, then under each return bound DP-LSW's
+    excess risk, its expectation, Theorem 11's bound and the lower bound on it; returns LSW's θ."""
+    recorder, truth, scale_r = experiment.recorder, experiment.truth, experiment.scale_r
+    lsw_mechanism = experiment.dp_lsw[g]
+    phi = lsw_mechanism.estimator.phi
+    record = lsw_mechanism.intermediates_from_statistics(stats)
+    recorder.add(("batch", "LSW", g, m, 0.0, "none", "rmse"), _rmse(phi, record.theta, truth))
+    noise = rng.standard_normal(phi.shape[1])
+    released = _private_rows(
+        recorder, ("batch", "DP-LSW", g, m, 0.0), record.theta, record.sigma, scale_r, noise, phi, truth
+    )
+    base = lsw_mechanism.estimator.objective(record.theta, stats.average_returns)
+    frobenius_squared = float(np.sum(lsw_mechanism.estimator.w[:, None] * phi**2))
+    for bound, theta_hat, factor in zip(_BOUNDS, released, (1.0, scale_r), strict=False):
+        row_key = ("batch", "DP-LSW", g, m, 0.0, bound)
+        excess = lsw_mechanism.estimator.objective(theta_hat, stats.average_returns) - base
+        recorder.add((*row_key, "excess_risk"), excess)
+        recorder.add((*row_key, "expected_excess_risk"), (record.sigma * factor) ** 2 * frobenius_squared)
+        recorder.add((*row_key, "theorem11_bound"), _theorem11(lsw_mechanism, visit_probabilities, m, factor))
+        lower = lsw_psi_lower_bound(lsw_mechanism.estimator.w, m, lsw_mechanism.beta)
+        scale = lsw_mechanism.alpha * lsw_mechanism.return_bound * factor * lsw_mechanism.pinv_norm
+        recorder.add((*row_key, "excess_risk_lower_bound"), scale**2 * frobenius_squared * lower)
+    return record.theta
+
+
+def _record_dp_lsl(
+    experiment: _Experiment, stats: FirstVisitStatistics, g: int, m: int, lam: float, rng: np.random.Generator
+) -> None:
+    """Panels 3-4 for LSL on one batch at ``lam``: the RMSE of LSL and DP-LSL and DP-LSL's excess risk
+    under each return bound."""
+    recorder, truth = experiment.recorder, experiment.truth
+    phi = experiment.dp_lsw[g].estimator.phi
+    lsl_mechanism = _lsl_pair(experiment.config, g, lam)
+    lsl_record = lsl_mechanism.intermediates_from_statistics(stats)
+    recorder.add(("batch", "LSL", g, m, lam, "none", "rmse"), _rmse(phi, lsl_record.theta, truth))
+    noise = rng.standard_normal(phi.shape[1])
+    released = _private_rows(
+        recorder,
+        ("batch", "DP-LSL", g, m, lam),
+        lsl_record.theta,
+        lsl_record.sigma,
+        experiment.scale_r,
+        noise,
+        phi,
+        truth,
+    )
+    estimator: LSL = lsl_mechanism.estimator
+    base = estimator.objective(lsl_record.theta, stats)
+    for bound, theta_hat in zip(_BOUNDS, released, strict=False):
+        recorder.add(("batch", "DP-LSL", g, m, lam, bound, "excess_risk"), estimator.objective(theta_hat, stats) - base)
+
+
+def _batch_panels(
+    experiment: _Experiment,
+    statistics: list[dict[int, FirstVisitStatistics]],
+    noise_streams: list[np.random.Generator],
+    schedule_constant: float,
+) -> None:
+    """Panels 1, 3 and 4 on every batch size and aggregation group: LSW and DP-LSW, LSW against LSL at
+    λ = √m (tabular and pairs), then LSL and DP-LSL on the schedule λ(m) = c√m (above Algorithm 2's least λ)."""
+    config, recorder, truth = experiment.config, experiment.recorder, experiment.truth
+    visit_probabilities = np.arange(1, config.n_states + 1) / config.n_states
     for run_index, per_size in enumerate(statistics):
         rng = noise_streams[run_index]
         for m in config.batch_sizes:
             stats = per_size[m]
             for g in config.aggregation_groups:
-                lsw_mechanism = dp_lsw[g]
-                phi = lsw_mechanism.estimator.phi
-                record = lsw_mechanism.intermediates_from_statistics(stats)
-                recorder.add(("batch", "LSW", g, m, 0.0, "none", "rmse"), _rmse(phi, record.theta, truth))
-                noise = rng.standard_normal(phi.shape[1])
-                released = _private_rows(
-                    recorder, ("batch", "DP-LSW", g, m, 0.0), record.theta, record.sigma, scale_r, noise, phi, truth
-                )
-                base = lsw_mechanism.estimator.objective(record.theta, stats.average_returns)
-                frobenius_squared = float(np.sum(lsw_mechanism.estimator.w[:, None] * phi**2))
-                for bound, theta_hat, factor in zip(_BOUNDS, released, (1.0, scale_r), strict=False):
-                    row_key = ("batch", "DP-LSW", g, m, 0.0, bound)
-                    excess = lsw_mechanism.estimator.objective(theta_hat, stats.average_returns) - base
-                    recorder.add((*row_key, "excess_risk"), excess)
-                    recorder.add((*row_key, "expected_excess_risk"), (record.sigma * factor) ** 2 * frobenius_squared)
-                    recorder.add(
-                        (*row_key, "theorem11_bound"), _theorem11(lsw_mechanism, visit_probabilities, m, factor)
-                    )
-                    lower = lsw_psi_lower_bound(lsw_mechanism.estimator.w, m, lsw_mechanism.beta)
-                    scale = lsw_mechanism.alpha * lsw_mechanism.return_bound * factor * lsw_mechanism.pinv_norm
-                    recorder.add((*row_key, "excess_risk_lower_bound"), scale**2 * frobenius_squared * lower)
+                phi = experiment.dp_lsw[g].estimator.phi
+                theta = _record_dp_lsw(experiment, stats, g, m, rng, visit_probabilities)
                 if g in (1, 2):
                     convergence = LSL(config.n_states, _features(g), config.gamma, math.sqrt(m))
-                    recorder.add(("convergence", "LSW", g, m, 0.0, "none", "rmse"), _rmse(phi, record.theta, truth))
+                    recorder.add(("convergence", "LSW", g, m, 0.0, "none", "rmse"), _rmse(phi, theta, truth))
                     recorder.add(
                         ("convergence", "LSL", g, m, math.sqrt(m), "none", "rmse"),
                         _rmse(phi, convergence.solve(stats), truth),
                     )
                 lam = max(schedule_constant * math.sqrt(m), 1.01 * _threshold(phi))
-                lsl_mechanism = _lsl_pair(config, g, lam)
-                lsl_record = lsl_mechanism.intermediates_from_statistics(stats)
-                recorder.add(("batch", "LSL", g, m, lam, "none", "rmse"), _rmse(phi, lsl_record.theta, truth))
-                noise = rng.standard_normal(phi.shape[1])
-                released = _private_rows(
-                    recorder,
-                    ("batch", "DP-LSL", g, m, lam),
-                    lsl_record.theta,
-                    lsl_record.sigma,
-                    scale_r,
-                    noise,
-                    phi,
-                    truth,
-                )
-                estimator: LSL = lsl_mechanism.estimator
-                base = estimator.objective(lsl_record.theta, stats)
-                for bound, theta_hat in zip(_BOUNDS, released, strict=False):
-                    recorder.add(
-                        ("batch", "DP-LSL", g, m, lam, bound, "excess_risk"),
-                        estimator.objective(theta_hat, stats) - base,
-                    )
+                _record_dp_lsl(experiment, stats, g, m, lam, rng)
+
+
+def _summary_rows(experiment: _Experiment) -> list[dict[str, Any]]:
+    """One row per recorded key, in recording order: its panel, algorithm, aggregation and d, m, λ,
+    return bound and metric with the mean, standard error and number of runs."""
+    recorder, dp_lsw = experiment.recorder, experiment.dp_lsw
     rows = []
     for recorded in recorder.values:
         panel, algorithm, group, m, lam, bound, metric = recorded
@@ -275,7 +321,7 @@ def run_experiment(config: Balle2016Config, *, seed: int) -> dict[str, Any]:
                 "panel": panel,
                 "algorithm": algorithm,
                 "aggregation": group,
-                "d": dp_lsw[group].estimator.d if group in dp_lsw else config.n_states,
+                "d": dp_lsw[group].estimator.d if group in dp_lsw else experiment.config.n_states,
                 "m": m,
                 "lam": lam,
                 "return_bound": bound,
@@ -285,6 +331,34 @@ def run_experiment(config: Balle2016Config, *, seed: int) -> dict[str, Any]:
                 "runs": len(recorder.values[recorded]),
             }
         )
+    return rows
+
+
+def run_experiment(config: Balle2016Config, *, seed: int) -> dict[str, Any]:
+    """Run every panel and return the summarised rows, the λ schedule constant and timings.
+
+    Returns:
+        A dict with ``rows`` (one dict per (panel, algorithm, features, m, λ, bound, metric)
+        with mean, stderr and runs), ``schedule_constant`` c of λ(m) = c√m, and ``seconds``.
+    """
+    started = time.perf_counter()
+    check_integer("runs", config.runs, low=2)
+    chain = Chain(config.n_states, config.p, config.gamma)
+    sampling_seeds = spawn_seed_sequences(seed, config.runs)
+    noise_seeds = spawn_seed_sequences(seed + 1, config.runs)
+    statistics = [_prefix_statistics(config, s) for s in sampling_seeds]
+    experiment = _Experiment(
+        config,
+        truth=np.array([float(v) for v in chain.exact_values()]),
+        scale_r=(config.r_max / (1.0 - config.gamma)) / config.f_max,
+        dp_lsw={g: _dp_lsw(config, g) for g in config.aggregation_groups},
+        recorder=_Recorder(),
+    )
+    noise_streams = [np.random.default_rng(s) for s in noise_seeds]
+    _regularisation_panel(experiment, statistics, noise_streams)
+    schedule_constant = _schedule_constant(experiment)
+    _batch_panels(experiment, statistics, noise_streams, schedule_constant)
+    rows = _summary_rows(experiment)
     return {"rows": rows, "schedule_constant": schedule_constant, "seconds": time.perf_counter() - started}
 
 
@@ -308,34 +382,6 @@ def _threshold(phi: np.ndarray) -> float:
     return float(np.linalg.norm(phi, 2) ** 2)
 
 
-def _bold(verdict: str) -> str:
-    return verdict if verdict.startswith("**") else f"**{verdict}**"
-
-
-def _write_csv(path: Path, rows: list[dict]) -> None:
-    fields = ["panel", "algorithm", "aggregation", "d", "m", "lam", "return_bound", "metric", "mean", "stderr", "runs"]
-    ordered = sorted(rows, key=lambda r: tuple(str(r[f]) if f in ("panel", "algorithm") else r[f] for f in fields[:8]))
-    with path.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=fields, lineterminator="\n")
-        writer.writeheader()
-        for row in ordered:
-            writer.writerow({key: (f"{row[key]:.6g}" if isinstance(row[key], float) else row[key]) for key in fields})
-
-
-def _sigma_table(rows: list[dict], config: Balle2016Config) -> list[str]:
-    lines = [
-        "Mean σ_X over runs, aggregated pairs, F_max = 1 (with R_max/(1−γ) = 100 every σ_X is 100 times larger).",
-        "",
-        "| m | DP-LSW σ_X | DP-LSL σ_X |",
-        "|---|---|---|",
-    ]
-    for m in config.batch_sizes:
-        lsw = _value(rows, panel="batch", algorithm="DP-LSW", aggregation=2, m=m, return_bound="f_max", metric="sigma")
-        lsl = _value(rows, panel="batch", algorithm="DP-LSL", aggregation=2, m=m, return_bound="f_max", metric="sigma")
-        lines.append(f"| {m} | {lsw:.3g} | {lsl:.3g} |")
-    return lines
-
-
 def run(out_dir: Path, *, quick: bool, seed: int) -> Path:
     """Run the reproduction, write SVG figures, a CSV table and a Markdown summary; return the summary path.
 
@@ -357,46 +403,15 @@ def run(out_dir: Path, *, quick: bool, seed: int) -> Path:
     load_before = os.getloadavg()
     result = run_experiment(config, seed=seed)
     rows = result["rows"]
-    _write_csv(out / "balle2016.csv", rows)
+    write_csv(out / "balle2016.csv", rows)
     figures = _figures(rows, config)
     for name, figure in figures.items():
         (out / name).write_text(render_svg(figure))
     truth = np.array([float(v) for v in Chain(config.n_states, config.p, config.gamma).exact_values()])
     claims = _claims(rows, config, result["schedule_constant"], truth)
     load_after = os.getloadavg()
-    lines = [
-        "# Balle et al. 2016, Sec. 6 / Fig. 1 — reproduction",
-        "",
-        f"Command: `dpaudit reproduce balle2016{' --quick' if quick else ''} --seed {seed}`. "
-        f"Configuration: {'quick' if quick else 'full'}; {config.runs} runs; batch sizes {list(config.batch_sizes)}; "
-        f"chain N={config.n_states}, p={config.p}, γ={config.gamma}; ε={config.epsilon}, δ={config.delta}; "
-        f"Lemma 1 constants `{config.constant_set}`.",
-        "",
-        f"Run time {result['seconds']:.1f} s (load average {load_before[0]:.2f} before, {load_after[0]:.2f} after; "
-        f"{os.cpu_count()} CPUs).",
-        "",
-        "Choices the paper leaves open: start state uniform on the chain; LSW weights w_s = 1/N; ρ = 1; the DP "
-        "noise uses both R_max/(1−γ) = 100 and the public bound F_max = 1 (the largest return of this chain), "
-        "with the same noise draw (σ_X is linear in the bound); figures show F_max = 1, the CSV holds both; "
-        f"λ(m) = c√m with c = {result['schedule_constant']:.3g} taken from panel 2 (best DP-LSL λ at "
-        f"m={config.regularisation_batch_sizes[0]}).",
-        "",
-        "## Sec. 6 claims",
-        "",
-        "| claim | our numbers | verdict |",
-        "|---|---|---|",
-        *[f"| {claim} | {numbers} | {_bold(verdict)} |" for claim, numbers, verdict in claims],
-        "",
-        "## Noise scale",
-        "",
-        *_sigma_table(rows, config),
-        "",
-        "## Files",
-        "",
-        "- `balle2016.csv`: every point (mean, standard error over runs) of every panel, both return bounds.",
-        *[f"- `{name}`: {figure['title']}" for name, figure in figures.items()],
-        "",
-    ]
     summary = out / "summary.md"
-    summary.write_text("\n".join(lines))
+    summary.write_text(
+        summary_text(config, result, claims, figures, quick=quick, seed=seed, loads=(load_before, load_after))
+    )
     return summary

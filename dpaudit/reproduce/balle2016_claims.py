@@ -45,42 +45,46 @@ def _slope(xs: Sequence[float], ys: Sequence[float]) -> float:
     return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
 
 
-def _claims(
-    rows: list[dict], config: Balle2016Config, schedule_constant: float, truth: np.ndarray
-) -> list[tuple[str, str, str]]:
-    """Sec. 6's qualitative claims (and Theorem 11), each with our numbers and a verdict under a stated rule."""
-    sizes = list(config.batch_sizes)
-    small, large = sizes[0], sizes[-1]
-    claims = []
+def _rmse(rows: list[dict], name: str, g: int, m: int, bound: str, panel: str = "batch") -> float:
+    """The mean RMSE of ``name`` with aggregation ``g`` at batch size ``m`` and return bound ``bound``."""
+    return _value(rows, panel=panel, algorithm=name, aggregation=g, m=m, return_bound=bound, metric="rmse")
 
-    def rmse(name: str, g: int, m: int, bound: str, panel: str = "batch") -> float:
-        return _value(rows, panel=panel, algorithm=name, aggregation=g, m=m, return_bound=bound, metric="rmse")
 
+def _convergence_claim(rows: list[dict], sizes: list[int], truth: np.ndarray) -> tuple[str, str, str]:
+    """Fig. 1 left: LSW and LSL reach the same RMSE at the largest batch, LSW lower at most smaller ones."""
+    large = sizes[-1]
     gaps, faster = [], []
     for g in (1, 2):
-        lsw, lsl = rmse("LSW", g, large, "none", "convergence"), rmse("LSL", g, large, "none", "convergence")
+        lsw = _rmse(rows, "LSW", g, large, "none", "convergence")
+        lsl = _rmse(rows, "LSL", g, large, "none", "convergence")
         gaps.append(f"{'tabular' if g == 1 else 'pairs'}: LSW {lsw:.3g} vs LSL {lsl:.3g}")
         faster.append(
-            sum(rmse("LSW", g, m, "none", "convergence") < rmse("LSL", g, m, "none", "convergence") for m in sizes[:-1])
+            sum(
+                _rmse(rows, "LSW", g, m, "none", "convergence") < _rmse(rows, "LSL", g, m, "none", "convergence")
+                for m in sizes[:-1]
+            )
         )
     value_scale = float(np.sqrt(np.mean(truth**2)))
     same = all(
-        abs(rmse("LSW", g, large, "none", "convergence") - rmse("LSL", g, large, "none", "convergence"))
+        abs(_rmse(rows, "LSW", g, large, "none", "convergence") - _rmse(rows, "LSL", g, large, "none", "convergence"))
         <= 0.02 * value_scale
         for g in (1, 2)
     )
     verdict = "reproduced" if same and min(faster) >= (len(sizes) - 1) / 2 else "not reproduced"
-    claims.append(
-        (
-            "LSW and LSL converge to the same solution, LSW faster (Fig. 1 left)",
-            f"RMSE at m={large}: {'; '.join(gaps)}. LSW below LSL at {faster[0]} (tabular) and {faster[1]} (pairs) "
-            f"of the {len(sizes) - 1} smaller batch sizes. Rule: RMSE gap <= 2% of RMS(V) = {value_scale:.3g} at "
-            "the largest m, and LSW better at half or more of the others.",
-            verdict,
-        )
+    return (
+        "LSW and LSL converge to the same solution, LSW faster (Fig. 1 left)",
+        f"RMSE at m={large}: {'; '.join(gaps)}. LSW below LSL at {faster[0]} (tabular) and {faster[1]} (pairs) "
+        f"of the {len(sizes) - 1} smaller batch sizes. Rule: RMSE gap <= 2% of RMS(V) = {value_scale:.3g} at "
+        "the largest m, and LSW better at half or more of the others.",
+        verdict,
     )
+
+
+def _dp_convergence_claim(rows: list[dict], large: int) -> tuple[str, str, str]:
+    """Fig. 1, third panel: at the largest batch the DP algorithms' RMSE is within 1.5x of the non-private one,
+    under each return bound."""
     ratios = {
-        (name, bound): rmse(_DP[name], 2, large, bound) / rmse(name, 2, large, "none")
+        (name, bound): _rmse(rows, _DP[name], 2, large, bound) / _rmse(rows, name, 2, large, "none")
         for name in ("LSW", "LSL")
         for bound in _BOUNDS
     }
@@ -91,25 +95,29 @@ def _claims(
     close_f = all(ratios[(name, "f_max")] <= 1.5 for name in ("LSW", "LSL"))
     close_r = all(ratios[(name, "r_max")] <= 1.5 for name in ("LSW", "LSL"))
     verdict = "reproduced" if close_f and close_r else ("only with F_max = 1" if close_f else "not reproduced")
-    claims.append(
-        (
-            "The DP algorithms converge to the non-private solutions for large enough batches (Fig. 1, third panel)",
-            f"Pairs, m={large}: RMSE ratio {text}. Rule: ratio <= 1.5.",
-            verdict,
-        )
+    return (
+        "The DP algorithms converge to the non-private solutions for large enough batches (Fig. 1, third panel)",
+        f"Pairs, m={large}: RMSE ratio {text}. Rule: ratio <= 1.5.",
+        verdict,
     )
-    dp_small = (rmse("DP-LSL", 2, small, "f_max"), rmse("DP-LSW", 2, small, "f_max"))
-    dp_large = (rmse("DP-LSL", 2, large, "f_max"), rmse("DP-LSW", 2, large, "f_max"))
+
+
+def _batch_size_claim(rows: list[dict], small: int, large: int) -> tuple[str, str, str]:
+    """Sec. 6: DP-LSL has the lower RMSE at the smallest batch, DP-LSW at the largest (pairs, F_max)."""
+    dp_small = (_rmse(rows, "DP-LSL", 2, small, "f_max"), _rmse(rows, "DP-LSW", 2, small, "f_max"))
+    dp_large = (_rmse(rows, "DP-LSL", 2, large, "f_max"), _rmse(rows, "DP-LSW", 2, large, "f_max"))
     verdict = "reproduced" if dp_small[0] < dp_small[1] and dp_large[1] < dp_large[0] else "not reproduced"
-    claims.append(
-        (
-            "LSL is better with small batches, LSW with large batches (Sec. 6)",
-            f"Pairs, F_max=1: m={small}: DP-LSL {dp_small[0]:.3g} vs DP-LSW {dp_small[1]:.3g}; "
-            f"m={large}: DP-LSL {dp_large[0]:.3g} vs DP-LSW {dp_large[1]:.3g}. Rule: DP-LSL lower at the smallest m "
-            "and DP-LSW lower at the largest.",
-            verdict,
-        )
+    return (
+        "LSL is better with small batches, LSW with large batches (Sec. 6)",
+        f"Pairs, F_max=1: m={small}: DP-LSL {dp_small[0]:.3g} vs DP-LSW {dp_small[1]:.3g}; "
+        f"m={large}: DP-LSL {dp_large[0]:.3g} vs DP-LSW {dp_large[1]:.3g}. Rule: DP-LSL lower at the smallest m "
+        "and DP-LSW lower at the largest.",
+        verdict,
     )
+
+
+def _schedule_claim(rows: list[dict], config: Balle2016Config, schedule_constant: float) -> tuple[str, str, str]:
+    """Sec. 6: the best DP-LSL λ of the grid grows like √m (its exponent between the two batch sizes)."""
     m1, m2 = config.regularisation_batch_sizes
     best = {}
     for m in (m1, m2):
@@ -125,16 +133,19 @@ def _claims(
         verdict = "inconclusive (best λ at the edge of the grid)"
     else:
         verdict = "reproduced" if 0.25 <= exponent <= 0.75 else "not reproduced"
-    claims.append(
-        (
-            "A DP-LSL schedule λ ∝ √m gives the best accuracy (Sec. 6)",
-            f"Tabular, F_max=1: best grid λ is {best[m1]:g} at m={m1} and {best[m2]:g} at m={m2}, so λ* ∝ "
-            f"m^{exponent:.2f}."
-            f" Schedule used in panels 3-4: λ(m) = {schedule_constant:.3g}·√m. Rule: exponent in [0.25, 0.75] "
-            "(closer to 1/2 than to 0 or 1).",
-            verdict,
-        )
+    return (
+        "A DP-LSL schedule λ ∝ √m gives the best accuracy (Sec. 6)",
+        f"Tabular, F_max=1: best grid λ is {best[m1]:g} at m={m1} and {best[m2]:g} at m={m2}, so λ* ∝ "
+        f"m^{exponent:.2f}."
+        f" Schedule used in panels 3-4: λ(m) = {schedule_constant:.3g}·√m. Rule: exponent in [0.25, 0.75] "
+        "(closer to 1/2 than to 0 or 1).",
+        verdict,
     )
+
+
+def _approximation_claim(rows: list[dict], config: Balle2016Config, sizes: list[int]) -> tuple[str, str, str]:
+    """Fig. 1 right: each DP algorithm's excess risk falls strictly as the aggregation gets coarser
+    (smaller d), at half the batch sizes or more."""
     groups = sorted(config.aggregation_groups)
     ordered_counts = {}
     for name in ("DP-LSW", "DP-LSL"):
@@ -148,14 +159,16 @@ def _claims(
         ordered_counts[name] = ordered
     verdict = _per_algorithm_verdict({name: count >= len(sizes) / 2 for name, count in ordered_counts.items()})
     d_values = ", ".join(str(math.ceil(config.n_states / g)) for g in groups)
-    claims.append(
-        (
-            "Coarser function approximation (smaller d) lowers the DP algorithms' excess risk (Fig. 1 right)",
-            f"Excess risk strictly decreasing in d over d = {d_values} at {ordered_counts['DP-LSW']} (DP-LSW) and "
-            f"{ordered_counts['DP-LSL']} (DP-LSL) of {len(sizes)} batch sizes. Rule: at half or more of them.",
-            verdict,
-        )
+    return (
+        "Coarser function approximation (smaller d) lowers the DP algorithms' excess risk (Fig. 1 right)",
+        f"Excess risk strictly decreasing in d over d = {d_values} at {ordered_counts['DP-LSW']} (DP-LSW) and "
+        f"{ordered_counts['DP-LSL']} (DP-LSL) of {len(sizes)} batch sizes. Rule: at half or more of them.",
+        verdict,
     )
+
+
+def _noise_claim(rows: list[dict], sizes: list[int]) -> tuple[str, str, str]:
+    """Sec. 6: the mean σ_X falls at least like m^(-1/2) over the three largest batch sizes (pairs)."""
     tail = sizes[-3:]
     slopes = {
         name: _slope(
@@ -168,14 +181,18 @@ def _claims(
         for name in ("DP-LSW", "DP-LSL")
     }
     verdict = _per_algorithm_verdict({name: slope <= -0.5 for name, slope in slopes.items()})
-    claims.append(
-        (
-            "The DP noise decreases rapidly as the batch size grows (Sec. 6, last paragraph)",
-            f"Pairs: log-log slope of mean σ_X over m = {tail}: DP-LSW {slopes['DP-LSW']:.2f}, DP-LSL "
-            f"{slopes['DP-LSL']:.2f}. Rule: slope <= -0.5.",
-            verdict,
-        )
+    return (
+        "The DP noise decreases rapidly as the batch size grows (Sec. 6, last paragraph)",
+        f"Pairs: log-log slope of mean σ_X over m = {tail}: DP-LSW {slopes['DP-LSW']:.2f}, DP-LSL "
+        f"{slopes['DP-LSL']:.2f}. Rule: slope <= -0.5.",
+        verdict,
     )
+
+
+def _theorem11_claim(rows: list[dict], sizes: list[int]) -> tuple[str, str, str]:
+    """Theorem 11 against the expected excess risk of tabular DP-LSW (R_max bound): violated rigorously
+    where a lower bound on that risk for every dataset exceeds it, or by Monte Carlo where the mean
+    less 3 standard errors does."""
     rigorous: list[int] = []
     monte_carlo: list[int] = []
     shown_ratios: list[str] = []
@@ -193,16 +210,28 @@ def _claims(
         if rigorous or monte_carlo
         else "not contradicted"
     )
-    claims.append(
-        (
-            "Theorem 11: E[J^w(θ̂) − J^w(θ)] <= C²(Σ_{S0} w + 6 Σ_{S+} w (1/(p²m²) + β²(1 − βp/2)^m)) (Sec. 5)",
-            "Tabular, R_max/(1−γ), p_s = (s+1)/N. Mean over runs of E_η[excess | X] = σ_X²‖Γ^{1/2}Φ‖_F² (Lemma 22) "
-            "divided by the bound: "
-            + ", ".join(shown_ratios)
-            + ". Rigorous where C² e^{−(m−1)β} Σ_s w_s, a lower bound "
-            "on E[excess] for every dataset (ψ_X >= φ_X(K_X − 1) = Σ_s w_s), exceeds the bound. Cause: Lemma 23's "
-            "third case is the minimum, not the maximum, of e^{−bx}/(a − x)².",
-            verdict,
-        )
+    return (
+        "Theorem 11: E[J^w(θ̂) − J^w(θ)] <= C²(Σ_{S0} w + 6 Σ_{S+} w (1/(p²m²) + β²(1 − βp/2)^m)) (Sec. 5)",
+        "Tabular, R_max/(1−γ), p_s = (s+1)/N. Mean over runs of E_η[excess | X] = σ_X²‖Γ^{1/2}Φ‖_F² (Lemma 22) "
+        "divided by the bound: " + ", ".join(shown_ratios) + ". Rigorous where C² e^{−(m−1)β} Σ_s w_s, a lower bound "
+        "on E[excess] for every dataset (ψ_X >= φ_X(K_X − 1) = Σ_s w_s), exceeds the bound. Cause: Lemma 23's "
+        "third case is the minimum, not the maximum, of e^{−bx}/(a − x)².",
+        verdict,
     )
-    return claims
+
+
+def _claims(
+    rows: list[dict], config: Balle2016Config, schedule_constant: float, truth: np.ndarray
+) -> list[tuple[str, str, str]]:
+    """Sec. 6's qualitative claims (and Theorem 11), each with our numbers and a verdict under a stated rule."""
+    sizes = list(config.batch_sizes)
+    small, large = sizes[0], sizes[-1]
+    return [
+        _convergence_claim(rows, sizes, truth),
+        _dp_convergence_claim(rows, large),
+        _batch_size_claim(rows, small, large),
+        _schedule_claim(rows, config, schedule_constant),
+        _approximation_claim(rows, config, sizes),
+        _noise_claim(rows, sizes),
+        _theorem11_claim(rows, sizes),
+    ]

@@ -7,6 +7,7 @@ References:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,7 @@ import numpy as np
 
 from dpaudit.mechanisms.gpope import GPOPE, StepSizes
 from dpaudit.mechanisms.gtd2 import (
+    DatasetMoments,
     TransitionTable,
     dataset_moments,
     mspbe,
@@ -67,6 +69,70 @@ def _episode_table(domain: _OffPolicyDomain, count: int, seed: np.random.SeedSeq
     )
 
 
+_SETTING_COLUMNS = ("domain", "method", "epsilon", "noise_multiplier", "step_size")
+_SPREAD_COLUMNS = ("mean", "min", "max", "trials")
+#: The columns of the MSPBE curves (one row per recorded iteration) and of the final MSPBE.
+_CURVE_COLUMNS = (*_SETTING_COLUMNS, "iteration", *_SPREAD_COLUMNS)
+_FINAL_COLUMNS = (*_SETTING_COLUMNS, "iterations", *_SPREAD_COLUMNS)
+
+#: One run of the experiment: method, ε (``None``: non-private), noise multiplier, and whether it clips.
+_Setting = tuple[str, float | None, float, bool]
+
+
+def _settings(config: Xie2019Config, domain: _OffPolicyDomain, sigmas: _Table, m: int) -> list[_Setting]:
+    """For every ε, GPOPE at the paper's noise multiplier and at dpaudit's (both recorded in ``sigmas``),
+    then non-private GTD2."""
+    settings: list[_Setting] = []
+    for epsilon in config.continuous_epsilons:
+        paper, verified = _noise_multipliers(sigmas, domain.name, m, epsilon, domain.iterations)
+        settings.append(("GPOPE (paper sigma)", epsilon, paper, True))
+        settings.append(("GPOPE (dpaudit sigma)", epsilon, verified, True))
+    settings.append(("GTD2 (non-private)", None, 0.0, False))
+    return settings
+
+
+def _setting_scores(
+    config: Xie2019Config,
+    domain: _OffPolicyDomain,
+    tables: tuple[TransitionTable, TransitionTable, DatasetMoments],
+    sigma: float,
+    private_run: bool,
+    seed: np.random.SeedSequence,
+    score: Callable[[float], float],
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """Tune the step size on the public sample, then run ``config.trials`` trials on the private one.
+
+    Args:
+        tables: the private and public samples and the moments of the evaluation sample.
+
+    Returns:
+        The step size, the recorded iterations, and the score of MSPBE at each (one row per trial).
+    """
+    private, public, evaluation = tables
+    tune_seed, trial_seed = seed.spawn(2)
+    common: dict[str, Any] = {
+        "clip_norm": domain.clip_norm,
+        "iterations": domain.iterations,
+        "sigma": sigma,
+        "private": private_run,
+    }
+    step = _tune_step(public, evaluation, domain.step_grid, tune_seed, **common)
+    mechanism = GPOPE(
+        clip_norm=domain.clip_norm,
+        noise_multiplier=sigma,
+        iterations=domain.iterations,
+        step_sizes=StepSizes("constant", eta=step),
+        clip=private_run,
+    )
+    every = max(1, domain.iterations // config.record_points)
+    trajectories = [
+        mechanism.run(private, rng=np.random.default_rng(s), record_every=every)
+        for s in trial_seed.spawn(config.trials)
+    ]
+    scores = np.array([[score(mspbe(theta, evaluation)) for theta in run.recorded_theta] for run in trajectories])
+    return step, trajectories[0].recorded_steps, scores
+
+
 def _off_policy_experiment(
     config: Xie2019Config, domain: _OffPolicyDomain, seed: np.random.SeedSequence, *, relative: bool = False
 ) -> dict[str, Any]:
@@ -88,46 +154,16 @@ def _off_policy_experiment(
     private = _episode_table(domain, domain.episodes, private_seed)
     public = _episode_table(domain, domain.episodes, public_seed)
     n = private.n_features
-    every = max(1, domain.iterations // config.record_points)
-    curves = _Table(
-        ("domain", "method", "epsilon", "noise_multiplier", "step_size", "iteration", "mean", "min", "max", "trials")
-    )
-    finals = _Table(
-        ("domain", "method", "epsilon", "noise_multiplier", "step_size", "iterations", "mean", "min", "max", "trials")
-    )
-    sigmas = _Table(NOISE_MULTIPLIER_COLUMNS)
-    settings: list[tuple[str, float | None, float, bool]] = []
-    for epsilon in config.continuous_epsilons:
-        paper, verified = _noise_multipliers(sigmas, domain.name, private.n_trajectories, epsilon, domain.iterations)
-        settings.append(("GPOPE (paper sigma)", epsilon, paper, True))
-        settings.append(("GPOPE (dpaudit sigma)", epsilon, verified, True))
-    settings.append(("GTD2 (non-private)", None, 0.0, False))
+    curves, finals, sigmas = _Table(_CURVE_COLUMNS), _Table(_FINAL_COLUMNS), _Table(NOISE_MULTIPLIER_COLUMNS)
+    settings = _settings(config, domain, sigmas, private.n_trajectories)
     for (method, setting_epsilon, sigma, private_run), setting_seed in zip(
         settings, runs_seed.spawn(len(settings)), strict=False
     ):
-        tune_seed, trial_seed = setting_seed.spawn(2)
-        common: dict[str, Any] = {
-            "clip_norm": domain.clip_norm,
-            "iterations": domain.iterations,
-            "sigma": sigma,
-            "private": private_run,
-        }
-        step = _tune_step(public, evaluation, domain.step_grid, tune_seed, **common)
-        mechanism = GPOPE(
-            clip_norm=domain.clip_norm,
-            noise_multiplier=sigma,
-            iterations=domain.iterations,
-            step_sizes=StepSizes("constant", eta=step),
-            clip=private_run,
-        )
-        trajectories = [
-            mechanism.run(private, rng=np.random.default_rng(s), record_every=every)
-            for s in trial_seed.spawn(config.trials)
-        ]
-        scores = np.array([[score(mspbe(theta, evaluation)) for theta in run.recorded_theta] for run in trajectories])
+        tables = (private, public, evaluation)
+        step, steps, scores = _setting_scores(config, domain, tables, sigma, private_run, setting_seed, score)
         label = "none" if setting_epsilon is None else setting_epsilon
         if method != "GPOPE (dpaudit sigma)":
-            for column, iteration in enumerate(trajectories[0].recorded_steps):
+            for column, iteration in enumerate(steps):
                 curves.add(
                     domain=domain.name,
                     method=method,

@@ -120,21 +120,13 @@ def _table(headers: list[str], rows: list[list[Any]]) -> list[str]:
     return lines
 
 
-def write_summary(
-    path: Path,
-    *,
-    settings: Xie2019Config,
-    quick: bool,
-    seed: int,
-    chain: dict[str, Any],
-    car: dict[str, Any],
-    hiv: dict[str, Any],
-    timings: dict[str, float],
-    elapsed: float,
-    load: tuple[tuple[float, ...], tuple[float, ...]],
-) -> Path:
-    """Write ``summary.md`` and return its path."""
-    claims = [
+#: A claim of Sec. 7 as the summary shows it: quote, verdict, our numbers, detail lines, rule.
+_Claim = tuple[str, str, str, list[str], str]
+
+
+def _claims(chain: dict[str, Any], car: dict[str, Any], hiv: dict[str, Any]) -> list[_Claim]:
+    """The claims of Sec. 7 (and one of ours), each as (quote, verdict, our numbers, detail lines, rule)."""
+    return [
         (
             'Chain, Fig. 1(a): "Our proposed method outperforms output perturbation V1 and output perturbation V2 '
             'in terms of accuracy by an order of magnitude"',
@@ -173,7 +165,17 @@ def write_summary(
             "final relative MSPBE < 0.5 that of theta=0 for every eps",
         ),
     ]
-    out = [
+
+
+def _header(
+    quick: bool,
+    seed: int,
+    timings: dict[str, float],
+    elapsed: float,
+    load: tuple[tuple[float, ...], tuple[float, ...]],
+) -> list[str]:
+    """The title, and the command with its wall time (in all and per part) and the load averages at start and end."""
+    return [
         "# Xie, Thomas, Miklau 2019: reproduction of Sec. 7",
         "",
         f"Command: `dpaudit reproduce xie2019{' --quick' if quick else ''}` (seed {seed}). "
@@ -181,6 +183,15 @@ def write_summary(
         f"load average (1, 5, 15 min) {tuple(round(v, 2) for v in load[0])} at start and "
         f"{tuple(round(v, 2) for v in load[1])} at the end (the machine is shared; timings vary with the load).",
         "",
+    ]
+
+
+def _method_lines(
+    settings: Xie2019Config, chain: dict[str, Any], car: dict[str, Any], hiv: dict[str, Any]
+) -> list[str]:
+    """How MSPBE, the runs, the step sizes, the iterations and each domain are set up, and what the noise
+    multipliers of the table are."""
+    return [
         "## How it is measured",
         "",
         f"- MSPBE = (A theta - b)^T C^-1 (A theta - b) with A, b, C of eq. (2.2) (per-trajectory averages, "
@@ -216,6 +227,10 @@ def write_summary(
         "bound: it shows what we cannot certify, not a violation).",
         "",
     ]
+
+
+def _sigma_table(chain: dict[str, Any]) -> list[str]:
+    """The noise multipliers per domain, m and ε: the paper's, dpaudit's, and dpaudit's ε at the paper's."""
     sigma_rows = [
         [
             row["domain"],
@@ -228,8 +243,12 @@ def write_summary(
         ]
         for row in chain["sigmas"].rows
     ]
-    out += _table(["domain", "m", "eps", "N", "paper sigma", "dpaudit sigma", "eps at paper sigma"], sigma_rows)
-    out += ["", "## Claims of Sec. 7", ""]
+    return _table(["domain", "m", "eps", "N", "paper sigma", "dpaudit sigma", "eps at paper sigma"], sigma_rows)
+
+
+def _claims_section(claims: list[_Claim]) -> list[str]:
+    """The claims table (quote, verdict, our numbers, rule), then the detail lines of every claim that has some."""
+    out = ["", "## Claims of Sec. 7", ""]
     out += _table(
         ["claim", "verdict", "our numbers", "rule"],
         [[claim, f"**{verdict}**", detail, rule] for claim, verdict, detail, _, rule in claims],
@@ -238,7 +257,12 @@ def write_summary(
     for claim, _, _, lines, _ in claims:
         if lines:
             out += [f"- {claim}"] + [f"  - {line}" for line in lines]
-    out += [
+    return out
+
+
+def _closing_lines(settings: Xie2019Config) -> list[str]:
+    """What is not reproduced here, the files written and the configuration."""
+    return [
         "",
         "## Not reproduced here",
         "",
@@ -254,5 +278,27 @@ def write_summary(
         "Configuration: " + ", ".join(f"{key}={value}" for key, value in asdict(settings).items()),
         "",
     ]
+
+
+def write_summary(
+    path: Path,
+    *,
+    settings: Xie2019Config,
+    quick: bool,
+    seed: int,
+    chain: dict[str, Any],
+    car: dict[str, Any],
+    hiv: dict[str, Any],
+    timings: dict[str, float],
+    elapsed: float,
+    load: tuple[tuple[float, ...], tuple[float, ...]],
+) -> Path:
+    """Write ``summary.md`` and return its path."""
+    claims = _claims(chain, car, hiv)
+    out = _header(quick, seed, timings, elapsed, load)
+    out += _method_lines(settings, chain, car, hiv)
+    out += _sigma_table(chain)
+    out += _claims_section(claims)
+    out += _closing_lines(settings)
     path.write_text("\n".join(out), encoding="utf-8")
     return path

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from dpaudit.checks.empirical.budget import EmpiricalBound
 from dpaudit.checks.empirical.statistics import (
@@ -119,18 +120,10 @@ def _refutable_on_best_event(bound: EmpiricalBound, guarantee: ApproxDP) -> tupl
     )
 
 
-def bound_evidence(bound: EmpiricalBound, guarantee: ApproxDP, *, domain: str, method: str) -> Evidence:
-    """Turn a certified bound into evidence on an (ε, δ) claim.
-
-    ``violated`` only when the certified ε lower bound exceeds the claimed ε (then the
-    best event is the counterexample); ``inconclusive`` when no event could have certified
-    more than the claim with this budget (the check could not fail); otherwise
-    ``consistent`` with the bound, its gap and what the budget could have seen.
-    """
+def _bound_measurements(bound: EmpiricalBound, guarantee: ApproxDP, confidence: str) -> list[Measurement]:
+    """The certified ε lower bound against the claimed ε, and the certified δ lower bound against the
+    claimed δ when the bound has one."""
     epsilon_bound = bound.epsilon_lower_bound
-    violated = epsilon_bound > guarantee.epsilon
-    best = bound.best_event
-    confidence = f"{bound.confidence:.6g}"
     measurements = [
         Measurement(
             quantity=f"epsilon at delta={guarantee.delta!r}",
@@ -152,20 +145,43 @@ def bound_evidence(bound: EmpiricalBound, guarantee: ApproxDP, *, domain: str, m
                 interval=(bound.delta_lower_bound, 1.0),
             )
         )
-    counterexample = None
-    if violated and best is not None:
-        counterexample = {
-            "pair": best.pair,
-            "order": best.order,
-            "event": best.event,
-            "p_count": best.p_count,
-            "q_count": best.q_count,
-            "samples": best.samples,
-            "p_lower": best.p_lower,
-            "q_upper": best.q_upper,
-        }
-        if bound.event_histogram is not None:
-            counterexample["event_histogram"] = bound.event_histogram
+    return measurements
+
+
+def _counterexample(bound: EmpiricalBound) -> dict[str, Any] | None:
+    """The best event as a witness: its pair, order, event, counts and Clopper-Pearson bounds, with
+    the pilot histogram of its scores when there is one (``None`` without a best event)."""
+    best = bound.best_event
+    if best is None:
+        return None
+    counterexample: dict[str, Any] = {
+        "pair": best.pair,
+        "order": best.order,
+        "event": best.event,
+        "p_count": best.p_count,
+        "q_count": best.q_count,
+        "samples": best.samples,
+        "p_lower": best.p_lower,
+        "q_upper": best.q_upper,
+    }
+    if bound.event_histogram is not None:
+        counterexample["event_histogram"] = bound.event_histogram
+    return counterexample
+
+
+def bound_evidence(bound: EmpiricalBound, guarantee: ApproxDP, *, domain: str, method: str) -> Evidence:
+    """Turn a certified bound into evidence on an (ε, δ) claim.
+
+    ``violated`` only when the certified ε lower bound exceeds the claimed ε (then the
+    best event is the counterexample); ``inconclusive`` when no event could have certified
+    more than the claim with this budget (the check could not fail); otherwise
+    ``consistent`` with the bound, its gap and what the budget could have seen.
+    """
+    epsilon_bound = bound.epsilon_lower_bound
+    violated = epsilon_bound > guarantee.epsilon
+    confidence = f"{bound.confidence:.6g}"
+    measurements = _bound_measurements(bound, guarantee, confidence)
+    counterexample = _counterexample(bound) if violated else None
     power = _power(bound, guarantee)
     measurements += power.measurements
     gap = guarantee.epsilon - epsilon_bound

@@ -21,6 +21,7 @@ from dpaudit._validation import (
 )
 from dpaudit.checks.empirical.budget import (
     AuditBudget,
+    CertifiedEvent,
     EmpiricalBound,
 )
 from dpaudit.checks.empirical.event_histogram import event_histogram
@@ -240,6 +241,102 @@ def _choose(candidates: Sequence[ChosenEvent]) -> list[ChosenEvent]:
     return list(unique.values())
 
 
+#: What the pilot of one pair gave: its two sides' outputs, the projections fitted on them and the
+#: threshold grid spanning each projection's scores.
+_Pilot = tuple[list[np.ndarray], list[Projection], list[ThresholdGrid]]
+
+
+def _draw_pilots(
+    sampler: Any,
+    pairs: Sequence[NeighbourPair],
+    root: np.random.SeedSequence,
+    budget: AuditBudget,
+    common: dict[str, Any],
+) -> list[_Pilot]:
+    """The pilot of every pair: outputs of both sides, the projections fitted on them and their grids."""
+    pilots = []
+    for i, pair in enumerate(pairs):
+        pilot = budget.pilot if pair.pilot_cap is None else max(min(budget.pilot, pair.pilot_cap), 10)
+        sides = draw_outputs(sampler, pair_sides(root, i, PILOT, pair), pilot, **common)
+        projections = _projections(sides[0], sides[1], budget, pair)
+        grids = [
+            ThresholdGrid.spanning(np.concatenate([p.scores(sides[0]), p.scores(sides[1])]), budget.thresholds)
+            for p in projections
+        ]
+        pilots.append((sides, projections, grids))
+    return pilots
+
+
+def _kept_pairs(pilots: Sequence[_Pilot], budget: AuditBudget, delta: float) -> list[int]:
+    """The indices of the pairs sampled further: all of them, or with more than ``budget.max_pairs``
+    the ones whose pilot scores best (ties to the lower index), in index order."""
+    kept = list(range(len(pilots)))
+    if len(pilots) > budget.max_pairs:
+        scores = [_pilot_screen_score(s[0], s[1], p, g, delta, "interval" in budget.events) for s, p, g in pilots]
+        kept = sorted(sorted(kept, key=lambda i: (-scores[i], i))[: budget.max_pairs])
+    return kept
+
+
+def _selection_candidates(
+    sampler: Any,
+    pairs: Sequence[NeighbourPair],
+    kept: Sequence[int],
+    pilots: Sequence[_Pilot],
+    root: np.random.SeedSequence,
+    budget: AuditBudget,
+    delta: float,
+    epsilon: float | None,
+    common: dict[str, Any],
+) -> tuple[list[ChosenEvent], int]:
+    """The best events of every kept pair's projections on the selection split, and the number of events scored."""
+    planned = 2 * (2 if epsilon is not None else 1)
+    selection_alpha = (1.0 - budget.confidence) / (2 * planned)
+    candidates: list[ChosenEvent] = []
+    tried = 0
+    for i in kept:
+        _, projections, grids = pilots[i]
+        histograms = histogram_scores(
+            sampler, pair_sides(root, i, SELECTION, pairs[i]), budget.selection, projections, grids, **common
+        )
+        for j, (projection, grid) in enumerate(zip(projections, grids, strict=False)):
+            best, count = _score_candidates(
+                i,
+                projection,
+                grid,
+                (histograms[0][j], histograms[1][j]),
+                delta=delta,
+                epsilon=epsilon,
+                alpha=selection_alpha,
+                rare=budget.escalations > 0 and isinstance(projection, AtomProjection | OutcomeProjection),
+                intervals="interval" in budget.events and not isinstance(projection, AtomProjection),
+            )
+            candidates.extend(best)
+            tried += count
+    return candidates, tried
+
+
+def _certified_events(
+    sampler: Any,
+    pairs: Sequence[NeighbourPair],
+    chosen: Sequence[ChosenEvent],
+    root: np.random.SeedSequence,
+    budget: AuditBudget,
+    planned_bounds: int,
+    delta: float,
+    epsilon: float | None,
+    common: dict[str, Any],
+) -> list[tuple[ChosenEvent, CertifiedEvent]]:
+    """The chosen events certified on fresh samples, with the escalated (and confirmed) ones when
+    ``epsilon`` is claimed, each bound at the union-bound share of ``planned_bounds``."""
+    alpha = (1.0 - budget.confidence) / max(planned_bounds, 1)
+    certified = certify_chosen(sampler, pairs, chosen, root, budget.certification, alpha, delta, epsilon, common)
+    if epsilon is not None:
+        certified += escalate(sampler, pairs, certified, root, budget, alpha, delta, epsilon, common)
+        if budget.confirm:
+            certified = confirm_refuting(sampler, pairs, certified, root, budget, delta, epsilon, common)
+    return certified
+
+
 def certify_privacy_lower_bound(
     mechanism: Any,
     pairs: Sequence[NeighbourPair],
@@ -289,59 +386,16 @@ def certify_privacy_lower_bound(
         "executor": executor,
         "progress": progress,
     }
-    planned = 2 * (2 if claimed_epsilon is not None else 1)
-    selection_alpha = (1.0 - budget.confidence) / (2 * planned)
-
-    pilots = []
-    for i, pair in enumerate(pairs):
-        pilot = budget.pilot if pair.pilot_cap is None else max(min(budget.pilot, pair.pilot_cap), 10)
-        sides = draw_outputs(sampler, pair_sides(root, i, PILOT, pair), pilot, **common)
-        projections = _projections(sides[0], sides[1], budget, pair)
-        grids = [
-            ThresholdGrid.spanning(np.concatenate([p.scores(sides[0]), p.scores(sides[1])]), budget.thresholds)
-            for p in projections
-        ]
-        pilots.append((sides, projections, grids))
-    kept = list(range(len(pairs)))
-    if len(pairs) > budget.max_pairs:
-        scores = [
-            _pilot_screen_score(s[0], s[1], p, g, audited_delta, "interval" in budget.events) for s, p, g in pilots
-        ]
-        kept = sorted(sorted(kept, key=lambda i: (-scores[i], i))[: budget.max_pairs])
-
-    candidates: list[ChosenEvent] = []
-    tried = 0
-    for i in kept:
-        _, projections, grids = pilots[i]
-        histograms = histogram_scores(
-            sampler, pair_sides(root, i, SELECTION, pairs[i]), budget.selection, projections, grids, **common
-        )
-        for j, (projection, grid) in enumerate(zip(projections, grids, strict=False)):
-            best, count = _score_candidates(
-                i,
-                projection,
-                grid,
-                (histograms[0][j], histograms[1][j]),
-                delta=audited_delta,
-                epsilon=claimed_epsilon,
-                alpha=selection_alpha,
-                rare=budget.escalations > 0 and isinstance(projection, AtomProjection | OutcomeProjection),
-                intervals="interval" in budget.events and not isinstance(projection, AtomProjection),
-            )
-            candidates.extend(best)
-            tried += count
+    pilots = _draw_pilots(sampler, pairs, root, budget, common)
+    kept = _kept_pairs(pilots, budget, audited_delta)
+    candidates, tried = _selection_candidates(
+        sampler, pairs, kept, pilots, root, budget, audited_delta, claimed_epsilon, common
+    )
     chosen = _choose(candidates)
     planned_bounds = 2 * (len(chosen) + ESCALATED_PER_ROUND * budget.escalations)
-    alpha = (1.0 - budget.confidence) / max(planned_bounds, 1)
-    certified = certify_chosen(
-        sampler, pairs, chosen, root, budget.certification, alpha, audited_delta, claimed_epsilon, common
+    certified = _certified_events(
+        sampler, pairs, chosen, root, budget, planned_bounds, audited_delta, claimed_epsilon, common
     )
-    if claimed_epsilon is not None:
-        certified += escalate(sampler, pairs, certified, root, budget, alpha, audited_delta, claimed_epsilon, common)
-        if budget.confirm:
-            certified = confirm_refuting(
-                sampler, pairs, certified, root, budget, audited_delta, claimed_epsilon, common
-            )
     events = [event for _, event in certified]
     strongest = max(certified, key=lambda item: item[1].epsilon_lower_bound, default=None)  # the best event
     picture = None if strongest is None else event_histogram(strongest[0].event, *pilots[strongest[0].pair_index][0])
