@@ -71,3 +71,16 @@ def test_explain_an_audit_json_with_an_unknown_claim_lists_those_it_has(tmp_path
     assert main(["audit", str(spec), "--quick", "--quiet", "--out", str(tmp_path / "out")]) == 0
     assert main(["explain", str(tmp_path / "out" / "audit.json"), "other"]) == 2
     assert "the report has no such claim; it has only" in caplog.text
+
+
+def test_every_kind_a_candidate_can_implement_has_a_starter(tmp_path):
+    """Every kind of `dpaudit list` that a candidate implements gets a starter module and spec (the black_box
+    and rl_algorithm kinds start from one of their examples, with the [candidate] params as keywords)."""
+    from dpaudit.audit.candidates.kinds import candidate_kinds
+
+    kinds = [kind.name for kind in candidate_kinds() if kind.candidate is not None]
+    assert {"black_box", "rl_algorithm", "laplace"} <= set(kinds)
+    for kind in kinds:
+        assert main(["init", kind, "--out", str(tmp_path / kind)]) == 0, kind
+    starter = (tmp_path / "black_box" / "black_box_candidate.py").read_text()
+    assert "def black_box(dataset, *, epsilon, rng):" in starter

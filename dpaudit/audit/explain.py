@@ -89,6 +89,10 @@ def {kind}({argument}, *, {keywords}rng):
 '''
 
 
+#: The example spec a kind's starter copies when it is not ``<kind>_candidate.toml``.
+_EXAMPLES = {"black_box": "black_box_randomized_response.toml", "rl_algorithm": "rl_mc_values.toml"}
+
+
 def write_starter(kind: str, out: Path) -> tuple[Path, Path]:
     """Write ``<kind>_candidate.py`` and ``<kind>_candidate.toml`` into ``out``; return their paths.
 
@@ -98,7 +102,7 @@ def write_starter(kind: str, out: Path) -> tuple[Path, Path]:
     mechanism = candidate_kind_for(kind)
     if mechanism.candidate is None:
         raise InvalidArgument(f"kind={kind!r}: candidates cannot implement it")
-    example = builtin_spec_dir() / "examples" / f"{kind}_candidate.toml"
+    example = builtin_spec_dir() / "examples" / _EXAMPLES.get(kind, f"{kind}_candidate.toml")
     if not example.exists():
         raise InvalidArgument(f"kind={kind!r}: no example spec yet (see docs/candidates.md to write one)")
     out.mkdir(parents=True, exist_ok=True)
@@ -107,7 +111,8 @@ def write_starter(kind: str, out: Path) -> tuple[Path, Path]:
         if path.exists():
             raise InvalidArgument(f"{path} exists; dpaudit init does not overwrite files")
     claim = load_spec(example)
-    keywords = "".join(f"{name}, " for name in sorted(claim.mechanism.params))
+    own = claim.candidate_call.params  # the candidate's own parameters ([candidate] params), else the mechanism's
+    keywords = "".join(f"{name}, " for name in sorted(claim.mechanism.params if own is None else own))
     module_path.write_text(
         _MODULE.format(
             kind=kind,
