@@ -240,3 +240,17 @@ def test_lemma2s_verified_grid_rechecks_from_its_enclosure(tmp_path):
     result = recheck_report(out / "audit.json")
     assert result.ok, result.failures
     assert any("rerun: verified again" in line for line in result.replayed)
+
+
+@pytest.mark.parametrize("beta", [0.05, 0.5, 0.95, 0.99, 0.999, 0.999999])
+@pytest.mark.parametrize("k", [1.0, 10.0, 40.0])
+def test_the_float_radius_lies_within_its_stated_error_of_the_exact_one(beta, k):
+    """The review's case: rounding 1/beta costs u / log(1/beta) relative, large as beta nears 1."""
+    import mpmath
+
+    from dpaudit.checks.profiles.dirichlet_concentration import _radius_relative_error
+    from dpaudit.mechanisms.synthesis import concentration_radius
+
+    with mpmath.workdps(50):
+        exact = mpmath.sqrt(mpmath.log(1 / mpmath.mpf(beta)) / (2 * (mpmath.mpf(k) + 1)))
+        assert abs(mpmath.mpf(concentration_radius(k, beta)) / exact - 1) <= _radius_relative_error(beta)

@@ -130,8 +130,11 @@ def _candidate_folder_on_path(path: str) -> str:
 
 
 def _shadowed(module: str, loaded: Any, folder: str) -> bool:
-    """Whether the candidate's folder holds ``module`` but the import found another (the standard library's)."""
+    """Whether the candidate's folder holds ``module`` but the import found the standard library's of that name
+    (a folder that merely shares an installed package's name is not refused: Python's choice stands)."""
     top = module.split(".", 1)[0]
+    if top not in sys.stdlib_module_names:
+        return False
     here = os.path.join(folder, top)
     origin = os.path.abspath(getattr(loaded, "__file__", None) or "")
     mine = os.path.exists(here + ".py") or os.path.isdir(here)
@@ -343,8 +346,7 @@ def _call_input_function(request: dict[str, Any], path: str, channel: BinaryIO) 
     """Call one of the user's input functions (or draw from a Hypothesis strategy) and send its result
     as JSON after a header."""
     module, attribute = str(request["ref"]).split(":")
-    if path and path not in sys.path:
-        sys.path.insert(0, path)
+    _candidate_folder_on_path(path)
     named = getattr(importlib.import_module(module), attribute, None)
     if _is_strategy(named) and request.get("draw") is not None:
         produced = _strategy_example(str(request["ref"]), named, request["draw"])

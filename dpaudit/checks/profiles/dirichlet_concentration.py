@@ -110,8 +110,16 @@ def _decide_point(
 
 
 #: How far (relative) the float radius sqrt(log(1/β) / (2(k + 1))) may lie from the exact one on any IEEE-754
-#: machine: the log within 4 ulps (libm), the division, addition, square root and scaling correctly rounded.
+#: machine, before the term for 1/β: the log within 4 ulps (libm), the division, addition, square root and
+#: scaling correctly rounded. Rounding 1/β moves log(1/β) by u, i.e. by u / log(1/β) relative, which grows as β
+#: nears 1 (:func:`_radius_relative_error`).
 _RADIUS_RELATIVE_ERROR = 8 * 2.0**-53
+
+
+def _radius_relative_error(beta: float) -> float:
+    """The float radius's relative error bound at ``beta``: :data:`_RADIUS_RELATIVE_ERROR` plus u / log(1/β)
+    for the rounding of 1/β (halved by the square root; taken whole)."""
+    return _RADIUS_RELATIVE_ERROR + 2.0**-53 / abs(math.log(beta))
 
 
 def _exact_bounds(p: np.ndarray, k: float, radius: float) -> tuple[Any, Any, float]:
@@ -123,11 +131,12 @@ def _exact_bounds(p: np.ndarray, k: float, radius: float) -> tuple[Any, Any, flo
 def _margin_enclosure(points: list[tuple[np.ndarray, float, float]], radii: list[float]) -> tuple[Any, Any]:
     """An enclosure, valid on any IEEE-754 machine, of min over the grid of β − P(‖M(p) − p‖∞ >= r) at the
     lemma's exact radii: the tail falls as r grows, so its upper bound at r(1 − e) and its lower bound at
-    r(1 + e) bracket it for every radius within :data:`_RADIUS_RELATIVE_ERROR` e of the float one."""
+    r(1 + e) bracket it for every radius within e (:func:`_radius_relative_error`) of the float one."""
     lows, highs = [], []
     for (p, k, beta), radius in zip(points, radii, strict=True):
-        _, upper = concentration_tail_bounds(p, k, radius * (1 - _RADIUS_RELATIVE_ERROR))
-        lower, _ = concentration_tail_bounds(p, k, radius * (1 + _RADIUS_RELATIVE_ERROR))
+        error = _radius_relative_error(beta)
+        _, upper = concentration_tail_bounds(p, k, radius * (1 - error))
+        lower, _ = concentration_tail_bounds(p, k, radius * (1 + error))
         lows.append(exact_fraction(beta) - exact_fraction(upper))
         highs.append(exact_fraction(beta) - exact_fraction(lower))
     return min(lows), min(highs)
