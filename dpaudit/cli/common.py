@@ -91,24 +91,23 @@ def add_run_options(command: argparse.ArgumentParser, *, time_limit_default: str
 
 def parse_call_seconds(text: str) -> float:
     """``--timeout``: seconds one candidate call may take, in (0, 86400]."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds") from None
-    if not 0 < value <= 86400:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected seconds in (0, 86400]")
-    return value
+    return _seconds(text, 86400.0)
 
 
 def parse_seconds(text: str) -> float:
+    """``--time-limit``: seconds, in (0, MAX_TIME_LIMIT_SECONDS]."""
     from dpaudit.checks.budget_limits import MAX_TIME_LIMIT_SECONDS
 
+    return _seconds(text, MAX_TIME_LIMIT_SECONDS)
+
+
+def _seconds(text: str, high: float) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds") from None
-    if not 0 < value <= MAX_TIME_LIMIT_SECONDS:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected seconds in (0, {MAX_TIME_LIMIT_SECONDS:g}]")
+    if not 0 < value <= high:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected seconds in (0, {high:g}]")
     return value
 
 
