@@ -15,7 +15,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpaudit.audit.memory_budget import memory_limit
+from dpaudit.audit.memory_budget import ChildEnded, memory_limit, run_in_child
 from dpaudit.audit.plugins import get_checker, obligation_for_run
 from dpaudit.audit.progress import ProgressReporter
 from dpaudit.audit.rerun import with_rerun_certificate
@@ -32,6 +32,9 @@ from dpaudit.privacy.relations import Relation
 from dpaudit.rng import SeedRecord
 
 __all__ = ["claim_result", "error_evidence", "obligation_seed", "run_claim", "run_obligation"]
+
+#: How long past its own time limit the parent waits for a check running in a child process.
+_CHILD_GRACE_SECONDS = 30.0
 
 
 def _stable_key(*parts: str) -> int:
@@ -70,26 +73,12 @@ def run_obligation(
         mechanism_factory=mechanism_factory,
     )
     start = time.perf_counter()
-    internal = False
     limits = [obligation.time_limit, None if deadline is None else deadline - time.monotonic()]
     remaining = min((limit for limit in limits if limit is not None), default=None)
-    evidence: Evidence | None = None
-    alarm = Alarm()
-    try:
-        if remaining is not None and remaining <= 0:
-            raise TimeBudgetExhausted
-        # the timer is the inner context: disarmed before the memory limit is restored, never during it
-        with memory_limit(run.memory_limit), wall_time_limit(remaining) as alarm:
-            evidence = get_checker(run.checker).function(run, context)
-    except TimeBudgetExhausted:
-        if evidence is None:  # (a late alarm after the checker returned keeps its result)
-            evidence = _cut_short(run, context, candidate, remaining)
-    except Exception as exc:
-        if alarm.fired:  # the alarm interrupted a library that turned it into an error of its own
-            evidence = _cut_short(run, context, candidate, remaining)
-            evidence = replace(evidence, details={**evidence.details, "interrupted_as": traceback.format_exc()})
-        else:
-            evidence, internal = _failed(run, exc)
+    if run.memory_limit is None or candidate is not None:
+        evidence, internal = _checked(run, context, remaining)
+    else:
+        evidence, internal = _checked_in_child(run, replace(context, executor=None), remaining)
     evidence = _through_implied_point(evidence, claim)
     reference = candidate is None and mechanism_factory is None  # recheck can run it again from the spec
     if reference and evidence.verdict is Verdict.VERIFIED and evidence.certificate is None:
@@ -106,6 +95,43 @@ def run_obligation(
         None if known is None else known.finding,
         changed,
     )
+
+
+def _checked(run: Obligation, context: CheckContext, remaining: float | None) -> tuple[Evidence, bool]:
+    """The checker's evidence on ``run`` within its time (``remaining`` seconds) and memory budgets, and
+    whether a failure was an internal error of the checker."""
+    evidence: Evidence | None = None
+    alarm = Alarm()
+    try:
+        if remaining is not None and remaining <= 0:
+            raise TimeBudgetExhausted
+        # the timer is the inner context: disarmed before the memory limit is restored, never during it
+        with memory_limit(run.memory_limit), wall_time_limit(remaining) as alarm:
+            evidence = get_checker(run.checker).function(run, context)
+    except TimeBudgetExhausted:
+        if evidence is None:  # (a late alarm after the checker returned keeps its result)
+            evidence = _cut_short(run, context, context.candidate, remaining)
+    except Exception as exc:
+        if alarm.fired:  # the alarm interrupted a library that turned it into an error of its own
+            evidence = _cut_short(run, context, context.candidate, remaining)
+            evidence = replace(evidence, details={**evidence.details, "interrupted_as": traceback.format_exc()})
+        else:
+            return _failed(run, exc)
+    return evidence, False
+
+
+def _checked_in_child(run: Obligation, context: CheckContext, remaining: float | None) -> tuple[Evidence, bool]:
+    """:func:`_checked` under a spec's memory ceiling, in a child process: a library that crashes when the
+    ceiling refuses an allocation (rather than raising MemoryError) then ends the child, not the audit,
+    and the obligation is ``inconclusive`` (budget: memory). Parallel work runs in the child's own process
+    (results do not depend on the executor)."""
+    wait = None if remaining is None else max(remaining, 0.0) + _CHILD_GRACE_SECONDS
+    outcome = run_in_child(lambda: _checked(run, context, remaining), wait_seconds=wait)
+    if isinstance(outcome, ChildEnded):
+        if outcome.overdue:
+            return _out_of_time(run, remaining, started=True), False
+        return _out_of_memory(run, ended=outcome), False
+    return outcome
 
 
 def _through_implied_point(evidence: Evidence, claim: Claim) -> Evidence:
@@ -131,15 +157,22 @@ def _through_implied_point(evidence: Evidence, claim: Claim) -> Evidence:
     )
 
 
-def _out_of_memory(obligation: Obligation) -> Evidence:
-    limits = [limit for limit in (obligation.memory_limit, ceiling("memory_mib")) if limit is not None]
+def _out_of_memory(obligation: Obligation, ended: ChildEnded | None = None) -> Evidence:
+    """``inconclusive`` (budget: memory): an allocation went past the ceiling, or the child process that
+    ran the check under a spec's ceiling ``ended`` without an answer."""
+    limit = min(limit for limit in (obligation.memory_limit, ceiling("memory_mib")) if limit is not None)
+    details: dict[str, Any] = {"budget": "memory", "memory_mib": limit}
+    if ended is None:
+        stopped = f"stopped when an allocation went past the memory ceiling ({limit:.0f} MiB)"
+    else:
+        stopped = f"the process running the check under the memory ceiling ({limit:.0f} MiB) {ended.describe()}"
+        details["child_process"] = ended.describe()
     return Evidence(
         verdict=Verdict.INCONCLUSIVE,
-        summary=f"budget: stopped when an allocation went past the memory ceiling ({min(limits):.0f} MiB); "
-        "nothing is claimed from the partial work",
+        summary=f"budget: {stopped}; nothing is claimed from the partial work",
         domain="none (out of memory)",
         method=obligation.checker,
-        details={"budget": "memory", "memory_mib": min(limits)},
+        details=details,
     )
 
 

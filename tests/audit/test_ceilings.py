@@ -6,18 +6,23 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from dpaudit.audit.memory_budget import memory_limit
+from dpaudit.audit.memory_budget import ChildEnded, memory_limit, run_in_child
 from dpaudit.audit.plugins import get_checker
+from dpaudit.audit.runner import run_audit
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.checks.budget_limits import DEFAULT_CEILINGS, ceiling, lowered_ceilings, parse_ceiling
 from dpaudit.checks.sensitivity.pair_sweep import pair_blocks, pair_count
 from dpaudit.cli import main
 from dpaudit.errors import InvalidArgument, SpecError
+from dpaudit.kernel.checkers import register_checker
+from dpaudit.kernel.claims import Obligation
+from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.policy_evaluation.trajectory_universe import chain_universe
 
 GAUSSIAN = builtin_spec_dir() / "gaussian_mechanism.toml"  # asks for 10^7 samples per side
@@ -100,10 +105,57 @@ def test_a_spec_memory_ceiling_makes_its_obligations_inconclusive_not_a_crash(tm
         assert item["obligation"]["id"] in stopped or item["evidence"]["verdict"] != "error"
         if item["obligation"]["id"] in stopped:
             assert item["evidence"]["verdict"] == "inconclusive"
-            assert item["evidence"]["details"] == {"budget": "memory", "memory_mib": 1.0}
+            details = item["evidence"]["details"]
+            assert (details["budget"], details["memory_mib"]) == ("memory", 1.0)
+            assert set(details) <= {"budget", "memory_mib", "child_process"}
     assert all(item["obligation"]["memory_limit"] == 1.0 for item in items)
     with pytest.raises(SpecError, match="can only be lowered"):
         load_spec(_with_ceilings(tmp_path, "memory_mib = 1e12"))
+
+
+def _crash() -> None:
+    """A segmentation fault, as numpy 2.4's buffered iterators raise one when a limit refuses their buffers
+    with the interpreter lock released (they set MemoryError with no thread state)."""
+    import ctypes
+
+    ctypes.string_at(0)
+
+
+@register_checker("test_ceilings_crashes_under_a_ceiling", description="a check that segfaults under a memory ceiling")
+def _crashes_under_a_ceiling(obligation, context):
+    if obligation.memory_limit is not None:
+        _crash()
+    raise AssertionError("ran without the spec's ceiling")
+
+
+def test_a_child_gives_its_answer_or_says_how_it_ended():
+    assert run_in_child(lambda: {"answer": np.arange(3)}, wait_seconds=None)["answer"].tolist() == [0, 1, 2]
+    assert run_in_child(_crash, wait_seconds=None) == ChildEnded(signal="SIGSEGV")
+    assert run_in_child(lambda: 1 / 0, wait_seconds=None) == ChildEnded(code=1)
+    assert run_in_child(lambda: __import__("time").sleep(60), wait_seconds=0.2) == ChildEnded(overdue=True)
+    assert ChildEnded(signal="SIGSEGV").describe() == "ended by SIGSEGV"
+
+
+def _timeless(evidence: dict) -> dict:
+    return {key: value for key, value in evidence.items() if key != "elapsed_seconds"}
+
+
+def test_a_check_that_crashes_under_a_spec_ceiling_is_inconclusive_and_the_audit_goes_on():
+    claim = load_spec(builtin_spec_dir() / "gaussian_mechanism.toml")
+    crashing = Obligation(
+        id="crashes", statement="crashes", checker="test_ceilings_crashes_under_a_ceiling", memory_limit=4096.0
+    )
+    (exact,) = [item for item in claim.obligations if item.checker == "gaussian_exact_profile"]
+    limited = replace(exact, memory_limit=4096.0)
+    report = run_audit([(replace(claim, obligations=(crashing, limited)), "spec.toml")], seed=1, quick=True)
+    crashed, finished = report.claims[0].relations[0].obligations
+    assert crashed.evidence.verdict is Verdict.INCONCLUSIVE
+    assert crashed.evidence.details["child_process"] == "ended by SIGSEGV"
+    assert crashed.evidence.summary.startswith("budget: the process running the check under the memory ceiling")
+    unlimited = run_audit([(replace(claim, obligations=(exact,)), "spec.toml")], seed=1, quick=True)
+    again = unlimited.claims[0].relations[0].obligations[0].evidence
+    assert _timeless(finished.evidence.to_json()) == _timeless(again.to_json())
+    assert report.internal_errors == 0
 
 
 def test_an_enumeration_over_the_ceiling_is_refused_before_any_work(tmp_path, caplog):
