@@ -63,7 +63,7 @@ def run_obligation(
     sequence = obligation_seed(seed, claim, relation, obligation)
     run = obligation_for_run(obligation, quick)
     context = CheckContext(
-        claim=claim,
+        claim=claim.for_obligation(obligation),
         relation=relation,
         rng=np.random.default_rng(sequence),
         seed=sequence,
@@ -79,7 +79,7 @@ def run_obligation(
         evidence, internal = _checked(run, context, remaining)
     else:
         evidence, internal = _checked_in_child(run, replace(context, executor=None), remaining)
-    evidence = _through_implied_point(evidence, claim)
+    evidence = _through_implied_point(evidence, context.claim)
     reference = candidate is None and mechanism_factory is None  # recheck can run it again from the spec
     if reference and evidence.verdict is Verdict.VERIFIED and evidence.certificate is None:
         evidence = with_rerun_certificate(evidence)

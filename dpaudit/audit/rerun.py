@@ -187,7 +187,11 @@ def rerun_obligation(
     if stated not in claim.relations:
         raise InvalidArgument(f"relation {stated.name!r} is not one of the claim's")
     context = CheckContext(
-        claim=claim, relation=stated, rng=np.random.default_rng(sequence), seed=sequence, quick=quick
+        claim=claim.for_obligation(obligation),
+        relation=stated,
+        rng=np.random.default_rng(sequence),
+        seed=sequence,
+        quick=quick,
     )
     try:
         return get_checker(obligation.checker).function(obligation, context)

@@ -51,6 +51,10 @@ _GUARANTEES: dict[str, tuple[Callable[..., Guarantee], tuple[str, ...], tuple[st
 }
 
 
+#: The guarantees whose ``delta`` may be a list: the grid of δ at which the claim is audited.
+_DELTA_GRID_KINDS = ("zcdp", "renyi_dp")
+
+
 def builtin_spec_dir() -> Path:
     """The folder of the built-in paper specs (``specs/`` at the repository root)."""
     return Path(__file__).resolve().parents[2] / "specs"
@@ -91,10 +95,15 @@ def _guarantee(reader: SpecReader, data: dict[str, Any]) -> Guarantee:
     for name, value in arguments.items():
         if isinstance(value, bool):
             raise reader.fail(f"{prefix}{name}", f"expected a number, got the boolean {value!r}")
+    if kind in _DELTA_GRID_KINDS and isinstance(arguments.get("delta"), list):
+        grid = arguments["delta"]
+        if not grid:
+            raise reader.fail(f"{prefix}delta", "got []; expected a number or a non-empty list of numbers")
+        arguments.update(delta=grid[0], deltas=tuple(grid))
     try:
         return factory(**arguments)
     except DpAuditError as exc:
-        name = str(exc).split("=", 1)[0].split("[", 1)[0].strip()
+        name = str(exc).split("=", 1)[0].split("[", 1)[0].strip().removesuffix("s" if "deltas" in arguments else "")
         key = f"{prefix}{name}" if name in arguments else f"{prefix}{kind}"
         raise reader.fail(key, str(exc)) from None
 
@@ -229,10 +238,10 @@ def parse_spec(data: dict[str, Any], path: str) -> Claim:
         raise reader.fail("ceilings", str(exc)) from None
     with lowered_ceilings(ceilings):
         claim = _parse_claim(reader, data)
-    if "memory_mib" not in ceilings:
-        return claim
-    limited = tuple(replace(item, memory_limit=ceilings["memory_mib"]) for item in claim.obligations)
-    return replace(claim, obligations=limited)
+    if "memory_mib" in ceilings:
+        limited = tuple(replace(item, memory_limit=ceilings["memory_mib"]) for item in claim.obligations)
+        claim = replace(claim, obligations=limited)
+    return claim.at_each_delta()
 
 
 def _parse_claim(reader: SpecReader, data: dict[str, Any]) -> Claim:

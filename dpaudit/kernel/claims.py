@@ -63,6 +63,8 @@ class Obligation:
         memory_limit: the auditor's memory budget in MiB while it runs (a spec's
             ``[ceilings] memory_mib``); an allocation past it makes the obligation
             ``inconclusive`` (budget) (``None``: the command's ceiling only).
+        at_delta: the δ of the claim's grid this copy of the obligation audits (a zcdp or renyi_dp claim
+            stated at several δ; see :meth:`Claim.at_each_delta`), ``None`` otherwise.
     """
 
     id: str
@@ -73,6 +75,7 @@ class Obligation:
     quick_params: dict[str, Any] = field(default_factory=dict)
     time_limit: float | None = None
     memory_limit: float | None = None
+    at_delta: float | None = None
 
     def for_run(self, *, quick: bool) -> Obligation:
         """The obligation with ``quick_params`` applied when ``quick`` is set."""
@@ -91,9 +94,20 @@ class Obligation:
             "source": None if self.source is None else self.source.to_json(),
         } | {
             key: value
-            for key, value in (("time_limit", self.time_limit), ("memory_limit", self.memory_limit))
+            for key, value in (
+                ("time_limit", self.time_limit),
+                ("memory_limit", self.memory_limit),
+                ("at_delta", self.at_delta),
+            )
             if value is not None
         }
+
+
+def at_each(obligation: Obligation, grid: tuple[float, ...]) -> tuple[Obligation, ...]:
+    """``obligation`` once per δ of ``grid`` (itself when already bound to a δ)."""
+    if obligation.at_delta is not None:
+        return (obligation,)
+    return tuple(replace(obligation, id=f"{obligation.id}@delta={delta!r}", at_delta=delta) for delta in grid)
 
 
 @dataclass(frozen=True)
@@ -228,6 +242,29 @@ class Claim:
             if known.relation == relation and obligation in known.obligations:
                 return known
         return None
+
+    def at_each_delta(self) -> Claim:
+        """The claim with each obligation once per δ of its guarantee's grid (``deltas`` of a zcdp or
+        renyi_dp claim; ids ``<id>@delta=<δ>``, known findings following their obligations); itself when
+        it has none. Obligations already bound to a δ are kept."""
+        grid = getattr(self.guarantee, "deltas", ())
+        if not grid:
+            return self
+        copies = {o.id: at_each(o, grid) for o in self.obligations}
+        return replace(
+            self,
+            obligations=tuple(copy for o in self.obligations for copy in copies[o.id]),
+            known_findings=tuple(
+                replace(known, obligations=tuple(copy.id for i in known.obligations for copy in copies.get(i, ())))
+                for known in self.known_findings
+            ),
+        )
+
+    def for_obligation(self, obligation: Obligation) -> Claim:
+        """The claim as ``obligation`` audits it: at its δ when it is one point of the claim's grid."""
+        if obligation.at_delta is None:
+            return self
+        return replace(self, guarantee=self.guarantee.at_delta(obligation.at_delta))  # type: ignore[attr-defined]
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in reports."""

@@ -67,18 +67,45 @@ def _pairs(name_x: str, xs: Any, name_y: str, ys: Any, *, x_low: float, x_low_op
     return checked_x, checked_y
 
 
+def _check_delta_grid(guarantee: RenyiDP | ZeroConcentratedDP) -> None:
+    """``deltas`` as a tuple of distinct δ in (0, 1), ``delta`` among them, each implying an ε a claim may
+    state (empty: the claim is audited at ``delta`` alone)."""
+    if not guarantee.deltas:
+        object.__setattr__(guarantee, "deltas", ())
+        return
+    grid = tuple(
+        check_real(f"deltas[{i}]", value, low=0.0, high=1.0, low_open=True, high_open=True)
+        for i, value in enumerate(guarantee.deltas)
+    )
+    repeated = sorted({value for value in grid if grid.count(value) > 1})
+    if repeated:
+        raise InvalidArgument(f"deltas={list(grid)!r}: each delta once, repeated: {repeated}")
+    if guarantee.delta not in grid:
+        raise InvalidArgument(f"delta={guarantee.delta!r}: expected one of deltas {list(grid)!r}")
+    object.__setattr__(guarantee, "deltas", grid)
+    for value in grid:
+        guarantee.at_delta(value)  # refuses a delta whose epsilon is past the range a claim may state
+
+
+def _without_empty_grid(data: dict[str, Any]) -> dict[str, Any]:
+    """A JSON form without ``deltas`` when the claim has no grid (as reports wrote it before grids)."""
+    return {key: value for key, value in data.items() if key != "deltas" or value}
+
+
 @dataclass(frozen=True)
 class RenyiDP(Guarantee):
     """Rényi DP: D_α(M(X) || M(X')) <= ε(α) for each listed order α > 1 (Mironov 2017, Def. 4).
 
     With ``delta``, a black-box audit refutes it through the (ε(δ), δ) it implies at that δ
     (:meth:`implied_approx_dp`): a certified lower bound on ε(δ) above it refutes the RDP curve. Such a
-    check never verifies the curve (one (ε, δ) point does not imply it).
+    check never verifies the curve (one (ε, δ) point does not imply it). ``deltas`` (``delta`` among them)
+    is a grid of δ at which the claim is audited, each point its own run of every obligation.
     """
 
     orders: tuple[float, ...]
     epsilons: tuple[float, ...]
     delta: float | None = None
+    deltas: tuple[float, ...] = ()
     kind: str = field(default="renyi_dp", init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -90,6 +117,14 @@ class RenyiDP(Guarantee):
                 self, "delta", check_real("delta", self.delta, low=0.0, high=1.0, low_open=True, high_open=True)
             )
             self.implied_approx_dp()  # refuses a curve whose epsilon at delta is past the range a claim may state
+        _check_delta_grid(self)
+
+    def at_delta(self, delta: float) -> RenyiDP:
+        """The same curve, audited at ``delta`` alone."""
+        return RenyiDP(self.orders, self.epsilons, delta)
+
+    def to_json(self) -> dict[str, Any]:
+        return _without_empty_grid(super().to_json())
 
     def implied_approx_dp(self) -> ApproxDP:
         """The (ε(δ), δ) guarantee the curve implies at ``delta``: the best over the listed orders of
@@ -169,11 +204,13 @@ class ZeroConcentratedDP(Guarantee):
 
     A mechanism that is ρ-zCDP is (ε(δ), δ)-DP with ε(δ) the conversion of Canonne, Kamath &
     Steinke 2020, Prop. 12 (an upper bound on the true ε(δ) of any ρ-zCDP mechanism): a certified
-    lower bound on ε(δ) above it refutes the zCDP claim.
+    lower bound on ε(δ) above it refutes the zCDP claim. ``deltas`` (``delta`` among them) is a grid of
+    δ at which the claim is audited, each point its own run of every obligation.
     """
 
     rho: float
     delta: float
+    deltas: tuple[float, ...] = ()
     kind: str = field(default="zcdp", init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -182,6 +219,14 @@ class ZeroConcentratedDP(Guarantee):
             self, "delta", check_real("delta", self.delta, low=0.0, high=1.0, low_open=True, high_open=True)
         )
         self.implied_approx_dp()  # refuses a rho whose epsilon at delta is past the range a claim may state
+        _check_delta_grid(self)
+
+    def at_delta(self, delta: float) -> ZeroConcentratedDP:
+        """The same ρ, audited at ``delta`` alone."""
+        return ZeroConcentratedDP(self.rho, delta)
+
+    def to_json(self) -> dict[str, Any]:
+        return _without_empty_grid(super().to_json())
 
     def implied_approx_dp(self) -> ApproxDP:
         """The (ε(δ), δ) guarantee ρ-zCDP implies: ε(δ) = min over α > 1 of

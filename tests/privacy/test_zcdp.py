@@ -32,12 +32,12 @@ def test_opendps_own_conversion_of_its_gaussian_is_reproduced():
     assert ZeroConcentratedDP(1.0 / 32, 1e-5).implied_approx_dp().epsilon == pytest.approx(1.01229, abs=1e-5)
 
 
-def _zcdp_spec(tmp_path, rho):
+def _zcdp_spec(tmp_path, rho, delta="1e-5"):
     text = SPEC.read_text(encoding="utf-8")
     start = text.index("[claim.guarantee]")
     end = text.index("\n\n", start)
     path = tmp_path / "zcdp.toml"
-    path.write_text(text[:start] + f'[claim.guarantee]\nkind = "zcdp"\nrho = {rho}\ndelta = 1e-5' + text[end:])
+    path.write_text(text[:start] + f'[claim.guarantee]\nkind = "zcdp"\nrho = {rho}\ndelta = {delta}' + text[end:])
     return path
 
 
@@ -70,3 +70,49 @@ def test_a_rho_whose_epsilon_is_past_the_stated_range_is_refused_not_clipped():
 
     with pytest.raises(InvalidArgument, match="past the 700"):
         ZeroConcentratedDP(600.0, 1e-5)
+
+
+def test_a_zcdp_claim_over_a_grid_of_delta_runs_each_obligation_once_per_delta(tmp_path):
+    claim = load_spec(_zcdp_spec(tmp_path, 0.5, "[1e-5, 1e-8]"))
+    assert claim.guarantee == ZeroConcentratedDP(0.5, 1e-5, (1e-5, 1e-8))
+    assert claim.guarantee.to_json()["deltas"] == [1e-5, 1e-8]
+    stated = load_spec(SPEC).obligations
+    assert [o.id for o in claim.obligations] == [f"{o.id}@delta={d!r}" for o in stated for d in (1e-5, 1e-8)]
+    for obligation in claim.obligations:
+        audited = claim.for_obligation(obligation).guarantee
+        assert audited == ZeroConcentratedDP(0.5, obligation.at_delta)
+        assert obligation.to_json()["at_delta"] == obligation.at_delta
+    assert load_spec(_zcdp_spec(tmp_path, 0.5)).guarantee.to_json() == {"kind": "zcdp", "rho": 0.5, "delta": 1e-5}
+
+
+@pytest.mark.parametrize(
+    ("grid", "reason"),
+    [("[]", "non-empty list"), ("[1e-5, 1e-5]", "each delta once"), ("[1e-5, 1.5]", r"deltas\[1\]=1.5")],
+)
+def test_a_bad_grid_of_delta_is_refused_naming_the_key(tmp_path, grid, reason):
+    with pytest.raises(SpecError, match=reason) as refused:
+        load_spec(_zcdp_spec(tmp_path, 0.5, grid))
+    assert "claim.guarantee.delta" in str(refused.value)
+
+
+def test_too_little_noise_is_violated_at_each_delta_of_the_grid(tmp_path):
+    spec = _zcdp_spec(tmp_path, 0.5, "[1e-5, 1e-3]")
+    halved = dpaudit.check(_gaussian(0.5), spec, quick=True, seed=3)
+    items = {item.obligation.id: item.evidence for item in halved.claims[0].relations[0].obligations}
+    for delta in (1e-5, 1e-3):
+        privacy = [evidence for name, evidence in items.items() if name.endswith(f"@delta={delta!r}")]
+        assert any(evidence.verdict.value == "violated" for evidence in privacy), (delta, items)
+        implied = ZeroConcentratedDP(0.5, delta).implied_approx_dp()
+        stated = f"the claimed {implied.epsilon:.6g} at delta={delta:g}"
+        assert any(stated in evidence.summary for evidence in privacy), (delta, items)
+
+
+def test_an_rdp_curve_takes_the_same_grid_and_each_point_is_the_curves_conversion():
+    from dpaudit.errors import InvalidArgument
+    from dpaudit.privacy.guarantees import RenyiDP
+
+    curve = RenyiDP((2.0, 8.0), (0.5, 2.0), 1e-5, (1e-5, 1e-3))
+    assert [curve.at_delta(d).implied_approx_dp().delta for d in curve.deltas] == [1e-5, 1e-3]
+    assert curve.at_delta(1e-3) == RenyiDP((2.0, 8.0), (0.5, 2.0), 1e-3)
+    with pytest.raises(InvalidArgument, match="expected one of deltas"):
+        RenyiDP((2.0,), (0.5,), None, (1e-5,))

@@ -36,7 +36,7 @@ def candidate_obligations(claim: Claim, path: str) -> Claim:
             path=path,
             key="obligations",
         )
-    return replace(claim, obligations=kept + implied_obligations(claim, kept))
+    return replace(claim, obligations=kept + implied_obligations(claim, kept)).at_each_delta()
 
 
 def _given_pairs(claim: Claim) -> list[tuple[Any, Any, str]]:
