@@ -11,8 +11,19 @@ import mpmath
 
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.verdicts import Verdict
+from dpaudit.privacy.guarantees import ApproxDP
 
-__all__ = ["Certificate", "CertifiedFact", "Evidence", "Measurement", "decimal_bound", "exact_fraction", "json_number"]
+__all__ = [
+    "Certificate",
+    "CertifiedFact",
+    "Evidence",
+    "Measurement",
+    "decimal_bound",
+    "delta_measurement",
+    "epsilon_measurement",
+    "exact_fraction",
+    "json_number",
+]
 
 
 def json_number(value: Any, digits: int = 17) -> Any:
@@ -176,6 +187,54 @@ class Measurement:
             low, high = self.margin_interval
             data["margin_interval"] = [decimal_bound(low, 17, up=False), decimal_bound(high, 17, up=True)]
         return data
+
+
+def _labelled(quantity: str, label: str | None) -> str:
+    return quantity if label is None else f"{quantity} ({label})"
+
+
+def epsilon_measurement(
+    guarantee: ApproxDP, measured: Any, direction: str, *, lower_bound: bool = False, label: str | None = None
+) -> Measurement:
+    """The ε measured at the claim's δ against the claimed ε (margin: claimed − measured).
+
+    Args:
+        guarantee: the (ε, δ) claim.
+        measured: the ε dpaudit computed, certified or estimated at ``guarantee.delta``.
+        direction: how ``measured`` errs.
+        lower_bound: ``measured`` is a certified lower bound: the enclosure is [measured, ∞).
+        label: what the ε was measured on (a pair), appended to the quantity.
+    """
+    return Measurement(
+        quantity=_labelled(f"epsilon at delta={guarantee.delta!r}", label),
+        claimed=guarantee.epsilon,
+        measured=measured,
+        margin=guarantee.epsilon - measured,
+        direction=direction,
+        interval=(measured, math.inf) if lower_bound else None,
+    )
+
+
+def delta_measurement(
+    guarantee: ApproxDP, measured: Any, direction: str, *, lower_bound: bool = False, label: str | None = None
+) -> Measurement:
+    """The δ measured at the claim's ε against the claimed δ (margin: claimed − measured).
+
+    Args:
+        guarantee: the (ε, δ) claim.
+        measured: the δ dpaudit computed, certified or estimated at ``guarantee.epsilon``.
+        direction: how ``measured`` errs.
+        lower_bound: ``measured`` is a certified lower bound: the enclosure is [measured, 1].
+        label: what the δ was measured on (a pair), appended to the quantity.
+    """
+    return Measurement(
+        quantity=_labelled(f"delta at epsilon={guarantee.epsilon!r}", label),
+        claimed=guarantee.delta,
+        measured=measured,
+        margin=guarantee.delta - measured,
+        direction=direction,
+        interval=(measured, 1.0) if lower_bound else None,
+    )
 
 
 @dataclass(frozen=True)

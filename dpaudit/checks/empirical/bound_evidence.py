@@ -16,7 +16,7 @@ from dpaudit.checks.empirical.statistics import (
     smallest_detectable_probability,
     smallest_refuting_count,
 )
-from dpaudit.kernel.evidence import Evidence, Measurement
+from dpaudit.kernel.evidence import Evidence, Measurement, delta_measurement, epsilon_measurement
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.privacy.guarantees import ApproxDP
 
@@ -123,28 +123,10 @@ def _refutable_on_best_event(bound: EmpiricalBound, guarantee: ApproxDP) -> tupl
 def _bound_measurements(bound: EmpiricalBound, guarantee: ApproxDP, confidence: str) -> list[Measurement]:
     """The certified ε lower bound against the claimed ε, and the certified δ lower bound against the
     claimed δ when the bound has one."""
-    epsilon_bound = bound.epsilon_lower_bound
-    measurements = [
-        Measurement(
-            quantity=f"epsilon at delta={guarantee.delta!r}",
-            claimed=guarantee.epsilon,
-            measured=epsilon_bound,
-            margin=guarantee.epsilon - epsilon_bound,
-            direction=f"lower bound at confidence {confidence} (Clopper-Pearson, union bound)",
-            interval=(epsilon_bound, math.inf),
-        )
-    ]
+    direction = f"lower bound at confidence {confidence} (Clopper-Pearson, union bound)"
+    measurements = [epsilon_measurement(guarantee, bound.epsilon_lower_bound, direction, lower_bound=True)]
     if bound.delta_lower_bound is not None:
-        measurements.append(
-            Measurement(
-                quantity=f"delta at epsilon={guarantee.epsilon!r}",
-                claimed=guarantee.delta,
-                measured=bound.delta_lower_bound,
-                margin=guarantee.delta - bound.delta_lower_bound,
-                direction=f"lower bound at confidence {confidence} (Clopper-Pearson, union bound)",
-                interval=(bound.delta_lower_bound, 1.0),
-            )
-        )
+        measurements.append(delta_measurement(guarantee, bound.delta_lower_bound, direction, lower_bound=True))
     return measurements
 
 
