@@ -35,6 +35,18 @@ class _Power:
     measurements: tuple[Measurement, ...]
 
 
+def _epsilon_power(quantity: str, guarantee: ApproxDP, epsilon: float, direction: str) -> Measurement:
+    """A power row: an ε the budget reaches against the claimed ε (margin: reached − claimed)."""
+    return Measurement(
+        quantity=quantity,
+        claimed=guarantee.epsilon,
+        measured=epsilon,
+        margin=epsilon - guarantee.epsilon,
+        direction=direction,
+        role=POWER,
+    )
+
+
 def _power(bound: EmpiricalBound, guarantee: ApproxDP) -> _Power:
     """The largest ε any event could certify with this budget, and the smallest event
     probability (on one side only) that would refute the claim."""
@@ -43,13 +55,11 @@ def _power(bound: EmpiricalBound, guarantee: ApproxDP) -> _Power:
     ceiling = certifiable_ceiling(trials, alpha, guarantee.delta)
     smallest = smallest_detectable_probability(trials, alpha, guarantee.delta, guarantee.epsilon)
     measurements: tuple[Measurement, ...] = (
-        Measurement(
-            quantity="largest epsilon any event can certify with this budget",
-            claimed=guarantee.epsilon,
-            measured=ceiling,
-            margin=ceiling - guarantee.epsilon,
-            direction=f"{trials} certification draws per side, error {alpha:.3g} per bound",
-            role=POWER,
+        _epsilon_power(
+            "largest epsilon any event can certify with this budget",
+            guarantee,
+            ceiling,
+            f"{trials} certification draws per side, error {alpha:.3g} per bound",
         ),
     )
     if smallest is None:
@@ -110,13 +120,11 @@ def _refutable_on_best_event(bound: EmpiricalBound, guarantee: ApproxDP) -> tupl
         f"its best event would have refuted the claim at {frequency:.3g} against {other:.3g} (the frequencies of an "
         f"epsilon of {refutable:.4g} on it, {refutable - guarantee.epsilon:.3g} above the claim)"
     )
-    return text, Measurement(
-        quantity="smallest epsilon the best event would have refuted",
-        claimed=guarantee.epsilon,
-        measured=refutable,
-        margin=refutable - guarantee.epsilon,
-        direction=f"{best.samples} certification draws per side, the other side's frequency held at its measure",
-        role=POWER,
+    return text, _epsilon_power(
+        "smallest epsilon the best event would have refuted",
+        guarantee,
+        refutable,
+        f"{best.samples} certification draws per side, the other side's frequency held at its measure",
     )
 
 
