@@ -189,8 +189,19 @@ class Measurement:
         return data
 
 
-def _labelled(quantity: str, label: str | None) -> str:
-    return quantity if label is None else f"{quantity} ({label})"
+def _against_claim(
+    quantity: str, claimed: Any, measured: Any, direction: str, high: float | None, label: str | None
+) -> Measurement:
+    """``measured`` against ``claimed`` (margin: claimed − measured), enclosed in [measured, high]
+    when ``high`` is given, on ``label`` when given."""
+    return Measurement(
+        quantity=quantity if label is None else f"{quantity} ({label})",
+        claimed=claimed,
+        measured=measured,
+        margin=claimed - measured,
+        direction=direction,
+        interval=None if high is None else (measured, high),
+    )
 
 
 def epsilon_measurement(
@@ -205,36 +216,17 @@ def epsilon_measurement(
         lower_bound: ``measured`` is a certified lower bound: the enclosure is [measured, ∞).
         label: what the ε was measured on (a pair), appended to the quantity.
     """
-    return Measurement(
-        quantity=_labelled(f"epsilon at delta={guarantee.delta!r}", label),
-        claimed=guarantee.epsilon,
-        measured=measured,
-        margin=guarantee.epsilon - measured,
-        direction=direction,
-        interval=(measured, math.inf) if lower_bound else None,
-    )
+    quantity = f"epsilon at delta={guarantee.delta!r}"
+    return _against_claim(quantity, guarantee.epsilon, measured, direction, math.inf if lower_bound else None, label)
 
 
 def delta_measurement(
     guarantee: ApproxDP, measured: Any, direction: str, *, lower_bound: bool = False, label: str | None = None
 ) -> Measurement:
-    """The δ measured at the claim's ε against the claimed δ (margin: claimed − measured).
-
-    Args:
-        guarantee: the (ε, δ) claim.
-        measured: the δ dpaudit computed, certified or estimated at ``guarantee.epsilon``.
-        direction: how ``measured`` errs.
-        lower_bound: ``measured`` is a certified lower bound: the enclosure is [measured, 1].
-        label: what the δ was measured on (a pair), appended to the quantity.
-    """
-    return Measurement(
-        quantity=_labelled(f"delta at epsilon={guarantee.epsilon!r}", label),
-        claimed=guarantee.delta,
-        measured=measured,
-        margin=guarantee.delta - measured,
-        direction=direction,
-        interval=(measured, 1.0) if lower_bound else None,
-    )
+    """The δ measured at the claim's ε against the claimed δ (margin: claimed − measured); as
+    :func:`epsilon_measurement`, with the enclosure [measured, 1] for a certified lower bound."""
+    quantity = f"delta at epsilon={guarantee.epsilon!r}"
+    return _against_claim(quantity, guarantee.delta, measured, direction, 1.0 if lower_bound else None, label)
 
 
 @dataclass(frozen=True)
