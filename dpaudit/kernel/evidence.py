@@ -11,8 +11,19 @@ import mpmath
 
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.verdicts import Verdict
+from dpaudit.privacy.guarantees import ApproxDP
 
-__all__ = ["Certificate", "CertifiedFact", "Evidence", "Measurement", "decimal_bound", "exact_fraction", "json_number"]
+__all__ = [
+    "Certificate",
+    "CertifiedFact",
+    "Evidence",
+    "Measurement",
+    "decimal_bound",
+    "delta_measurement",
+    "epsilon_measurement",
+    "exact_fraction",
+    "json_number",
+]
 
 
 def json_number(value: Any, digits: int = 17) -> Any:
@@ -176,6 +187,46 @@ class Measurement:
             low, high = self.margin_interval
             data["margin_interval"] = [decimal_bound(low, 17, up=False), decimal_bound(high, 17, up=True)]
         return data
+
+
+def _against_claim(
+    quantity: str, claimed: Any, measured: Any, direction: str, high: float | None, label: str | None
+) -> Measurement:
+    """``measured`` against ``claimed`` (margin: claimed − measured), enclosed in [measured, high]
+    when ``high`` is given, on ``label`` when given."""
+    return Measurement(
+        quantity=quantity if label is None else f"{quantity} ({label})",
+        claimed=claimed,
+        measured=measured,
+        margin=claimed - measured,
+        direction=direction,
+        interval=None if high is None else (measured, high),
+    )
+
+
+def epsilon_measurement(
+    guarantee: ApproxDP, measured: Any, direction: str, *, lower_bound: bool = False, label: str | None = None
+) -> Measurement:
+    """The ε measured at the claim's δ against the claimed ε (margin: claimed − measured).
+
+    Args:
+        guarantee: the (ε, δ) claim.
+        measured: the ε dpaudit computed, certified or estimated at ``guarantee.delta``.
+        direction: how ``measured`` errs.
+        lower_bound: ``measured`` is a certified lower bound: the enclosure is [measured, ∞).
+        label: what the ε was measured on (a pair), appended to the quantity.
+    """
+    quantity = f"epsilon at delta={guarantee.delta!r}"
+    return _against_claim(quantity, guarantee.epsilon, measured, direction, math.inf if lower_bound else None, label)
+
+
+def delta_measurement(
+    guarantee: ApproxDP, measured: Any, direction: str, *, lower_bound: bool = False, label: str | None = None
+) -> Measurement:
+    """The δ measured at the claim's ε against the claimed δ (margin: claimed − measured); as
+    :func:`epsilon_measurement`, with the enclosure [measured, 1] for a certified lower bound."""
+    quantity = f"delta at epsilon={guarantee.epsilon!r}"
+    return _against_claim(quantity, guarantee.delta, measured, direction, 1.0 if lower_bound else None, label)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ import numpy as np
 
 from dpaudit._validation import check_finite_array, check_integer, check_real
 from dpaudit.errors import InvalidArgument, InvalidType
-from dpaudit.rl.trajectory import Trajectory, TrajectoryBatch
+from dpaudit.rl.trajectory import Trajectory, TrajectoryBatch, check_trajectories
 
 __all__ = [
     "FirstVisitEstimate",
@@ -210,19 +210,9 @@ def dataset_signature(data: Data, n_states: int) -> np.ndarray:
         seen[batch.trajectory_index, batch.states] = True
         return seen.sum(axis=0).astype(np.int64)
     counts = np.zeros(n_states, dtype=np.int64)
-    for x in _trajectories(data):
+    for x in check_trajectories("dataset", data):
         counts[first_visit_times(x.states, n_states) >= 0] += 1
     return counts
-
-
-def _trajectories(data: Sequence[Trajectory]) -> tuple[Trajectory, ...]:
-    items = tuple(data)
-    if not items:
-        raise InvalidArgument("dataset: expected at least one trajectory")
-    for i, x in enumerate(items):
-        if not isinstance(x, Trajectory):
-            raise InvalidType(f"dataset[{i}]={x!r}: expected a Trajectory")
-    return items
 
 
 def average_first_visit_returns(data: Data, gamma: Any, n_states: int) -> tuple[Fraction, ...] | np.ndarray:
@@ -243,7 +233,7 @@ def average_first_visit_returns(data: Data, gamma: Any, n_states: int) -> tuple[
             )
         totals = [Fraction(0)] * n_states
         counts = [0] * n_states
-        for x in _trajectories(data):
+        for x in check_trajectories("dataset", data):
             returns = first_visit_returns(x, gamma, n_states)
             for s in set(x.states):
                 totals[s] += returns[s]

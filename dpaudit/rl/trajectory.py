@@ -24,7 +24,7 @@ import numpy as np
 from dpaudit._validation import check_integer
 from dpaudit.errors import InvalidArgument, InvalidType
 
-__all__ = ["Dataset", "Trajectory", "TrajectoryBatch"]
+__all__ = ["Dataset", "Trajectory", "TrajectoryBatch", "check_trajectories"]
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,21 @@ class Trajectory:
 
 Dataset = tuple[Trajectory, ...]
 """A dataset X = (x_1, ..., x_m): a tuple of trajectories (Balle et al. 2016, Sec. 2)."""
+
+
+def check_trajectories(name: str, trajectories: Sequence[Trajectory]) -> tuple[Trajectory, ...]:
+    """The trajectories as a tuple, checked to be at least one and each a :class:`Trajectory`.
+
+    Raises:
+        InvalidArgument: for no trajectory; InvalidType: for an item that is not a Trajectory.
+    """
+    items = tuple(trajectories)
+    if not items:
+        raise InvalidArgument(f"{name}: expected at least one trajectory")
+    for i, x in enumerate(items):
+        if not isinstance(x, Trajectory):
+            raise InvalidType(f"{name}[{i}]={x!r}: expected a Trajectory")
+    return items
 
 
 def _plain(value: Any) -> Any:
@@ -196,12 +211,7 @@ class TrajectoryBatch:
             InvalidArgument: for an empty dataset or a state outside 0..n_states-1.
         """
         n_states = check_integer("n_states", n_states, low=1)
-        items = tuple(trajectories)
-        if not items:
-            raise InvalidArgument("trajectories: expected at least one trajectory")
-        for i, x in enumerate(items):
-            if not isinstance(x, Trajectory):
-                raise InvalidType(f"trajectories[{i}]={x!r}: expected a Trajectory")
+        items = check_trajectories("trajectories", trajectories)
         lengths = np.array([len(x) for x in items], dtype=np.int64)
         max_length = int(lengths.max())
         rows = np.arange(len(items))

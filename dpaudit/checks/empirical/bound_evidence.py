@@ -16,7 +16,7 @@ from dpaudit.checks.empirical.statistics import (
     smallest_detectable_probability,
     smallest_refuting_count,
 )
-from dpaudit.kernel.evidence import Evidence, Measurement
+from dpaudit.kernel.evidence import Evidence, Measurement, delta_measurement, epsilon_measurement
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.privacy.guarantees import ApproxDP
 
@@ -35,6 +35,18 @@ class _Power:
     measurements: tuple[Measurement, ...]
 
 
+def _epsilon_power(quantity: str, guarantee: ApproxDP, epsilon: float, direction: str) -> Measurement:
+    """A power row: an ε the budget reaches against the claimed ε (margin: reached − claimed)."""
+    return Measurement(
+        quantity=quantity,
+        claimed=guarantee.epsilon,
+        measured=epsilon,
+        margin=epsilon - guarantee.epsilon,
+        direction=direction,
+        role=POWER,
+    )
+
+
 def _power(bound: EmpiricalBound, guarantee: ApproxDP) -> _Power:
     """The largest ε any event could certify with this budget, and the smallest event
     probability (on one side only) that would refute the claim."""
@@ -43,13 +55,11 @@ def _power(bound: EmpiricalBound, guarantee: ApproxDP) -> _Power:
     ceiling = certifiable_ceiling(trials, alpha, guarantee.delta)
     smallest = smallest_detectable_probability(trials, alpha, guarantee.delta, guarantee.epsilon)
     measurements: tuple[Measurement, ...] = (
-        Measurement(
-            quantity="largest epsilon any event can certify with this budget",
-            claimed=guarantee.epsilon,
-            measured=ceiling,
-            margin=ceiling - guarantee.epsilon,
-            direction=f"{trials} certification draws per side, error {alpha:.3g} per bound",
-            role=POWER,
+        _epsilon_power(
+            "largest epsilon any event can certify with this budget",
+            guarantee,
+            ceiling,
+            f"{trials} certification draws per side, error {alpha:.3g} per bound",
         ),
     )
     if smallest is None:
@@ -110,41 +120,21 @@ def _refutable_on_best_event(bound: EmpiricalBound, guarantee: ApproxDP) -> tupl
         f"its best event would have refuted the claim at {frequency:.3g} against {other:.3g} (the frequencies of an "
         f"epsilon of {refutable:.4g} on it, {refutable - guarantee.epsilon:.3g} above the claim)"
     )
-    return text, Measurement(
-        quantity="smallest epsilon the best event would have refuted",
-        claimed=guarantee.epsilon,
-        measured=refutable,
-        margin=refutable - guarantee.epsilon,
-        direction=f"{best.samples} certification draws per side, the other side's frequency held at its measure",
-        role=POWER,
+    return text, _epsilon_power(
+        "smallest epsilon the best event would have refuted",
+        guarantee,
+        refutable,
+        f"{best.samples} certification draws per side, the other side's frequency held at its measure",
     )
 
 
 def _bound_measurements(bound: EmpiricalBound, guarantee: ApproxDP, confidence: str) -> list[Measurement]:
     """The certified ε lower bound against the claimed ε, and the certified δ lower bound against the
     claimed δ when the bound has one."""
-    epsilon_bound = bound.epsilon_lower_bound
-    measurements = [
-        Measurement(
-            quantity=f"epsilon at delta={guarantee.delta!r}",
-            claimed=guarantee.epsilon,
-            measured=epsilon_bound,
-            margin=guarantee.epsilon - epsilon_bound,
-            direction=f"lower bound at confidence {confidence} (Clopper-Pearson, union bound)",
-            interval=(epsilon_bound, math.inf),
-        )
-    ]
+    direction = f"lower bound at confidence {confidence} (Clopper-Pearson, union bound)"
+    measurements = [epsilon_measurement(guarantee, bound.epsilon_lower_bound, direction, lower_bound=True)]
     if bound.delta_lower_bound is not None:
-        measurements.append(
-            Measurement(
-                quantity=f"delta at epsilon={guarantee.epsilon!r}",
-                claimed=guarantee.delta,
-                measured=bound.delta_lower_bound,
-                margin=guarantee.delta - bound.delta_lower_bound,
-                direction=f"lower bound at confidence {confidence} (Clopper-Pearson, union bound)",
-                interval=(bound.delta_lower_bound, 1.0),
-            )
-        )
+        measurements.append(delta_measurement(guarantee, bound.delta_lower_bound, direction, lower_bound=True))
     return measurements
 
 

@@ -54,7 +54,6 @@ References:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -89,7 +88,7 @@ from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checker_config import param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
-from dpaudit.kernel.evidence import Evidence, Measurement
+from dpaudit.kernel.evidence import Evidence, epsilon_measurement
 from dpaudit.kernel.verdicts import Verdict
 
 __all__ = ["GaussianReleaseFit", "ReleaseFitConfig", "check_gaussian_release_fit", "fit_gaussian_release"]
@@ -360,13 +359,8 @@ class _Report:
     def with_bound(self, summary: str, bound: float, assumption: str, record: dict[str, Any]) -> Evidence:
         """``violated`` or ``consistent`` evidence for a certified ε lower bound ``bound``."""
         violated = bound > self.guarantee.epsilon
-        measurement = Measurement(
-            quantity=f"epsilon at delta={self.guarantee.delta!r}",
-            claimed=self.guarantee.epsilon,
-            measured=bound,
-            margin=self.guarantee.epsilon - bound,
-            direction=f"lower bound at confidence {self.confidence}{assumption}",
-            interval=(bound, math.inf),
+        measurement = epsilon_measurement(
+            self.guarantee, bound, f"lower bound at confidence {self.confidence}{assumption}", lower_bound=True
         )
         return Evidence(
             Verdict.VIOLATED if violated else Verdict.CONSISTENT,

@@ -52,7 +52,7 @@ from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checker_config import param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
-from dpaudit.kernel.evidence import Evidence, Measurement
+from dpaudit.kernel.evidence import Evidence, delta_measurement, epsilon_measurement
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.privacy.profiles import gaussian_epsilon
 
@@ -278,13 +278,11 @@ def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) ->
         f"(scale <= {record['scale_upper']:.4g}, shift >= {record['shift_lower']:.4g}, centres: {record['centres']}, "
         f"{confidence * 100:.4g}% confidence)"
     )
-    measurement = Measurement(
-        quantity=f"epsilon at delta={guarantee.delta!r}",
-        claimed=guarantee.epsilon,
-        measured=epsilon_lower,
-        margin=guarantee.epsilon - epsilon_lower,
-        direction=f"lower bound at confidence {confidence} under assumption: {family} noise",
-        interval=(epsilon_lower, math.inf),
+    measurement = epsilon_measurement(
+        guarantee,
+        epsilon_lower,
+        f"lower bound at confidence {confidence} under assumption: {family} noise",
+        lower_bound=True,
     )
     return Evidence(
         verdict,
@@ -390,13 +388,11 @@ def _dirichlet_evidence(
         f"certified delta({guarantee.epsilon:g}) >= {delta_lower:.4g} on {record['pair']} against the claimed "
         f"{guarantee.delta:g} ({confidence * 100:.4g}% confidence)"
     )
-    measurement = Measurement(
-        quantity=f"delta at epsilon={guarantee.epsilon!r}",
-        claimed=guarantee.delta,
-        measured=delta_lower,
-        margin=guarantee.delta - delta_lower,
-        direction=f"lower bound at confidence {confidence} under assumption: Dirichlet(k p) noise",
-        interval=(delta_lower, 1.0),
+    measurement = delta_measurement(
+        guarantee,
+        delta_lower,
+        f"lower bound at confidence {confidence} under assumption: Dirichlet(k p) noise",
+        lower_bound=True,
     )
     return Evidence(
         Verdict.VIOLATED if violated else Verdict.CONSISTENT,

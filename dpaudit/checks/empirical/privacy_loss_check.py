@@ -34,7 +34,7 @@ from dpaudit.errors import CheckerError
 from dpaudit.kernel.checker_config import param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Obligation
-from dpaudit.kernel.evidence import Evidence, Measurement
+from dpaudit.kernel.evidence import Evidence, Measurement, delta_measurement
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.views import AuditPairsView, GaussianView
 from dpaudit.privacy.guarantees import ApproxDP
@@ -202,21 +202,14 @@ def _measurements(
 ) -> tuple[Measurement, ...]:
     """The certified δ lower bound, the δ point estimate and the ε point estimate of the worst pair."""
     return (
-        Measurement(
-            quantity=f"delta at epsilon={guarantee.epsilon!r} ({label})",
-            claimed=guarantee.delta,
-            measured=bound,
-            margin=guarantee.delta - bound,
-            direction=f"lower bound at confidence {confidence} (empirical Bernstein, losses rounded down, union bound)",
-            interval=(bound, 1.0),
+        delta_measurement(
+            guarantee,
+            bound,
+            f"lower bound at confidence {confidence} (empirical Bernstein, losses rounded down, union bound)",
+            lower_bound=True,
+            label=label,
         ),
-        Measurement(
-            quantity=f"delta at epsilon={guarantee.epsilon!r} ({label})",
-            claimed=guarantee.delta,
-            measured=estimate,
-            margin=guarantee.delta - estimate,
-            direction="point estimate (histogram, cell midpoints)",
-        ),
+        delta_measurement(guarantee, estimate, "point estimate (histogram, cell midpoints)", label=label),
         Measurement(
             quantity=f"epsilon at delta={guarantee.delta!r} ({label})",
             claimed=guarantee.epsilon,

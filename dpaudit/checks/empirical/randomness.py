@@ -38,7 +38,7 @@ from dpaudit.checks.empirical.statistics import clopper_pearson_lower, clopper_p
 from dpaudit.kernel.checker_config import param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Obligation
-from dpaudit.kernel.evidence import Evidence, Measurement
+from dpaudit.kernel.evidence import Evidence, Measurement, epsilon_measurement
 from dpaudit.kernel.verdicts import Verdict
 
 __all__ = ["check_randomness_contract"]
@@ -268,13 +268,8 @@ def check_randomness_contract(obligation: Obligation, context: CheckContext) -> 
         )
     epsilon, label, record = worst
     violated = epsilon > guarantee.epsilon
-    measurement = Measurement(
-        quantity=f"epsilon at delta={guarantee.delta!r}",
-        claimed=guarantee.epsilon,
-        measured=epsilon,
-        margin=guarantee.epsilon - epsilon,
-        direction=f"lower bound at confidence {confidence} (Clopper-Pearson)",
-        interval=(epsilon, float("inf")),
+    measurement = epsilon_measurement(
+        guarantee, epsilon, f"lower bound at confidence {confidence} (Clopper-Pearson)", lower_bound=True
     )
     summary = (
         f"public noise: {samples} releases on {label} with {samples} different seeds are all the same value; "

@@ -53,28 +53,29 @@ def _key(item: Any) -> str:
     return json.dumps(item, sort_keys=True)
 
 
-def _shared(first: list[Any], second: list[Any]) -> list[Any]:
-    """The records both lists hold (as a multiset), in the order of ``first``."""
-    remaining = Counter(_key(item) for item in second)
-    shared = []
-    for item in first:
+def _split(items: list[Any], other: list[Any]) -> tuple[list[Any], list[Any]]:
+    """``items`` split into the records ``other`` also holds (as a multiset) and the rest, both in the
+    order of ``items``."""
+    remaining = Counter(_key(item) for item in other)
+    shared, rest = [], []
+    for item in items:
         key = _key(item)
         if remaining[key] > 0:
             remaining[key] -= 1
             shared.append(item)
-    return shared
+        else:
+            rest.append(item)
+    return shared, rest
+
+
+def _shared(first: list[Any], second: list[Any]) -> list[Any]:
+    """The records both lists hold (as a multiset), in the order of ``first``."""
+    return _split(first, second)[0]
 
 
 def _without(items: list[Any], removed: list[Any]) -> list[Any]:
-    counts = Counter(_key(item) for item in removed)
-    kept = []
-    for item in items:
-        key = _key(item)
-        if counts[key] > 0:
-            counts[key] -= 1
-        else:
-            kept.append(item)
-    return kept
+    """``items`` less the records of ``removed`` (as a multiset), in their order."""
+    return _split(items, removed)[1]
 
 
 def shrink_pair(

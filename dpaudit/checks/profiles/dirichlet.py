@@ -23,7 +23,7 @@ from dpaudit.errors import CheckerError, InvalidArgument
 from dpaudit.kernel.checker_config import param, param_of, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
-from dpaudit.kernel.evidence import Certificate, Evidence, Measurement
+from dpaudit.kernel.evidence import Certificate, Evidence, Measurement, epsilon_measurement
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.views import ConcentrationView
 from dpaudit.privacy.dirichlet_composition import composition_delta_bounds
@@ -222,13 +222,7 @@ def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext)
                 direction=f"exact at the worst pair found, error <= {mpmath.nstr(worst.delta.error, 3)}",
                 interval=interval,
             ),
-            Measurement(
-                quantity=f"epsilon at delta={guarantee.delta!r}",
-                claimed=guarantee.epsilon,
-                measured=epsilon_estimate,
-                margin=guarantee.epsilon - epsilon_estimate,
-                direction="float64 bisection estimate (informational)",
-            ),
+            epsilon_measurement(guarantee, epsilon_estimate, "float64 bisection estimate (informational)"),
         ),
         budget={"grid_points": worst.grid_points, "digits": worst.delta.digits},
         counterexample=counterexample,

@@ -250,6 +250,21 @@ class LslCorollary8:
         return _decide(measured, bound)
 
 
+def _binary_exact(values: Any) -> tuple[Fraction, ...]:
+    """The exact binary values of a vector of floats."""
+    return tuple(Fraction(float(v)) for v in values)
+
+
+def _binary_exact_matrix(rows: Any) -> tuple[tuple[Fraction, ...], ...]:
+    """The exact binary values of a matrix of floats, row by row."""
+    return tuple(_binary_exact(row) for row in rows)
+
+
+def _reward_bound_and_discount(mechanism: Any) -> tuple[Fraction, Fraction]:
+    """R_max and γ of a DP-LSW/DP-LSL mechanism, exact."""
+    return check_rational("r_max", mechanism.r_max), check_rational("gamma", mechanism.gamma)
+
+
 def mechanism_problem(mechanism: Any) -> LSWProblem | LSLProblem:
     """The exact LSW/LSL problem of a DP-LSW/DP-LSL mechanism's public parameters.
 
@@ -261,20 +276,11 @@ def mechanism_problem(mechanism: Any) -> LSWProblem | LSLProblem:
     from dpaudit.mechanisms.policy_evaluation.private import DPLSL, DPLSW
 
     if isinstance(mechanism, DPLSW):
-        estimator = mechanism.estimator
-        return LSWProblem(
-            tuple(tuple(Fraction(float(v)) for v in row) for row in estimator.phi),
-            tuple(Fraction(float(v)) for v in estimator.w),
-            check_rational("r_max", mechanism.r_max),
-            check_rational("gamma", mechanism.gamma),
-        )
+        features, weights = _binary_exact_matrix(mechanism.estimator.phi), _binary_exact(mechanism.estimator.w)
+        return LSWProblem(features, weights, *_reward_bound_and_discount(mechanism))
     if isinstance(mechanism, DPLSL):
         ridge = mechanism.estimator
-        return LSLProblem(
-            tuple(tuple(Fraction(float(v)) for v in row) for row in ridge.phi),
-            tuple(Fraction(float(v)) for v in ridge.weights),
-            check_rational("lam", ridge.lam),
-            check_rational("r_max", mechanism.r_max),
-            check_rational("gamma", mechanism.gamma),
-        )
+        features, weights = _binary_exact_matrix(ridge.phi), _binary_exact(ridge.weights)
+        lam = check_rational("lam", ridge.lam)
+        return LSLProblem(features, weights, lam, *_reward_bound_and_discount(mechanism))
     raise InvalidArgument(f"mechanism={type(mechanism).__name__}: expected DP-LSW or DP-LSL")
