@@ -95,16 +95,32 @@ def test_a_bad_grid_of_delta_is_refused_naming_the_key(tmp_path, grid, reason):
     assert "claim.guarantee.delta" in str(refused.value)
 
 
-def test_too_little_noise_is_violated_at_each_delta_of_the_grid(tmp_path):
-    spec = _zcdp_spec(tmp_path, 0.5, "[1e-5, 1e-3]")
-    halved = dpaudit.check(_gaussian(0.5), spec, quick=True, seed=3)
-    items = {item.obligation.id: item.evidence for item in halved.claims[0].relations[0].obligations}
+def _exact_zcdp_grid_spec(tmp_path, rho, deltas):
+    """The reference Gaussian (sigma = 1, sensitivity 1: exactly 1/2-zCDP) claimed rho-zCDP over a grid of delta,
+    audited by its exact privacy profile alone."""
+    text = (Path(__file__).resolve().parents[2] / "specs" / "gaussian_mechanism.toml").read_text(encoding="utf-8")
+    text = text.replace(
+        'kind = "approx_dp"\nepsilon = 4.38\ndelta = 1e-5', f'kind = "zcdp"\nrho = {rho}\ndelta = {deltas}'
+    )
+    text = text[: text.index("[[obligations]]", text.index("exact-profile"))]
+    path = tmp_path / "zcdp_grid.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("rho", "verdict"), [(0.3, "violated"), (0.5, "consistent")])
+def test_each_delta_of_the_grid_is_audited_against_its_own_epsilon(tmp_path, rho, verdict):
+    from dpaudit.audit.runner import run_audit
+
+    path = _exact_zcdp_grid_spec(tmp_path, rho, "[1e-5, 1e-3]")
+    report = run_audit([(load_spec(path), str(path))], seed=3, quick=True)
+    items = {item.obligation.id: item.evidence for item in report.claims[0].relations[0].obligations}
+    assert sorted(items) == ["exact-profile@delta=0.001", "exact-profile@delta=1e-05"]
     for delta in (1e-5, 1e-3):
-        privacy = [evidence for name, evidence in items.items() if name.endswith(f"@delta={delta!r}")]
-        assert any(evidence.verdict.value == "violated" for evidence in privacy), (delta, items)
-        implied = ZeroConcentratedDP(0.5, delta).implied_approx_dp()
-        stated = f"the claimed {implied.epsilon:.6g} at delta={delta:g}"
-        assert any(stated in evidence.summary for evidence in privacy), (delta, items)
+        evidence = items[f"exact-profile@delta={delta!r}"]
+        assert evidence.verdict.value == verdict, evidence.summary
+        implied = ZeroConcentratedDP(rho, delta).implied_approx_dp()
+        assert f"{implied.epsilon:.6g}" in evidence.summary, evidence.summary
 
 
 def test_an_rdp_curve_takes_the_same_grid_and_each_point_is_the_curves_conversion():
