@@ -240,3 +240,14 @@ def test_a_spec_with_a_byte_order_mark_loads(tmp_path):
     path = tmp_path / "bom.toml"
     path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
     assert load_spec(path).id == "laplace-mechanism"
+
+
+def test_a_black_box_check_without_pairs_for_a_mechanism_that_proposes_none_is_refused_at_load(tmp_path):
+    example = builtin_spec_dir() / "examples" / "smooth_gaussian_candidate.toml"
+    text = re.sub(r", pairs = \[\{.*?\}\] \}", " }", example.read_text(encoding="utf-8"))
+    assert "pairs = [" not in text
+    path = tmp_path / "no_pairs.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SpecError, match=r"obligations\[0\]\.params.*pairs: missing; mechanism 'smooth_gaussian'"):
+        load_spec(path)
+    assert load_spec(example).id == "smooth-gaussian-candidate"  # with its pairs it loads

@@ -40,6 +40,7 @@ from dpaudit.checks.empirical.sampling import (
     NeighbourPair,
     PairsConfig,
     neighbour_pairs,
+    no_pairs,
     phase_seed,
     user_made_pairs,
     with_unique_labels,
@@ -167,11 +168,7 @@ def _audited_pairs(mechanism: Any, pairs: Any, context: CheckContext) -> list[Ne
     if isinstance(mechanism, AuditPairsView):
         proposed = mechanism.audit_pairs(context.relation)
         return [pair if isinstance(pair, NeighbourPair) else NeighbourPair(*pair) for pair in proposed]
-    raise CheckerError(
-        f"mechanism {context.claim.mechanism.name!r} proposes no neighbouring pairs (no AuditPairsView); "
-        "give them in the obligation's params as pairs = [{first = [...], second = [...]}], or name a dataset "
-        "generator and a neighbour function in the spec's [candidate] table"
-    )
+    raise CheckerError(no_pairs(context.claim))
 
 
 EMPIRICAL_CHECKER = "empirical_epsilon_lower_bound"

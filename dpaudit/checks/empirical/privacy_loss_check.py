@@ -29,7 +29,7 @@ from dpaudit.checks.empirical.loss_histogram import (
     PrivacyLossHistogram,
     privacy_loss_histogram,
 )
-from dpaudit.checks.empirical.sampling import NeighbourPair, PairsConfig, neighbour_pairs, phase_seed
+from dpaudit.checks.empirical.sampling import NeighbourPair, PairsConfig, neighbour_pairs, no_pairs, phase_seed
 from dpaudit.errors import CheckerError
 from dpaudit.kernel.checker_config import param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
@@ -159,10 +159,7 @@ def _pairs(mechanism: Any, pairs: Any, context: CheckContext) -> list[NeighbourP
     if pairs is not None:
         return neighbour_pairs(pairs, input_converter(context.claim))
     if not isinstance(mechanism, AuditPairsView):
-        raise CheckerError(
-            f"mechanism {context.claim.mechanism.name!r} proposes no neighbouring pairs (no AuditPairsView); "
-            "give them in the obligation's params as pairs = [{first = [...], second = [...]}]"
-        )
+        raise CheckerError(no_pairs(context.claim))
     return [p if isinstance(p, NeighbourPair) else NeighbourPair(*p) for p in mechanism.audit_pairs(context.relation)]
 
 

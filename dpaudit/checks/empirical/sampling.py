@@ -42,6 +42,7 @@ __all__ = [
     "draw_outputs",
     "histogram_scores",
     "neighbour_pairs",
+    "no_pairs",
     "phase_seed",
     "reference_or_given_pairs",
     "user_made_pairs",
@@ -323,6 +324,19 @@ class PairsConfig(CheckerConfig):
         approx_dp_of(claim)
         if self.pairs is not None:
             neighbour_pairs(self.pairs, input_converter(claim))
+        elif claim.candidate_inputs.datasets is None and not isinstance(
+            build_mechanism(claim.mechanism.name, claim.mechanism.params), AuditPairsView
+        ):
+            raise InvalidArgument(f"pairs: missing; {no_pairs(claim)}")
+
+
+def no_pairs(claim: Claim) -> str:
+    """What to do when the claim's mechanism proposes no pairs and the spec gives none."""
+    return (
+        f"mechanism {claim.mechanism.name!r} proposes no neighbouring pairs (no AuditPairsView); give them in the "
+        "obligation's params as pairs = [{first = [...], second = [...]}], or name a dataset generator and a "
+        "neighbour function in the spec's [candidate] table"
+    )
 
 
 def neighbour_pairs(pairs: Any, convert: Callable[[Any], Any] | None = None) -> list[NeighbourPair]:
@@ -375,9 +389,6 @@ def reference_or_given_pairs(pairs: Any, context: CheckContext) -> list[Neighbou
         return with_unique_labels(given + made)
     reference = build_mechanism(context.claim.mechanism.name, context.claim.mechanism.params)
     if not isinstance(reference, AuditPairsView):
-        raise CheckerError(
-            "give the pairs in params, or a dataset generator and a neighbour function in the [candidate] table: "
-            "the reference proposes none (no AuditPairsView)"
-        )
+        raise CheckerError(no_pairs(context.claim))
     proposed = reference.audit_pairs(context.relation)
     return with_unique_labels([pair if isinstance(pair, NeighbourPair) else NeighbourPair(*pair) for pair in proposed])
