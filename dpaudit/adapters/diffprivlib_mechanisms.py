@@ -27,12 +27,17 @@ References:
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import sys
+import types
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from dpaudit.adapters._library import import_library
+from dpaudit.errors import CandidateLoadError
 
 __all__ = [
     "binary",
@@ -50,7 +55,48 @@ __all__ = [
 
 
 def _mechanisms() -> Any:
-    return import_library("diffprivlib.mechanisms", extra="diffprivlib", library="diffprivlib")
+    """``diffprivlib.mechanisms``; when diffprivlib's package ``__init__`` fails, the mechanisms without it.
+
+    ``import diffprivlib`` imports its models too, and diffprivlib 0.6.6's models import
+    ``sklearn.tree._tree.DOUBLE``, which scikit-learn 1.9 removed. The mechanisms need none of it: when the
+    package fails to import, diffprivlib's folder is registered as a package whose ``__init__`` is not run,
+    and ``diffprivlib.mechanisms`` (its own files, unchanged) is imported from it; the process then holds a
+    ``diffprivlib`` without its models, which could not be imported anyway. Raises ``CandidateLoadError``,
+    naming the extra, when that fails too.
+    """
+    try:
+        return import_library("diffprivlib.mechanisms", extra="diffprivlib", library="diffprivlib")
+    except CandidateLoadError:
+        mechanisms = _mechanisms_without_package_init()
+        if mechanisms is None:
+            raise
+        return mechanisms
+
+
+def _mechanisms_without_package_init() -> Any | None:
+    """``diffprivlib.mechanisms`` imported under a ``diffprivlib`` package whose ``__init__`` is not run, or
+    ``None`` (nothing left behind) when diffprivlib is not installed, is already imported, or its mechanisms
+    fail to import as well."""
+    if "diffprivlib" in sys.modules:
+        return None
+    try:
+        found = importlib.util.find_spec("diffprivlib")
+    except (ImportError, ValueError):
+        return None
+    if found is None or not found.submodule_search_locations:
+        return None
+    package = types.ModuleType("diffprivlib")
+    package.__path__ = list(found.submodule_search_locations)
+    package.__spec__ = found
+    before = set(sys.modules)
+    sys.modules["diffprivlib"] = package
+    try:
+        return importlib.import_module("diffprivlib.mechanisms")
+    except ImportError:
+        for name in set(sys.modules) - before:
+            if name == "diffprivlib" or name.startswith("diffprivlib."):
+                del sys.modules[name]
+        return None
 
 
 def _random_state(rng: np.random.Generator) -> np.random.RandomState:

@@ -8,10 +8,25 @@ from dpaudit.errors import DpAuditError, InvalidArgument
 from dpaudit.privacy.accounting.peer_audit import SOUND, UNSOUND, audit_peer_rdp
 
 
+def _dp_accounting_sums_fractional_orders_to_round_off() -> bool:
+    """dp-accounting before 0.5 stops its fractional-order series at an absolute tolerance and lands within
+    float64 round-off of the exact RDP, on either side (8e-11 below it at order 2.5 here); from 0.5 on its
+    fractional orders over-approximate by more than 1e-5."""
+    from importlib.metadata import version
+
+    from packaging.version import Version
+
+    return Version(version("dp-accounting")) < Version("0.5")
+
+
 @pytest.mark.parametrize("peer", ["dp_accounting", "autodp"])
 def test_peer_fractional_orders_over_approximate(peer):
     pytest.importorskip(peer)
     results = audit_peer_rdp(peer, [1.5, 2.5], [0.01], [2.5], steps=50)
+    if peer == "dp_accounting" and _dp_accounting_sums_fractional_orders_to_round_off():
+        assert all(abs(r.relative_error) < 1e-9 for r in results)
+        assert [r.direction for r in results] == [SOUND if r.relative_error > 0 else UNSOUND for r in results]
+        return
     assert all(r.direction == SOUND for r in results)
     assert all(r.relative_error > 1e-5 for r in results)
 
