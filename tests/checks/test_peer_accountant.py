@@ -35,16 +35,37 @@ def test_the_rdp_accountant_is_a_certified_upper_bound_and_sound_at_fractional_o
     from packaging.version import Version
 
     evidence = _run({"peer": "dp_accounting", "accountant": "rdp", "points": [POINT], "fractional_orders": [2.5]})
-    assert evidence.verdict is Verdict.VERIFIED
     (fractional,) = evidence.details["fractional_order_rdp"]
     if Version(version("dp-accounting")) < Version("0.5"):
-        # Before 0.5 the fractional-order series ends within float64 round-off of the exact RDP, here below it.
+        # Before 0.5 the fractional-order series ends within 1e-9 of the exact RDP, here below it (8e-11 relative
+        # at order 2.5): the statement "an over-approximation" is then false, and the obligation says so.
         assert abs(fractional["relative_error"]) < 1e-9
-        assert fractional["direction"] == (
-            "sound over-approximation" if fractional["relative_error"] > 0 else "unsound under-approximation"
-        )
+        below = fractional["relative_error"] < 0
+        assert fractional["direction"] == ("unsound under-approximation" if below else "sound over-approximation")
+        assert evidence.verdict is (Verdict.VIOLATED if below else Verdict.VERIFIED)
     else:
         assert fractional["direction"] == "sound over-approximation"
+        assert evidence.verdict is Verdict.VERIFIED
+
+
+def test_a_fractional_order_rdp_below_the_exact_value_is_violated_and_one_above_is_not():
+    import mpmath
+
+    from dpaudit.checks.accountants.peers import with_fractional_orders
+    from dpaudit.kernel.evidence import Evidence
+    from dpaudit.privacy.accounting.peer_audit import SOUND, UNSOUND, PeerComparison
+
+    def comparison(relative, direction):
+        exact = mpmath.mpf("0.5")
+        return PeerComparison("dp_accounting", 2.5, 0.01, 1.3, 10, exact, mpmath.mpf(1e-50), 0.5, relative, direction)
+
+    points = Evidence(Verdict.VERIFIED, "every point's epsilon bounds the certified one", "grid", "pld")
+    above = with_fractional_orders(points, [comparison(3e-3, SOUND)])
+    assert above.verdict is Verdict.VERIFIED and "2.5: sound over-approximation" in above.summary
+    below = with_fractional_orders(points, [comparison(3e-3, SOUND), comparison(-8e-11, UNSOUND)])
+    assert below.verdict is Verdict.VIOLATED and below.certificate is None
+    assert below.summary.startswith("the peer's RDP at fractional order 2.5 is below the exact value (-8e-11")
+    assert below.measurements[-1].measured == -8e-11
 
 
 def test_an_understating_peer_is_violated(monkeypatch):

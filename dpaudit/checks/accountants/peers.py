@@ -3,11 +3,11 @@ certified enclosure of the true ε of N Poisson-subsampled Gaussian steps (add/r
 
 ``peer_accountant`` asks dp_accounting's PLD accountant (``accountant = "pld"``) or its RDP
 accountant (``"rdp"``, which also compares its RDP at fractional orders with the exact value,
-MTZ 2019) for ε(δ) and decides each point as ``accountant_certified`` does: below the certified
-lower end is an understatement (``violated``), at or above the upper end a valid bound
-(``verified``), in between undecided. dp_accounting is an optional dependency, the ``peers``
-extra (``pip install 'dpaudit[peers]'``): without it the obligation is ``inconclusive`` and its
-summary names that extra.
+MTZ 2019: a value below it is ``violated``, an unsound under-approximation) for ε(δ) and decides
+each point as ``accountant_certified`` does: below the certified lower end is an understatement
+(``violated``), at or above the upper end a valid bound (``verified``), in between undecided.
+dp_accounting is an optional dependency, the ``peers`` extra (``pip install 'dpaudit[peers]'``):
+without it the obligation is ``inconclusive`` and its summary names that extra.
 
 References:
     Mironov 2017 and Mironov, Talwar & Zhang 2019 (RDP of the subsampled Gaussian); Doroshenko et
@@ -25,13 +25,13 @@ from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checker_config import CheckerConfig, param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
-from dpaudit.kernel.evidence import Evidence
+from dpaudit.kernel.evidence import Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.accountant import SubsampledGaussianAccountant, accounting_point
-from dpaudit.privacy.accounting.peer_audit import audit_peer_rdp
+from dpaudit.privacy.accounting.peer_audit import UNSOUND, PeerComparison, audit_peer_rdp
 from dpaudit.privacy.relations import ADD_REMOVE_ONE
 
-__all__ = ["PeerConfig", "check_peer_accountant"]
+__all__ = ["PeerConfig", "check_peer_accountant", "with_fractional_orders"]
 
 ACCOUNTANTS = ("pld", "rdp")
 
@@ -112,10 +112,37 @@ def check_peer_accountant(obligation: Obligation, context: CheckContext) -> Evid
     comparisons = audit_peer_rdp(
         "dp_accounting", orders, [1.0 / first["records"]], [first["noise_multiplier"]], steps=first["steps"]
     )
+    return with_fractional_orders(evidence, comparisons)
+
+
+def with_fractional_orders(evidence: Evidence, comparisons: list[PeerComparison]) -> Evidence:
+    """``evidence`` of the ε points with the peer's RDP at fractional orders against the exact value (MTZ
+    2019, mpmath): the statement is that it over-approximates, so a value below the exact enclosure (an
+    unsound under-approximation, however small) makes the obligation ``violated``, its size measured."""
     rows = [comparison.to_json() for comparison in comparisons]
     summary = (
         evidence.summary
         + "; RDP at fractional orders "
         + ", ".join(f"{row['alpha']:g}: {row['direction']} ({row['relative_error']:+.3g} relative)" for row in rows)
     )
-    return replace(evidence, summary=summary, details={**evidence.details, "fractional_order_rdp": rows})
+    details = {**evidence.details, "fractional_order_rdp": rows}
+    below = [comparison for comparison in comparisons if comparison.direction == UNSOUND]
+    if not below:
+        return replace(evidence, summary=summary, details=details)
+    worst = min(below, key=lambda comparison: comparison.relative_error)
+    measurement = Measurement(
+        quantity=f"peer RDP at order {worst.alpha:g} relative to the exact value",
+        claimed=0.0,
+        measured=worst.relative_error,
+        margin=worst.relative_error,
+        direction="point estimate (the peer's float against the exact mpmath value)",
+    )
+    return replace(
+        evidence,
+        verdict=Verdict.VIOLATED,
+        summary=f"the peer's RDP at fractional order {worst.alpha:g} is below the exact value "
+        f"({worst.relative_error:+.3g} relative): an unsound under-approximation; {summary}",
+        details=details,
+        measurements=(*evidence.measurements, measurement),
+        certificate=None,
+    )
