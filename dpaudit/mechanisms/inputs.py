@@ -118,8 +118,10 @@ TRAJECTORIES = InputDomain(
 
 
 #: Query values the input search starts from: zero, half-integers (where rounding jumps),
-#: small and large magnitudes of both signs (where a branch may skip the noise).
-SEARCH_MAGNITUDES = (0.0, 0.5, 1.0, 2.5, -3.0, 10.0, 1e3, 1e4, 1e6)
+#: small and large magnitudes of both signs (where a branch may skip the noise), and magnitudes
+#: where float32's spacing reaches 1 (2^23 + 0.5) and 8 (10^8): an implementation that stores the
+#: value or its noise in single precision releases a coarse lattice there.
+SEARCH_MAGNITUDES = (0.0, 0.5, 1.0, 2.5, -3.0, 10.0, 1e3, 1e4, 1e6, 2.0**23 + 0.5, 1e8)
 
 
 def _ball_steps(length: int, radius: float, order: int) -> list[tuple[str, np.ndarray]]:

@@ -1,10 +1,12 @@
 """The one-screen summary of a report: a row per (claim, relation) with its verdict, its key
 number and markers, for the Markdown report, the terminal and CI annotations.
 
-The key number is the first measurement of the obligation that decides the relation's
-verdict (the first ``error``, else ``violated`` — an unexpected violation before a known
-finding — else ``inconclusive``, else the weakest pass), written as ``measured vs claimed``
-with its interval.
+The key number is a measurement of the obligation that decides the relation's verdict (the
+first ``error``, else ``violated`` — an unexpected violation before a known finding — else
+``inconclusive``, else the weakest pass; among equals a privacy check before a comparison of the
+output law with the reference's, which is conformance, not privacy), written as ``measured vs
+claimed`` with its interval: the first measurement whose margin is negative when the obligation
+is ``violated`` (the point that fails, not the first of a grid), else its first measurement.
 """
 
 from __future__ import annotations
@@ -36,10 +38,12 @@ class SummaryRow:
 def decisive_obligation(items: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The obligation that decides a relation's verdict (see the module docstring), or ``None``."""
 
-    def rank(item: dict[str, Any]) -> tuple[int, int]:
-        verdict = str(item.get("evidence", {}).get("verdict", ""))
+    def rank(item: dict[str, Any]) -> tuple[int, int, int]:
+        evidence = item.get("evidence", {})
+        verdict = str(evidence.get("verdict", ""))
         position = _ORDER.index(verdict) if verdict in _ORDER else 0
-        return position, 1 if item.get("known_finding") else 0
+        conformance = "conformance" in (evidence.get("details") or {})
+        return position, 1 if item.get("known_finding") else 0, 1 if conformance else 0
 
     return min(items, key=rank, default=None)
 
@@ -47,16 +51,26 @@ def decisive_obligation(items: list[dict[str, Any]]) -> dict[str, Any] | None:
 def _key_number(item: dict[str, Any] | None) -> str:
     if item is None:
         return ""
-    measurements = item.get("evidence", {}).get("measurements") or []
+    evidence = item.get("evidence", {})
+    measurements = evidence.get("measurements") or []
     if not measurements:
         return ""
-    first = measurements[0]
+    failing = [m for m in measurements if m.get("role") is None and _negative(m.get("margin"))]
+    first = failing[0] if evidence.get("verdict") == "violated" and failing else measurements[0]
     text = f"{_short(first.get('measured'))} vs {_short(first.get('claimed'))}"
     interval = first.get("interval")
     if isinstance(interval, list) and len(interval) == 2:
         text += f" in [{_short(interval[0])}, {_short(interval[1])}]"
     quantity = str(first.get("quantity", ""))
     return f"{text} ({quantity})" if quantity else text
+
+
+def _negative(margin: Any) -> bool:
+    """Whether a measurement's margin (a number, or its JSON text) is below 0."""
+    try:
+        return float(margin) < 0
+    except (TypeError, ValueError):
+        return False
 
 
 def _short(value: Any) -> str:

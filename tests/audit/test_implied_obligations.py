@@ -48,7 +48,7 @@ def test_kinds_without_a_family_get_the_randomness_check_only():
     _, laplace = _added("laplace_candidate.toml", keep=set())
     assert laplace["empirical_epsilon_lower_bound"].params["samples"] == 1_000_000
     assert laplace["parametric_noise_fit"].params["family"] == "laplace"
-    _, dirichlet = _added("dirichlet_candidate.toml", keep=set())
+    _, dirichlet = _added("dirichlet_candidate.toml", keep={"empirical_epsilon_lower_bound"})  # its pairs
     assert "centres_at_inputs" not in dirichlet["parametric_noise_fit"].params  # Dir(k p) is not p + noise
 
 
@@ -95,9 +95,17 @@ def test_external_randomness_skips_the_contract_and_refuses_a_spec_that_names_it
 
 @pytest.mark.parametrize("spec", ["smooth_gaussian_candidate.toml", "dp_lsw_candidate.toml", "dp_lsl_candidate.toml"])
 def test_a_release_gaussian_given_its_input_gets_the_unequal_covariance_fit(spec):
-    claim, added = _added(spec, keep=set())
+    claim, added = _added(spec, keep={"empirical_epsilon_lower_bound"})  # the spec's pairs (no AuditPairsView)
     fit = added["gaussian_release_fit"]
     assert fit.id == f"{IMPLIED_PREFIX}parametric-gaussian-release-fit" and "parametric_noise_fit" not in added
     assert fit.params["confidence"] == 0.999 and fit.for_run(quick=True).params["samples"] < fit.params["samples"]
     pure = replace(claim, guarantee=replace(claim.guarantee, delta=0.0))
-    assert "gaussian_release_fit" not in {o.checker for o in implied_obligations(pure, ())}
+    kept = tuple(o for o in claim.obligations if o.checker == "empirical_epsilon_lower_bound")
+    assert "gaussian_release_fit" not in {o.checker for o in implied_obligations(pure, kept)}
+
+
+def test_no_fit_is_added_without_pairs_for_a_kind_that_proposes_none():
+    """A kind without AuditPairsView audits only the pairs the spec gives: with none kept, a fit would have
+    nothing to run on, so it is left out (the spec itself is refused at load when its obligations give none)."""
+    _, added = _added("dirichlet_candidate.toml", keep=set())
+    assert "parametric_noise_fit" not in added
