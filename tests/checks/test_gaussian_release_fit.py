@@ -238,12 +238,15 @@ def test_the_pilot_keeps_the_pairs_that_reveal_most():
 )
 def test_bad_params_are_refused(params):
     claim = load_spec(builtin_spec_dir() / "examples" / "smooth_gaussian_candidate.toml")
+    pairs = {"pairs": next(o.params["pairs"] for o in claim.obligations if "pairs" in o.params)}
     validate = get_checker("gaussian_release_fit").validate
     with pytest.raises(InvalidArgument):
-        validate(params, claim)
-    validate({"samples": 400, "search": "off"}, claim)
+        validate({**pairs, **params}, claim)
+    validate({**pairs, "samples": 400, "search": "off"}, claim)
+    with pytest.raises(InvalidArgument, match="pairs: missing"):  # the kind proposes none
+        validate({"samples": 400, "search": "off"}, claim)
     with pytest.raises(InvalidArgument, match="never pure"):
-        validate({}, replace(claim, guarantee=replace(claim.guarantee, delta=0.0)))
+        validate(pairs, replace(claim, guarantee=replace(claim.guarantee, delta=0.0)))
 
 
 class _QuietOnLargeDatasets:
