@@ -313,7 +313,8 @@ class PairsConfig(CheckerConfig):
 
     pairs: Any = param(
         'list of {first, second, label} tables (or pairs_file = "pairs.json" / ".npz"): the neighbouring inputs '
-        "(left out: the least private pairs the mechanism proposes)",
+        "(left out: the least private pairs the mechanism proposes; for a kind that proposes none, a spec without "
+        "them or [candidate] datasets is refused at load)",
         None,
     )
 
