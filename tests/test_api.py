@@ -37,6 +37,7 @@ def _correct(value, *, epsilon, sensitivity, rng):
     return value + rng.laplace(0.0, sensitivity / epsilon, value.shape)
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_a_function_of_a_test_module_is_audited_by_value(tmp_path):
     report = dpaudit.check(_correct, SPEC, quick=True, seed=3, out=tmp_path / "out")
     assert report.claims[0].verdict.value == "consistent"

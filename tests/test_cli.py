@@ -163,6 +163,7 @@ def test_vanished_known_finding_fails(write_gaussian_spec, tmp_path):
     assert main(["audit", str(spec), "--out", str(tmp_path / "o")]) == 1
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_check_command_audits_a_candidate(tmp_path, monkeypatch, capsys):
     from pathlib import Path
 

@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from dpaudit.audit.progress import ProgressReporter, make_reporter
 
 SLOW_SPEC = str(Path(__file__).parents[1] / "specs" / "balle2016_dp_lsw_sensitivity.toml")
@@ -52,6 +54,7 @@ def test_auto_is_lines_off_a_terminal():
     assert make_reporter("auto", io.StringIO()).mode == "lines"
 
 
+@pytest.mark.slow  # a 24-second audit end to end: the main CI job runs it, not the floors one
 def test_a_non_tty_audit_writes_a_line_at_least_every_ten_seconds(tmp_path):
     command = [sys.executable, "-m", "dpaudit.cli", "audit", SLOW_SPEC, "--time-limit", "24", "--executor", "serial"]
     process = subprocess.Popen(

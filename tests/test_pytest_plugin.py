@@ -1,5 +1,7 @@
 """The pytest plugin gates a suite on dpaudit claims."""
 
+import pytest
+
 pytest_plugins = ["pytester"]
 
 
@@ -36,6 +38,7 @@ def test_marker_and_fixture(pytester, write_gaussian_spec):
 LAPLACE_SPEC = __import__("pathlib").Path(__file__).parents[1] / "specs" / "examples" / "laplace_candidate.toml"
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_the_fixture_audits_the_users_own_function_by_value(pytester):
     pytester.makepyfile(
         f"""
@@ -65,6 +68,7 @@ def test_the_fixture_audits_the_users_own_function_by_value(pytester):
     result.stdout.fnmatch_lines(["*replay: dpaudit.check(leaky_laplace*"])
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_the_marker_and_the_option_audit_a_named_candidate(pytester):
     pytester.makepyfile(
         mech="""

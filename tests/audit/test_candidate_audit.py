@@ -95,6 +95,7 @@ def test_dp_lsw_candidate_matching_the_reference_passes():
     assert {e.verdict for e in evidence.values()} == {Verdict.CONSISTENT}
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_dp_lsw_candidate_with_half_the_noise_differs_from_the_reference():
     evidence = _audit_lsw("noisy_half_dp_lsw")
     assert evidence["output-law-matches-reference"].details["conformance"] == "differs"
@@ -113,6 +114,7 @@ def _lsw_spec_with_pairs(tmp_path, pairs: str):
     return path
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_user_trajectory_pairs_reach_the_candidate(tmp_path):
     pairs = (
         "[{ first = [[[0, 0, 0.0], [1, 0, 0.0], [4, 0, 1.0]], [[3, 0, 0.0], [4, 0, 1.0]]], "
@@ -261,6 +263,7 @@ def test_a_candidate_drawing_from_the_global_state_replays_and_is_reported():
     assert first.summary == second.summary  # the worker seeds the global state: the same audit
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_a_candidate_drawing_from_the_global_state_gives_the_same_report_twice():
     reports = []
     for _ in range(2):

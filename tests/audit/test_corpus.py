@@ -44,6 +44,7 @@ def corpus(tmp_path):
     return tmp_path / "manifest.toml"
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_corpus_tables(corpus, tmp_path):
     out = tmp_path / "out"
     assert main(["corpus", str(corpus), "--quick", "--out", str(out)]) == 0

@@ -51,6 +51,7 @@ def test_examples_leaky_violated_correct_not(spec, correct, leaky):
     assert _privacy(_audit(EXAMPLES / spec, correct)).verdict.value == "consistent"
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_categorical_outputs_are_certified_by_outcome_events_and_named():
     report = _audit(EXAMPLES / "black_box_noisy_max.toml", "noisy_max_small_noise")
     evidence = _privacy(report)

@@ -73,6 +73,7 @@ def test_plugin_reference_is_audited(plugin_path, tmp_path):
     assert verdicts == {"exact-profile": "verified", "outputs-are-bits": "consistent", "monte-carlo": "consistent"}
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 @pytest.mark.parametrize(
     ("candidate", "exit_code", "verdict"), [("randomized_response", 0, "consistent"), ("leaky_response", 1, "violated")]
 )
