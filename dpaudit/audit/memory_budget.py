@@ -36,13 +36,30 @@ _MIB = 2**20
 
 
 def limit_memory(mib: float) -> None:
-    """Lower this process's data-segment limit to ``mib`` (never raise it)."""
+    """Lower this process's data-segment limit to ``mib`` (never raise it), once scipy's BLAS is loaded
+    (:func:`_load_blas`)."""
+    _load_blas()
     soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
     wanted = int(mib * _MIB)
     for limit in (soft, hard):
         if limit != resource.RLIM_INFINITY:
             wanted = min(wanted, limit)
     resource.setrlimit(resource.RLIMIT_DATA, (wanted, hard))
+
+
+def _load_blas() -> None:
+    """Load and warm numpy's and scipy's BLAS before a ceiling applies. OpenBLAS allocates its threads'
+    buffers when the library loads (scipy's at the first import of ``scipy.linalg``, which a check may do
+    lazily) and a call's work buffer at the first call that needs one; when a ceiling refuses that memory
+    it retries without end, in C, where no signal's handler runs: the audit hung past its time limit, deaf
+    to SIGTERM. One small factorisation in each library allocates the buffer OpenBLAS then reuses; the
+    check's own allocations then fail as MemoryError (or end the child, see :func:`run_in_child`)."""
+    import numpy as np
+    import scipy.linalg
+
+    matrix = np.eye(4) + np.ones((4, 4))
+    np.linalg.cholesky(matrix)
+    scipy.linalg.cho_factor(matrix)
 
 
 @contextmanager

@@ -197,3 +197,27 @@ def test_a_memory_ceiling_too_low_to_start_is_a_usage_error_without_a_traceback(
     )
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert "memory ceiling is too low" in run.stderr
+
+
+_BLAS_UNDER_A_CEILING = """
+import numpy as np
+from dpaudit.audit.memory_budget import limit_memory
+for line in open("/proc/self/status"):
+    if line.startswith("VmData:"):
+        limit_memory(int(line.split()[1]) / 1024 + 8)
+import scipy.linalg
+try:
+    scipy.linalg.cho_factor(np.eye(300) + np.ones((300, 300)))
+    np.linalg.cholesky(np.eye(300) + np.ones((300, 300)))
+    print("finished")
+except MemoryError:
+    print("MemoryError")
+"""
+
+
+def test_blas_under_a_ceiling_fails_or_finishes_instead_of_hanging():
+    """OpenBLAS retries a refused buffer without end, in C (deaf to signals): the ceiling is applied only
+    once numpy's and scipy's BLAS hold theirs. Without that, this hung until killed."""
+    run = subprocess.run([sys.executable, "-c", _BLAS_UNDER_A_CEILING], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() in ("finished", "MemoryError")
