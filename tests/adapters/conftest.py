@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +16,16 @@ from dpaudit.audit.spec import builtin_spec_dir
 ECOSYSTEM = builtin_spec_dir() / "examples" / "ecosystem"
 
 Audit = Callable[..., tuple[str, dict[str, str]]]
+
+
+def run_in_fresh_python(script: str) -> str:
+    """``script`` run by a fresh interpreter (what it imports is its own); its standard output, after
+    asserting it exited 0."""
+    done = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", script], capture_output=True, text=True, check=False, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def ecosystem_spec(name: str) -> Path:

@@ -4,14 +4,12 @@ is skipped without its library (dp-accounting, prv-accountant; Opacus installed 
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.accountant import SubsampledGaussianAccountant
+from tests.adapters.conftest import run_in_fresh_python
 
 #: issue 36's point: Opacus's GDP accountant reports 1.618 where the true epsilon is 2.854519
 ISSUE_POINT = {"records": 10, "noise_multiplier": 1.0, "steps": 10, "delta": 1e-5}
@@ -80,11 +78,8 @@ def test_opacus_accountants_load_without_torch_and_leave_no_placeholder():
         "assert 'opacus.optimizers' not in sys.modules\n"
         "print(values)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-W", "ignore", "-c", script], capture_output=True, text=True, check=False, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-    rdp, prv, gdp = (float(value) for value in done.stdout.strip().strip("[]").split(","))
+    printed = run_in_fresh_python(script)
+    rdp, prv, gdp = (float(value) for value in printed.strip().strip("[]").split(","))
     assert gdp < 2.8545 < prv < 2.87 < rdp < 3.45
 
 

@@ -4,14 +4,12 @@ parameters (specs/examples/ecosystem/diffprivlib_*.toml). Skipped without the di
 from __future__ import annotations
 
 import importlib.util
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from dpaudit.adapters import diffprivlib_mechanisms as adapters
-from tests.adapters.conftest import SWEEP_BUDGET
+from tests.adapters.conftest import SWEEP_BUDGET, run_in_fresh_python
 
 # Installed is enough: with scikit-learn 1.9, diffprivlib 0.6.6's package __init__ fails (its models) and the
 # adapters load its mechanisms without it.
@@ -79,10 +77,7 @@ def test_the_mechanisms_load_when_diffprivlib_package_init_fails():
         "assert ours == Laplace(epsilon=0.5, sensitivity=1.0, random_state=same_stream).randomise(2.0)\n"
         "assert adapters.geometric([3.0], epsilon=1.0, rng=np.random.default_rng(0)).dtype.kind == 'i'\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-W", "ignore", "-c", script], capture_output=True, text=True, check=False, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
+    run_in_fresh_python(script)
 
 
 def test_integer_mechanisms_take_whole_floats_and_refuse_fractions():
