@@ -73,6 +73,18 @@ def reference_dp_lsw(dataset, *, rng, **params):
     return theta + sigma * rng.standard_normal(theta.shape)
 
 
+def vectorised_reference_dp_lsw(dataset, *, rng, **params):
+    return reference_dp_lsw(dataset, rng=rng, **params)
+
+
+def _vectorised_reference_dp_lsw_sample(dataset, n, *, rng, **params):
+    theta, sigma = _view(dataset, params)
+    return theta + sigma * rng.standard_normal((n, *theta.shape))
+
+
+vectorised_reference_dp_lsw.sample = _vectorised_reference_dp_lsw_sample
+
+
 def noisy_half_dp_lsw(dataset, *, rng, **params):
     theta, sigma = _view(dataset, params)
     return theta + 0.5 * sigma * rng.standard_normal(theta.shape)
