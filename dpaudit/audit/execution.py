@@ -16,7 +16,7 @@ import mpmath
 import numpy as np
 
 from dpaudit.audit.memory_budget import ChildEnded, memory_limit, run_in_child
-from dpaudit.audit.plugins import get_checker, obligation_for_run
+from dpaudit.audit.plugins import get_checker, obligation_context, obligation_for_run
 from dpaudit.audit.progress import ProgressReporter
 from dpaudit.audit.rerun import with_rerun_certificate
 from dpaudit.audit.results import ClaimResult, ObligationResult, RelationResult, deciding_obligations
@@ -62,12 +62,12 @@ def run_obligation(
 ) -> ObligationResult:
     sequence = obligation_seed(seed, claim, relation, obligation)
     run = obligation_for_run(obligation, quick)
-    context = CheckContext(
-        claim=claim.for_obligation(obligation),
-        relation=relation,
-        rng=np.random.default_rng(sequence),
-        seed=sequence,
-        quick=quick,
+    context = obligation_context(
+        claim,
+        obligation,
+        relation,
+        sequence,
+        quick,
         executor=executor,
         candidate=candidate,
         mechanism_factory=mechanism_factory,

@@ -16,6 +16,9 @@ from __future__ import annotations
 import importlib
 from dataclasses import replace
 from importlib.metadata import entry_points
+from typing import Any
+
+import numpy as np
 
 import dpaudit.checks.accountants.certified_epsilon
 import dpaudit.checks.accountants.end_to_end
@@ -39,9 +42,10 @@ import dpaudit.checks.sensitivity.smooth_slack
 import dpaudit.checks.symbolic.smoothness  # noqa: F401  (the imports above register the built-in checkers)
 from dpaudit.errors import CheckerError, PluginError, UnknownName
 from dpaudit.kernel import checkers as registry
-from dpaudit.kernel.checkers import CheckerEntry
-from dpaudit.kernel.claims import Obligation
+from dpaudit.kernel.checkers import CheckContext, CheckerEntry
+from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.mechanisms.interface import Mechanism
+from dpaudit.privacy.relations import Relation
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -50,6 +54,7 @@ __all__ = [
     "get_checker",
     "list_checkers",
     "load_plugin_checkers",
+    "obligation_context",
     "obligation_for_run",
 ]
 
@@ -126,3 +131,19 @@ def obligation_for_run(obligation: Obligation, quick: bool) -> Obligation:
             return run  # an unknown checker is reported as the obligation's error when it runs
         run = replace(run, params=checker.quick_params(run.params))
     return run
+
+
+def obligation_context(
+    claim: Claim, obligation: Obligation, relation: Relation, sequence: np.random.SeedSequence, quick: bool, **run: Any
+) -> CheckContext:
+    """The context ``obligation`` of ``claim`` runs in under ``relation`` (when the audit runs it, and
+    when a recheck runs it again): the claim as the obligation sees it, a generator of the obligation's
+    seed ``sequence`` and the sequence itself; ``run``: the executor, candidate or mechanism factory."""
+    return CheckContext(
+        claim=claim.for_obligation(obligation),
+        relation=relation,
+        rng=np.random.default_rng(sequence),
+        seed=sequence,
+        quick=quick,
+        **run,
+    )

@@ -31,10 +31,9 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.audit.plugins import get_checker, obligation_for_run
+from dpaudit.audit.plugins import get_checker, obligation_context, obligation_for_run
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.errors import DpAuditError, InvalidArgument
-from dpaudit.kernel.checkers import CheckContext
 from dpaudit.kernel.claims import Claim
 from dpaudit.kernel.evidence import Certificate, CertifiedFact, Evidence, Measurement, decimal_bound, exact_fraction
 from dpaudit.kernel.verdicts import Verdict
@@ -186,13 +185,7 @@ def rerun_obligation(
         raise InvalidArgument(f"the report does not record how the obligation ran ({exc})") from None
     if stated not in claim.relations:
         raise InvalidArgument(f"relation {stated.name!r} is not one of the claim's")
-    context = CheckContext(
-        claim=claim.for_obligation(obligation),
-        relation=stated,
-        rng=np.random.default_rng(sequence),
-        seed=sequence,
-        quick=quick,
-    )
+    context = obligation_context(claim, obligation, stated, sequence, quick)
     try:
         return get_checker(obligation.checker).function(obligation, context)
     except DpAuditError as exc:

@@ -1,5 +1,5 @@
-"""The ``dpaudit`` command line: one module per command (``*_command.py``: its arguments and its
-run), the parser built from them, and the exit codes every command shares.
+"""The ``dpaudit`` command line: one module per command (``*_command.py``: its ``COMMAND``, with its
+arguments and its run), the parser built from them, and the exit codes every command shares.
 
 Exit codes: 0 no failure under the chosen policy; 1 a claim violated (or errored), or a
 known finding no longer reproduced; 2 bad input or usage (spec, candidate that cannot be
@@ -41,17 +41,17 @@ __all__ = ["EXIT_CODES_HELP", "main"]
 
 #: The commands, in the order ``dpaudit --help`` lists them.
 COMMANDS = (
-    audit_command,
-    check_command,
-    calibrate_command,
-    reproduce_command,
-    mutants_command,
-    corpus_command,
-    explain_command,
-    init_command,
-    list_command,
-    recheck_command,
-    report_command,
+    audit_command.COMMAND,
+    check_command.COMMAND,
+    calibrate_command.COMMAND,
+    reproduce_command.COMMAND,
+    mutants_command.COMMAND,
+    corpus_command.COMMAND,
+    explain_command.COMMAND,
+    init_command.COMMAND,
+    list_command.COMMAND,
+    recheck_command.COMMAND,
+    report_command.COMMAND,
 )
 
 #: Commands that run audits: they start under the memory ceiling and the lowered budget ceilings.

@@ -1,4 +1,5 @@
-"""``dpaudit audit [SPEC ...]``: the specs' claims on dpaudit's reference implementations."""
+"""Audit each SPEC (default: every built-in paper claim against the reference implementations). Prints a summary
+table; writes audit.json, audit.md, audit.html, junit.xml and figures/ to --out."""
 
 from __future__ import annotations
 
@@ -7,20 +8,22 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit.cli.common import add_report_options, add_run_options, check_output_folder, finish, reporter, sampled
+from dpaudit.cli.common import (
+    Command,
+    add_quick_option,
+    add_report_options,
+    add_run_options,
+    check_output_folder,
+    finish,
+    reporter,
+    sampled,
+)
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the command to ``dpaudit``'s subcommands."""
-    audit = commands.add_parser(
-        "audit",
-        help="audit spec files (default: every built-in paper claim) and write the report",
-        description="Audit each SPEC (default: every built-in paper claim against the reference "
-        "implementations). Prints a summary table; writes audit.json, audit.md, audit.html, junit.xml "
-        "and figures/ to --out.",
-    )
+def add_arguments(audit: argparse.ArgumentParser) -> None:
+    """Add the arguments of ``dpaudit audit`` to its parser."""
     audit.add_argument("specs", nargs="*", metavar="SPEC", help="TOML spec files (default: the built-in specs)")
-    audit.add_argument("--quick", action="store_true", help="use each obligation's reduced [obligations.quick] budgets")
+    add_quick_option(audit, "use each obligation's reduced [obligations.quick] budgets")
     add_report_options(audit)
 
     add_run_options(audit)
@@ -29,7 +32,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         default="process",
         help="where Monte Carlo sampling runs: process[:N] (default), thread[:N], serial, dask://HOST:PORT",
     )
-    audit.set_defaults(run=run)
 
 
 def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -56,3 +58,12 @@ def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
             while_in_pool=lambda result: drawer.add(result.to_json()),
         )
     return finish(report, arguments, drawer)
+
+
+COMMAND = Command(
+    "audit",
+    add_arguments,
+    run,
+    help="audit spec files (default: every built-in paper claim) and write the report",
+    description=__doc__,
+)

@@ -6,19 +6,17 @@ import argparse
 import json
 from collections.abc import Sequence
 
-from dpaudit.cli.common import EXIT_OK
+from dpaudit.cli.common import EXIT_OK, Command
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the command to ``dpaudit``'s subcommands."""
-    calibrate = commands.add_parser("calibrate", help="exact noise calibration where the papers' constants are loose")
+def add_arguments(calibrate: argparse.ArgumentParser) -> None:
+    """Add the arguments of ``dpaudit calibrate`` to its parser."""
     calibrate.add_argument("target", choices=("smooth-gaussian",), help="what to calibrate")
     calibrate.add_argument("--epsilon", type=float, required=True, help="the target epsilon > 0")
     calibrate.add_argument("--delta", type=float, required=True, help="the target delta in (0, 1)")
     calibrate.add_argument("--dim", type=int, required=True, help="the dimension d of the released vector")
     calibrate.add_argument("--beta", type=float, default=None, help="beta of condition (b) (default the paper's)")
     calibrate.add_argument("--pareto-points", type=int, default=6, help="points of the (alpha, beta) front")
-    calibrate.set_defaults(run=run)
 
 
 def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -31,3 +29,6 @@ def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     )
     print(json.dumps(result.to_json(), indent=2, sort_keys=True, default=str))
     return EXIT_OK
+
+
+COMMAND = Command("calibrate", add_arguments, run, help="exact noise calibration where the papers' constants are loose")

@@ -1,4 +1,5 @@
-"""``dpaudit check SPEC --candidate MODULE:CALLABLE``: a candidate implementation against a spec."""
+"""Load the candidate in an isolated worker with time and memory limits and run the spec's black-box obligations
+on it (see specs/examples/ and README, 'Auditing your implementation')."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from dpaudit.cli.common import (
     EXIT_FAILED,
     EXIT_INCONCLUSIVE,
     EXIT_OK,
+    Command,
+    add_quick_option,
     add_report_options,
     add_run_options,
     check_output_folder,
@@ -22,21 +25,15 @@ from dpaudit.cli.common import (
 )
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the command to ``dpaudit``'s subcommands."""
-    check = commands.add_parser(
-        "check",
-        help="audit a candidate implementation (module:callable) against a spec's black-box obligations",
-        description="Load the candidate in an isolated worker with time and memory limits and run the "
-        "spec's black-box obligations on it (see specs/examples/ and README, 'Auditing your implementation').",
-    )
+def add_arguments(check: argparse.ArgumentParser) -> None:
+    """Add the arguments of ``dpaudit check`` to its parser."""
     check.add_argument("spec", metavar="SPEC", help="the spec whose black-box obligations the candidate must pass")
     check.add_argument("--candidate", required=True, metavar="MODULE:CALLABLE", help="the implementation to audit")
     check.add_argument(
         "--timeout", type=parse_call_seconds, default=120.0, help="seconds per candidate request (default 120)"
     )
     check.add_argument("--memory", type=int, default=4096, help="candidate address-space limit in MiB (default 4096)")
-    check.add_argument("--quick", action="store_true", help="use the spec's reduced budgets")
+    add_quick_option(check, "use the spec's reduced budgets")
     add_run_options(
         check,
         time_limit_default=" (default one hour; a candidate too slow for it is refused before any check, "
@@ -48,7 +45,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         action="store_true",
         help="also exit 1 when the candidate's output law differs from the reference's (conformance, not privacy)",
     )
-    check.set_defaults(run=run)
 
 
 def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -85,3 +81,12 @@ def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
         if arguments.fail_on_conformance and code in (EXIT_OK, EXIT_INCONCLUSIVE):
             return EXIT_FAILED
     return code
+
+
+COMMAND = Command(
+    "check",
+    add_arguments,
+    run,
+    help="audit a candidate implementation (module:callable) against a spec's black-box obligations",
+    description=__doc__,
+)

@@ -1,4 +1,4 @@
-"""What the commands of ``dpaudit`` share: exit codes, help texts, run options, the report's
+"""What the commands of ``dpaudit`` share: what a command is, exit codes, help texts, run options, the report's
 console table and the end of an audit (report folder, table, exit code)."""
 
 from __future__ import annotations
@@ -7,6 +7,8 @@ import argparse
 import logging
 import sys
 import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,9 +36,40 @@ EXIT_CODES_HELP = (
 DEFAULT_OUT = "dpaudit-report"
 DEFAULT_MUTANTS_OUT = "dpaudit-mutants"
 REPRODUCIBLE_PAPERS = ("balle2016", "xie2019", "gohari2020")
+QUICK_HELP = "use the specs' reduced budgets"
 FAIL_ON_HELP = "exit 1 when a claim is violated or errored (default); 'inconclusive' also exits 4 when inconclusive"
 
 log = logging.getLogger("dpaudit")
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command of ``dpaudit``.
+
+    Attributes:
+        name: the word after ``dpaudit``.
+        add_arguments: adds the command's own arguments and options to its parser.
+        run: runs it, ``(arguments, argv) -> exit code``.
+        help: its line in ``dpaudit --help``.
+        description: the text of ``dpaudit NAME --help`` above the arguments (``None``: none).
+    """
+
+    name: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace, Sequence[str]], int]
+    help: str
+    description: str | None = None
+
+    def register(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+        """Add the command to ``dpaudit``'s subcommands."""
+        parser = commands.add_parser(self.name, help=self.help, description=self.description)
+        self.add_arguments(parser)
+        parser.set_defaults(run=self.run)
+
+
+def add_quick_option(command: argparse.ArgumentParser, help: str = QUICK_HELP) -> None:
+    """--quick, the reduced budgets (``help``: what the command reduces)."""
+    command.add_argument("--quick", action="store_true", help=help)
 
 
 def add_seed_option(command: argparse.ArgumentParser) -> None:

@@ -1,4 +1,6 @@
-"""``dpaudit corpus MANIFEST``: candidates with known truth, checked and tabulated."""
+"""Run `dpaudit check` on every candidate of a corpus manifest (see dpaudit.audit.candidates.corpus) for each
+seed, and write corpus.json and corpus.md (kind, bug, truth, verdicts, certified epsilon lower bound) to
+--out. Exit 0."""
 
 from __future__ import annotations
 
@@ -8,21 +10,14 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 
 from dpaudit._validation import check_integer
-from dpaudit.cli.common import EXIT_OK, add_out_option, parse_call_seconds
+from dpaudit.cli.common import EXIT_OK, Command, add_out_option, add_quick_option, parse_call_seconds
 from dpaudit.errors import InvalidArgument
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the command to ``dpaudit``'s subcommands."""
-    corpus = commands.add_parser(
-        "corpus",
-        help="check a corpus of candidates with known truth and tabulate the verdicts",
-        description="Run `dpaudit check` on every candidate of a corpus manifest (see dpaudit.audit.candidates."
-        "corpus) for each seed, and write corpus.json and corpus.md (kind, bug, truth, verdicts, certified epsilon "
-        "lower bound) to --out. Exit 0.",
-    )
+def add_arguments(corpus: argparse.ArgumentParser) -> None:
+    """Add the arguments of ``dpaudit corpus`` to its parser."""
     corpus.add_argument("manifest", help="the corpus manifest, e.g. tests/candidates/manifest.toml")
-    corpus.add_argument("--quick", action="store_true", help="use the specs' reduced budgets")
+    add_quick_option(corpus)
     corpus.add_argument("--seeds", type=int, default=1, help="check each candidate with N seeds (default 1)")
     corpus.add_argument(
         "--first-seed",
@@ -49,7 +44,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "each check runs in a process of its own there; the tables do not change",
     )
     add_out_option(corpus, "dpaudit-corpus")
-    corpus.set_defaults(run=run)
 
 
 def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -79,3 +73,12 @@ def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     print(markdown_path.read_text(encoding="utf-8"))
     print(f"tables: {json_path}, {markdown_path}")
     return EXIT_OK
+
+
+COMMAND = Command(
+    "corpus",
+    add_arguments,
+    run,
+    help="check a corpus of candidates with known truth and tabulate the verdicts",
+    description=__doc__,
+)

@@ -6,22 +6,18 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit.cli.common import EXIT_OK
+from dpaudit.cli.common import EXIT_OK, Command
 from dpaudit.errors import InvalidArgument
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the command to ``dpaudit``'s subcommands."""
-    explain = commands.add_parser(
-        "explain", help="print a claim's obligations, the paper statement behind each and how it is checked"
-    )
+def add_arguments(explain: argparse.ArgumentParser) -> None:
+    """Add the arguments of ``dpaudit explain`` to its parser."""
     explain.add_argument(
         "claim", metavar="CLAIM", help="a built-in claim id (dpaudit list specs), a spec path, or an audit.json"
     )
     explain.add_argument(
         "claim_in_report", metavar="ID", nargs="?", default=None, help="with an audit.json: explain this claim only"
     )
-    explain.set_defaults(run=run)
 
 
 def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -42,3 +38,11 @@ def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     claim, path = find_claim(arguments.claim)
     print(explain_claim(claim, path))
     return EXIT_OK
+
+
+COMMAND = Command(
+    "explain",
+    add_arguments,
+    run,
+    help="print a claim's obligations, the paper statement behind each and how it is checked",
+)

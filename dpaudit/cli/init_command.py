@@ -7,17 +7,15 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit.cli.common import EXIT_OK
+from dpaudit.cli.common import EXIT_OK, Command
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the command to ``dpaudit``'s subcommands."""
-    init = commands.add_parser("init", help="write a starter candidate module and spec for a kind")
+def add_arguments(init: argparse.ArgumentParser) -> None:
+    """Add the arguments of ``dpaudit init`` to its parser."""
     init.add_argument("kind", metavar="KIND", help="a mechanism kind (dpaudit list mechanisms)")
     init.add_argument(
         "--out", default=".", help="folder to write KIND_candidate.py and KIND_candidate.toml (default .)"
     )
-    init.set_defaults(run=run)
 
 
 def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -31,3 +29,6 @@ def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
         f"directory): cd {folder} && dpaudit check {spec_path.name} --candidate {module_path.stem}:{arguments.kind}"
     )
     return EXIT_OK
+
+
+COMMAND = Command("init", add_arguments, run, help="write a starter candidate module and spec for a kind")

@@ -5,16 +5,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from dpaudit.cli.common import EXIT_OK
+from dpaudit.cli.common import EXIT_OK, Command
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the command to ``dpaudit``'s subcommands."""
-    listing = commands.add_parser("list", help="list built-in specs, mechanisms, checkers and mutants")
+def add_arguments(listing: argparse.ArgumentParser) -> None:
+    """Add the arguments of ``dpaudit list`` to its parser."""
     listing.add_argument(
         "what", nargs="?", choices=("specs", "mechanisms", "checkers", "mutants"), help="only this kind"
     )
-    listing.set_defaults(run=run)
 
 
 def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -40,3 +38,6 @@ def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
         for name, family, bug in entries["mutants"]:
             print(f"  {name:30s} [{family}] {bug}")
     return EXIT_OK
+
+
+COMMAND = Command("list", add_arguments, run, help="list built-in specs, mechanisms, checkers and mutants")

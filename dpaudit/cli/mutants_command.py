@@ -1,4 +1,6 @@
-"""``dpaudit mutants``: the library of planted privacy bugs, audited."""
+"""Audit every mutant (a reference mechanism with a realistic privacy bug) with its specs under specs/mutants/
+and the reference on the same specs and seed. Prints the detection table and writes mutants.json and
+mutants.md to --out. Exit 0 when every mutant is caught, 1 otherwise."""
 
 from __future__ import annotations
 
@@ -6,19 +8,20 @@ import argparse
 from collections.abc import Sequence
 from contextlib import ExitStack
 
-from dpaudit.cli.common import DEFAULT_MUTANTS_OUT, EXIT_FAILED, EXIT_OK, add_out_option, add_seed_option
+from dpaudit.cli.common import (
+    DEFAULT_MUTANTS_OUT,
+    EXIT_FAILED,
+    EXIT_OK,
+    Command,
+    add_out_option,
+    add_quick_option,
+    add_seed_option,
+)
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the command to ``dpaudit``'s subcommands."""
-    mutants = commands.add_parser(
-        "mutants",
-        help="audit the library of planted privacy bugs and print which obligation caught each",
-        description="Audit every mutant (a reference mechanism with a realistic privacy bug) with its specs "
-        "under specs/mutants/ and the reference on the same specs and seed. Prints the detection table and "
-        "writes mutants.json and mutants.md to --out. Exit 0 when every mutant is caught, 1 otherwise.",
-    )
-    mutants.add_argument("--quick", action="store_true", help="use the specs' reduced budgets")
+def add_arguments(mutants: argparse.ArgumentParser) -> None:
+    """Add the arguments of ``dpaudit mutants`` to its parser."""
+    add_quick_option(mutants)
     mutants.add_argument("--only", nargs="+", metavar="NAME", help="audit only these mutants")
     add_seed_option(mutants)
     add_out_option(mutants, DEFAULT_MUTANTS_OUT)
@@ -28,7 +31,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="where the audits' Monte Carlo sampling runs: process[:N], thread[:N], serial or dask://HOST:PORT "
         "(default: in this process); the tables do not change",
     )
-    mutants.set_defaults(run=run)
 
 
 def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -46,3 +48,12 @@ def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     print(run.to_text())
     print(f"tables: {json_path}, {markdown_path}")
     return EXIT_OK if run.all_caught else EXIT_FAILED
+
+
+COMMAND = Command(
+    "mutants",
+    add_arguments,
+    run,
+    help="audit the library of planted privacy bugs and print which obligation caught each",
+    description=__doc__,
+)

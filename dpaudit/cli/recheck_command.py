@@ -1,4 +1,9 @@
-"""``dpaudit recheck FILE.json``: replay the certificates of a report."""
+"""Re-derive every certified fact of the report by an independent route (numerical integration of the densities
+in mpmath instead of the checker's closed form), or by running an exhaustive check again from its spec with
+the recorded seed (its enclosure of each margin must meet the recorded one); check that each fact belongs to
+its claim and supports its verdict; replay the counterexample of every violated Monte Carlo obligation from
+its counts (also on a `dpaudit check` report); and check the digest and the verdict chain. Exit 1 on any
+mismatch."""
 
 from __future__ import annotations
 
@@ -6,22 +11,12 @@ import argparse
 import os
 from collections.abc import Sequence
 
-from dpaudit.cli.common import EXIT_FAILED, EXIT_OK, log
+from dpaudit.cli.common import EXIT_FAILED, EXIT_OK, Command, log
 from dpaudit.errors import InvalidArgument
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the command to ``dpaudit``'s subcommands."""
-    recheck = commands.add_parser(
-        "recheck",
-        help="replay the certificates and counterexamples of an audit.json",
-        description="Re-derive every certified fact of the report by an independent route (numerical integration "
-        "of the densities in mpmath instead of the checker's closed form), or by running an exhaustive check again "
-        "from its spec with the recorded seed (its enclosure of each margin must meet the recorded one); check that "
-        "each fact belongs to its claim and supports its verdict; replay the counterexample of every violated Monte "
-        "Carlo obligation from its counts (also on a `dpaudit check` report); and check the digest and the verdict "
-        "chain. Exit 1 on any mismatch.",
-    )
+def add_arguments(recheck: argparse.ArgumentParser) -> None:
+    """Add the arguments of ``dpaudit recheck`` to its parser."""
     recheck.add_argument("file", metavar="FILE.json")
     recheck.add_argument(
         "--require-all",
@@ -38,7 +33,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     recheck.add_argument(
         "--jobs", type=int, default=None, help="obligations replayed at once (default: the cores this process may use)"
     )
-    recheck.set_defaults(run=run)
 
 
 def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -59,3 +53,12 @@ def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
         print(line)
     incomplete = arguments.require_all and (result.uncertified or result.no_route)
     return EXIT_OK if result.ok and not incomplete else EXIT_FAILED
+
+
+COMMAND = Command(
+    "recheck",
+    add_arguments,
+    run,
+    help="replay the certificates and counterexamples of an audit.json",
+    description=__doc__,
+)

@@ -8,12 +8,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dpaudit.cli.common import EXIT_OK, add_fail_on_option
+from dpaudit.cli.common import EXIT_OK, Command, add_fail_on_option
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the command to ``dpaudit``'s subcommands."""
-    report = commands.add_parser("report", help="re-render an audit.json")
+def add_arguments(report: argparse.ArgumentParser) -> None:
+    """Add the arguments of ``dpaudit report`` to its parser."""
     report.add_argument("file", metavar="FILE.json")
     report.add_argument(
         "--format",
@@ -29,7 +28,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     add_fail_on_option(
         report, help="junit: inconclusive is skipped (violated, the default) or a failure (inconclusive)"
     )
-    report.set_defaults(run=run)
 
 
 def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -77,3 +75,6 @@ def _github_summary(document: dict[str, Any], output: str | None) -> int:
     for line in github_annotations(document):
         print(line)
     return EXIT_OK
+
+
+COMMAND = Command("report", add_arguments, run, help="re-render an audit.json")

@@ -8,21 +8,19 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit.cli.common import EXIT_OK, REPRODUCIBLE_PAPERS, add_seed_option
+from dpaudit.cli.common import EXIT_OK, REPRODUCIBLE_PAPERS, Command, add_quick_option, add_seed_option
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the command to ``dpaudit``'s subcommands."""
-    reproduce = commands.add_parser("reproduce", help="re-run a paper's experiments: figures, CSV and a summary")
+def add_arguments(reproduce: argparse.ArgumentParser) -> None:
+    """Add the arguments of ``dpaudit reproduce`` to its parser."""
     reproduce.add_argument("paper", choices=REPRODUCIBLE_PAPERS, help="the paper whose experiments to re-run")
-    reproduce.add_argument("--quick", action="store_true", help="a smaller configuration (minutes)")
+    add_quick_option(reproduce, "a smaller configuration (minutes)")
     add_seed_option(reproduce)
     reproduce.add_argument(
         "--out",
         default=None,
         help="output folder (default: a new temporary folder; the committed runs are in reports/reproduce/PAPER)",
     )
-    reproduce.set_defaults(run=run)
 
 
 def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -35,3 +33,6 @@ def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     summary = module.run(out, quick=arguments.quick, seed=arguments.seed)
     print(f"summary: {summary}")
     return EXIT_OK
+
+
+COMMAND = Command("reproduce", add_arguments, run, help="re-run a paper's experiments: figures, CSV and a summary")

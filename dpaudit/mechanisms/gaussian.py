@@ -8,10 +8,9 @@ from typing import Any
 import numpy as np
 
 from dpaudit._validation import check_finite_array, check_real
-from dpaudit.mechanisms.inputs import REAL_VECTOR, norm_ball
-from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, OutputSpec
+from dpaudit.mechanisms.additive_noise import additive_noise_mechanism
 from dpaudit.mechanisms.views import AuditPairsView, GaussianShiftView, GaussianView
-from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
+from dpaudit.privacy.relations import Relation
 from dpaudit.rng import normalize_rng
 
 __all__ = ["MECHANISM", "GaussianMechanism"]
@@ -72,16 +71,11 @@ class GaussianMechanism(GaussianView, GaussianShiftView, AuditPairsView):
         ]
 
 
-MECHANISM = Mechanism(
-    name="gaussian",
-    description="N(f(X), sigma^2 I) with a stated L2 sensitivity of f",
-    factory=GaussianMechanism,
-    input_domain=REAL_VECTOR,
-    relations=(REPLACE_ONE, ADD_REMOVE_ONE),
-    neighbourhood=norm_ball(2),
-    output=OutputSpec("f(X) + noise: a vector of the input's length", lambda params, data: np.shape(data)),
+MECHANISM = additive_noise_mechanism(
+    "gaussian",
+    "N(f(X), sigma^2 I) with a stated L2 sensitivity of f",
+    GaussianMechanism,
+    norm=2,
     views=frozenset({GaussianView, GaussianShiftView, AuditPairsView}),
-    candidate=CandidateSignature("value", "gaussian(value, *, sigma, sensitivity, rng) -> ndarray"),
     source="Dwork & Roth 2014, Sec. 3.5.3",
-    noise_family="gaussian",
 )

@@ -22,10 +22,9 @@ import mpmath
 import numpy as np
 
 from dpaudit._validation import check_finite_array, check_real
-from dpaudit.mechanisms.inputs import REAL_VECTOR, norm_ball
-from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, OutputSpec
+from dpaudit.mechanisms.additive_noise import additive_noise_mechanism
 from dpaudit.mechanisms.views import AuditPairsView, LaplaceView, PrivacyProfileView
-from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
+from dpaudit.privacy.relations import Relation
 from dpaudit.rng import normalize_rng
 
 __all__ = ["MECHANISM", "LaplaceMechanism"]
@@ -79,16 +78,11 @@ class LaplaceMechanism(LaplaceView, AuditPairsView, PrivacyProfileView):
             return 1 - mpmath.exp((eps - ratio) / 2)
 
 
-MECHANISM = Mechanism(
-    name="laplace",
-    description="f(X) + Lap(0, b) per coordinate with a stated L1 sensitivity of f",
-    factory=LaplaceMechanism,
-    input_domain=REAL_VECTOR,
-    relations=(REPLACE_ONE, ADD_REMOVE_ONE),
-    neighbourhood=norm_ball(1),
-    output=OutputSpec("f(X) + noise: a vector of the input's length", lambda params, data: np.shape(data)),
+MECHANISM = additive_noise_mechanism(
+    "laplace",
+    "f(X) + Lap(0, b) per coordinate with a stated L1 sensitivity of f",
+    LaplaceMechanism,
+    norm=1,
     views=frozenset({LaplaceView, AuditPairsView, PrivacyProfileView}),
-    candidate=CandidateSignature("value", "laplace(value, *, scale, sensitivity, rng) -> ndarray"),
     source="Dwork & Roth 2014, Def. 3.3",
-    noise_family="laplace",
 )

@@ -18,6 +18,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpaudit._records import record_json
 from dpaudit._validation import (
     check_choice,
     check_finite_array,
@@ -74,18 +75,8 @@ class SmoothGaussianConstants:
     preconditions_met: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form."""
-        return {
-            "name": self.name,
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-            "dim": self.dim,
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "source": self.source,
-            "preconditions": list(self.preconditions),
-            "preconditions_met": self.preconditions_met,
-        }
+        """The JSON form: every field, the preconditions as a list."""
+        return record_json(self)
 
 
 def _check_target(epsilon: float, delta: float, dim: int) -> tuple[float, float, int]:

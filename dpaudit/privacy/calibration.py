@@ -26,6 +26,7 @@ from typing import Any
 
 import mpmath
 
+from dpaudit._records import record_json
 from dpaudit._validation import check_integer, check_real
 from dpaudit.errors import InvalidArgument, NumericalError
 from dpaudit.privacy.gaussian_pair_profile import GaussianPair, gaussian_pair_delta, gaussian_pair_delta_float64
@@ -85,17 +86,14 @@ class Lemma1WorstCase:
     candidates: tuple[tuple[float, mpmath.mpf], ...]
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form stored in evidence and calibration results."""
-        return {
-            "epsilon": self.epsilon,
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "dim": self.dim,
-            "delta": mpmath.nstr(self.delta.value, 17),
-            "delta_error": mpmath.nstr(self.delta.error, 3),
-            "pair": self.pair.to_json(),
-            "candidates": [[log_ratio, mpmath.nstr(value, 17)] for log_ratio, value in self.candidates],
-        }
+        """The JSON form stored in evidence and calibration results: δ and its error as decimal strings."""
+        return record_json(
+            self,
+            delta=mpmath.nstr(self.delta.value, 17),
+            delta_error=mpmath.nstr(self.delta.error, 3),
+            pair=self.pair.to_json(),
+            candidates=[[log_ratio, mpmath.nstr(value, 17)] for log_ratio, value in self.candidates],
+        )
 
 
 def _check_constants(epsilon: float, alpha: float, beta: float, dim: int) -> tuple[float, float, float, int]:

@@ -192,6 +192,7 @@ def _step_size_experiment(
     _, private = _chain_table(chain, m, data_seed)
     n_iter = iterations_for(m, CHAIN_EPSILON, DELTA, config.iteration_range)
     sigma = paper_noise_multiplier(CHAIN_EPSILON, DELTA, m, n_iter)
+    common: dict[str, Any] = {"clip_norm": config.chain_clip_norm, "iterations": n_iter}
     table = _Table(MSPBE_COLUMNS)
     for step, step_seed in zip(config.step_grid, run_seed.spawn(len(config.step_grid)), strict=False):
         private_seed, public_seed = step_seed.spawn(2)
@@ -205,14 +206,22 @@ def _step_size_experiment(
                 m,
                 private,
                 evaluation,
-                clip_norm=config.chain_clip_norm,
                 sigma=noise,
-                iterations=n_iter,
                 step=step,
                 seeds=seeds,
                 private=private_run,
+                **common,
             )
     return table
+
+
+#: The experiments of a run, in the order their seeds are spawned: the keyword their results go by in the
+#: summary, their line in its timings, and what runs them.
+_EXPERIMENTS = (
+    ("chain", "chain (Fig. 1a, 1b)", _chain_experiments),
+    ("car", "Mountain Car (Fig. 2b)", _mountain_car),
+    ("hiv", "HIV", _hiv),
+)
 
 
 def run(out_dir: Path, *, quick: bool, seed: int, config: Xie2019Config | None = None) -> Path:
@@ -232,17 +241,14 @@ def run(out_dir: Path, *, quick: bool, seed: int, config: Xie2019Config | None =
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     started, load_before = time.perf_counter(), os.getloadavg()
-    chain_seed, mc_seed, hiv_seed = np.random.SeedSequence(seed).spawn(3)
+    results: dict[str, Any] = {}
     timings = {}
-    clock = time.perf_counter()
-    chain = _chain_experiments(settings, chain_seed)
-    timings["chain (Fig. 1a, 1b)"] = time.perf_counter() - clock
-    clock = time.perf_counter()
-    car = _mountain_car(settings, mc_seed)
-    timings["Mountain Car (Fig. 2b)"] = time.perf_counter() - clock
-    clock = time.perf_counter()
-    hiv = _hiv(settings, hiv_seed)
-    timings["HIV"] = time.perf_counter() - clock
+    seeds = np.random.SeedSequence(seed).spawn(len(_EXPERIMENTS))
+    for (name, label, experiment), part_seed in zip(_EXPERIMENTS, seeds, strict=True):
+        clock = time.perf_counter()
+        results[name] = experiment(settings, part_seed)
+        timings[label] = time.perf_counter() - clock
+    chain, car, hiv = results["chain"], results["car"], results["hiv"]
     chain["fig_a"].write(out / "fig1a_chain_mspbe_vs_m.csv")
     chain["fig_b"].write(out / "fig1b_chain_mspbe_vs_step_size.csv")
     sigma_table = chain["sigmas"]
@@ -272,10 +278,8 @@ def run(out_dir: Path, *, quick: bool, seed: int, config: Xie2019Config | None =
         settings=settings,
         quick=quick,
         seed=seed,
-        chain=chain,
-        car=car,
-        hiv=hiv,
         timings=timings,
         elapsed=time.perf_counter() - started,
         load=(load_before, os.getloadavg()),
+        **results,
     )

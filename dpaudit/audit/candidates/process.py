@@ -258,8 +258,8 @@ class CandidateProcess:
             CandidateError: on a timeout, crash, exception, or output that is not real, finite,
                 non-empty and of one shape.
         """
-        self._send_sample(data, params, call, count, seed, categories)
-        return self._receive_sample(count, time.monotonic())
+        with contextlib.closing(self.sample_stream(data, params, call, [(count, seed)], categories=categories)) as one:
+            return next(one)
 
     def sample_stream(
         self,
@@ -284,9 +284,25 @@ class CandidateProcess:
 
         def send_next() -> None:
             batch = next(ahead, None)
-            if batch is not None:
-                self._send_sample(data, params, call, batch[0], batch[1], categories)
-                pending.append(batch[0])
+            if batch is None:
+                return
+            count, seed = check_integer("count", batch[0], low=1), batch[1]
+            entropy = seed.entropy
+            if not isinstance(entropy, int):
+                entropy = int(np.random.default_rng(seed).integers(2**63))
+            self._request(
+                {
+                    "op": "sample",
+                    "input": data,
+                    "params": params,
+                    "call": call,
+                    "count": count,
+                    "entropy": entropy,
+                    "vectorised": self.vectorised,
+                    "categories": categories,
+                }
+            )
+            pending.append(count)
 
         send_next()
         started = time.monotonic()
@@ -302,30 +318,6 @@ class CandidateProcess:
             while pending and self.running:
                 with contextlib.suppress(CandidateError):
                     self._receive_sample(pending.popleft(), time.monotonic())
-
-    def _send_sample(
-        self,
-        data: Any,
-        params: dict[str, Any],
-        call: dict[str, Any],
-        count: int,
-        seed: np.random.SeedSequence,
-        categories: bool,
-    ) -> None:
-        count = check_integer("count", count, low=1)
-        entropy = seed.entropy if isinstance(seed.entropy, int) else int(np.random.default_rng(seed).integers(2**63))
-        self._request(
-            {
-                "op": "sample",
-                "input": data,
-                "params": params,
-                "call": call,
-                "count": count,
-                "entropy": entropy,
-                "vectorised": self.vectorised,
-                "categories": categories,
-            }
-        )
 
     def _receive_sample(self, count: int, started: float) -> np.ndarray:
         """The answer to a sample request of ``count`` outputs; the worker's time on it is counted from

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dpaudit._records import record_json
 from dpaudit.audit.execution import run_claim
 from dpaudit.audit.mutants.library import Mutant
 from dpaudit.audit.results import ClaimResult
@@ -74,16 +75,8 @@ class Detection:
         return bool(self.caught_by)
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form of one table row."""
-        return {
-            "mutant": self.mutant.to_json(),
-            "caught": self.caught,
-            "caught_by": list(self.caught_by),
-            "seconds": self.seconds,
-            "errors": list(self.errors),
-            "verdicts": self.verdicts,
-            "why": self.mutant.why,
-        }
+        """The JSON form of one table row: its fields, whether the mutant was caught and why it is a bug."""
+        return record_json(self, mutant=self.mutant.to_json(), caught=self.caught, why=self.mutant.why)
 
 
 @dataclass(frozen=True)
@@ -166,17 +159,9 @@ class MutantRun:
         return "\n".join(lines) + "\n"
 
     def to_json(self) -> dict[str, Any]:
-        """The canonical JSON document of the run."""
-        return {
-            "seed": self.seed,
-            "quick": self.quick,
-            "caught": self.caught,
-            "mutants": len(self.detections),
-            "elapsed_seconds": self.elapsed_seconds,
-            "reference_seconds": self.reference_seconds,
-            "reference_violations": self.reference_violations,
-            "detections": [detection.to_json() for detection in self.detections],
-        }
+        """The canonical JSON document of the run: its fields, how many mutants were caught, of how many."""
+        detections = [detection.to_json() for detection in self.detections]
+        return record_json(self, detections=detections, caught=self.caught, mutants=len(self.detections))
 
 
 def _escape(text: str) -> str:

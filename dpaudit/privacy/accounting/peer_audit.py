@@ -17,6 +17,7 @@ from typing import Any
 
 import mpmath
 
+from dpaudit._records import record_json
 from dpaudit._validation import check_choice, check_integer, check_real
 from dpaudit.errors import DpAuditError
 from dpaudit.privacy.accounting.rdp import compose_rdp, poisson_gaussian_rdp
@@ -45,19 +46,8 @@ class PeerComparison:
     direction: str
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form for reports."""
-        return {
-            "peer": self.peer,
-            "alpha": self.alpha,
-            "q": self.q,
-            "sigma": self.sigma,
-            "steps": self.steps,
-            "exact": mpmath.nstr(self.exact, 17),
-            "exact_error": mpmath.nstr(self.exact_error, 3),
-            "peer_value": self.peer_value,
-            "relative_error": self.relative_error,
-            "direction": self.direction,
-        }
+        """The JSON form for reports: the exact value and its error as decimal strings."""
+        return record_json(self, exact=mpmath.nstr(self.exact, 17), exact_error=mpmath.nstr(self.exact_error, 3))
 
 
 def _require(module: str) -> Any:
