@@ -42,7 +42,13 @@ CASES = {
     "dp_lsw": ("dp_lsw_candidate.toml", FIXTURES, "sample_candidates:vectorised_reference_dp_lsw", 300.0, 60.0),
     "dp_lsl": ("dp_lsl_candidate.toml", EXAMPLES, "example_candidates:dp_lsl", 300.0, 60.0),
     "gpope": ("gpope_candidate.toml", EXAMPLES, "example_candidates:gpope", 300.0, 60.0),
-    "private_synthesis": ("private_synthesis_candidate.toml", EXAMPLES, "example_candidates:private_synthesis", 300.0, 60.0),
+    "private_synthesis": (
+        "private_synthesis_candidate.toml",
+        EXAMPLES,
+        "example_candidates:private_synthesis",
+        300.0,
+        60.0,
+    ),
 }
 
 
