@@ -30,6 +30,7 @@ from dpaudit.mechanisms.gtd2 import (
     NORMALISATIONS,
     TransitionTable,
     primal_dual_gradients,
+    primal_dual_operators,
 )
 from dpaudit.mechanisms.interface import (
     CandidateSignature,
@@ -278,7 +279,28 @@ class GPOPE(PerStepView):
         generator = normalize_rng(rng)
         if size is None:
             return self.run(data, rng=generator).theta
-        return np.stack([self.run(data, rng=generator).theta for _ in range(check_integer("size", size, low=1))])
+        return self._side_by_side_thetas(data, check_integer("size", size, low=1), generator)
+
+    def _side_by_side_thetas(self, data: TransitionTable, size: int, generator: np.random.Generator) -> np.ndarray:
+        """θ_{N+1} of ``size`` independent runs of Algorithm 1 from (0, 0), iterated together.
+
+        Each run's law is :meth:`run`'s; the draws are taken per iteration for all runs at once,
+        and B_i(θ, w) is applied as the affine map of :func:`primal_dual_operators`.
+        """
+        self.check_records(data)
+        linear, constant = primal_dual_operators(data, normalisation=self.normalisation)
+        n = data.n_features
+        steps = self.step_sizes.sequence(self.iterations)
+        state = np.zeros((size, 2 * n))
+        for step in steps:
+            picks = generator.integers(0, data.n_trajectories, size=size)
+            gradient = np.einsum("kij,kj->ki", linear[picks], state) + constant[picks]
+            if self.clip:
+                gradient = self.clip_gradients(gradient)[0]
+            if self.sigma > 0:
+                gradient = gradient + self.clip_norm * self.sigma * generator.standard_normal((size, 2 * n))
+            state = state - step * gradient
+        return state[:, :n]
 
     def per_step_view(self, m: int | None = None) -> dict[str, Any]:
         """White-box view of one iteration, for the accountant checks.

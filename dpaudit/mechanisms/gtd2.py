@@ -40,6 +40,7 @@ __all__ = [
     "expected_gtd2",
     "mspbe",
     "primal_dual_gradients",
+    "primal_dual_operators",
     "saddle_point",
 ]
 
@@ -412,6 +413,29 @@ def primal_dual_gradients(
             phi.T @ (rho * (delta_phi @ theta)) + phi.T @ phi_w - phi.T @ (rho * table.rewards[lo:hi])
         ) / norms[i]
     return result
+
+
+def primal_dual_operators(table: TransitionTable, *, normalisation: str = "mean") -> tuple[np.ndarray, np.ndarray]:
+    """B_i(θ, w) of eq. (4.1) as an affine map of (θ, w), for every trajectory i.
+
+    Returns:
+        ``(linear, constant)`` of shapes (m, 2n, 2n) and (m, 2n) with
+        B_i(θ, w) = linear[i] @ [θ; w] + constant[i]: linear[i] = [[0, −Â_iᵀ], [Â_i, Ĉ_i]] and
+        constant[i] = [0; −b̂_i], each divided by the trajectory's normaliser (the same numbers as
+        :func:`primal_dual_gradients`, up to rounding).
+    """
+    norms = _normalisers(table, normalisation)
+    n, m = table.n_features, table.n_trajectories
+    linear, constant = np.zeros((m, 2 * n, 2 * n)), np.zeros((m, 2 * n))
+    for i in range(m):
+        lo, hi = table.offsets[i], table.offsets[i + 1]
+        phi, rho = table.phi[lo:hi], table.rho[lo:hi]
+        delta_phi = phi - table.gamma * table.phi_next[lo:hi]
+        linear[i, :n, n:] = -(delta_phi.T @ (rho[:, None] * phi)) / norms[i]
+        linear[i, n:, :n] = phi.T @ (rho[:, None] * delta_phi) / norms[i]
+        linear[i, n:, n:] = phi.T @ phi / norms[i]
+        constant[i, n:] = -(phi.T @ (rho * table.rewards[lo:hi])) / norms[i]
+    return linear, constant
 
 
 def expected_gtd2(moments: DatasetMoments, step_size: float, iterations: int) -> np.ndarray:

@@ -35,11 +35,10 @@ import numpy as np
 from dpaudit._validation import check_choice, check_finite_array, check_integer, check_real
 from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.interface import CandidateSignature, InputDomain, Mechanism, Neighbourhood, OutputSpec
-from dpaudit.mechanisms.synthesis import STRUCTURAL_ZEROS, privatize_transitions
+from dpaudit.mechanisms.synthesis import STRUCTURAL_ZEROS, privatize_transitions, privatized_transition_draws
 from dpaudit.mechanisms.synthesis_search import explore_transitions
 from dpaudit.privacy.dirichlet_pair import SIMPLEX_ATOL, check_open_simplex
 from dpaudit.privacy.relations import BOUNDED_KINDS, ROW_ADJACENT, SIMPLEX_ADJACENT, Relation
-from dpaudit.rng import normalize_rng
 
 __all__ = ["MECHANISM", "PrivateTransitions", "check_transitions"]
 
@@ -138,16 +137,11 @@ class PrivateTransitions:
             InvalidArgument: for an input outside the domain (see :func:`check_transitions`).
         """
         matrix = check_transitions("input", data, eta=self.eta, structural_zeros=self.structural_zeros)
-        generator = normalize_rng(rng)
-
-        def once() -> np.ndarray:
-            return privatize_transitions(
-                matrix, self.k, rng=generator, structural_zeros=self.structural_zeros
-            ).transitions
-
         if size is None:
-            return once()
-        return np.stack([once() for _ in range(check_integer("size", size, low=1))])
+            return privatize_transitions(matrix, self.k, rng=rng, structural_zeros=self.structural_zeros).transitions
+        return privatized_transition_draws(
+            matrix, self.k, check_integer("size", size, low=1), rng=rng, structural_zeros=self.structural_zeros
+        )
 
 
 def _plain(data: Any) -> list[Any]:

@@ -53,6 +53,7 @@ __all__ = [
     "cost_of_privacy",
     "inner_problem_exact",
     "privatize_transitions",
+    "privatized_transition_draws",
     "synthesize",
 ]
 
@@ -108,7 +109,33 @@ def privatize_transitions(
     References:
         Gohari et al. 2020, Algorithm 1 step 1; Sec. II-D (inputs in Δ°(n)).
     """
-    mechanism = DirichletMechanism(k)
+    matrix = _checked_transitions(transitions, structural_zeros)
+    privatized, underflow = _privatized_draws(matrix, k, 1, normalize_rng(rng))
+    rows = matrix.reshape(-1, matrix.shape[2])
+    mask = ((rows > 0.0).sum(axis=1) != 1).reshape(matrix.shape[:2])
+    return PrivatizedTransitions(privatized[0], mask, underflow)
+
+
+def privatized_transition_draws(
+    transitions: Any, k: float, size: int, *, rng: Any, structural_zeros: str
+) -> np.ndarray:
+    """``size`` independent draws of Step 1 of Algorithm 1, stacked on axis 0 (shape (size, S, A, S)).
+
+    The draws consume ``rng`` as ``size`` calls of :func:`privatize_transitions` would not (one
+    batch of Gamma variates, then one of uniforms), with the same law.
+
+    Raises:
+        InvalidArgument, NumericalError: as :func:`privatize_transitions`.
+
+    References:
+        Gohari et al. 2020, Algorithm 1 step 1.
+    """
+    matrix = _checked_transitions(transitions, structural_zeros)
+    return _privatized_draws(matrix, k, size, normalize_rng(rng))[0]
+
+
+def _checked_transitions(transitions: Any, structural_zeros: str) -> np.ndarray:
+    """``transitions`` as a float64 array of shape (S, A, S), rows in the simplex (:func:`privatize_transitions`)."""
     check_choice("structural_zeros", structural_zeros, STRUCTURAL_ZEROS)
     matrix = np.asarray(transitions, dtype=np.float64)
     if matrix.ndim != 3 or matrix.shape[0] != matrix.shape[2]:
@@ -128,22 +155,30 @@ def privatize_transitions(
             f"transitions[{s}, {a}, :] has a zero probability: the Dirichlet mechanism needs rows in the open "
             "simplex; pass structural_zeros='keep' to privatise each row on its support (documented variant)"
         )
-    generator = normalize_rng(rng)
+    return matrix
+
+
+def _privatized_draws(
+    matrix: np.ndarray, k: float, size: int, generator: np.random.Generator
+) -> tuple[np.ndarray, int]:
+    """``size`` privatised copies of the checked ``matrix`` (shape (size, S, A, S)) and the count of
+    supported entries that underflowed to 0 (each row on its support; a row with one supported entry is kept)."""
+    mechanism = DirichletMechanism(k)
+    rows = matrix.reshape(-1, matrix.shape[2])
     support = rows > 0.0
     shapes = np.where(support, mechanism.k * rows, 1.0)
-    log_g = np.where(support, log_gamma_variates(shapes, shapes.shape, generator), -np.inf)
+    log_g = np.where(support, log_gamma_variates(shapes, (size, *shapes.shape), generator), -np.inf)
     if np.any(support & ~np.isfinite(log_g)):
         raise NumericalError(
             f"privatize_transitions: a shape k*P(s,a,s')={float(shapes[support].min())!r} is too small for float64 "
             "log-space sampling"
         )
-    log_x = log_g - special.logsumexp(log_g, axis=1, keepdims=True)
+    log_x = log_g - special.logsumexp(log_g, axis=-1, keepdims=True)
     privatized = np.exp(log_x)
     single = support.sum(axis=1) == 1
-    privatized[single] = rows[single]
+    privatized[:, single] = rows[single]
     underflow = int(np.count_nonzero(support & (privatized == 0.0)))
-    mask = (~single).reshape(matrix.shape[:2])
-    return PrivatizedTransitions(privatized.reshape(matrix.shape), mask, underflow)
+    return privatized.reshape(size, *matrix.shape), underflow
 
 
 @dataclass(frozen=True, eq=False)

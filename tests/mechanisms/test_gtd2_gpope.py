@@ -14,6 +14,7 @@ from dpaudit.mechanisms.gtd2 import (
     expected_gtd2,
     mspbe,
     primal_dual_gradients,
+    primal_dual_operators,
     saddle_point,
 )
 from dpaudit.rl import Chain, FiniteMDP, MarkovPolicy, Trajectory, sample_trajectories
@@ -147,6 +148,42 @@ def test_primal_dual_gradient_matches_eq_4_1():
     m = dataset_moments(single)
     expected = np.concatenate([-m.A.T @ w, m.A @ theta + m.C @ w - m.b])
     np.testing.assert_allclose(gradient, expected, atol=1e-12)
+
+
+@pytest.mark.parametrize("normalisation", ["mean", "paper"])
+def test_the_affine_operators_give_the_gradients_of_eq_4_1(normalisation):
+    rng = np.random.default_rng(1)
+    lengths = rng.integers(2, 6, size=12)
+    steps = int(lengths.sum())
+    table = TransitionTable(
+        rng.standard_normal((steps, 5)),
+        rng.standard_normal((steps, 5)),
+        rng.uniform(-1.0, 1.0, steps),
+        rng.uniform(0.5, 2.0, steps),
+        np.concatenate([[0], np.cumsum(lengths)]),
+        0.9,
+    )
+    theta, w = rng.standard_normal(5), rng.standard_normal(5)
+    linear, constant = primal_dual_operators(table, normalisation=normalisation)
+    picks = np.arange(table.n_trajectories)
+    expected = primal_dual_gradients(table, picks, theta, w, normalisation=normalisation)
+    np.testing.assert_allclose(linear @ np.concatenate([theta, w]) + constant, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_runs_side_by_side_follow_the_law_of_one_run():
+    """release(size=n) iterates n runs together; each has the law of run() (two-sample KS per coordinate)."""
+    from scipy.stats import ks_2samp
+
+    _, table = _chain_table(m=8)
+    mechanism = GPOPE(clip_norm=0.5, noise_multiplier=1.0, iterations=30)
+    together = mechanism.release(table, rng=3, size=3000)
+    one_by_one = np.stack([mechanism.run(table, rng=seed).theta for seed in np.random.default_rng(4).spawn(3000)])
+    p_values = [ks_2samp(together[:, j], one_by_one[:, j]).pvalue for j in range(5)]
+    assert min(p_values) > 0.001 / 5, p_values
+    one_trajectory = _chain_table(m=1)[1]  # nothing random left without noise: the same numbers
+    noiseless = GPOPE(clip_norm=0.5, noise_multiplier=0.0, iterations=30)
+    expected = noiseless.run(one_trajectory, rng=5).theta
+    np.testing.assert_allclose(noiseless.release(one_trajectory, rng=6, size=2), [expected, expected], atol=1e-12)
 
 
 def test_clipping_and_noise_scale():
