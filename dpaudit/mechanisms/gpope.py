@@ -29,9 +29,8 @@ from dpaudit.mechanisms.gpope_search import explore_tables
 from dpaudit.mechanisms.gtd2 import (
     NORMALISATIONS,
     TransitionTable,
-    primal_dual_gradients,
-    primal_dual_operators,
 )
+from dpaudit.mechanisms.gtd2_gradients import primal_dual_gradients, primal_dual_operators
 from dpaudit.mechanisms.interface import (
     CandidateSignature,
     InputDomain,

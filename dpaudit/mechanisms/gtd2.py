@@ -39,9 +39,8 @@ __all__ = [
     "dataset_moments",
     "expected_gtd2",
     "mspbe",
-    "primal_dual_gradients",
-    "primal_dual_operators",
     "saddle_point",
+    "trajectory_normalisers",
 ]
 
 NORMALISATIONS = ("paper", "mean")
@@ -306,7 +305,8 @@ def _ratios(target: MarkovPolicy | None, behaviour: MarkovPolicy | None, n_state
         return np.where(pi_b > 0, pi / np.where(pi_b > 0, pi_b, 1.0), 0.0)
 
 
-def _normalisers(table: TransitionTable, normalisation: str) -> np.ndarray:
+def trajectory_normalisers(table: TransitionTable, normalisation: str) -> np.ndarray:
+    """The divisor of each trajectory's estimates: its length (``mean``) or its length − 1 (``paper``, eq. (2.2))."""
     check_choice("normalisation", normalisation, NORMALISATIONS)
     lengths = table.lengths.astype(np.float64)
     if normalisation == "mean":
@@ -336,7 +336,7 @@ def dataset_moments(table: TransitionTable, *, normalisation: str = "mean") -> D
         The empirical A, b, C (the expectations of eq. (2.1) under the empirical law of
         trajectories, which is what GTD2 sampling uniformly from the dataset targets).
     """
-    weights = 1.0 / (_normalisers(table, normalisation) * table.n_trajectories)
+    weights = 1.0 / (trajectory_normalisers(table, normalisation) * table.n_trajectories)
     per_row = np.repeat(weights, table.lengths)
     scaled = (table.rho * per_row)[:, None] * table.phi
     delta_phi = table.phi - table.gamma * table.phi_next
@@ -390,52 +390,6 @@ def mspbe(theta: np.ndarray, moments: DatasetMoments) -> float:
     """
     residual = moments.A @ np.asarray(theta, dtype=np.float64) - moments.b
     return float(residual @ np.linalg.solve(moments.C, residual))
-
-
-def primal_dual_gradients(
-    table: TransitionTable, indices: np.ndarray, theta: np.ndarray, w: np.ndarray, *, normalisation: str = "mean"
-) -> np.ndarray:
-    """B_i(θ, w) of eq. (4.1) for the trajectories ``indices`` (rows of the result).
-
-    B_i = [−Â_iᵀ w ; Â_i θ + Ĉ_i w − b̂_i], computed with matrix–vector products per
-    transition (Â_i is never formed).
-    """
-    norms = _normalisers(table, normalisation)
-    result = np.empty((len(indices), 2 * table.n_features))
-    for row, i in enumerate(np.asarray(indices, dtype=np.int64)):
-        lo, hi = table.offsets[i], table.offsets[i + 1]
-        phi = table.phi[lo:hi]
-        delta_phi = phi - table.gamma * table.phi_next[lo:hi]
-        rho = table.rho[lo:hi]
-        phi_w = phi @ w
-        result[row, : table.n_features] = -(delta_phi.T @ (rho * phi_w)) / norms[i]
-        result[row, table.n_features :] = (
-            phi.T @ (rho * (delta_phi @ theta)) + phi.T @ phi_w - phi.T @ (rho * table.rewards[lo:hi])
-        ) / norms[i]
-    return result
-
-
-def primal_dual_operators(table: TransitionTable, *, normalisation: str = "mean") -> tuple[np.ndarray, np.ndarray]:
-    """B_i(θ, w) of eq. (4.1) as an affine map of (θ, w), for every trajectory i.
-
-    Returns:
-        ``(linear, constant)`` of shapes (m, 2n, 2n) and (m, 2n) with
-        B_i(θ, w) = linear[i] @ [θ; w] + constant[i]: linear[i] = [[0, −Â_iᵀ], [Â_i, Ĉ_i]] and
-        constant[i] = [0; −b̂_i], each divided by the trajectory's normaliser (the same numbers as
-        :func:`primal_dual_gradients`, up to rounding).
-    """
-    norms = _normalisers(table, normalisation)
-    n, m = table.n_features, table.n_trajectories
-    linear, constant = np.zeros((m, 2 * n, 2 * n)), np.zeros((m, 2 * n))
-    for i in range(m):
-        lo, hi = table.offsets[i], table.offsets[i + 1]
-        phi, rho = table.phi[lo:hi], table.rho[lo:hi]
-        delta_phi = phi - table.gamma * table.phi_next[lo:hi]
-        linear[i, :n, n:] = -(delta_phi.T @ (rho[:, None] * phi)) / norms[i]
-        linear[i, n:, :n] = phi.T @ (rho[:, None] * delta_phi) / norms[i]
-        linear[i, n:, n:] = phi.T @ phi / norms[i]
-        constant[i, n:] = -(phi.T @ (rho * table.rewards[lo:hi])) / norms[i]
-    return linear, constant
 
 
 def expected_gtd2(moments: DatasetMoments, step_size: float, iterations: int) -> np.ndarray:

@@ -13,10 +13,9 @@ from dpaudit.mechanisms.gtd2 import (
     dataset_moments,
     expected_gtd2,
     mspbe,
-    primal_dual_gradients,
-    primal_dual_operators,
     saddle_point,
 )
+from dpaudit.mechanisms.gtd2_gradients import primal_dual_gradients, primal_dual_operators
 from dpaudit.rl import Chain, FiniteMDP, MarkovPolicy, Trajectory, sample_trajectories
 
 
