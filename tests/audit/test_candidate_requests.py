@@ -36,3 +36,19 @@ def test_the_answers_come_back_in_the_sizes_asked_for_and_repeat_for_a_seed():
         assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
         other = _stream(name, sizes, seed=5)
         assert not np.array_equal(first[0], other[0])
+
+
+def test_releases_one_per_seed_travel_as_one_request_and_equal_the_releases_one_by_one():
+    kind = candidate_kind_for("gaussian")
+    seeds = [3, 3, 8, 21]
+    for name in ("good_gaussian", "vectorised_good_gaussian", "global_numpy_gaussian"):
+        ref = parse_candidate(f"sample_candidates:{name}", path=FIXTURES)
+        with CandidateMechanism(ref, CandidateLimits(), kind, {"sigma": 1.0, "sensitivity": 1.0}) as mechanism:
+            together = mechanism.release_each([0.0, 1.0], seeds)
+            flagged = mechanism.used_global_random
+        with CandidateMechanism(ref, CandidateLimits(), kind, {"sigma": 1.0, "sensitivity": 1.0}) as mechanism:
+            one_by_one = np.stack([mechanism.release([0.0, 1.0], rng=np.random.default_rng(s)) for s in seeds])
+        assert together.shape == (4, 2)
+        np.testing.assert_array_equal(together, one_by_one)
+        assert np.array_equal(together[0], together[1]) and not np.array_equal(together[0], together[2])
+        assert flagged is (name == "global_numpy_gaussian")

@@ -7,20 +7,40 @@ gpope: Xie et al. 2019, Algorithm 1 (N uniform picks, clipped primal-dual gradie
 import numpy as np
 
 
-def dirichlet_rows(transitions, *, k, structural_zeros="reject", eta=None, rng):
-    """Correct: every row by normalised Gamma(k P(s, a, s')) draws."""
-    gammas = rng.standard_gamma(k * np.asarray(transitions, dtype=float))
-    return gammas / gammas.sum(axis=-1, keepdims=True)
+def _uniform_concentration(rows, k):
+    return np.full((*rows.shape[:-1], 1), float(k))
 
 
-def first_row_only(transitions, *, k, structural_zeros="reject", eta=None, rng):
-    """Bug: only row P(0, 0) gets the concentration k; every other row gets 100 k (barely privatised).
-    A pair that moves P(0, 0) alone shows nothing."""
-    rows = np.asarray(transitions, dtype=float)
+def _first_row_concentration(rows, k):
     scale = np.full((*rows.shape[:-1], 1), 100.0 * k)
     scale[0, 0] = k
-    gammas = rng.standard_gamma(scale * rows)
-    return gammas / gammas.sum(axis=-1, keepdims=True)
+    return scale
+
+
+def _privatised_rows(concentration):
+    """A per-call candidate that draws every row P(s, a) from Dir(c(s, a) P(s, a)), and its vectorised
+    ``sample`` entry point (n releases stacked on axis 0)."""
+
+    def release(transitions, *, k, structural_zeros="reject", eta=None, rng):
+        rows = np.asarray(transitions, dtype=float)
+        gammas = rng.standard_gamma(concentration(rows, k) * rows)
+        return gammas / gammas.sum(axis=-1, keepdims=True)
+
+    def sample(transitions, n, *, k, structural_zeros="reject", eta=None, rng):
+        rows = np.asarray(transitions, dtype=float)
+        gammas = rng.standard_gamma(concentration(rows, k) * rows, size=(n, *rows.shape))
+        return gammas / gammas.sum(axis=-1, keepdims=True)
+
+    release.sample = sample
+    return release
+
+
+#: Correct: every row by normalised Gamma(k P(s, a, s')) draws.
+dirichlet_rows = _privatised_rows(_uniform_concentration)
+
+#: Bug: only row P(0, 0) gets the concentration k; every other row gets 100 k (barely privatised).
+#: A pair that moves P(0, 0) alone shows nothing.
+first_row_only = _privatised_rows(_first_row_concentration)
 
 
 def _gpope(table, *, clip_norm, noise_multiplier, iterations, step_sizes, rng, clip):

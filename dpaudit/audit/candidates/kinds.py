@@ -204,6 +204,31 @@ class CandidateMechanism:
             stream.close()
         return outputs[0] if size is None else outputs
 
+    def release_each(self, data: Any, seeds: list[int]) -> np.ndarray:
+        """``release(data, rng=np.random.default_rng(seed))`` for each seed, stacked, in one round trip to
+        the worker (the same outputs as the calls one by one).
+
+        Raises:
+            CandidateError: as :meth:`release`.
+        """
+        if self._process is None or not self._process.running:
+            self.start()
+        process = self._process
+        if process is None:
+            raise CandidateError(f"candidate {self.ref} is not running")
+        entropies = [int(np.random.default_rng(seed).integers(2**63)) for seed in seeds]
+        plain = self.kind.input_domain.to_plain(data)
+        try:
+            outputs = process.sample_each(
+                plain, self.call_params, self.call, entropies, categories=self.kind.categorical_outputs
+            )
+        except CandidateError:
+            self.close()
+            raise
+        self.category_labels.update(process.category_labels)
+        self.used_global_random |= process.used_global_random
+        return self._shaped(outputs, data)
+
     def release_stream(
         self, data: Any, sizes: Iterable[int], *, rng: np.random.Generator
     ) -> Generator[np.ndarray, None, None]:

@@ -261,6 +261,36 @@ class CandidateProcess:
         with contextlib.closing(self.sample_stream(data, params, call, [(count, seed)], categories=categories)) as one:
             return next(one)
 
+    def sample_each(
+        self,
+        data: Any,
+        params: dict[str, Any],
+        call: dict[str, Any],
+        entropies: list[int],
+        *,
+        categories: bool = False,
+    ) -> np.ndarray:
+        """One output per entropy, stacked: row ``i`` is what :meth:`sample` with ``count = 1`` and a
+        seed of entropy ``entropies[i]`` returns, all sent as one request (one round trip, not one each).
+
+        Raises:
+            CandidateError: as :meth:`sample`.
+        """
+        count = check_integer("count", len(entropies), low=1)
+        self._request(
+            {
+                "op": "sample",
+                "input": data,
+                "params": params,
+                "call": call,
+                "count": count,
+                "entropies": [int(entropy) for entropy in entropies],
+                "vectorised": self.vectorised,
+                "categories": categories,
+            }
+        )
+        return self._receive_sample(count, time.monotonic())
+
     def sample_stream(
         self,
         data: Any,

@@ -271,36 +271,69 @@ def _drew_from_global_state(before: tuple[Any, Any]) -> bool:
 
 
 def _sample(function: Callable[..., Any], request: dict[str, Any], channel: BinaryIO) -> None:
-    count = int(request["count"])
-    params = dict(request["params"])
-    rng = np.random.default_rng(np.random.SeedSequence(int(request["entropy"])))
-    global_state = _seed_global_state(int(request["entropy"]))
-    sample = _vectorised(function) if request.get("vectorised") else None
+    """Answer a sample request: ``count`` outputs from one generator seeded by ``entropy``, or, when the
+    request lists ``entropies``, one output per entropy, each drawn as a request of count 1 with it would."""
     labels: dict[str, str] | None = {} if request.get("categories") else None
+    entropies = request.get("entropies")
+    if entropies is None:
+        stacked, drew_global = _draw(function, request, int(request["entropy"]), int(request["count"]), labels, channel)
+    else:
+        drawn, last_tick = [], time.monotonic()
+        for call, entropy in enumerate(entropies):
+            output, drew = _draw(function, request, int(entropy), 1, labels, channel, first_call=call)
+            drawn.append((output, drew))
+            if time.monotonic() - last_tick >= _TICK_SECONDS:
+                _write_all(channel, b".")
+                last_tick = time.monotonic()
+        _same_shapes([output[0] for output, _ in drawn])
+        stacked = np.concatenate([output for output, _ in drawn])
+        drew_global = any(drew for _, drew in drawn)
+    header: dict[str, Any] = {"status": "ok", "shape": list(stacked.shape)}
+    if labels:
+        header["labels"] = labels
+    if drew_global:
+        header["global_random"] = True
+    _send(channel, header)
+    _write_all(channel, stacked.data)
+
+
+def _draw(
+    function: Callable[..., Any],
+    request: dict[str, Any],
+    entropy: int,
+    count: int,
+    labels: dict[str, str] | None,
+    channel: BinaryIO,
+    first_call: int = 0,
+) -> tuple[np.ndarray, bool]:
+    """``count`` outputs stacked from a generator seeded by ``entropy`` (the global state seeded too), and
+    whether the candidate drew from the global state; ``first_call`` numbers the calls in messages."""
+    params = dict(request["params"])
+    rng = np.random.default_rng(np.random.SeedSequence(entropy))
+    global_state = _seed_global_state(entropy)
+    sample = _vectorised(function) if request.get("vectorised") else None
     if sample is not None:
         positional, keywords = _arguments(request["call"], request["input"], params, rng, count)
-        stacked = _as_real(sample(*positional, **keywords), 0, labels)
+        stacked = _as_real(sample(*positional, **keywords), first_call, labels)
     else:
         positional, keywords = _arguments(request["call"], request["input"], params, rng, None)
         outputs = []
         last_tick = time.monotonic()
         for call in range(count):
-            outputs.append(_as_real(function(*positional, **keywords), call, labels))
+            outputs.append(_as_real(function(*positional, **keywords), first_call + call, labels))
             now = time.monotonic()
             if now - last_tick >= _TICK_SECONDS:
                 _write_all(channel, b".")
                 last_tick = now
-        shapes = sorted({output.shape for output in outputs})
-        if len(shapes) != 1:
-            raise ValueError(f"the calls returned outputs of different shapes: {shapes[:4]}")
+        _same_shapes(outputs)
         stacked = np.stack(outputs)
-    header: dict[str, Any] = {"status": "ok", "shape": list(stacked.shape)}
-    if labels:
-        header["labels"] = labels
-    if _drew_from_global_state(global_state):
-        header["global_random"] = True
-    _send(channel, header)
-    _write_all(channel, stacked.data)
+    return stacked, _drew_from_global_state(global_state)
+
+
+def _same_shapes(outputs: list[np.ndarray]) -> None:
+    shapes = sorted({output.shape for output in outputs})
+    if len(shapes) != 1:
+        raise ValueError(f"the calls returned outputs of different shapes: {shapes[:4]}")
 
 
 _DRAWN: dict[tuple[str, int, int], list[Any]] = {}
