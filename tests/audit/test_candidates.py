@@ -29,6 +29,12 @@ def test_good_candidate_is_reproducible():
     np.testing.assert_array_equal(first, second)
 
 
+def test_a_per_call_candidate_that_reuses_its_output_array_gives_every_call_its_own_output():
+    with CandidateProcess(_ref("reused_buffer_gaussian")) as candidate:
+        outputs = candidate.sample(VALUE, PARAMS, CALL, 20, np.random.SeedSequence(4))
+    assert len(np.unique(outputs, axis=0)) == 20
+
+
 @pytest.mark.parametrize("text", ["nocolon", "a:b:c", "1mod:f", "mod:", ":f", "mod:f-g"])
 def test_parse_rejects(text):
     with pytest.raises(InvalidArgument):

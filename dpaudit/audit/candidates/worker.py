@@ -236,7 +236,9 @@ def _as_codes(array: np.ndarray, labels: dict[str, str]) -> np.ndarray:
     return codes.reshape(array.shape)
 
 
-def _as_real(output: Any, call: int, labels: dict[str, str] | None = None) -> np.ndarray:
+def _as_real(output: Any, call: int, labels: dict[str, str] | None = None, *, copy: bool = True) -> np.ndarray:
+    """``output`` as a C-ordered float64 array (0-d stays 0-d); a copy unless ``copy`` is False and it
+    already is one (a per-call candidate may hand back a buffer it reuses on its next call)."""
     array = np.asarray(output)
     if labels is not None and array.dtype.kind in "USO":
         try:
@@ -248,7 +250,9 @@ def _as_real(output: Any, call: int, labels: dict[str, str] | None = None) -> np
         raise ValueError(f"call {call} returned {array.dtype} values (first: {shown}); expected real numbers")
     if array.size == 0:
         raise ValueError(f"call {call} returned an empty output (shape {array.shape})")
-    return np.array(array, dtype="<f8", order="C")  # keeps 0-d outputs 0-d (ascontiguousarray would not)
+    if copy:
+        return np.array(array, dtype="<f8", order="C")
+    return np.asarray(array, dtype="<f8", order="C")
 
 
 def _seed_global_state(entropy: int) -> tuple[Any, Any]:
@@ -314,7 +318,7 @@ def _draw(
     sample = _vectorised(function) if request.get("vectorised") else None
     if sample is not None:
         positional, keywords = _arguments(request["call"], request["input"], params, rng, count)
-        stacked = _as_real(sample(*positional, **keywords), first_call, labels)
+        stacked = _as_real(sample(*positional, **keywords), first_call, labels, copy=False)  # sent before reuse
     else:
         positional, keywords = _arguments(request["call"], request["input"], params, rng, None)
         outputs = []
