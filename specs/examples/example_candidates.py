@@ -117,19 +117,7 @@ def gpope(
     return theta
 
 
-def _gpope_sample(
-    table,
-    releases,
-    *,
-    clip_norm,
-    noise_multiplier,
-    iterations,
-    step_sizes=None,
-    normalisation="mean",
-    clip=True,
-    records=None,
-    rng,
-):
+def _gpope_sample(table, releases, *, clip_norm, noise_multiplier, iterations, step_sizes=None, records=None, rng, **_):
     """``releases`` runs of ``gpope`` side by side: trajectory i's gradient is linear in (theta, w),
     G_i (theta, w) + g_i, so each iteration is one batched product."""
     phi_all, phi_next = np.asarray(table["phi"], dtype=float), np.asarray(table["phi_next"], dtype=float)

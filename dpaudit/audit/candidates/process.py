@@ -277,19 +277,22 @@ class CandidateProcess:
             CandidateError: as :meth:`sample`.
         """
         count = check_integer("count", len(entropies), low=1)
-        self._request(
-            {
-                "op": "sample",
-                "input": data,
-                "params": params,
-                "call": call,
-                "count": count,
-                "entropies": [int(entropy) for entropy in entropies],
-                "vectorised": self.vectorised,
-                "categories": categories,
-            }
-        )
+        seeding = {"entropies": [int(entropy) for entropy in entropies]}
+        self._request(self._sample_request(data, params, call, count, seeding, categories))
         return self._receive_sample(count, time.monotonic())
+
+    def _sample_request(
+        self,
+        data: Any,
+        params: dict[str, Any],
+        call: dict[str, Any],
+        count: int,
+        seeding: dict[str, Any],
+        categories: bool,
+    ) -> dict[str, Any]:
+        """A sample request to the worker; ``seeding`` holds its ``entropy`` or its ``entropies``."""
+        request = {"op": "sample", "input": data, "params": params, "call": call, "count": count, **seeding}
+        return {**request, "vectorised": self.vectorised, "categories": categories}
 
     def sample_stream(
         self,
@@ -320,18 +323,7 @@ class CandidateProcess:
             entropy = seed.entropy
             if not isinstance(entropy, int):
                 entropy = int(np.random.default_rng(seed).integers(2**63))
-            self._request(
-                {
-                    "op": "sample",
-                    "input": data,
-                    "params": params,
-                    "call": call,
-                    "count": count,
-                    "entropy": entropy,
-                    "vectorised": self.vectorised,
-                    "categories": categories,
-                }
-            )
+            self._request(self._sample_request(data, params, call, count, {"entropy": entropy}, categories))
             pending.append(count)
 
         send_next()
