@@ -272,3 +272,10 @@ def _dp_lsl_estimate_and_scale(
 def laplace_from_epsilon(value, *, epsilon, sensitivity, rng):
     """A Laplace mechanism as users write it, parameterised by epsilon: scale = sensitivity / epsilon."""
     return np.asarray(value, dtype=float) + rng.laplace(0.0, sensitivity / epsilon, len(value))
+
+
+def _laplace_from_epsilon_sample(value, n, *, epsilon, sensitivity, rng):
+    return np.asarray(value, dtype=float) + rng.laplace(0.0, sensitivity / epsilon, (n, len(value)))
+
+
+laplace_from_epsilon.sample = _laplace_from_epsilon_sample
