@@ -1,5 +1,4 @@
-"""Audit each SPEC (default: every built-in paper claim against the reference implementations). Prints a summary
-table; writes audit.json, audit.md, audit.html, junit.xml and figures/ to --out."""
+"""The ``dpaudit audit`` command (its text in ``dpaudit audit --help`` is :data:`DESCRIPTION`)."""
 
 from __future__ import annotations
 
@@ -18,6 +17,11 @@ from dpaudit.cli.common import (
     reporter,
     sampled,
 )
+
+#: What ``dpaudit audit --help`` says above its options.
+DESCRIPTION = """\
+Audit each SPEC (default: every built-in paper claim against the reference implementations). Prints a summary
+table; writes audit.json, audit.md, audit.html, junit.xml and figures/ to --out."""
 
 
 def add_arguments(audit: argparse.ArgumentParser) -> None:
@@ -65,5 +69,5 @@ COMMAND = Command(
     add_arguments,
     run,
     help="audit spec files (default: every built-in paper claim) and write the report",
-    description=__doc__,
+    description=DESCRIPTION,
 )

@@ -1,5 +1,4 @@
-"""Load the candidate in an isolated worker with time and memory limits and run the spec's black-box obligations
-on it (see specs/examples/ and README, 'Auditing your implementation')."""
+"""The ``dpaudit check`` command (its text in ``dpaudit check --help`` is :data:`DESCRIPTION`)."""
 
 from __future__ import annotations
 
@@ -23,6 +22,11 @@ from dpaudit.cli.common import (
     reporter,
     sampled,
 )
+
+#: What ``dpaudit check --help`` says above its options.
+DESCRIPTION = """\
+Load the candidate in an isolated worker with time and memory limits and run the spec's black-box obligations
+on it (see specs/examples/ and README, 'Auditing your implementation')."""
 
 
 def add_arguments(check: argparse.ArgumentParser) -> None:
@@ -88,5 +92,5 @@ COMMAND = Command(
     add_arguments,
     run,
     help="audit a candidate implementation (module:callable) against a spec's black-box obligations",
-    description=__doc__,
+    description=DESCRIPTION,
 )

@@ -1,6 +1,4 @@
-"""Run `dpaudit check` on every candidate of a corpus manifest (see dpaudit.audit.candidates.corpus) for each
-seed, and write corpus.json and corpus.md (kind, bug, truth, verdicts, certified epsilon lower bound) to
---out. Exit 0."""
+"""The ``dpaudit corpus`` command (its text in ``dpaudit corpus --help`` is :data:`DESCRIPTION`)."""
 
 from __future__ import annotations
 
@@ -12,6 +10,12 @@ from contextlib import ExitStack
 from dpaudit._validation import check_integer
 from dpaudit.cli.common import EXIT_OK, Command, add_out_option, add_quick_option, parse_call_seconds
 from dpaudit.errors import InvalidArgument
+
+#: What ``dpaudit corpus --help`` says above its options.
+DESCRIPTION = """\
+Run `dpaudit check` on every candidate of a corpus manifest (see dpaudit.audit.candidates.corpus) for each
+seed, and write corpus.json and corpus.md (kind, bug, truth, verdicts, certified epsilon lower bound) to
+--out. Exit 0."""
 
 
 def add_arguments(corpus: argparse.ArgumentParser) -> None:
@@ -80,5 +84,5 @@ COMMAND = Command(
     add_arguments,
     run,
     help="check a corpus of candidates with known truth and tabulate the verdicts",
-    description=__doc__,
+    description=DESCRIPTION,
 )

@@ -1,6 +1,4 @@
-"""Audit every mutant (a reference mechanism with a realistic privacy bug) with its specs under specs/mutants/
-and the reference on the same specs and seed. Prints the detection table and writes mutants.json and
-mutants.md to --out. Exit 0 when every mutant is caught, 1 otherwise."""
+"""The ``dpaudit mutants`` command (its text in ``dpaudit mutants --help`` is :data:`DESCRIPTION`)."""
 
 from __future__ import annotations
 
@@ -17,6 +15,12 @@ from dpaudit.cli.common import (
     add_quick_option,
     add_seed_option,
 )
+
+#: What ``dpaudit mutants --help`` says above its options.
+DESCRIPTION = """\
+Audit every mutant (a reference mechanism with a realistic privacy bug) with its specs under specs/mutants/
+and the reference on the same specs and seed. Prints the detection table and writes mutants.json and
+mutants.md to --out. Exit 0 when every mutant is caught, 1 otherwise."""
 
 
 def add_arguments(mutants: argparse.ArgumentParser) -> None:
@@ -55,5 +59,5 @@ COMMAND = Command(
     add_arguments,
     run,
     help="audit the library of planted privacy bugs and print which obligation caught each",
-    description=__doc__,
+    description=DESCRIPTION,
 )

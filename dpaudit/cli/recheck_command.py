@@ -1,9 +1,4 @@
-"""Re-derive every certified fact of the report by an independent route (numerical integration of the densities
-in mpmath instead of the checker's closed form), or by running an exhaustive check again from its spec with
-the recorded seed (its enclosure of each margin must meet the recorded one); check that each fact belongs to
-its claim and supports its verdict; replay the counterexample of every violated Monte Carlo obligation from
-its counts (also on a `dpaudit check` report); and check the digest and the verdict chain. Exit 1 on any
-mismatch."""
+"""The ``dpaudit recheck`` command (its text in ``dpaudit recheck --help`` is :data:`DESCRIPTION`)."""
 
 from __future__ import annotations
 
@@ -13,6 +8,15 @@ from collections.abc import Sequence
 
 from dpaudit.cli.common import EXIT_FAILED, EXIT_OK, Command, log
 from dpaudit.errors import InvalidArgument
+
+#: What ``dpaudit recheck --help`` says above its options.
+DESCRIPTION = """\
+Re-derive every certified fact of the report by an independent route (numerical integration of the densities
+in mpmath instead of the checker's closed form), or by running an exhaustive check again from its spec with
+the recorded seed (its enclosure of each margin must meet the recorded one); check that each fact belongs to
+its claim and supports its verdict; replay the counterexample of every violated Monte Carlo obligation from
+its counts (also on a `dpaudit check` report); and check the digest and the verdict chain. Exit 1 on any
+mismatch."""
 
 
 def add_arguments(recheck: argparse.ArgumentParser) -> None:
@@ -60,5 +64,5 @@ COMMAND = Command(
     add_arguments,
     run,
     help="replay the certificates and counterexamples of an audit.json",
-    description=__doc__,
+    description=DESCRIPTION,
 )

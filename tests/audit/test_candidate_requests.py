@@ -5,9 +5,11 @@ grouping depends only on the sizes and the output's width, so a seed gives the s
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from dpaudit.audit.candidates.kinds import REQUEST_BYTES, CandidateMechanism, _grouped, candidate_kind_for
 from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
+from dpaudit.errors import CandidateError
 
 FIXTURES = str(Path(__file__).parent / "candidates_fixture")
 
@@ -52,3 +54,20 @@ def test_releases_one_per_seed_travel_as_one_request_and_equal_the_releases_one_
         np.testing.assert_array_equal(together, one_by_one)
         assert np.array_equal(together[0], together[1]) and not np.array_equal(together[0], together[2])
         assert flagged is (name == "global_numpy_gaussian")
+
+
+def test_releases_one_per_seed_are_copies_when_a_vectorised_candidate_reuses_its_batch_array():
+    kind = candidate_kind_for("gaussian")
+    ref = parse_candidate("sample_candidates:vectorised_reused_buffer_gaussian", path=FIXTURES)
+    with CandidateMechanism(ref, CandidateLimits(), kind, {"sigma": 1.0, "sensitivity": 1.0}) as mechanism:
+        assert len(np.unique(mechanism.release_each([0.0], [1, 2, 3, 4]), axis=0)) == 4
+
+
+def test_a_hang_among_releases_one_per_seed_is_timed_per_call_not_per_batch():
+    kind = candidate_kind_for("gaussian")
+    ref = parse_candidate("sample_candidates:vectorised_hangs_on_third_call", path=FIXTURES)
+    with (
+        CandidateMechanism(ref, CandidateLimits(timeout_seconds=1.0), kind, {"sigma": 1.0, "sensitivity": 1.0}) as m,
+        pytest.raises(CandidateError, match=r"did not answer within 1 s"),
+    ):
+        m.release_each([0.0], list(range(20)))

@@ -17,6 +17,7 @@ CLAIM = load_spec(builtin_spec_dir() / "gaussian_mechanism.toml")
 class _Candidate:
     def __init__(self, mode: str):
         self.mode = mode
+        self.calls = 0
 
     def release(self, data, *, rng, size=None):
         value = np.asarray(data, dtype=float)
@@ -24,6 +25,9 @@ class _Candidate:
             return value + np.random.default_rng(0).standard_normal(value.shape)
         if self.mode == "own":
             return value + np.random.default_rng().standard_normal(value.shape)
+        if self.mode == "alternating_size":  # 8 numbers, then 16, then 8 ...: whatever the seed
+            self.calls += 1
+            return rng.standard_normal(8 * (1 + self.calls % 2))
         if size is not None and self.mode == "copied_batch":  # one noise draw copied to every row of a batch
             return np.tile(value + rng.standard_normal(value.shape), (size, 1))
         if size is not None and self.mode == "wider_batch":  # a batch entry point with twice the noise
@@ -49,6 +53,7 @@ def _run(mode: str):
         ("honest", Verdict.CONSISTENT, "vary with the seed"),
         ("fixed", Verdict.VIOLATED, "public noise"),
         ("own", Verdict.INCONCLUSIVE, "not reproducible"),
+        ("alternating_size", Verdict.INCONCLUSIVE, "not reproducible"),
         ("copied_batch", Verdict.ERROR, "are not independent draws"),
         ("wider_batch", Verdict.ERROR, "Kolmogorov-Smirnov"),
     ],

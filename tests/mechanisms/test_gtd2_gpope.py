@@ -366,3 +366,13 @@ def test_clip_norm_and_noise_multiplier_table(name, value, valid):
     else:
         with pytest.raises(InvalidArgument, match=name):
             GPOPE(**{name: value})
+
+
+def test_gradients_gathered_in_blocks_equal_one_gather():
+    from dpaudit.mechanisms.gpope import _affine_gradients
+
+    rng = np.random.default_rng(2)
+    linear, constant = rng.standard_normal((3, 1024, 1024)), rng.standard_normal((3, 1024))  # blocks of 4 runs
+    picks, state = rng.integers(3, size=10), rng.standard_normal((10, 1024))
+    expected = np.einsum("kij,kj->ki", linear[picks], state) + constant[picks]
+    np.testing.assert_allclose(_affine_gradients(linear, constant, picks, state), expected, rtol=1e-12, atol=1e-12)

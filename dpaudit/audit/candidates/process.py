@@ -279,7 +279,7 @@ class CandidateProcess:
         count = check_integer("count", len(entropies), low=1)
         seeding = {"entropies": [int(entropy) for entropy in entropies]}
         self._request(self._sample_request(data, params, call, count, seeding, categories))
-        return self._receive_sample(count, time.monotonic())
+        return self._receive_sample(count, time.monotonic(), calls_of_one=True)
 
     def _sample_request(
         self,
@@ -341,11 +341,13 @@ class CandidateProcess:
                 with contextlib.suppress(CandidateError):
                     self._receive_sample(pending.popleft(), time.monotonic())
 
-    def _receive_sample(self, count: int, started: float) -> np.ndarray:
+    def _receive_sample(self, count: int, started: float, *, calls_of_one: bool = False) -> np.ndarray:
         """The answer to a sample request of ``count`` outputs; the worker's time on it is counted from
-        ``started`` (when it could begin: the request sent, or the previous answer read)."""
+        ``started`` (when it could begin: the request sent, or the previous answer read). A vectorised
+        batch gets ``count`` times the per-call timeout, unless it is made of ``calls_of_one`` (one output
+        per call, the worker ticking between calls)."""
         total_deadline = time.monotonic() + max(self.limits.total_seconds - self._spent, 0.0)
-        per_call = self.limits.timeout_seconds * (count if self.vectorised else 1)
+        per_call = self.limits.timeout_seconds * (count if self.vectorised and not calls_of_one else 1)
         header = self._answer(count, per_call, total_deadline)
         shape = announced_shape(header, count)
         self._note_labels(header.get("labels"))

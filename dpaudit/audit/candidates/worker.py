@@ -284,7 +284,7 @@ def _sample(function: Callable[..., Any], request: dict[str, Any], channel: Bina
     else:
         drawn, last_tick = [], time.monotonic()
         for call, entropy in enumerate(entropies):
-            output, drew = _draw(function, request, int(entropy), 1, labels, channel, first_call=call)
+            output, drew = _draw(function, request, int(entropy), 1, labels, channel, first_call=call, kept=True)
             drawn.append((output, drew))
             if time.monotonic() - last_tick >= _TICK_SECONDS:
                 _write_all(channel, b".")
@@ -309,16 +309,18 @@ def _draw(
     labels: dict[str, str] | None,
     channel: BinaryIO,
     first_call: int = 0,
+    kept: bool = False,
 ) -> tuple[np.ndarray, bool]:
     """``count`` outputs stacked from a generator seeded by ``entropy`` (the global state seeded too), and
-    whether the candidate drew from the global state; ``first_call`` numbers the calls in messages."""
+    whether the candidate drew from the global state; ``first_call`` numbers the calls in messages. With
+    ``kept``, the outputs are kept past the candidate's next call, so a vectorised batch is copied too."""
     params = dict(request["params"])
     rng = np.random.default_rng(np.random.SeedSequence(entropy))
     global_state = _seed_global_state(entropy)
     sample = _vectorised(function) if request.get("vectorised") else None
     if sample is not None:
         positional, keywords = _arguments(request["call"], request["input"], params, rng, count)
-        stacked = _as_real(sample(*positional, **keywords), first_call, labels, copy=False)  # sent before reuse
+        stacked = _as_real(sample(*positional, **keywords), first_call, labels, copy=kept)  # else sent before reuse
     else:
         positional, keywords = _arguments(request["call"], request["input"], params, rng, None)
         outputs = []

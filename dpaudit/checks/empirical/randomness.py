@@ -35,6 +35,7 @@ import numpy as np
 from dpaudit.checks.claim_inputs import approx_dp_of
 from dpaudit.checks.empirical.sampling import NeighbourPair, PairsConfig, reference_or_given_pairs
 from dpaudit.checks.empirical.statistics import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
+from dpaudit.errors import CheckerError
 from dpaudit.kernel.checker_config import param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Obligation
@@ -116,15 +117,27 @@ def _public_sequence(mechanism: Any, pair: NeighbourPair, seeds: list[int], clai
     )
 
 
-def _releases(mechanism: Any, data: Any, seeds: list[int]) -> np.ndarray:
+def _releases(mechanism: Any, data: Any, seeds: list[int]) -> np.ndarray | None:
     """``mechanism.release(data, rng=np.random.default_rng(seed))`` for each seed, one flattened row each
-    (a candidate's ``release_each`` makes them in one round trip to its worker)."""
+    (a candidate's ``release_each`` makes them in one round trip to its worker); None when the releases
+    differ in size (a candidate's that do are an error of its worker)."""
     each = getattr(mechanism, "release_each", None)
     if callable(each):
         return np.asarray(each(data, list(seeds)), dtype=np.float64).reshape(len(seeds), -1)
-    return np.stack(
-        [np.asarray(mechanism.release(data, rng=np.random.default_rng(s)), dtype=np.float64).ravel() for s in seeds]
-    )
+    rows = [np.asarray(mechanism.release(data, rng=np.random.default_rng(s)), dtype=np.float64).ravel() for s in seeds]
+    return np.stack(rows) if len({row.shape for row in rows}) == 1 else None
+
+
+def _same_size_releases(mechanism: Any, data: Any, seeds: list[int]) -> np.ndarray:
+    """:func:`_releases`, refusing releases of different sizes.
+
+    Raises:
+        CheckerError: when two releases differ in size.
+    """
+    rows = _releases(mechanism, data, seeds)
+    if rows is None:
+        raise CheckerError("the mechanism's releases differ in size from one seed to another")
+    return rows
 
 
 def _unreproducible(
@@ -134,7 +147,7 @@ def _unreproducible(
     sequence when one is found, else ``inconclusive``: the audit cannot be replayed); None otherwise."""
     for pair in pairs:
         again = _releases(mechanism, pair.first, [seeds[0], seeds[0]])
-        if not np.array_equal(again[0], again[1]):
+        if again is None or not np.array_equal(again[0], again[1]):
             public = _public_sequence(mechanism, pair, seeds, epsilon)
             if public is not None:
                 return public
@@ -159,10 +172,10 @@ def _most_public_pair(
     samples = len(seeds)
     worst: tuple[float, str, dict[str, Any]] | None = None
     for pair in pairs:
-        first = _releases(mechanism, pair.first, seeds)
+        first = _same_size_releases(mechanism, pair.first, seeds)
         if not (first == first[0]).all():
             continue
-        second = _releases(mechanism, pair.second, [seed + 1 for seed in seeds])
+        second = _same_size_releases(mechanism, pair.second, [seed + 1 for seed in seeds])
         hits_second = int(np.count_nonzero((second == first[0]).all(axis=1)))
         p_lower = clopper_pearson_lower(samples, samples, alpha)
         q_upper = clopper_pearson_upper(hits_second, samples, alpha)
@@ -195,7 +208,7 @@ def _batch_disagreement(mechanism: Any, data: Any, seeds: list[int], seed: int) 
     alone would sit closer to that side and reject a correct batch of many coordinates)."""
     if "size" not in inspect.signature(mechanism.release).parameters:
         return None  # a plugin's reference without batches: the Monte Carlo checks call it one release at a time
-    singles = _releases(mechanism, data, seeds)
+    singles = _same_size_releases(mechanism, data, seeds)
     batch = np.asarray(mechanism.release(data, rng=np.random.default_rng(seed), size=len(seeds)), dtype=np.float64)
     batch = batch.reshape(len(seeds), -1)
     if batch.shape != singles.shape:

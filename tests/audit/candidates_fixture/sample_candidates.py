@@ -280,3 +280,37 @@ def wrong_sample_signature(value, *, sigma, sensitivity, rng):  # a right callab
 
 
 wrong_sample_signature.sample = lambda x: x
+
+
+_REUSED_BATCHES: dict[int, np.ndarray] = {}
+
+
+def vectorised_reused_buffer_gaussian(value, *, sigma, sensitivity, rng):
+    return np.asarray(value, dtype=float) + sigma * rng.standard_normal(len(value))
+
+
+def _reused_buffer_sample(value, n, *, sigma, sensitivity, rng):
+    """Correct, written for speed: a batch of each size fills and returns the same module-level array."""
+    batch = _REUSED_BATCHES.setdefault(n, np.zeros((n, len(value))))
+    batch[:] = np.asarray(value, dtype=float) + sigma * rng.standard_normal((n, len(value)))
+    return batch
+
+
+vectorised_reused_buffer_gaussian.sample = _reused_buffer_sample
+
+
+_CALLS = [0]
+
+
+def vectorised_hangs_on_third_call(value, *, sigma, sensitivity, rng):
+    return np.asarray(value, dtype=float) + sigma * rng.standard_normal(len(value))
+
+
+def _hangs_on_third_call_sample(value, n, *, sigma, sensitivity, rng):
+    _CALLS[0] += 1
+    while _CALLS[0] == 3:
+        time.sleep(1)
+    return np.asarray(value, dtype=float) + sigma * rng.standard_normal((n, len(value)))
+
+
+vectorised_hangs_on_third_call.sample = _hangs_on_third_call_sample
