@@ -276,7 +276,7 @@ def _drew_from_global_state(before: tuple[Any, Any]) -> bool:
 
 def _sample(function: Callable[..., Any], request: dict[str, Any], channel: BinaryIO) -> None:
     """Answer a sample request: ``count`` outputs from one generator seeded by ``entropy``, or, when the
-    request lists ``entropies``, one output per entropy, each drawn as a request of count 1 with it would."""
+    request lists ``entropies``, one output per entropy, each drawn as a request of count 1 with that entropy."""
     labels: dict[str, str] | None = {} if request.get("categories") else None
     entropies = request.get("entropies")
     if entropies is None:
