@@ -7,6 +7,7 @@ import pytest
 
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
+from dpaudit.errors import CheckerError
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.kernel.claims import Obligation
 from dpaudit.kernel.verdicts import Verdict
@@ -25,6 +26,8 @@ class _Candidate:
             return value + np.random.default_rng(0).standard_normal(value.shape)
         if self.mode == "own":
             return value + np.random.default_rng().standard_normal(value.shape)
+        if self.mode == "size_from_seed":  # reproducible for a seed, but 8 or 16 numbers as the seed says
+            return rng.standard_normal(8 * (1 + int(rng.integers(2))))
         if self.mode == "alternating_size":  # 8 numbers, then 16, then 8 ...: whatever the seed
             self.calls += 1
             return rng.standard_normal(8 * (1 + self.calls % 2))
@@ -64,6 +67,11 @@ def test_randomness_contract(mode, verdict, fragment):
     assert fragment in evidence.summary
     if verdict is Verdict.VIOLATED:
         assert float(evidence.measurements[0].measured) > 4.38
+
+
+def test_releases_whose_size_follows_the_seed_are_refused_by_name():
+    with pytest.raises(CheckerError, match="differ in size from one seed to another"):
+        _run("size_from_seed")
 
 
 def test_a_correct_batch_of_many_coordinates_is_not_an_error():
