@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import sys
 
+from dpaudit._interrupts import interrupts_deferred
+
 EXIT_INTERRUPTED = 130
 
 
 def run() -> int:
     """Load the command line interface and run it."""
     try:
-        from dpaudit.cli import main
+        with interrupts_deferred():
+            from dpaudit.cli import main
     except KeyboardInterrupt:
         sys.stderr.write("dpaudit: ERROR: interrupted\n")
         return EXIT_INTERRUPTED

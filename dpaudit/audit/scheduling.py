@@ -8,11 +8,11 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from typing import Any
 
+from dpaudit._interrupts import interrupts_deferred
 from dpaudit.audit.execution import claim_result, error_evidence, obligation_seed, run_obligation
 from dpaudit.audit.plugins import get_checker, obligation_for_run
 from dpaudit.audit.progress import ProgressReporter
 from dpaudit.audit.results import ClaimResult, ObligationResult
-from dpaudit.checks.empirical.executors import interrupts_deferred
 from dpaudit.errors import AuditInterrupted, UnknownName
 from dpaudit.kernel.claims import Claim
 from dpaudit.rng import SeedRecord

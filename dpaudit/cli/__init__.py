@@ -20,6 +20,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from dpaudit._interrupts import interrupts_deferred
 from dpaudit._version import __version__
 from dpaudit.cli import (
     audit_command,
@@ -80,12 +81,13 @@ def _under_ceilings(arguments: argparse.Namespace, run: Callable[[], int]) -> in
     # hashlib's native part loads before the limit: under it, a failed load is logged with a traceback;
     # and the runner's modules too: compiling them from source under a ceiling too low to start can
     # fail inside CPython's compiler with an error that is not a MemoryError
-    import hashlib  # noqa: F401
+    with interrupts_deferred():
+        import hashlib  # noqa: F401
 
-    import dpaudit.audit.candidates.audit
-    import dpaudit.audit.runner  # noqa: F401
-    from dpaudit.audit.memory_budget import limit_memory
-    from dpaudit.checks.budget_limits import ceiling, lowered_ceilings, parse_ceiling
+        import dpaudit.audit.candidates.audit
+        import dpaudit.audit.runner  # noqa: F401
+        from dpaudit.audit.memory_budget import limit_memory
+        from dpaudit.checks.budget_limits import ceiling, lowered_ceilings, parse_ceiling
 
     with lowered_ceilings(dict(parse_ceiling(text) for text in arguments.ceiling)):
         limit_memory(ceiling("memory_mib"))
@@ -96,9 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return its exit code (see the module docstring)."""
     logging.basicConfig(format="dpaudit: %(levelname)s: %(message)s", level=logging.INFO)
     args = list(sys.argv[1:] if argv is None else argv)
-    arguments = _build_parser().parse_args(args)
     previous = _stop_on_sigterm()
     try:
+        arguments = _build_parser().parse_args(args)  # a Ctrl-C while it loads translations is caught below
         if arguments.command in _AUDITING:
             return _under_ceilings(arguments, lambda: int(arguments.run(arguments, args)))
         return int(arguments.run(arguments, args))

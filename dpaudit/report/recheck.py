@@ -37,11 +37,12 @@ from typing import Any
 import mpmath
 
 from dpaudit._bounded_json import loads_bounded
+from dpaudit._interrupts import interrupts_deferred
 from dpaudit.audit.environment import environment_differences
 from dpaudit.audit.rerun import RERUN_ROUTE, replayed_enclosure, rerun_obligation
 from dpaudit.checks.certificates.facts import exact_decimal
 from dpaudit.checks.certificates.routes import MAX_RELATIVE_WIDTH, ROUTES, replay
-from dpaudit.checks.empirical.executors import forkserver_context, interrupts_deferred
+from dpaudit.checks.empirical.executors import forkserver_context
 from dpaudit.errors import DpAuditError, SpecError
 from dpaudit.report.counterexample_replay import replay_counterexamples
 from dpaudit.report.folder import verify_report_folder

@@ -15,7 +15,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import (
     Executor,
     Future,
@@ -24,7 +24,7 @@ from concurrent.futures import (
     ThreadPoolExecutor,
     as_completed,
 )
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from typing import IO, Any
 
 import numpy as np
@@ -197,36 +197,6 @@ def _dask_executor(spec: str, address: str) -> DaskExecutor:
             f"executor={spec!r}: no Dask scheduler answers at {target} within {_DASK_CONNECT_SECONDS:g} s ({exc})"
         ) from None
     return DaskExecutor(client, owns_client=True)
-
-
-@contextmanager
-def interrupts_deferred() -> Iterator[None]:
-    """SIGINT and SIGTERM held back until the block ends, then handled as they would have been:
-    around a pool's ``submit``, which starts workers, so an interrupt never leaves a worker half
-    started that the auditor does not know of (it would fail later, printing a traceback of its
-    own). Outside the main thread (signals belong to it) the block runs as is."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held: list[signal.Signals] = []
-    previous = {
-        number: signal.signal(number, lambda got, frame: held.append(signal.Signals(got))) for number in _INTERRUPTS
-    }
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-        if held:
-            handler = previous[held[0]]
-            if callable(handler):
-                handler(held[0], None)
-            elif handler == signal.SIG_DFL:
-                signal.raise_signal(held[0])
-
-
-#: The signals that stop an audit.
-_INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
 
 
 def forkserver_context(preload: Sequence[str] = ()) -> Any:
