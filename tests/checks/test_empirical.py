@@ -10,10 +10,9 @@ from dpaudit.checks.empirical.bound_evidence import bound_evidence
 from dpaudit.checks.empirical.budget import AuditBudget
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
 from dpaudit.checks.empirical.epsilon_lower_bound import EmpiricalConfig
+from dpaudit.checks.empirical.samplers import ReleaseSampler, as_sampler
 from dpaudit.checks.empirical.sampling import (
     NeighbourPair,
-    ReleaseSampler,
-    as_sampler,
     chunk_sizes,
     phase_seed,
 )

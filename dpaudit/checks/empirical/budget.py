@@ -12,6 +12,7 @@ from dpaudit.kernel.checker_config import CheckerConfig, check_fields, param, pa
 
 __all__ = [
     "ESCALATION_GROWTH",
+    "LENGTH_TAGGED",
     "EVENT_FAMILIES",
     "MAX_ESCALATION_SAMPLES",
     "AuditBudget",
@@ -156,6 +157,13 @@ def _json_float(value: Any) -> Any:
     return value
 
 
+#: How releases of different lengths are audited (the details and the domain of the evidence say it).
+LENGTH_TAGGED = (
+    "releases of different lengths: each audited as y = (its number of values, its values, zeros to the longest), "
+    "a one-to-one encoding, so y[0] is the length"
+)
+
+
 @dataclass(frozen=True)
 class EmpiricalBound:
     """The outcome of :func:`certify_privacy_lower_bound`.
@@ -174,6 +182,8 @@ class EmpiricalBound:
         planned_bounds: one-sided bounds the union bound was split over.
         event_histogram: the best event in the output's coordinates with a small histogram of
             both sides' pilot outputs around it (:mod:`dpaudit.checks.empirical.event_histogram`).
+        length_tagged: the releases held different numbers of values on the two sides of a pair and
+            were audited as (number of values, values, zeros): coordinate 0 is the length.
     """
 
     epsilon_lower_bound: float
@@ -187,6 +197,7 @@ class EmpiricalBound:
     events: tuple[CertifiedEvent, ...] = field(default_factory=tuple)
     planned_bounds: int = 0
     event_histogram: dict[str, Any] | None = None
+    length_tagged: bool = False
 
     @property
     def best_event(self) -> CertifiedEvent | None:
@@ -210,6 +221,7 @@ class EmpiricalBound:
             "escalated_samples": [event.samples for event in self.events if event.escalated],
             **({"confirmed_on_fresh_draws": True} if self.budget.confirm else {}),
             "certified_events": [event.to_json() for event in self.events],
+            **({"releases": LENGTH_TAGGED} if self.length_tagged else {}),
         }
 
 

@@ -47,11 +47,11 @@ from dpaudit.checks.empirical.recertification import (
     escalate,
     pair_sides,
 )
+from dpaudit.checks.empirical.samplers import LengthTagged, as_sampler
 from dpaudit.checks.empirical.sampling import (
     PILOT,
     SELECTION,
     NeighbourPair,
-    as_sampler,
     draw_outputs,
     histogram_scores,
 )
@@ -252,19 +252,27 @@ def _draw_pilots(
     root: np.random.SeedSequence,
     budget: AuditBudget,
     common: dict[str, Any],
-) -> list[_Pilot]:
-    """The pilot of every pair: outputs of both sides, the projections fitted on them and their grids."""
-    pilots = []
+) -> tuple[Any, list[_Pilot]]:
+    """The pilot of every pair: outputs of both sides, the projections fitted on them and their grids;
+    and the sampler of the later phases: ``sampler``, or where the releases of some pair's two sides
+    hold different numbers of values, ``sampler`` behind :class:`LengthTagged` (the pilot's outputs
+    encoded the same way)."""
+    drawn = []
     for i, pair in enumerate(pairs):
         pilot = budget.pilot if pair.pilot_cap is None else max(min(budget.pilot, pair.pilot_cap), 10)
-        sides = draw_outputs(sampler, pair_sides(root, i, PILOT, pair), pilot, **common)
+        drawn.append(draw_outputs(sampler, pair_sides(root, i, PILOT, pair), pilot, **common))
+    if any(first.shape[1] != second.shape[1] for first, second in drawn):
+        sampler = LengthTagged(sampler, max(side.shape[1] for sides in drawn for side in sides))
+        drawn = [[sampler.encoded(side) for side in sides] for sides in drawn]
+    pilots = []
+    for pair, sides in zip(pairs, drawn, strict=True):
         projections = _projections(sides[0], sides[1], budget, pair)
         grids = [
             ThresholdGrid.spanning(np.concatenate([p.scores(sides[0]), p.scores(sides[1])]), budget.thresholds)
             for p in projections
         ]
         pilots.append((sides, projections, grids))
-    return pilots
+    return sampler, pilots
 
 
 def _kept_pairs(pilots: Sequence[_Pilot], budget: AuditBudget, delta: float) -> list[int]:
@@ -386,7 +394,7 @@ def certify_privacy_lower_bound(
         "executor": executor,
         "progress": progress,
     }
-    pilots = _draw_pilots(sampler, pairs, root, budget, common)
+    sampler, pilots = _draw_pilots(sampler, pairs, root, budget, common)
     kept = _kept_pairs(pilots, budget, audited_delta)
     candidates, tried = _selection_candidates(
         sampler, pairs, kept, pilots, root, budget, audited_delta, claimed_epsilon, common
@@ -415,4 +423,5 @@ def certify_privacy_lower_bound(
         events=tuple(events),
         planned_bounds=planned_bounds,
         event_histogram=picture,
+        length_tagged=isinstance(sampler, LengthTagged),
     )

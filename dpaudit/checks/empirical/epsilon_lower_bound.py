@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
 from dpaudit.checks.empirical.bound_evidence import bound_evidence
-from dpaudit.checks.empirical.budget import AuditBudget, EmpiricalBound, MonteCarloBudgetConfig
+from dpaudit.checks.empirical.budget import LENGTH_TAGGED, AuditBudget, EmpiricalBound, MonteCarloBudgetConfig
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
 from dpaudit.checks.empirical.input_search import SEARCH_MODES, search_enabled, searched_pairs
 from dpaudit.checks.empirical.sampling import (
@@ -219,7 +219,7 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
         domain=f"{len(pairs)} neighbouring pair(s) under {context.relation.name}"
         + (f" ({len(searched)} found by the input search)" if searched else "")
         + f": {labels}; {bound.pairs[1]} kept after the pilot screening; "
-        f"event families {', '.join(budget.events)}",
+        f"event families {', '.join(budget.events)}" + (f"; {LENGTH_TAGGED}" if bound.length_tagged else ""),
         method="Monte Carlo: pilot, held-out event selection, one-sided Clopper-Pearson with a union bound "
         f"over {bound.planned_bounds} bounds"
         + (f" ({budget.escalations} escalation rounds allowed)" if budget.escalations else "")

@@ -78,9 +78,9 @@ from dpaudit.checks.empirical.gaussian_release_directions import (
 from dpaudit.checks.empirical.input_search import SEARCH_MODES, search_enabled, searched_pairs
 from dpaudit.checks.empirical.parametric import FitConfig
 from dpaudit.checks.empirical.radial_events import choose_radial_events, radial_centre, radial_statistic
+from dpaudit.checks.empirical.samplers import as_sampler
 from dpaudit.checks.empirical.sampling import (
     NeighbourPair,
-    as_sampler,
     reference_or_given_pairs,
 )
 from dpaudit.checks.empirical.statistics import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound

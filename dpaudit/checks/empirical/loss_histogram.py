@@ -17,9 +17,9 @@ import numpy as np
 
 from dpaudit._validation import check_finite_array, check_integer, check_real
 from dpaudit.checks.empirical.events import ThresholdGrid
+from dpaudit.checks.empirical.samplers import as_sampler
 from dpaudit.checks.empirical.sampling import (
     NeighbourPair,
-    as_sampler,
     draw_outputs,
     histogram_scores,
     phase_seed,

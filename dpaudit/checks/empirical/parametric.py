@@ -47,7 +47,8 @@ import numpy as np
 from dpaudit._lazy import lazy_module
 from dpaudit.checks.claim_inputs import approx_dp_of
 from dpaudit.checks.empirical.dirichlet_fit import fit_dirichlet_pair, least_private_delta
-from dpaudit.checks.empirical.sampling import PairsConfig, as_sampler, reference_or_given_pairs
+from dpaudit.checks.empirical.samplers import as_sampler
+from dpaudit.checks.empirical.sampling import PairsConfig, reference_or_given_pairs
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checker_config import param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker

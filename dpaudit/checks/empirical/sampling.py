@@ -12,8 +12,7 @@ except in the pilot phase.
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, Required, TypedDict, Unpack
@@ -24,7 +23,8 @@ from dpaudit._validation import check_finite_array, check_integer
 from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
 from dpaudit.checks.empirical.events import Event, Projection, ThresholdGrid
 from dpaudit.checks.empirical.executors import run_tasks
-from dpaudit.errors import CheckerError, InvalidArgument, InvalidType
+from dpaudit.checks.empirical.samplers import as_rows, sampler_stream
+from dpaudit.errors import CheckerError, InvalidArgument
 from dpaudit.kernel.checker_config import CheckerConfig, param
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.kernel.claims import Claim
@@ -34,9 +34,7 @@ from dpaudit.mechanisms.views import AuditPairsView
 __all__ = [
     "NeighbourPair",
     "PairsConfig",
-    "ReleaseSampler",
     "SamplingOptions",
-    "as_sampler",
     "chunk_sizes",
     "count_events",
     "draw_outputs",
@@ -54,60 +52,6 @@ PILOT, SELECTION, CERTIFICATION = 0, 1, 2
 ESCALATION = 3
 #: The seed phase of the confirmation of a refuting event (past every escalation round's).
 CONFIRMATION = 16
-
-
-@dataclass(frozen=True)
-class ReleaseSampler:
-    """Turns a mechanism's ``release(data, *, rng, size=None)`` into a sampler.
-
-    Attributes:
-        mechanism: an object with ``release``; must be picklable for process executors.
-        batched: ``release`` accepts ``size=n`` and returns n rows at once; otherwise
-            it is called n times.
-    """
-
-    mechanism: Any
-    batched: bool = True
-
-    def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        """Return n independent releases on ``data`` as rows."""
-        if self.batched:
-            return np.asarray(self.mechanism.release(data, rng=rng, size=n))
-        return np.stack([np.asarray(self.mechanism.release(data, rng=rng)) for _ in range(n)])
-
-    def stream(self, data: Any, sizes: Sequence[int], rng: np.random.Generator) -> Iterator[np.ndarray]:
-        """The batches of ``self(data, n, rng)`` for each ``n`` of ``sizes`` in turn; through the
-        mechanism's ``release_stream`` when it has one (a candidate's worker draws the next batch while
-        this one is counted), with the same outputs."""
-        release_stream = getattr(self.mechanism, "release_stream", None)
-        if self.batched and callable(release_stream):
-            yield from (np.asarray(rows) for rows in release_stream(data, sizes, rng=rng))
-            return
-        for n in sizes:
-            yield self(data, n, rng)
-
-
-def as_sampler(source: Any) -> Callable[[Any, int, np.random.Generator], np.ndarray]:
-    """Return a sampler for a mechanism (anything with ``release``) or an existing sampler.
-
-    A mechanism whose ``release`` takes a ``size`` keyword is sampled in batches.
-
-    Raises:
-        InvalidType: for an object that is neither.
-    """
-    release = getattr(source, "release", None)
-    if callable(release):
-        try:
-            batched = "size" in inspect.signature(release).parameters
-        except (TypeError, ValueError):
-            batched = False
-        return ReleaseSampler(source, batched=batched)
-    if callable(source):
-        return source
-    raise InvalidType(
-        f"mechanism={source!r}: expected an object with release(data, *, rng, size=None) "
-        "or a callable sample(data, n, rng)"
-    )
 
 
 @dataclass(frozen=True)
@@ -159,20 +103,6 @@ def phase_seed(root: np.random.SeedSequence, *path: int) -> np.random.SeedSequen
     return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, *path), pool_size=root.pool_size)
 
 
-def _as_rows(outputs: Any, n: int) -> np.ndarray:
-    try:
-        rows = np.asarray(outputs, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise CheckerError(f"the sampler returned outputs that are not real arrays: {exc}") from exc
-    if rows.ndim == 0 or rows.shape[0] != n:
-        raise CheckerError(f"the sampler was asked for {n} outputs and returned an array of shape {rows.shape}")
-    rows = rows.reshape(n, -1)
-    # a nan or an infinity makes the sum non-finite; a finite sum that overflowed is checked entry by entry
-    if not np.isfinite(rows.sum()) and not np.isfinite(rows).all():
-        raise CheckerError("the sampler returned non-finite outputs (nan or inf)")
-    return rows
-
-
 @dataclass(frozen=True)
 class _Chunk:
     sampler: Any
@@ -189,13 +119,10 @@ def _batches(chunk: _Chunk):
     rng = np.random.default_rng(chunk.seed)
     full, rest = divmod(chunk.count, chunk.batch_size)
     sizes = [chunk.batch_size] * full + ([rest] if rest else [])
-    if isinstance(chunk.sampler, ReleaseSampler):
-        batches = chunk.sampler.stream(chunk.data, sizes, rng)
-    else:
-        batches = (chunk.sampler(chunk.data, size, rng) for size in sizes)
+    batches = sampler_stream(chunk.sampler, chunk.data, sizes, rng)
     try:
         for size, rows in zip(sizes, batches, strict=True):
-            yield _as_rows(rows, size)
+            yield as_rows(rows, size)
     finally:
         close = getattr(batches, "close", None)
         if close is not None:
@@ -203,7 +130,18 @@ def _batches(chunk: _Chunk):
 
 
 def _raw_chunk(chunk: _Chunk) -> np.ndarray:
-    return np.concatenate(list(_batches(chunk)))
+    return _stacked(list(_batches(chunk)))
+
+
+def _stacked(parts: Sequence[np.ndarray]) -> np.ndarray:
+    """The rows of ``parts`` as one array; parts of different widths are a CheckerError."""
+    widths = sorted({part.shape[1] for part in parts})
+    if len(widths) > 1:
+        raise CheckerError(
+            f"the releases on one input held different numbers of values ({', '.join(map(str, widths))}): "
+            "a release's length that varies from draw to draw cannot be audited"
+        )
+    return np.concatenate(parts)
 
 
 def _histogram_chunk(chunk: _Chunk) -> list[np.ndarray]:
@@ -281,7 +219,7 @@ def draw_outputs(
 ) -> list[np.ndarray]:
     """Draw ``count`` outputs on each side's data and return them as rows (shape (count, d)), per side."""
     parts = _run_sides(_raw_chunk, sampler, sides, count, options, label="pilot")
-    return [np.concatenate(side) for side in parts]
+    return [_stacked(side) for side in parts]
 
 
 def histogram_scores(

@@ -1,0 +1,126 @@
+"""Releases whose number of values depends on the input: their length is audited as the first value
+of a one-to-one encoding (a histogram of the values that occur tells its inputs apart by its length);
+a length that varies from draw to draw on one input is refused by name, never an internal error."""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import dpaudit
+from dpaudit.checks.empirical.budget import AuditBudget
+from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
+from dpaudit.checks.empirical.samplers import LengthTagged
+from dpaudit.checks.empirical.sampling import NeighbourPair
+from dpaudit.errors import CheckerError
+
+PAIR = NeighbourPair(np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 2.0]), "3 vs 2 distinct values")
+
+
+@dataclass(frozen=True)
+class OccurringValuesHistogram:
+    """Laplace(2/epsilon) noise on the count of each value that occurs: the length is the number of
+    distinct values (not private: epsilon is infinite)."""
+
+    scale: float = 2.0
+
+    def __call__(self, data, n, rng):
+        counts = np.unique(np.asarray(data), return_counts=True)[1]
+        return counts + rng.laplace(0.0, self.scale, size=(n, counts.size))
+
+
+@dataclass(frozen=True)
+class NoisyRecords:
+    """Laplace noise on each record: as long as its input, and the pairs below have equal lengths."""
+
+    def __call__(self, data, n, rng):
+        values = np.asarray(data, dtype=float)
+        return values + rng.laplace(0.0, 1.0, size=(n, values.size))
+
+
+@dataclass(frozen=True)
+class RandomLength:
+    """Drops the coordinates whose noisy value is negative: the length varies from draw to draw."""
+
+    def __call__(self, data, n, rng):
+        keep = int(rng.integers(1, 4))
+        return np.asarray(data, dtype=float)[:keep] + rng.laplace(0.0, 1.0, size=(n, keep))
+
+
+def _bound(sampler, pairs, samples=20_000):
+    return certify_privacy_lower_bound(sampler, pairs, delta=0.0, epsilon=1.0, budget=AuditBudget(samples), seed=0)
+
+
+def test_a_length_that_tells_the_inputs_apart_is_certified_far_above_the_claim():
+    bound = _bound(OccurringValuesHistogram(), [PAIR])
+    assert bound.length_tagged and "releases" in bound.details()
+    assert bound.epsilon_lower_bound > 5.0  # about log(draws / 3): every X' release has 2 values, none of X's
+    assert "y[0]" in bound.best_event.event
+
+
+def test_equal_lengths_on_each_pair_are_audited_as_before():
+    pairs = [
+        NeighbourPair(np.zeros(2), np.array([0.0, 0.5]), "two records"),
+        NeighbourPair(np.zeros(3), np.array([0.0, 0.0, 0.5]), "three records"),
+    ]
+    bound = _bound(NoisyRecords(), pairs)
+    assert not bound.length_tagged and "releases" not in bound.details()
+    assert bound.epsilon_lower_bound < 1.0  # Laplace(1) on a shift of 0.5: epsilon 0.5
+
+
+def test_a_length_that_varies_from_draw_to_draw_is_refused_by_name():
+    with pytest.raises(CheckerError, match="length that varies from draw to draw"):
+        _bound(RandomLength(), [PAIR], samples=200_000)
+
+
+def test_the_encoding_is_one_to_one_and_refuses_a_longer_release():
+    tagged = LengthTagged(OccurringValuesHistogram(), width=3)
+    rows = tagged.encoded(np.array([[5.0, -1.0], [0.0, 0.0]]))
+    np.testing.assert_array_equal(rows, [[2.0, 5.0, -1.0, 0.0], [2.0, 0.0, 0.0, 0.0]])
+    assert not np.array_equal(tagged.encoded(np.zeros((1, 1))), tagged.encoded(np.zeros((1, 2))))
+    with pytest.raises(CheckerError, match="up to 3 values in the pilot and 4 later"):
+        tagged.encoded(np.zeros((1, 4)))
+
+
+SPEC = """
+schema = 1
+
+[claim]
+id = "occurring-values-histogram"
+title = "Noisy counts of the values that occur are 1-DP"
+relations = ["replace_one"]
+
+[claim.source]
+paper = "Dwork & Roth 2014"
+location = "Sec. 3.3"
+
+[claim.mechanism]
+name = "black_box"
+
+[claim.guarantee]
+kind = "approx_dp"
+epsilon = 1.0
+delta = 0.0
+
+[[obligations]]
+id = "dp"
+statement = "no event certifies epsilon > 1"
+checker = "empirical_epsilon_lower_bound"
+params = { samples = 20000, pairs = [{ first = [1, 2, 3], second = [1, 2, 2] }] }
+"""
+
+
+def _occurring_values_histogram(dataset, *, rng):
+    counts = np.unique(np.asarray(dataset, dtype=float), return_counts=True)[1]
+    return counts + rng.laplace(0.0, 2.0, size=counts.size)
+
+
+@pytest.mark.slow
+def test_a_candidate_whose_release_length_follows_its_input_is_violated(tmp_path):
+    spec = tmp_path / "histogram.toml"
+    spec.write_text(SPEC, encoding="utf-8")
+    report = dpaudit.check(_occurring_values_histogram, spec, quick=True, seed=1)
+    (claim,) = report.claims
+    assert claim.verdict.value == "violated"
+    (evidence,) = [item.evidence for item in claim.relations[0].obligations if item.obligation.id == "dp"]
+    assert "releases of different lengths" in evidence.domain
