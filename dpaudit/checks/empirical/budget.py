@@ -12,8 +12,8 @@ from dpaudit.kernel.checker_config import CheckerConfig, check_fields, param, pa
 
 __all__ = [
     "ESCALATION_GROWTH",
-    "LENGTH_TAGGED",
     "EVENT_FAMILIES",
+    "LENGTH_TAGGED",
     "MAX_ESCALATION_SAMPLES",
     "AuditBudget",
     "CertifiedEvent",
