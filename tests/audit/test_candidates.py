@@ -35,6 +35,26 @@ def test_a_per_call_candidate_that_reuses_its_output_array_gives_every_call_its_
     assert len(np.unique(outputs, axis=0)) == 20
 
 
+def test_each_call_gets_the_input_as_sent_even_when_a_call_edits_it_in_place():
+    """A candidate that adds its noise into its input list: each call must still see the input the
+    request sent (else the releases are a random walk and the audit samples the wrong law)."""
+    with CandidateProcess(_ref("noise_added_in_place_per_call")) as candidate:
+        outputs = candidate.sample(VALUE, PARAMS, CALL, 2000, np.random.SeedSequence(4))
+        each = candidate.sample_each(VALUE, PARAMS, CALL, [1, 2, 3])
+    np.testing.assert_allclose(outputs.mean(axis=0), VALUE, atol=0.15)  # a walk would wander by about 45
+    np.testing.assert_allclose(outputs.std(axis=0), 1.0, atol=0.1)
+    assert np.abs(each - VALUE).max() < 6.0
+
+
+def test_a_vectorised_call_that_edits_its_input_reaches_no_other_call():
+    """Releases one per seed travel as one request (the randomness contract): the same seed three times
+    gives the same release three times, though each call moved its input by 100."""
+    with CandidateProcess(_ref("noise_added_in_place")) as candidate:
+        each = candidate.sample_each(VALUE, PARAMS, CALL, [5, 5, 5])
+    np.testing.assert_array_equal(each[0], each[1])
+    np.testing.assert_array_equal(each[0], each[2])
+
+
 @pytest.mark.parametrize("text", ["nocolon", "a:b:c", "1mod:f", "mod:", ":f", "mod:f-g"])
 def test_parse_rejects(text):
     with pytest.raises(InvalidArgument):
@@ -107,11 +127,15 @@ def test_forged_pickle_runs_nothing_in_the_auditor(tmp_path):
         ("returns_empty", "empty output"),
         ("returns_strings", "expected real numbers"),
         ("returns_nan", "non-finite value nan at call 0"),
+        ("returns_ragged", "call 0 returned a list that is no array"),
+        ("returns_random_length", "outputs of different shapes"),
     ],
 )
 def test_outputs_are_validated(name, fragment):
-    with CandidateProcess(_ref(name)) as candidate, pytest.raises(CandidateError, match=fragment):
+    with CandidateProcess(_ref(name)) as candidate, pytest.raises(CandidateError, match=fragment) as raised:
         candidate.sample(VALUE, PARAMS, CALL, 4, np.random.SeedSequence(2))
+    # the worker's own check refused the output: one line, not a traceback of dpaudit's frames
+    assert "Traceback" not in str(raised.value) and "candidate raised" not in str(raised.value)
 
 
 def test_printed_output_is_captured_not_shown():

@@ -27,6 +27,7 @@ in a float64 and the same in every process; the header names the categories behi
 
 from __future__ import annotations
 
+import copy
 import errno
 import hashlib
 import importlib
@@ -104,6 +105,11 @@ def _load_pickled(pickled: str) -> Callable[..., Any]:
     if not callable(function):
         raise TypeError(f"the pickled candidate is a {type(function).__name__}, not a callable")
     return function
+
+
+class _BadOutput(ValueError):
+    """An output dpaudit cannot audit (not real numbers, empty, shapes that differ): one line, no
+    traceback (the candidate raised nothing; the worker's own check refused what it returned)."""
 
 
 class _Misspelt(Exception):
@@ -232,24 +238,27 @@ def _as_codes(array: np.ndarray, labels: dict[str, str]) -> np.ndarray:
         elif isinstance(value, bool | int | float) and not isinstance(value, complex):
             codes[index] = float(value)
         else:
-            raise ValueError(f"returned a {type(value).__name__} inside a categorical output; expected str or numbers")
+            raise _BadOutput(f"returned a {type(value).__name__} inside a categorical output; expected str or numbers")
     return codes.reshape(array.shape)
 
 
 def _as_real(output: Any, call: int, labels: dict[str, str] | None = None, *, copy: bool = True) -> np.ndarray:
     """``output`` as a C-ordered float64 array (0-d stays 0-d); a copy unless ``copy`` is False and it
     already is one (a per-call candidate may hand back a buffer it reuses on its next call)."""
-    array = np.asarray(output)
+    try:
+        array = np.asarray(output)
+    except ValueError as exc:  # a ragged list
+        raise _BadOutput(f"call {call} returned a {type(output).__name__} that is no array: {exc}") from None
     if labels is not None and array.dtype.kind in "USO":
         try:
             array = _as_codes(array, labels)
         except ValueError as exc:
-            raise ValueError(f"call {call} {exc}") from None
+            raise _BadOutput(f"call {call} {exc}") from None
     if array.dtype.kind not in _REAL_KINDS:
         shown = repr(array.ravel()[:1].tolist() if array.size else array)[:120]
-        raise ValueError(f"call {call} returned {array.dtype} values (first: {shown}); expected real numbers")
+        raise _BadOutput(f"call {call} returned {array.dtype} values (first: {shown}); expected real numbers")
     if array.size == 0:
-        raise ValueError(f"call {call} returned an empty output (shape {array.shape})")
+        raise _BadOutput(f"call {call} returned an empty output (shape {array.shape})")
     if copy:
         return np.array(array, dtype="<f8", order="C")
     return np.asarray(array, dtype="<f8", order="C")
@@ -319,14 +328,16 @@ def _draw(
     global_state = _seed_global_state(entropy)
     sample = _vectorised(function) if request.get("vectorised") else None
     if sample is not None:
-        positional, keywords = _arguments(request["call"], request["input"], params, rng, count)
+        data = copy.deepcopy(request["input"])  # one call: its edits to its input reach no other request
+        positional, keywords = _arguments(request["call"], data, copy.deepcopy(params), rng, count)
         stacked = _as_real(sample(*positional, **keywords), first_call, labels, copy=kept)  # else sent before reuse
     else:
-        positional, keywords = _arguments(request["call"], request["input"], params, rng, None)
+        given = _FreshArguments(request["call"], request["input"], params, rng)
         outputs = []
         last_tick = time.monotonic()
         for call in range(count):
-            outputs.append(_as_real(function(*positional, **keywords), first_call + call, labels))
+            outputs.append(_as_real(function(*given.arguments, **given.keywords), first_call + call, labels))
+            given.renew_if_changed()
             now = time.monotonic()
             if now - last_tick >= _TICK_SECONDS:
                 _write_all(channel, b".")
@@ -336,10 +347,33 @@ def _draw(
     return stacked, _drew_from_global_state(global_state)
 
 
+class _FreshArguments:
+    """The arguments of per-call draws, each call given the input and params as the request sent them:
+    a candidate that edits its input in place (``dataset.append``, ``values[0] = ...``) would otherwise
+    hand its edits to its next call, and the audit would sample a walk instead of the law on one input.
+    The copies are compared after each call and made again only when the call changed them."""
+
+    def __init__(self, call: dict[str, Any], data: Any, params: dict[str, Any], rng: Any):
+        self._request = (call, data, params, rng)
+        self.renew()
+
+    def renew(self) -> None:
+        """Fresh copies of the input and params, and the arguments built on them."""
+        call, data, params, rng = self._request
+        self._data, self._params = copy.deepcopy(data), copy.deepcopy(params)
+        self.arguments, self.keywords = _arguments(call, self._data, self._params, rng, None)
+
+    def renew_if_changed(self) -> None:
+        """Renew the copies if the last call edited them."""
+        _, data, params, _ = self._request
+        if self._data != data or self._params != params:
+            self.renew()
+
+
 def _same_shapes(outputs: list[np.ndarray]) -> None:
     shapes = sorted({output.shape for output in outputs})
     if len(shapes) != 1:
-        raise ValueError(f"the calls returned outputs of different shapes: {shapes[:4]}")
+        raise _BadOutput(f"the calls returned outputs of different shapes: {shapes[:4]}")
 
 
 _DRAWN: dict[tuple[str, int, int], list[Any]] = {}
@@ -439,6 +473,8 @@ def main(argv: list[str]) -> int:
                 "(dpaudit keeps what it prints in a file of that size at most): print less, e.g. not once per call"
             )
             _send(channel_out, {"status": "error", "message": message})
+        except _BadOutput as exc:
+            _send(channel_out, {"status": "error", "message": f"its output cannot be audited: {exc}"})
         except BaseException:
             _send(channel_out, {"status": "error", "message": f"candidate raised:\n{traceback.format_exc()}"})
     return 0

@@ -19,6 +19,27 @@ def reused_buffer_gaussian(value, sigma, *, rng):
     return _REUSED
 
 
+def noise_added_in_place(value, sigma, *, rng):
+    """Correct in law, careless as code: adds the noise into the caller's list and returns it."""
+    for i in range(len(value)):
+        value[i] += sigma * rng.standard_normal()
+    return np.asarray(value, dtype=float)
+
+
+def noise_added_in_place_vectorised(value, n, sigma, *, rng):
+    """The vectorised form of the same: edits its input, then draws the n releases."""
+    value[0] += 100.0
+    return np.asarray(value, dtype=float) + sigma * rng.standard_normal((n, len(value)))
+
+
+noise_added_in_place.sample = noise_added_in_place_vectorised
+
+
+def noise_added_in_place_per_call(value, sigma, *, rng):
+    """As ``noise_added_in_place``, without a vectorised entry point."""
+    return noise_added_in_place(value, sigma, rng=rng)
+
+
 def sleeps_forever(value, sigma, *, rng):
     while True:
         time.sleep(1)
@@ -118,6 +139,14 @@ def returns_complex(value, sigma, *, rng):
 
 def returns_empty(value, sigma, *, rng):
     return np.zeros(0)
+
+
+def returns_ragged(value, sigma, *, rng):
+    return [[1.0], [1.0, 2.0]]
+
+
+def returns_random_length(value, sigma, *, rng):
+    return rng.standard_normal(int(rng.integers(1, 4)))
 
 
 def returns_strings(value, sigma, *, rng):
