@@ -67,7 +67,8 @@ class AuditBudget:
     events: tuple[str, ...] = param(
         "event families: threshold (coordinates), interval (ranges of 1, 2, 4, ... grid steps of every score's "
         "histogram), halfspace (mean difference and a linear logistic classifier), classifier (logistic on (y, y^2)), "
-        "atom (exact repeated outputs and the input itself), outcome (for discrete outputs: sets of outcomes in the "
+        "atom (exact repeated outputs, the input itself, and outputs exactly on the float16 or float32 grid when "
+        "the pilot's sides differ there), outcome (for discrete outputs: sets of outcomes in the "
         "pilot's likelihood-ratio order, and single outcomes)",
         EVENT_FAMILIES,
         choices=EVENT_FAMILIES,

@@ -30,7 +30,6 @@ from dpaudit.checks.empirical.events import (
     CoordinateProjection,
     Event,
     IntervalEvent,
-    OutcomeProjection,
     Projection,
     ThresholdEvent,
     ThresholdGrid,
@@ -39,8 +38,10 @@ from dpaudit.checks.empirical.events import (
     mean_difference_projection,
     outcome_projection,
 )
+from dpaudit.checks.empirical.precision_events import PrecisionProjection, precision_projections
 from dpaudit.checks.empirical.recertification import (
     ESCALATED_PER_ROUND,
+    RARE_LANE,
     ChosenEvent,
     certify_chosen,
     confirm_refuting,
@@ -71,6 +72,9 @@ _MAX_COORDINATES = 16
 
 _SCREENING_ALPHA = 0.05
 
+#: Projections whose scores are 0 or 1: an interval event adds nothing to their threshold events.
+_INDICATORS = (AtomProjection, PrecisionProjection)
+
 
 def _projections(first: np.ndarray, second: np.ndarray, budget: AuditBudget, pair: NeighbourPair) -> list[Projection]:
     dimension = first.shape[1]
@@ -80,6 +84,7 @@ def _projections(first: np.ndarray, second: np.ndarray, budget: AuditBudget, pai
             atoms = atoms_of(outputs, data)
             if atoms:
                 projections.append(AtomProjection(atoms, f"atoms of {label}'s pilot outputs and input"))
+        projections.extend(precision_projections(first, second))  # exact values of a narrow format
     if "outcome" in budget.events:
         outcomes = outcome_projection(first, second)
         if outcomes is not None:
@@ -222,7 +227,7 @@ def _pilot_screen_score(
             delta=delta,
             epsilon=None,
             alpha=_SCREENING_ALPHA,
-            intervals=intervals and not isinstance(projection, AtomProjection),
+            intervals=intervals and not isinstance(projection, _INDICATORS),
         )
         best = max([best, *(candidate.score for candidate in candidates)])
     return best
@@ -315,8 +320,9 @@ def _selection_candidates(
                 delta=delta,
                 epsilon=epsilon,
                 alpha=selection_alpha,
-                rare=budget.escalations > 0 and isinstance(projection, AtomProjection | OutcomeProjection),
-                intervals="interval" in budget.events and not isinstance(projection, AtomProjection),
+                rare=budget.escalations > 0 and isinstance(projection, RARE_LANE),
+                intervals="interval" in budget.events
+                and not isinstance(projection, AtomProjection | PrecisionProjection),
             )
             candidates.extend(best)
             tried += count

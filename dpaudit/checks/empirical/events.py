@@ -21,6 +21,7 @@ import numpy as np
 
 from dpaudit._lazy import lazy_module
 from dpaudit._validation import check_integer, check_real
+from dpaudit.checks.empirical.precision_events import PrecisionProjection
 from dpaudit.errors import InvalidArgument, NumericalError
 
 optimize = lazy_module("scipy.optimize")
@@ -240,7 +241,14 @@ def outcome_projection(first: np.ndarray, second: np.ndarray) -> OutcomeProjecti
     return OutcomeProjection(outcomes, tuple(float(r) for r in ranks), unseen)
 
 
-Projection = CoordinateProjection | LinearProjection | QuadraticProjection | AtomProjection | OutcomeProjection
+Projection = (
+    CoordinateProjection
+    | LinearProjection
+    | QuadraticProjection
+    | AtomProjection
+    | OutcomeProjection
+    | PrecisionProjection
+)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ import numpy as np
 
 from dpaudit.checks.empirical.budget import ESCALATION_GROWTH, MAX_ESCALATION_SAMPLES, AuditBudget, CertifiedEvent
 from dpaudit.checks.empirical.events import AtomProjection, Event, OutcomeProjection
+from dpaudit.checks.empirical.precision_events import PrecisionProjection
 from dpaudit.checks.empirical.sampling import (
     CERTIFICATION,
     CONFIRMATION,
@@ -29,7 +30,15 @@ from dpaudit.checks.empirical.sampling import (
 )
 from dpaudit.checks.empirical.statistics import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
 
-__all__ = ["ESCALATED_PER_ROUND", "ChosenEvent", "certify_chosen", "confirm_refuting", "escalate", "pair_sides"]
+__all__ = [
+    "ESCALATED_PER_ROUND",
+    "RARE_LANE",
+    "ChosenEvent",
+    "certify_chosen",
+    "confirm_refuting",
+    "escalate",
+    "pair_sides",
+]
 
 
 @dataclass(frozen=True)
@@ -201,6 +210,11 @@ def escalate(
     return escalated
 
 
+#: The projections of the rare lane of an escalation round: atoms, outcome sets and exact values of a
+#: narrow format (events whose probability may be small on both sides).
+RARE_LANE = (AtomProjection, OutcomeProjection, PrecisionProjection)
+
+
 def _lane(candidate: ChosenEvent) -> bool:
-    """Whether an event is of the rare lane of an escalation round: an atom or an outcome set."""
-    return isinstance(getattr(candidate.event, "projection", None), AtomProjection | OutcomeProjection)
+    """Whether an event is of the rare lane of an escalation round."""
+    return isinstance(getattr(candidate.event, "projection", None), RARE_LANE)
