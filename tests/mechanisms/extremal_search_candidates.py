@@ -61,6 +61,37 @@ def _full_coverage_scale(record, params):
 dp_lsw_noise_as_if_full_coverage = _lsw_release(_full_coverage_scale)
 
 
+def _every_visit_view(dataset, params):
+    """Algorithm 1 on every visit: each visit of a state becomes a one-step trajectory whose reward is
+    the return from that visit, so |X_s| counts visits and F_X(s) averages every visit's return."""
+    from dpaudit.mechanisms.policy_evaluation.private import DPLSW
+
+    visits = []
+    for trajectory in dataset:
+        future = 0.0
+        for state, action, reward in reversed(trajectory):
+            future = reward + params["gamma"] * future
+            visits.append([[state, action, future]])
+    record = DPLSW(**params).intermediates(_trajectories(visits))
+    return record.theta, record.sigma
+
+
+def every_visit_dp_lsw(dataset, *, rng, **params):
+    """Leaky: every visit counts (returns at most R_max, as with F_max <= R_max). One trajectory that
+    goes round every state many times raises every |X_s| (so sigma_X falls) and outweighs all the
+    others in F_X, where Algorithm 1 counts it once (it moves F_X(s) by at most F_max / |X_s|)."""
+    theta, sigma = _every_visit_view(dataset, params)
+    return theta + sigma * rng.standard_normal(theta.shape)
+
+
+def _every_visit_sample(dataset, n, *, rng, **params):
+    theta, sigma = _every_visit_view(dataset, params)
+    return theta + sigma * rng.standard_normal((n, theta.size))
+
+
+every_visit_dp_lsw.sample = _every_visit_sample
+
+
 def _clipped_step(gradients, clip, *, records, clip_norm, noise_multiplier, rng, n=None, sampling="uniform_one"):
     values = np.asarray(gradients, dtype=float)
     clipped = clip(values, clip_norm)

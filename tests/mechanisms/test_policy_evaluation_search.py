@@ -152,6 +152,26 @@ def test_noise_as_if_every_trajectory_visited_every_state_is_found_at_the_rare_s
     assert _audit("dp_lsw_noise_as_if_full_coverage", spec, tmp_path, search="off").verdict is Verdict.CONSISTENT
 
 
+def test_looping_pairs_go_round_every_state_within_the_long_episodes_steps():
+    params = {**LSW, "f_max": 1.0}
+    looping = {text: (a, b) for a, b, text in _explore("dp_lsw", params) if "going round" in text}
+    assert len(looping) == 4
+    for first, second in looping.values():
+        assert len(first[-1]) == 200 and second[-1] == [[state, 0, 0.0] for state in range(5)]
+        assert first[:-1] == second[:-1]
+        assert _statistics("dp_lsw", params, first).max_return <= 1.0
+    removed = [(a, b) for a, b, text in _explore("dp_lsw", params, "add_remove_one") if "going round" in text]
+    assert len(removed) == 4 and all(b == a[:-1] for a, b in removed)
+
+
+@pytest.mark.slow  # a whole candidate audit: README's test command runs it, the floors job does not
+def test_returns_from_every_visit_are_found_by_a_trajectory_going_round_every_state(tmp_path):
+    found = _audit("every_visit_dp_lsw", SPEC, tmp_path)
+    assert found.verdict is Verdict.VIOLATED, found.summary
+    assert "going round every state" in found.counterexample["pair"]
+    assert _audit("every_visit_dp_lsw", SPEC, tmp_path, search="off").verdict is Verdict.CONSISTENT
+
+
 @pytest.mark.slow  # a whole candidate audit: README's test command runs it, the floors job does not
 def test_the_search_does_not_accuse_a_correct_dp_lsw(tmp_path):
     assert _audit("correct_dp_lsw", _without_f_max(tmp_path), tmp_path).verdict is Verdict.CONSISTENT

@@ -1,8 +1,9 @@
 """The input search of DP-LSW and DP-LSL: datasets at the edge of what their noise is calibrated to.
 
 A black-box audit of a candidate DP-LSW/DP-LSL explores, besides the given pairs, Lemma 1's
-extremal datasets (one trajectory alone in a state, its return at the calibrated bound) and the
-coverage pairs of :mod:`dpaudit.mechanisms.inputs`.
+extremal datasets (one trajectory alone in a state, its return at the calibrated bound), the
+coverage pairs of :mod:`dpaudit.mechanisms.inputs`, and one trajectory going round every state
+many times (a count of visits where Algorithm 1 counts trajectories).
 
 References:
     Balle, Gomrokchi & Precup 2016, Sec. 3.1 (R_max/(1−γ) and F_max), Lemma 1, Sec. 4.
@@ -17,6 +18,7 @@ from dpaudit._validation import check_real
 from dpaudit.errors import DpAuditError
 from dpaudit.mechanisms.inputs import (
     COVERAGE_SIZES,
+    LONG_EPISODE_STEPS,
     SEARCH_SIZES,
     coverage_pairs,
     episode_at_return,
@@ -26,7 +28,14 @@ from dpaudit.mechanisms.policy_evaluation import bounds
 from dpaudit.privacy.relations import REPLACE_ONE, Relation
 from dpaudit.rl.first_visit import discounted_returns
 
-__all__ = ["RARE_STATE_SIZES", "calibrated_return_bound", "explore_datasets", "rare_state_pairs"]
+__all__ = [
+    "LOOPING_SIZES",
+    "RARE_STATE_SIZES",
+    "calibrated_return_bound",
+    "explore_datasets",
+    "looping_pairs",
+    "rare_state_pairs",
+]
 
 
 #: Dataset sizes of the input search's Lemma 1 datasets (those of the coverage and padded pairs), largest first.
@@ -88,11 +97,51 @@ def rare_state_pairs(params: Mapping[str, Any], relation: Relation) -> list[tupl
     return found
 
 
+#: Dataset sizes of the looping pairs.
+LOOPING_SIZES = (2, 10)
+
+
+def looping_pairs(params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
+    """One trajectory that goes round every state many times (up to the long episodes'
+    :data:`~dpaudit.mechanisms.inputs.LONG_EPISODE_STEPS` steps, at least twice round),
+    unrewarded or with its returns at the bound the noise is calibrated to, beside unrewarded
+    trajectories through every state once; against it going round once, unrewarded (``replace_one``),
+    or removed (``add_remove_one``), at :data:`LOOPING_SIZES` trajectories.
+
+    Algorithm 1 counts a trajectory once per state it visits and uses its first-visit return, so one
+    trajectory moves |X_s| by at most one and F_X(s) by at most the return bound over |X_s|. An
+    implementation that counts every visit (or averages every visit's return) lets this one
+    trajectory outweigh all the others: its noise shrinks with the visit counts, or its estimate
+    follows the one trajectory."""
+    n_states = params.get("n_states")
+    if not isinstance(n_states, int) or isinstance(n_states, bool) or n_states < 1:
+        return []
+    once = [[state, 0, 0.0] for state in range(n_states)]
+    rounds = max(2, LONG_EPISODE_STEPS // n_states)
+    loops = [(once * rounds, "unrewarded")]
+    known = calibrated_return_bound(params)
+    if known is not None:
+        r_max, gamma, bound = known
+        rewarded = episode_at_return(list(range(n_states)) * rounds, bound, r_max, gamma)
+        loops.append((rewarded[: len(once) * rounds], "returns at the bound"))
+    found: list[tuple[Any, Any, str]] = []
+    for size in LOOPING_SIZES:
+        common = [once] * (size - 1)
+        for loop, text in loops:
+            label = f"search: {size} trajectories, one going round every state {rounds} times ({text})"
+            if relation.kind == REPLACE_ONE:
+                found.append(([*common, loop], [*common, once], f"{label} vs once, unrewarded"))
+            else:
+                found.append(([*common, loop], common, f"{label}, that one removed"))
+    return found
+
+
 def explore_datasets(pairs: Sequence[Any], params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
     """Datasets with returns at the bound the noise is calibrated to (long episodes when it exceeds
     R_max): Lemma 1's rare state, then the coverage pairs; then the given pairs explored as datasets."""
     known = calibrated_return_bound(params)
     if known is None:
-        return coverage_pairs(params, relation) + explore_records(pairs, params, relation)
-    found = rare_state_pairs(params, relation) + coverage_pairs(params, relation, return_bound=known[2])
-    return found + explore_records(pairs, params, relation)
+        found = coverage_pairs(params, relation)
+    else:
+        found = rare_state_pairs(params, relation) + coverage_pairs(params, relation, return_bound=known[2])
+    return found + looping_pairs(params, relation) + explore_records(pairs, params, relation)
