@@ -102,16 +102,19 @@ def test_the_repository_corpus_loads_with_its_independent_part():
         load_spec(spec)
 
 
-def test_the_round3_corpus_loads_and_does_not_read_dpaudit():
-    folder = Path(__file__).parents[1] / "candidates" / "round3"
+@pytest.mark.parametrize(("round_", "count", "leaky", "kinds"), [("round3", 21, 12, 10), ("round5", 32, 22, 12)])
+def test_an_independent_round_loads_and_does_not_read_dpaudit(round_, count, leaky, kinds):
+    folder = Path(__file__).parents[1] / "candidates" / round_
     entries = load_manifest(folder / "manifest.toml")
-    assert len(entries) >= 20 and sum(entry.truth == "leaky" for entry in entries) >= 10
-    assert len({entry.kind for entry in entries}) == 10
+    assert len(entries) == count and sum(entry.truth == "leaky" for entry in entries) == leaky
+    assert len({entry.kind for entry in entries}) == kinds
     from dpaudit.audit.spec import load_spec
 
     for spec in sorted({entry.spec for entry in entries}):
         load_spec(spec)
-    for source in folder.glob("*.py"):  # written from the user docs: no candidate or truth imports dpaudit
+    sources = sorted(folder.rglob("*.py"))
+    assert {entry.module for entry in entries} <= {source.stem for source in sources}
+    for source in sources:  # written from the user docs: no candidate or truth imports dpaudit
         text = source.read_text()
         assert "import dpaudit" not in text and "from dpaudit" not in text, source.name
 

@@ -19,7 +19,12 @@ ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "docs" / "spec.schema.json").read_text())
 SPECS = sorted(
     path
-    for pattern in ("specs/*.toml", "specs/examples/*.toml", "tests/candidates/specs/*.toml")
+    for pattern in (
+        "specs/*.toml",
+        "specs/examples/*.toml",
+        "tests/candidates/specs/*.toml",
+        "tests/candidates/round5/specs/*.toml",
+    )
     for path in ROOT.glob(pattern)
 )
 BASE = ROOT / "specs" / "examples" / "gaussian_candidate.toml"
