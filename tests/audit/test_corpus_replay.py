@@ -1,6 +1,7 @@
 """A corpus row keeps what replays its Monte Carlo bound: the best certified event's counts, its alpha,
 its confirmation and the audited delta; the committed candidate reports that record them replay."""
 
+import gzip
 import json
 from pathlib import Path
 
@@ -15,15 +16,17 @@ ROOT = Path(__file__).parents[2]
 
 def _violated_rows():
     rows = []
-    for path in sorted((ROOT / "reports" / "candidates").glob("*.json")):
-        for row in json.loads(path.read_text(encoding="utf-8"))["rows"]:
+    folder = ROOT / "reports" / "candidates"
+    for path in sorted([*folder.glob("*.json"), *folder.glob("*.json.gz")]):
+        text = gzip.decompress(path.read_bytes()).decode("utf-8") if path.suffix == ".gz" else path.read_text("utf-8")
+        for row in json.loads(text)["rows"]:
             worst = (row.get("detail") or {}).get("worst") if isinstance(row.get("detail"), dict) else None
             # the rows a Monte Carlo event made violated (another obligation, e.g. the public-noise replay of
             # the randomness contract, has its own counterexample)
             bound = float(worst["epsilon_lower_bound"]) if worst and "alpha" in worst else None
             refuting = bound is not None and bound > float(row["claimed_epsilon"])
             if row["verdict"] == "violated" and refuting:
-                rows.append(pytest.param(row, id=f"{path.stem}/{row['name']}/{row['seed']}"))
+                rows.append(pytest.param(row, id=f"{path.name}/{row['name']}/{row['seed']}"))
     return rows or [pytest.param(None, marks=pytest.mark.skip(reason="no committed row records alpha and delta yet"))]
 
 
