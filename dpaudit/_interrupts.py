@@ -28,17 +28,29 @@ def interrupts_deferred() -> Iterator[None]:
         yield
         return
     held: list[signal.Signals] = []
-    previous = {
-        number: signal.signal(number, lambda got, frame: held.append(signal.Signals(got))) for number in _INTERRUPTS
-    }
+    with _blocked():  # both handlers swapped at once: a signal between two swaps waits in the kernel
+        previous = {
+            number: signal.signal(number, lambda got, frame: held.append(signal.Signals(got))) for number in _INTERRUPTS
+        }
     try:
         yield
     finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
+        with _blocked():
+            for number, handler in previous.items():
+                signal.signal(number, handler)
         if held:
             handler = previous[held[0]]
             if callable(handler):
                 handler(held[0], None)
             elif handler == signal.SIG_DFL:
                 signal.raise_signal(held[0])
+
+
+@contextmanager
+def _blocked() -> Iterator[None]:
+    """SIGINT and SIGTERM blocked for the block (delivered when it ends), the mask restored as it was."""
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)

@@ -191,6 +191,40 @@ def test_a_ctrl_c_inside_an_import_is_an_interruption_not_an_import_error(monkey
     assert capsys.readouterr().err == "dpaudit: ERROR: interrupted\n"
 
 
+def test_a_signal_between_the_two_handler_swaps_leaves_both_restored(monkeypatch):
+    """A SIGTERM sent right after SIGINT's handler is swapped (before SIGTERM's) waits until both are
+    swapped, is held, and is handled at the block's end; SIGINT's handler is the one from before."""
+    import dpaudit._interrupts as interrupts
+
+    class Stopped(Exception):
+        pass
+
+    def stop(number, frame):
+        raise Stopped
+
+    real_signal = signal.signal
+
+    def swap_then_terminate(number, handler):
+        previous = real_signal(number, handler)
+        if number == signal.SIGINT and handler not in (signal.default_int_handler, signal.SIG_IGN):
+            os.kill(os.getpid(), signal.SIGTERM)
+        return previous
+
+    inherited = {
+        number: real_signal(number, handler) for number, handler in ((2, signal.default_int_handler), (15, stop))
+    }
+    try:
+        monkeypatch.setattr(interrupts.signal, "signal", swap_then_terminate)
+        with pytest.raises(Stopped), interrupts.interrupts_deferred():
+            pass
+        monkeypatch.undo()
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert signal.getsignal(signal.SIGTERM) is stop
+    finally:
+        for number, handler in inherited.items():
+            real_signal(number, handler)
+
+
 def test_an_interrupt_during_a_pool_submit_lands_after_it():
     from dpaudit._interrupts import interrupts_deferred
 

@@ -46,6 +46,13 @@ def test_each_call_gets_the_input_as_sent_even_when_a_call_edits_it_in_place():
     assert np.abs(each - VALUE).max() < 6.0
 
 
+def test_an_input_converted_in_place_to_arrays_is_renewed_not_a_crash():
+    """Lists of arrays do not compare to the input sent (numpy's 'truth value is ambiguous'): renewed."""
+    with CandidateProcess(_ref("converts_its_input_in_place")) as candidate:
+        outputs = candidate.sample(VALUE, PARAMS, CALL, 200, np.random.SeedSequence(4))
+    np.testing.assert_allclose(outputs.mean(axis=0), VALUE, atol=0.3)
+
+
 def test_a_vectorised_call_that_edits_its_input_reaches_no_other_call():
     """Releases one per seed travel as one request (the randomness contract): the same seed three times
     gives the same release three times, though each call moved its input by 100."""

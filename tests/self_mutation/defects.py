@@ -414,7 +414,7 @@ DEFECTS: tuple[Defect, ...] = (
         "interval-events-never-scored",
         "empirical",
         "dpaudit/checks/empirical/certification.py",
-        'intervals="interval" in budget.events and not isinstance(projection, AtomProjection),',
+        'intervals="interval" in budget.events and not isinstance(projection, _INDICATORS),',
         "intervals=False,",
         _EMPIRICAL,
     ),

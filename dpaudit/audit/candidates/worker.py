@@ -364,9 +364,14 @@ class _FreshArguments:
         self.arguments, self.keywords = _arguments(call, self._data, self._params, rng, None)
 
     def renew_if_changed(self) -> None:
-        """Renew the copies if the last call edited them."""
+        """Renew the copies if the last call edited them (or put in them what does not compare, such as
+        an array where a list was: a changed input too)."""
         _, data, params, _ = self._request
-        if self._data != data or self._params != params:
+        try:
+            changed = bool(self._data != data) or bool(self._params != params)
+        except Exception:  # whatever the candidate put in its input, it is not the input sent
+            changed = True
+        if changed:
             self.renew()
 
 

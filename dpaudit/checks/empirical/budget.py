@@ -161,7 +161,7 @@ def _json_float(value: Any) -> Any:
 #: How releases of different lengths are audited (the details and the domain of the evidence say it).
 LENGTH_TAGGED = (
     "releases of different lengths: each audited as y = (its number of values, its values, zeros to the longest), "
-    "a one-to-one encoding, so y[0] is the length"
+    "one to one on the flattened values, so y[0] is the length"
 )
 
 

@@ -48,7 +48,7 @@ from dpaudit.checks.empirical.recertification import (
     escalate,
     pair_sides,
 )
-from dpaudit.checks.empirical.samplers import LengthTagged, as_sampler
+from dpaudit.checks.empirical.samplers import PilotLengths, as_sampler, pilot_lengths
 from dpaudit.checks.empirical.sampling import (
     PILOT,
     SELECTION,
@@ -76,12 +76,14 @@ _SCREENING_ALPHA = 0.05
 _INDICATORS = (AtomProjection, PrecisionProjection)
 
 
-def _projections(first: np.ndarray, second: np.ndarray, budget: AuditBudget, pair: NeighbourPair) -> list[Projection]:
+def _projections(
+    first: np.ndarray, second: np.ndarray, budget: AuditBudget, pair: NeighbourPair, lengths: PilotLengths
+) -> list[Projection]:
     dimension = first.shape[1]
     projections: list[Projection] = []
     if "atom" in budget.events:
         for label, outputs, data in (("X", first, pair.first), ("X'", second, pair.second)):
-            atoms = atoms_of(outputs, data)
+            atoms = atoms_of(outputs, lengths.encoded_input(data))
             if atoms:
                 projections.append(AtomProjection(atoms, f"atoms of {label}'s pilot outputs and input"))
         projections.extend(precision_projections(first, second))  # exact values of a narrow format
@@ -90,7 +92,8 @@ def _projections(first: np.ndarray, second: np.ndarray, budget: AuditBudget, pai
         if outcomes is not None:
             projections.append(outcomes)
     if "threshold" in budget.events:
-        projections.extend(CoordinateProjection(i) for i in range(min(dimension, _MAX_COORDINATES)))
+        coordinates = _MAX_COORDINATES + lengths.tagged  # the length, then as many values as untagged
+        projections.extend(CoordinateProjection(i) for i in range(min(dimension, coordinates)))
     fit_first = first[: budget.classifier_samples]
     fit_second = second[: budget.classifier_samples]
     if "halfspace" in budget.events and dimension > 1:
@@ -257,27 +260,32 @@ def _draw_pilots(
     root: np.random.SeedSequence,
     budget: AuditBudget,
     common: dict[str, Any],
-) -> tuple[Any, list[_Pilot]]:
+) -> tuple[PilotLengths, list[_Pilot]]:
     """The pilot of every pair: outputs of both sides, the projections fitted on them and their grids;
-    and the sampler of the later phases: ``sampler``, or where the releases of some pair's two sides
-    hold different numbers of values, ``sampler`` behind :class:`LengthTagged` (the pilot's outputs
-    encoded the same way)."""
+    and the sampler of the later phases, ``sampler`` held to the pilot's lengths (:class:`PilotLengths`;
+    where some pair's two sides differ in length, the pilot's outputs are encoded as the later ones are)."""
     drawn = []
     for i, pair in enumerate(pairs):
         pilot = budget.pilot if pair.pilot_cap is None else max(min(budget.pilot, pair.pilot_cap), 10)
         drawn.append(draw_outputs(sampler, pair_sides(root, i, PILOT, pair), pilot, **common))
-    if any(first.shape[1] != second.shape[1] for first, second in drawn):
-        sampler = LengthTagged(sampler, max(side.shape[1] for sides in drawn for side in sides))
-        drawn = [[sampler.encoded(side) for side in sides] for sides in drawn]
+    tagged = any(first.shape[1] != second.shape[1] for first, second in drawn)
+    sides = [
+        (data, rows)
+        for pair, both in zip(pairs, drawn, strict=True)
+        for data, rows in zip((pair.first, pair.second), both, strict=True)
+    ]
+    held = pilot_lengths(sampler, sides, tagged)
+    if tagged:
+        drawn = [[held.encoded(side) for side in both] for both in drawn]
     pilots = []
-    for pair, sides in zip(pairs, drawn, strict=True):
-        projections = _projections(sides[0], sides[1], budget, pair)
+    for pair, both in zip(pairs, drawn, strict=True):
+        projections = _projections(both[0], both[1], budget, pair, held)
         grids = [
-            ThresholdGrid.spanning(np.concatenate([p.scores(sides[0]), p.scores(sides[1])]), budget.thresholds)
+            ThresholdGrid.spanning(np.concatenate([p.scores(both[0]), p.scores(both[1])]), budget.thresholds)
             for p in projections
         ]
-        pilots.append((sides, projections, grids))
-    return sampler, pilots
+        pilots.append((both, projections, grids))
+    return held, pilots
 
 
 def _kept_pairs(pilots: Sequence[_Pilot], budget: AuditBudget, delta: float) -> list[int]:
@@ -321,8 +329,7 @@ def _selection_candidates(
                 epsilon=epsilon,
                 alpha=selection_alpha,
                 rare=budget.escalations > 0 and isinstance(projection, RARE_LANE),
-                intervals="interval" in budget.events
-                and not isinstance(projection, AtomProjection | PrecisionProjection),
+                intervals="interval" in budget.events and not isinstance(projection, _INDICATORS),
             )
             candidates.extend(best)
             tried += count
@@ -400,15 +407,15 @@ def certify_privacy_lower_bound(
         "executor": executor,
         "progress": progress,
     }
-    sampler, pilots = _draw_pilots(sampler, pairs, root, budget, common)
+    held, pilots = _draw_pilots(sampler, pairs, root, budget, common)
     kept = _kept_pairs(pilots, budget, audited_delta)
     candidates, tried = _selection_candidates(
-        sampler, pairs, kept, pilots, root, budget, audited_delta, claimed_epsilon, common
+        held, pairs, kept, pilots, root, budget, audited_delta, claimed_epsilon, common
     )
     chosen = _choose(candidates)
     planned_bounds = 2 * (len(chosen) + ESCALATED_PER_ROUND * budget.escalations)
     certified = _certified_events(
-        sampler, pairs, chosen, root, budget, planned_bounds, audited_delta, claimed_epsilon, common
+        held, pairs, chosen, root, budget, planned_bounds, audited_delta, claimed_epsilon, common
     )
     events = [event for _, event in certified]
     strongest = max(certified, key=lambda item: item[1].epsilon_lower_bound, default=None)  # the best event
@@ -429,5 +436,5 @@ def certify_privacy_lower_bound(
         events=tuple(events),
         planned_bounds=planned_bounds,
         event_histogram=picture,
-        length_tagged=isinstance(sampler, LengthTagged),
+        length_tagged=held.tagged,
     )

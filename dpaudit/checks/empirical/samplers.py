@@ -1,12 +1,14 @@
 """How a mechanism becomes a sampler: ``sample(data, n, rng)`` returning n releases as rows of reals.
 
-A mechanism with ``release(data, *, rng, size=None)`` is wrapped in :class:`ReleaseSampler`; a
-sampler whose releases differ in length between inputs, in :class:`LengthTagged`.
+A mechanism with ``release(data, *, rng, size=None)`` is wrapped in :class:`ReleaseSampler`; after
+the black box's pilot, a sampler is held to the lengths its releases had there by :class:`PilotLengths`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import inspect
+import pickle
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +17,15 @@ import numpy as np
 
 from dpaudit.errors import CheckerError, InvalidType
 
-__all__ = ["LengthTagged", "ReleaseSampler", "as_rows", "as_sampler", "sampler_stream"]
+__all__ = [
+    "PilotLengths",
+    "ReleaseSampler",
+    "as_rows",
+    "as_sampler",
+    "input_digest",
+    "pilot_lengths",
+    "sampler_stream",
+]
 
 
 @dataclass(frozen=True)
@@ -49,56 +59,105 @@ class ReleaseSampler:
             yield self(data, n, rng)
 
 
-@dataclass(frozen=True)
-class LengthTagged:
-    """A sampler whose releases hold different numbers of values on different inputs, its releases
-    written as rows of one width: the number of values, then the values, zeros after them.
+def input_digest(data: Any) -> str:
+    """A digest of an input that is the same in every process: of its pickle (the pairs' datasets are
+    dpaudit's own objects, never a candidate's)."""
+    return hashlib.blake2b(pickle.dumps(data, protocol=4), digest_size=16).hexdigest()
 
-    The map is one to one, so an event on these rows is an event on the releases (post-processing)
-    and a bound certified on them bounds the mechanism's ε. A release whose length tells its input
-    apart (a histogram of the values that occur) is separated by the first coordinate.
+
+@dataclass(frozen=True)
+class PilotLengths:
+    """The sampler of the phases after the pilot: each input's releases must keep the number of values
+    they held in the pilot (a length that varies from draw to draw cannot be audited: a CheckerError),
+    and where the two sides of a pair differed there (``tagged``), every release is read as a row of
+    one width: its number of values, then its values, zeros after them.
+
+    That map is one to one on the flattened values, so an event on these rows is an event on the
+    releases (post-processing) and a bound certified on them bounds the mechanism's ε. A release whose
+    length tells its input apart (a histogram of the values that occur) is separated by the first
+    coordinate.
 
     Attributes:
         sampler: the sampler of the releases.
-        width: the most values one release holds (a longer one is refused: the rows would differ in width).
+        width: the most values one release held in the pilot.
+        lengths: ``(input_digest(input), number of values)`` for every input of the pilot, when the
+            pilot's releases did not all hold ``width`` values; else empty.
+        tagged: read releases as (length, values, zeros).
     """
 
     sampler: Any
     width: int
+    lengths: tuple[tuple[str, int], ...] = ()
+    tagged: bool = False
 
     def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        """Return n encoded releases on ``data`` as rows."""
-        return self.encoded(as_rows(self.sampler(data, n, rng), n))
+        """Return n releases on ``data`` as rows (encoded when ``tagged``)."""
+        return self.checked(data, as_rows(self.sampler(data, n, rng), n))
 
     def stream(self, data: Any, sizes: Sequence[int], rng: np.random.Generator) -> Iterator[np.ndarray]:
-        """The encoded batches of the wrapped sampler's stream."""
+        """The checked (and encoded) batches of the wrapped sampler's stream."""
         batches = sampler_stream(self.sampler, data, sizes, rng)
         try:
             for n, rows in zip(sizes, batches, strict=True):
-                yield self.encoded(as_rows(rows, n))
+                yield self.checked(data, as_rows(rows, n))
         finally:
             close = getattr(batches, "close", None)
             if close is not None:
                 close()
 
-    def encoded(self, rows: np.ndarray) -> np.ndarray:
-        """``rows`` (n releases of one length) as ``(length, values..., 0...)`` rows of ``width + 1``."""
-        count = rows.shape[1]
-        if count > self.width:
+    def checked(self, data: Any, rows: np.ndarray) -> np.ndarray:
+        """``rows`` of releases on ``data``, refused unless they hold as many values as in the pilot."""
+        expected = dict(self.lengths).get(input_digest(data)) if self.lengths else self.width
+        if rows.shape[1] != expected:
             raise CheckerError(
-                f"the releases held up to {self.width} values in the pilot and {count} later: a release's length "
-                "that varies from draw to draw on one input cannot be audited"
+                f"the releases on one input held {expected} values in the pilot and {rows.shape[1]} later: "
+                "a release's length that varies from draw to draw cannot be audited"
             )
+        return self.encoded(rows) if self.tagged else rows
+
+    def encoded(self, rows: np.ndarray) -> np.ndarray:
+        """``rows`` (n releases of at most ``width`` values) as ``(length, values..., 0...)`` rows."""
+        count = rows.shape[1]
         encoded = np.zeros((rows.shape[0], self.width + 1))
         encoded[:, 0] = count
         encoded[:, 1 : count + 1] = rows
         return encoded
 
+    def encoded_input(self, data: Any) -> Any:
+        """``data`` encoded as a release would be when it is a vector of reals (an output equal to the
+        input is an atom of the black box), else ``data`` as it is."""
+        try:
+            value = np.asarray(data, dtype=np.float64).reshape(1, -1)
+        except (TypeError, ValueError):
+            return data
+        return self.encoded(value)[0] if self.tagged and value.shape[1] <= self.width else data
+
+
+def pilot_lengths(sampler: Any, pilots: Sequence[tuple[Any, np.ndarray]], tagged: bool) -> PilotLengths:
+    """The :class:`PilotLengths` of the pilot's ``(input, releases as rows)``; ``tagged`` when some pair's
+    two sides differed in length.
+
+    Raises:
+        CheckerError: one input whose releases held different numbers of values in the pilot.
+    """
+    widths = {rows.shape[1] for _, rows in pilots}
+    if len(widths) == 1:
+        return PilotLengths(sampler, widths.pop())
+    lengths: dict[str, int] = {}
+    for data, rows in pilots:
+        known = lengths.setdefault(input_digest(data), rows.shape[1])
+        if known != rows.shape[1]:
+            raise CheckerError(
+                f"the releases on one input held {known} and {rows.shape[1]} values in the pilot: a release's "
+                "length that varies from draw to draw cannot be audited"
+            )
+    return PilotLengths(sampler, max(widths), tuple(sorted(lengths.items())), tagged)
+
 
 def sampler_stream(sampler: Any, data: Any, sizes: Sequence[int], rng: np.random.Generator) -> Iterator[np.ndarray]:
     """The batches of ``sampler(data, n, rng)`` for each ``n`` of ``sizes``, through dpaudit's own
     samplers' ``stream`` (a candidate's worker draws the next batch while this one is counted)."""
-    if isinstance(sampler, ReleaseSampler | LengthTagged):
+    if isinstance(sampler, ReleaseSampler | PilotLengths):
         return sampler.stream(data, sizes, rng)
     return (sampler(data, size, rng) for size in sizes)
 
