@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from dpaudit.audit.candidates.audit import audit_candidate
+from dpaudit.audit.candidates.outputs import category_code
 from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
-from dpaudit.audit.candidates.worker import category_code
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.errors import CandidateLoadError, InvalidArgument, SpecError
 from dpaudit.mechanisms.catalogue import get_mechanism

@@ -356,7 +356,7 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         "candidate-complex-accepted",
         "candidates",
-        "dpaudit/audit/candidates/worker.py",
+        "dpaudit/audit/candidates/outputs.py",
         "if array.dtype.kind not in _REAL_KINDS:",
         'if array.dtype.kind not in _REAL_KINDS + "c":',
         ("tests/audit/test_candidates.py",),
@@ -364,7 +364,7 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         "candidate-empty-accepted",
         "candidates",
-        "dpaudit/audit/candidates/worker.py",
+        "dpaudit/audit/candidates/outputs.py",
         "if array.size == 0:",
         "if array.size < 0:",
         ("tests/audit/test_candidates.py",),

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import copy
 import errno
-import hashlib
 import importlib
 import inspect
 import json
@@ -43,10 +42,10 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from dpaudit._validation import check_json_data
+from dpaudit.audit.candidates.outputs import BadOutput, as_real, same_shapes
 
 __all__ = ["main"]
 
-_REAL_KINDS = "biuf"
 _CAPTURE_LIMIT_BYTES = 64 * 1024 * 1024
 _TICK_SECONDS = 0.05
 
@@ -105,11 +104,6 @@ def _load_pickled(pickled: str) -> Callable[..., Any]:
     if not callable(function):
         raise TypeError(f"the pickled candidate is a {type(function).__name__}, not a callable")
     return function
-
-
-class _BadOutput(ValueError):
-    """An output dpaudit cannot audit (not real numbers, empty, shapes that differ): one line, no
-    traceback (the candidate raised nothing; the worker's own check refused what it returned)."""
 
 
 class _Misspelt(Exception):
@@ -216,54 +210,6 @@ def _signature_problem(function: Callable[..., Any], call: dict[str, Any], param
     return None
 
 
-#: The most category names a batch reports (the codes themselves are unlimited).
-_MAX_LABELS = 256
-
-
-def category_code(text: str) -> int:
-    """The code of a categorical output: the first 48 bits of the BLAKE2b digest of its UTF-8 text."""
-    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=6).digest(), "big")
-
-
-def _as_codes(array: np.ndarray, labels: dict[str, str]) -> np.ndarray:
-    """Strings to their category codes (other values unchanged), noting up to :data:`_MAX_LABELS` names."""
-    flat = array.ravel()
-    codes = np.empty(flat.size, dtype="<f8")
-    for index, value in enumerate(flat.tolist()):
-        if isinstance(value, str):
-            code = category_code(value)
-            if len(labels) < _MAX_LABELS:
-                labels.setdefault(str(code), value[:80])
-            codes[index] = code
-        elif isinstance(value, bool | int | float) and not isinstance(value, complex):
-            codes[index] = float(value)
-        else:
-            raise _BadOutput(f"returned a {type(value).__name__} inside a categorical output; expected str or numbers")
-    return codes.reshape(array.shape)
-
-
-def _as_real(output: Any, call: int, labels: dict[str, str] | None = None, *, copy: bool = True) -> np.ndarray:
-    """``output`` as a C-ordered float64 array (0-d stays 0-d); a copy unless ``copy`` is False and it
-    already is one (a per-call candidate may hand back a buffer it reuses on its next call)."""
-    try:
-        array = np.asarray(output)
-    except ValueError as exc:  # a ragged list
-        raise _BadOutput(f"call {call} returned a {type(output).__name__} that is no array: {exc}") from None
-    if labels is not None and array.dtype.kind in "USO":
-        try:
-            array = _as_codes(array, labels)
-        except ValueError as exc:
-            raise _BadOutput(f"call {call} {exc}") from None
-    if array.dtype.kind not in _REAL_KINDS:
-        shown = repr(array.ravel()[:1].tolist() if array.size else array)[:120]
-        raise _BadOutput(f"call {call} returned {array.dtype} values (first: {shown}); expected real numbers")
-    if array.size == 0:
-        raise _BadOutput(f"call {call} returned an empty output (shape {array.shape})")
-    if copy:
-        return np.array(array, dtype="<f8", order="C")
-    return np.asarray(array, dtype="<f8", order="C")
-
-
 def _seed_global_state(entropy: int) -> tuple[Any, Any]:
     """Seed ``numpy.random``'s and ``random``'s global state from the request, so that a candidate
     drawing from them still gives the same outputs for the same audit; return both states, to tell
@@ -298,7 +244,7 @@ def _sample(function: Callable[..., Any], request: dict[str, Any], channel: Bina
             if time.monotonic() - last_tick >= _TICK_SECONDS:
                 _write_all(channel, b".")
                 last_tick = time.monotonic()
-        _same_shapes([output[0] for output, _ in drawn])
+        same_shapes([output[0] for output, _ in drawn])
         stacked = np.concatenate([output for output, _ in drawn])
         drew_global = any(drew for _, drew in drawn)
     header: dict[str, Any] = {"status": "ok", "shape": list(stacked.shape)}
@@ -330,19 +276,19 @@ def _draw(
     if sample is not None:
         data = copy.deepcopy(request["input"])  # one call: its edits to its input reach no other request
         positional, keywords = _arguments(request["call"], data, copy.deepcopy(params), rng, count)
-        stacked = _as_real(sample(*positional, **keywords), first_call, labels, copy=kept)  # else sent before reuse
+        stacked = as_real(sample(*positional, **keywords), first_call, labels, copy=kept)  # else sent before reuse
     else:
         given = _FreshArguments(request["call"], request["input"], params, rng)
         outputs = []
         last_tick = time.monotonic()
         for call in range(count):
-            outputs.append(_as_real(function(*given.arguments, **given.keywords), first_call + call, labels))
+            outputs.append(as_real(function(*given.arguments, **given.keywords), first_call + call, labels))
             given.renew_if_changed()
             now = time.monotonic()
             if now - last_tick >= _TICK_SECONDS:
                 _write_all(channel, b".")
                 last_tick = now
-        _same_shapes(outputs)
+        same_shapes(outputs)
         stacked = np.stack(outputs)
     return stacked, _drew_from_global_state(global_state)
 
@@ -373,12 +319,6 @@ class _FreshArguments:
             changed = True
         if changed:
             self.renew()
-
-
-def _same_shapes(outputs: list[np.ndarray]) -> None:
-    shapes = sorted({output.shape for output in outputs})
-    if len(shapes) != 1:
-        raise _BadOutput(f"the calls returned outputs of different shapes: {shapes[:4]}")
 
 
 _DRAWN: dict[tuple[str, int, int], list[Any]] = {}
@@ -478,7 +418,7 @@ def main(argv: list[str]) -> int:
                 "(dpaudit keeps what it prints in a file of that size at most): print less, e.g. not once per call"
             )
             _send(channel_out, {"status": "error", "message": message})
-        except _BadOutput as exc:
+        except BadOutput as exc:
             _send(channel_out, {"status": "error", "message": f"its output cannot be audited: {exc}"})
         except BaseException:
             _send(channel_out, {"status": "error", "message": f"candidate raised:\n{traceback.format_exc()}"})
