@@ -15,14 +15,9 @@ def _trajectories(dataset):
     )
 
 
-def _lsw_release(scale):
-    """A DP-LSW candidate releasing theta_X + scale(record) * sigma_X * N(0, I)."""
-
-    def view(dataset, params):
-        from dpaudit.mechanisms.policy_evaluation.private import DPLSW
-
-        record = DPLSW(**params).intermediates(_trajectories(dataset))
-        return record.theta, record.sigma * scale(record, params)
+def _gaussian_candidate(view):
+    """A candidate releasing theta + sigma * N(0, I) for ``(theta, sigma) = view(dataset, params)``, with a
+    vectorised ``sample`` entry point."""
 
     def release(dataset, *, rng, **params):
         theta, sigma = view(dataset, params)
@@ -34,6 +29,18 @@ def _lsw_release(scale):
 
     release.sample = sample
     return release
+
+
+def _lsw_release(scale):
+    """A DP-LSW candidate releasing theta_X + scale(record) * sigma_X * N(0, I)."""
+
+    def view(dataset, params):
+        from dpaudit.mechanisms.policy_evaluation.private import DPLSW
+
+        record = DPLSW(**params).intermediates(_trajectories(dataset))
+        return record.theta, record.sigma * scale(record, params)
+
+    return _gaussian_candidate(view)
 
 
 #: Private: Algorithm 1 as the reference computes it.
@@ -76,20 +83,10 @@ def _every_visit_view(dataset, params):
     return record.theta, record.sigma
 
 
-def every_visit_dp_lsw(dataset, *, rng, **params):
-    """Leaky: every visit counts (returns at most R_max, as with F_max <= R_max). One trajectory that
-    goes round every state many times raises every |X_s| (so sigma_X falls) and outweighs all the
-    others in F_X, where Algorithm 1 counts it once (it moves F_X(s) by at most F_max / |X_s|)."""
-    theta, sigma = _every_visit_view(dataset, params)
-    return theta + sigma * rng.standard_normal(theta.shape)
-
-
-def _every_visit_sample(dataset, n, *, rng, **params):
-    theta, sigma = _every_visit_view(dataset, params)
-    return theta + sigma * rng.standard_normal((n, theta.size))
-
-
-every_visit_dp_lsw.sample = _every_visit_sample
+#: Leaky: every visit counts (returns at most R_max, as with F_max <= R_max). One trajectory that goes
+#: round every state many times raises every |X_s| (so sigma_X falls) and outweighs all the others in
+#: F_X, where Algorithm 1 counts it once (it moves F_X(s) by at most F_max / |X_s|).
+every_visit_dp_lsw = _gaussian_candidate(_every_visit_view)
 
 
 def _clipped_step(gradients, clip, *, records, clip_norm, noise_multiplier, rng, n=None, sampling="uniform_one"):
