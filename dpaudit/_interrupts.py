@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import FrameType
+from typing import Any, TypeAlias
 
 __all__ = ["interrupts_deferred"]
 
 #: The signals that stop an audit.
 _INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
+
+#: What ``signal.signal`` takes and gives back.
+_Handler: TypeAlias = Callable[[int, FrameType | None], Any] | int | None
 
 
 @contextmanager
@@ -28,22 +33,39 @@ def interrupts_deferred() -> Iterator[None]:
         yield
         return
     held: list[signal.Signals] = []
-    with _blocked():  # both handlers swapped at once: a signal between two swaps waits in the kernel
-        previous = {
-            number: signal.signal(number, lambda got, frame: held.append(signal.Signals(got))) for number in _INTERRUPTS
-        }
+    previous = {number: _handler_of(number) for number in _INTERRUPTS}
+    try:
+        # Both handlers swapped with the signals blocked, so that one sent between the two swaps
+        # waits in the kernel. The mask is this thread's: a signal the kernel gives another thread
+        # can still run the old handler mid-swap, and what it raises must leave both handlers as before.
+        with _blocked():
+            for number in _INTERRUPTS:
+                signal.signal(number, lambda got, frame: held.append(signal.Signals(got)))
+    except BaseException:
+        _restore(previous)
+        raise
     try:
         yield
     finally:
-        with _blocked():
-            for number, handler in previous.items():
-                signal.signal(number, handler)
+        _restore(previous)
         if held:
             handler = previous[held[0]]
             if callable(handler):
                 handler(held[0], None)
             elif handler == signal.SIG_DFL:
                 signal.raise_signal(held[0])
+
+
+def _handler_of(number: signal.Signals) -> _Handler:
+    """The handler now in place; one set outside Python (None) is restored as the default."""
+    handler = signal.getsignal(number)
+    return signal.SIG_DFL if handler is None else handler
+
+
+def _restore(previous: dict[signal.Signals, _Handler]) -> None:
+    with _blocked():
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 @contextmanager

@@ -193,7 +193,9 @@ def test_a_ctrl_c_inside_an_import_is_an_interruption_not_an_import_error(monkey
 
 def test_a_signal_between_the_two_handler_swaps_leaves_both_restored(monkeypatch):
     """A SIGTERM sent right after SIGINT's handler is swapped (before SIGTERM's) waits until both are
-    swapped, is held, and is handled at the block's end; SIGINT's handler is the one from before."""
+    swapped, is held, and is handled at the block's end; or, when the kernel gives it to another
+    thread (pytest-xdist has some), SIGTERM's old handler runs mid-swap. Either way it stops the
+    block and both handlers are the ones from before."""
     import dpaudit._interrupts as interrupts
 
     class Stopped(Exception):
@@ -223,6 +225,35 @@ def test_a_signal_between_the_two_handler_swaps_leaves_both_restored(monkeypatch
     finally:
         for number, handler in inherited.items():
             real_signal(number, handler)
+
+
+def test_an_old_handler_raising_mid_swap_leaves_both_restored(monkeypatch):
+    """What another thread's delivery does, made certain: the old SIGTERM handler raises right
+    after SIGINT's handler is swapped. The exception comes out and neither handler is left held."""
+    import dpaudit._interrupts as interrupts
+
+    class Stopped(Exception):
+        pass
+
+    real_signal = signal.signal
+
+    def swap_then_stop(number, handler):
+        previous = real_signal(number, handler)
+        if number == signal.SIGINT and handler is not signal.default_int_handler:
+            raise Stopped
+        return previous
+
+    inherited = real_signal(signal.SIGINT, signal.default_int_handler)
+    terminate = signal.getsignal(signal.SIGTERM)
+    try:
+        monkeypatch.setattr(interrupts.signal, "signal", swap_then_stop)
+        with pytest.raises(Stopped), interrupts.interrupts_deferred():
+            pytest.fail("the block must not run")
+        monkeypatch.undo()
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert signal.getsignal(signal.SIGTERM) is terminate
+    finally:
+        real_signal(signal.SIGINT, inherited)
 
 
 def test_an_interrupt_during_a_pool_submit_lands_after_it():
