@@ -17,12 +17,7 @@ import numpy as np
 from dpaudit._validation import check_finite_array
 from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.interface import InputDomain, Neighbourhood
-from dpaudit.privacy.relations import (
-    ADD_REMOVE_ONE,
-    REPLACE_ONE,
-    SIMPLEX_ADJACENT,
-    Relation,
-)
+from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, SIMPLEX_ADJACENT, Relation
 from dpaudit.rl.first_visit import discounted_returns
 from dpaudit.rl.trajectory import Trajectory
 
@@ -51,6 +46,9 @@ __all__ = [
 
 ExplorePairs = Callable[[Sequence[tuple[Any, Any]], Mapping[str, Any], Relation], list[tuple[Any, Any, str]]]
 """``(pairs, params, relation) -> [(first, second, label), ...]``: a neighbourhood's ``explore``."""
+
+ScreenPairs = Callable[[Mapping[str, Any], Relation], list[tuple[Any, Any, str]]]
+"""``(params, relation) -> [(first, second, label), ...]``: a neighbourhood's ``screen``."""
 
 
 def _plain_vector(data: Any) -> list[float]:
@@ -241,11 +239,12 @@ def coverage_pairs(
     relation: Relation,
     *,
     return_bound: float | None = None,
+    sizes: Sequence[int] | None = None,
 ) -> list[tuple[Any, Any, str]]:
     """Datasets at the edges of what a trajectory can be, from the public parameters alone:
     trajectories that visit every state (largest coverage) with every return at the bound
     or zero, against one that differs in its rewards or visits a single state (smallest
-    coverage), at :data:`COVERAGE_SIZES` trajectories (the rest unrewarded covering ones).
+    coverage), at ``sizes`` trajectories (default :data:`COVERAGE_SIZES`; the rest unrewarded covering ones).
 
     The bound is ``return_bound`` when given (the bound a mechanism's noise is calibrated to,
     e.g. R_max/(1 − γ): a long episode of rewards <= ``r_max`` reaches it, see
@@ -270,7 +269,7 @@ def coverage_pairs(
         (silent, single_state, "unrewarded vs one step in state 0"),
     )
     found: list[tuple[Any, Any, str]] = []
-    for size in COVERAGE_SIZES:
+    for size in COVERAGE_SIZES if sizes is None else sizes:
         common = [silent] * (size - 1)
         if relation.kind == REPLACE_ONE:
             for record, other, text in differing:
@@ -340,10 +339,11 @@ def _explore_trajectories(pairs: Any, params: Mapping[str, Any], relation: Relat
     return coverage_pairs(params, relation) + explore_records(pairs, params, relation)
 
 
-def one_trajectory(explore: ExplorePairs = _explore_trajectories) -> Neighbourhood:
+def one_trajectory(explore: ExplorePairs = _explore_trajectories, screen: ScreenPairs | None = None) -> Neighbourhood:
     """Datasets of trajectories that differ in one trajectory (replaced, or added/removed); ``explore``
     proposes more pairs around the given ones (default: the coverage pairs of the public parameters,
-    then the given pairs explored as datasets)."""
+    then the given pairs explored as datasets), ``screen`` the screened ones
+    (:attr:`Neighbourhood.screen`)."""
 
     def key(trajectory: Trajectory) -> tuple[Any, ...]:
         return (tuple(trajectory.states), tuple(trajectory.actions), tuple(float(r) for r in trajectory.rewards))
@@ -352,7 +352,7 @@ def one_trajectory(explore: ExplorePairs = _explore_trajectories) -> Neighbourho
         return multiset_steps([key(x) for x in _trajectories(first)], [key(x) for x in _trajectories(second)], relation)
 
     return Neighbourhood(
-        "the datasets differ in one trajectory", distance, lambda params, relation: 1.0, explore=explore
+        "the datasets differ in one trajectory", distance, lambda params, relation: 1.0, explore=explore, screen=screen
     )
 
 

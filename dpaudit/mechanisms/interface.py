@@ -85,6 +85,9 @@ class Neighbourhood:
             (plain values) around the given plain pairs, for the input search of the black-box
             checks (other magnitudes, sizes, domain edges); ``None`` when the kind has none.
             What it returns is checked with ``distance`` before use.
+        screen: ``(params, relation) -> [(first, second, label), ...]``: pairs whose calls cost
+            hundreds of ordinary ones (datasets of hundreds of trajectories), screened on a small
+            pilot and sampled further only when it alone exceeds the claim; ``None`` when none.
     """
 
     description: str
@@ -93,6 +96,7 @@ class Neighbourhood:
     explore: Callable[[Sequence[tuple[Any, Any]], Mapping[str, Any], Relation], list[tuple[Any, Any, str]]] | None = (
         None
     )
+    screen: Callable[[Mapping[str, Any], Relation], list[tuple[Any, Any, str]]] | None = None
 
 
 @dataclass(frozen=True)

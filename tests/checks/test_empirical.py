@@ -193,6 +193,21 @@ def test_pilot_screening_keeps_the_most_distinguishable_pair():
     assert {event.pair for event in bound.events} == {"distance 1.0"}
 
 
+def test_a_screened_pair_is_sampled_further_only_when_its_pilot_alone_exceeds_the_claim():
+    """Sigma = 1, claim (3.1387, 1e-3): a screened pair 12 apart shows epsilon far past the claim on
+    200 pilot draws and is certified on at most its cap; one 0.5 apart is never sampled past its
+    pilot, even with room for every pair."""
+    given = NeighbourPair(np.zeros(1), np.full(1, 0.1), "given")
+    far = NeighbourPair(np.zeros(1), np.full(1, 12.0), "screened, far", pilot_cap=200, draws_cap=3000)
+    near = NeighbourPair(np.zeros(1), np.full(1, 0.5), "screened, near", pilot_cap=200, draws_cap=3000)
+    farther = NeighbourPair(np.zeros(1), np.full(1, 15.0), "screened, farther", pilot_cap=200, draws_cap=3000)
+    leaky = _bound(GaussianMechanism(1.0, 1.0), [given, far, farther], 40_000, max_pairs=4)
+    assert leaky.pairs == (3, 2) and leaky.epsilon_lower_bound > TRUE_CLAIM.epsilon  # one screened pair at most
+    assert {event.samples for event in leaky.events if event.pair != given.label} == {3000}
+    private = _bound(GaussianMechanism(1.0, 1.0), [given, near], 40_000, max_pairs=4)
+    assert private.pairs == (2, 1) and {event.pair for event in private.events} == {"given"}
+
+
 def test_invalid_engine_arguments():
     mechanism = GaussianMechanism(1.0, 1.0)
     with pytest.raises(InvalidArgument, match="pairs"):

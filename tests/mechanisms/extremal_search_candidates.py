@@ -68,6 +68,11 @@ def _full_coverage_scale(record, params):
 dp_lsw_noise_as_if_full_coverage = _lsw_release(_full_coverage_scale)
 
 
+#: Leaky: sigma_X follows psi_X where sqrt(psi_X) belongs: more noise than Algorithm 1 up to about a
+#: hundred covering trajectories (psi_X > 1/m there), far less past a few hundred (psi_X about 1/m^2).
+dp_lsw_sigma_from_psi = _lsw_release(lambda record, params: float(np.sqrt(record.psi)))
+
+
 def _every_visit_view(dataset, params):
     """Algorithm 1 on every visit: each visit of a state becomes a one-step trajectory whose reward is
     the return from that visit, so |X_s| counts visits and F_X(s) averages every visit's return."""

@@ -152,6 +152,34 @@ def test_noise_as_if_every_trajectory_visited_every_state_is_found_at_the_rare_s
     assert _audit("dp_lsw_noise_as_if_full_coverage", spec, tmp_path, search="off").verdict is Verdict.CONSISTENT
 
 
+def _screen(name, params, relation="replace_one"):
+    return get_mechanism(name).neighbourhood.screen(params, parse_relation(relation))
+
+
+@pytest.mark.parametrize("relation", ["replace_one", "add_remove_one"])
+@pytest.mark.parametrize(("name", "params"), KINDS)
+def test_screened_pairs_cover_every_state_at_hundreds_of_trajectories(name, params, relation):
+    kind = get_mechanism(name)
+    reference = build_mechanism(name, params)
+    screened = _screen(name, params, relation)
+    assert sorted({len(first) for first, _, _ in screened}) == [300, 1000]
+    for first, second, label in screened:
+        assert label.startswith("search: ") and "covering trajectories" in label
+        assert kind.check_neighbours(first, second, parse_relation(relation), params) == 1.0
+        assert min(_statistics(name, params, first).signature.tolist()) >= len(first) - 1  # every state, every count
+        reference.release(kind.input_domain.from_plain(second), rng=np.random.default_rng(0))
+
+
+@pytest.mark.slow  # a whole candidate audit: README's test command runs it, the floors job does not
+def test_a_noise_scale_following_psi_is_found_only_on_the_screened_datasets(tmp_path):
+    found = _audit("dp_lsw_sigma_from_psi", SPEC, tmp_path)
+    assert found.verdict is Verdict.VIOLATED, found.summary
+    assert found.counterexample["pair"].startswith(("search: 300 covering", "search: 1000 covering"))
+    kept = [event for event in found.details["certified_events"] if "covering trajectories" in event["pair"]]
+    assert kept and all(event["samples"] <= 2000 for event in kept)  # a screened pair's draws are capped
+    assert _audit("dp_lsw_sigma_from_psi", SPEC, tmp_path, search="off").verdict is Verdict.CONSISTENT
+
+
 def test_looping_pairs_go_round_every_state_within_the_long_episodes_steps():
     params = {**LSW, "f_max": 1.0}
     looping = {text: (a, b) for a, b, text in _explore("dp_lsw", params) if "going round" in text}

@@ -49,8 +49,9 @@ def _epsilon_power(quantity: str, guarantee: ApproxDP, epsilon: float, direction
 
 def _power(bound: EmpiricalBound, guarantee: ApproxDP) -> _Power:
     """The largest ε any event could certify with this budget, and the smallest event
-    probability (on one side only) that would refute the claim."""
-    trials = bound.budget.certification
+    probability (on one side only) that would refute the claim: at the fewest certification draws
+    any pair had (a screened pair's cap)."""
+    trials = min((event.samples for event in bound.events if not event.escalated), default=bound.budget.certification)
     alpha = bound.best_event.alpha if bound.best_event is not None else (1.0 - bound.confidence) / 4
     ceiling = certifiable_ceiling(trials, alpha, guarantee.delta)
     smallest = smallest_detectable_probability(trials, alpha, guarantee.delta, guarantee.epsilon)

@@ -16,14 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit._validation import (
-    check_real,
-)
-from dpaudit.checks.empirical.budget import (
-    AuditBudget,
-    CertifiedEvent,
-    EmpiricalBound,
-)
+from dpaudit._validation import check_real
+from dpaudit.checks.empirical.budget import AuditBudget, CertifiedEvent, EmpiricalBound
 from dpaudit.checks.empirical.event_histogram import event_histogram
 from dpaudit.checks.empirical.events import (
     AtomProjection,
@@ -49,13 +43,7 @@ from dpaudit.checks.empirical.recertification import (
     pair_sides,
 )
 from dpaudit.checks.empirical.samplers import PilotLengths, as_sampler, pilot_lengths
-from dpaudit.checks.empirical.sampling import (
-    PILOT,
-    SELECTION,
-    NeighbourPair,
-    draw_outputs,
-    histogram_scores,
-)
+from dpaudit.checks.empirical.sampling import PILOT, SELECTION, NeighbourPair, draw_outputs, histogram_scores
 from dpaudit.checks.empirical.statistics import (
     clopper_pearson_lower_array,
     clopper_pearson_upper_array,
@@ -288,14 +276,23 @@ def _draw_pilots(
     return held, pilots
 
 
-def _kept_pairs(pilots: Sequence[_Pilot], budget: AuditBudget, delta: float) -> list[int]:
-    """The indices of the pairs sampled further: all of them, or with more than ``budget.max_pairs``
-    the ones whose pilot scores best (ties to the lower index), in index order."""
-    kept = list(range(len(pilots)))
-    if len(pilots) > budget.max_pairs:
-        scores = [_pilot_screen_score(s[0], s[1], p, g, delta, "interval" in budget.events) for s, p, g in pilots]
-        kept = sorted(sorted(kept, key=lambda i: (-scores[i], i))[: budget.max_pairs])
-    return kept
+def _kept_pairs(
+    pairs: Sequence[NeighbourPair], pilots: Sequence[_Pilot], budget: AuditBudget, delta: float, epsilon: float | None
+) -> list[int]:
+    """The indices of the pairs sampled further, in index order: all of them, or with more than
+    ``budget.max_pairs`` the ones whose pilot scores best (ties to the lower index). Of the screened
+    pairs (``draws_cap``) one at most competes: the best, and only when its pilot's score, an ε lower
+    bound at 95% on the pilot alone, exceeds the claimed ε (0 without one)."""
+    screened = [i for i, pair in enumerate(pairs) if pair.draws_cap is not None]
+    if len(pilots) <= budget.max_pairs and not screened:
+        return list(range(len(pilots)))
+    scores = [_pilot_screen_score(s[0], s[1], p, g, delta, "interval" in budget.events) for s, p, g in pilots]
+    floor = 0.0 if epsilon is None else epsilon
+    eligible = [i for i in range(len(pilots)) if i not in screened]
+    best = min(screened, key=lambda i: (-scores[i], i), default=None)
+    if best is not None and scores[best] > floor:
+        eligible.append(best)
+    return sorted(sorted(eligible, key=lambda i: (-scores[i], i))[: budget.max_pairs])
 
 
 def _selection_candidates(
@@ -317,7 +314,12 @@ def _selection_candidates(
     for i in kept:
         _, projections, grids = pilots[i]
         histograms = histogram_scores(
-            sampler, pair_sides(root, i, SELECTION, pairs[i]), budget.selection, projections, grids, **common
+            sampler,
+            pair_sides(root, i, SELECTION, pairs[i]),
+            pairs[i].draws(budget.selection),
+            projections,
+            grids,
+            **common,
         )
         for j, (projection, grid) in enumerate(zip(projections, grids, strict=False)):
             best, count = _score_candidates(
@@ -408,7 +410,7 @@ def certify_privacy_lower_bound(
         "progress": progress,
     }
     held, pilots = _draw_pilots(sampler, pairs, root, budget, common)
-    kept = _kept_pairs(pilots, budget, audited_delta)
+    kept = _kept_pairs(pairs, pilots, budget, audited_delta, claimed_epsilon)
     candidates, tried = _selection_candidates(
         held, pairs, kept, pilots, root, budget, audited_delta, claimed_epsilon, common
     )

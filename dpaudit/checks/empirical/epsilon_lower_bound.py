@@ -35,7 +35,7 @@ from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
 from dpaudit.checks.empirical.bound_evidence import bound_evidence
 from dpaudit.checks.empirical.budget import LENGTH_TAGGED, AuditBudget, EmpiricalBound, MonteCarloBudgetConfig
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
-from dpaudit.checks.empirical.input_search import SEARCH_MODES, search_enabled, searched_pairs
+from dpaudit.checks.empirical.input_search import SEARCH_MODES, screened_pairs, search_enabled, searched_pairs
 from dpaudit.checks.empirical.sampling import (
     NeighbourPair,
     PairsConfig,
@@ -197,7 +197,9 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
     budget = config.audit_budget(guarantee, candidate=context.candidate is not None)
     mechanism = context.sampled_mechanism()
     pairs = _audited_pairs(mechanism, config.pairs, context)
-    searched = searched_pairs(pairs, context) if search_enabled(config.search, context) else []
+    searched = []
+    if search_enabled(config.search, context):
+        searched = [*searched_pairs(pairs, context), *screened_pairs(pairs, context)]
     if searched:
         # the spec's pairs and the best searched ones compete in the pilot screening
         pairs = [*pairs, *searched]

@@ -72,17 +72,19 @@ def certify_chosen(
     *,
     phase: int = CERTIFICATION,
 ) -> list[tuple[ChosenEvent, CertifiedEvent]]:
-    """Count the chosen events on ``n`` fresh draws per side (seeded by ``phase``) and bound them."""
+    """Count the chosen events on ``n`` fresh draws per side (at most a screened pair's cap; seeded by
+    ``phase``) and bound them."""
     certified = []
     for i in sorted({candidate.pair_index for candidate in chosen}):
         mine = [candidate for candidate in chosen if candidate.pair_index == i]
         events = [candidate.event for candidate in mine]
-        counts = count_events(sampler, pair_sides(root, i, phase, pairs[i]), n, events, **common)
+        drawn = pairs[i].draws(n)
+        counts = count_events(sampler, pair_sides(root, i, phase, pairs[i]), drawn, events, **common)
         for k, candidate in enumerate(mine):
             first, second = int(counts[0][k]), int(counts[1][k])
             p_count, q_count = (first, second) if candidate.p_is_first else (second, first)
-            p_lower = clopper_pearson_lower(p_count, n, alpha)
-            q_upper = clopper_pearson_upper(q_count, n, alpha)
+            p_lower = clopper_pearson_lower(p_count, drawn, alpha)
+            q_upper = clopper_pearson_upper(q_count, drawn, alpha)
             event = CertifiedEvent(
                 pair=pairs[i].label,
                 order="X vs X'" if candidate.p_is_first else "X' vs X",
@@ -90,7 +92,7 @@ def certify_chosen(
                 objective=candidate.objective,
                 p_count=p_count,
                 q_count=q_count,
-                samples=n,
+                samples=drawn,
                 alpha=alpha,
                 p_lower=p_lower,
                 q_upper=q_upper,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Required, TypedDict, Unpack
 
 import numpy as np
@@ -59,13 +59,21 @@ class NeighbourPair:
     """Two neighbouring datasets (X, X') to sample the mechanism on, with a label for reports.
 
     ``pilot_cap`` bounds the pilot draws per side of this pair (pairs of the input search
-    are screened on a smaller pilot than the ones a spec names).
+    are screened on a smaller pilot than the ones a spec names). ``draws_cap`` bounds its draws
+    per side in each later phase (selection, certification, each escalation round) and marks it
+    as screened: it is sampled past its pilot only when that pilot alone exceeds the claim (a pair
+    of datasets so large that one call costs hundreds of ordinary ones).
     """
 
     first: Any
     second: Any
     label: str = "(X, X')"
     pilot_cap: int | None = None
+    draws_cap: int | None = None
+
+    def draws(self, planned: int) -> int:
+        """The draws per side of this pair in a phase that plans ``planned``."""
+        return planned if self.draws_cap is None else min(planned, self.draws_cap)
 
 
 def with_unique_labels(pairs: Sequence[NeighbourPair]) -> list[NeighbourPair]:
@@ -86,7 +94,7 @@ def with_unique_labels(pairs: Sequence[NeighbourPair]) -> list[NeighbourPair]:
             count += 1
             label = f"{pair.label} [{count + 1}]"
         taken.add(label)
-        unique.append(NeighbourPair(pair.first, pair.second, label, pair.pilot_cap))
+        unique.append(replace(pair, label=label))
     return unique
 
 

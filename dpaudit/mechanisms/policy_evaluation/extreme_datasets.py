@@ -3,7 +3,8 @@
 A black-box audit of a candidate DP-LSW/DP-LSL explores, besides the given pairs, Lemma 1's
 extremal datasets (one trajectory alone in a state, its return at the calibrated bound), the
 coverage pairs of :mod:`dpaudit.mechanisms.inputs`, and one trajectory going round every state
-many times (a count of visits where Algorithm 1 counts trajectories).
+many times (a count of visits where Algorithm 1 counts trajectories); and, screened on a small
+pilot, the coverage pairs at hundreds of trajectories.
 
 References:
     Balle, Gomrokchi & Precup 2016, Sec. 3.1 (R_max/(1−γ) and F_max), Lemma 1, Sec. 4.
@@ -31,10 +32,12 @@ from dpaudit.rl.first_visit import discounted_returns
 __all__ = [
     "LOOPING_SIZES",
     "RARE_STATE_SIZES",
+    "SCREENED_SIZES",
     "calibrated_return_bound",
     "explore_datasets",
     "looping_pairs",
     "rare_state_pairs",
+    "screened_coverage_pairs",
 ]
 
 
@@ -63,9 +66,9 @@ def rare_state_pairs(params: Mapping[str, Any], relation: Relation) -> list[tupl
     signature) and is as small as a count of 1 allows (every other count is m − 1): a noise scale
     without R_max/(1 − γ)'s 1/(1 − γ), or one computed from m where |X_s| belongs, shows here.
 
-    Sizes stop at 100: covering datasets of a few hundred trajectories would reach the regime where
-    DP-LSW's smoothing stops adding noise (ψ_X = φ_X(0)), but a candidate written with loops then
-    spends minutes per audit (docs/statistics.md, "Input search")."""
+    Sizes stop at 100: covering datasets of hundreds of trajectories, where DP-LSW's smoothing stops
+    adding noise (ψ_X = φ_X(0)), cost too much per call to sample at the full budget; they are
+    screened (:func:`screened_coverage_pairs`, docs/statistics.md, "Input search")."""
     n_states = params.get("n_states")
     known = calibrated_return_bound(params)
     if known is None or not isinstance(n_states, int) or isinstance(n_states, bool) or n_states < 2:
@@ -134,6 +137,23 @@ def looping_pairs(params: Mapping[str, Any], relation: Relation) -> list[tuple[A
             else:
                 found.append(([*common, loop], common, f"{label}, that one removed"))
     return found
+
+
+#: Dataset sizes of the screened coverage pairs.
+SCREENED_SIZES = (300, 1000)
+
+
+def screened_coverage_pairs(params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
+    """The coverage pairs (returns at the bound the noise is calibrated to) at :data:`SCREENED_SIZES`
+    trajectories: the regime the input search's sizes (up to 100) do not reach, where every count is
+    so large that DP-LSW's smoothing stops adding noise (ψ_X = φ_X(0), about 1/m²) and σ_X follows
+    √ψ_X, about 1/m. A noise scale that follows ψ_X where √ψ_X belongs is larger than the reference's
+    below about a hundred trajectories and falls below the shift of one trajectory only past a few
+    hundred. A call on such a dataset costs hundreds of ordinary ones, so these pairs are screened
+    (:attr:`~dpaudit.mechanisms.interface.Neighbourhood.screen`)."""
+    known = calibrated_return_bound(params)
+    bound = None if known is None else known[2]
+    return coverage_pairs(params, relation, return_bound=bound, sizes=SCREENED_SIZES)
 
 
 def explore_datasets(pairs: Sequence[Any], params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:

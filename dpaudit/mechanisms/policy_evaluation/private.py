@@ -38,7 +38,7 @@ from dpaudit.mechanisms.inputs import (
 from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, OutputSpec
 from dpaudit.mechanisms.policy_evaluation import bounds
 from dpaudit.mechanisms.policy_evaluation.estimators import LSL, LSW, feature_matrix
-from dpaudit.mechanisms.policy_evaluation.extreme_datasets import explore_datasets
+from dpaudit.mechanisms.policy_evaluation.extreme_datasets import explore_datasets, screened_coverage_pairs
 from dpaudit.mechanisms.policy_evaluation.intermediates import (
     DpLslIntermediates,
     DpLswIntermediates,
@@ -374,7 +374,7 @@ def _policy_evaluation(name: str, factory: type, algorithm: str, estimator: str,
         factory=factory,
         input_domain=TRAJECTORIES,
         relations=(REPLACE_ONE, ADD_REMOVE_ONE),
-        neighbourhood=one_trajectory(explore=explore_datasets),
+        neighbourhood=one_trajectory(explore=explore_datasets, screen=screened_coverage_pairs),
         output=OutputSpec("theta_X + noise: a vector of the feature dimension d", _theta_shape),
         views=frozenset({GaussianView, AuditPairsView, StatisticsView}),
         candidate=CandidateSignature("dataset", f"{name}(dataset, *, {keywords}, rng) -> ndarray"),
