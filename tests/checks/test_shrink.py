@@ -45,3 +45,18 @@ def test_nothing_shrinks_when_no_smaller_pair_refutes_or_inputs_are_vectors():
     gaussian = get_mechanism("gaussian")
     vectors = NeighbourPair(np.zeros(4), np.r_[np.zeros(3), 1.0], "vectors")
     assert shrink_pair(vectors, gaussian, {"sigma": 1.0, "sensitivity": 1.0}, replace_one(), lambda c, a: 9.0) is None
+
+
+def test_a_screened_pair_shrinks_into_screened_pairs():
+    """Every smaller pair of a screened one keeps its pilot and draw caps: its certification stays as
+    cheap as the screened pair's own (datasets of hundreds of records)."""
+    caps = []
+
+    def refutes(candidate, attempt):
+        caps.append((candidate.pilot_cap, candidate.draws_cap))
+        return None
+
+    big = _pair(7)
+    screened = NeighbourPair(big.first, big.second, big.label, pilot_cap=200, draws_cap=2000)
+    assert shrink_pair(screened, STEP, PARAMS, replace_one(), refutes) is None
+    assert caps and set(caps) == {(200, 2000)}

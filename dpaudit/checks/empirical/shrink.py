@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dpaudit.checks.empirical.sampling import NeighbourPair
@@ -128,7 +128,7 @@ def shrink_pair(
             continue
         attempts += 1
         label = f"{pair.label}, shrunk to {len(smaller[0])} and {len(smaller[1])} records"
-        candidate = NeighbourPair(inputs[0], inputs[1], label)
+        candidate = replace(pair, first=inputs[0], second=inputs[1], label=label)  # a screened pair stays screened
         bound = refutes(candidate, attempts)
         if bound is None:
             chunk //= 2
