@@ -31,6 +31,11 @@ class _Candidate:
         if self.mode == "alternating_size":  # 8 numbers, then 16, then 8 ...: whatever the seed
             self.calls += 1
             return rng.standard_normal(8 * (1 + self.calls % 2))
+        if self.mode == "runs":  # noise from a counter that moves every 150 calls (a clock in whole seconds)
+            self.calls += 1
+            return value + np.random.default_rng(self.calls // 150).standard_normal(value.shape)
+        if self.mode == "coin":  # a discrete output whose law ignores the input: repeats, and is private
+            return (rng.random(value.shape if size is None else (size, *value.shape)) < 0.3).astype(float)
         if size is not None and self.mode == "copied_batch":  # one noise draw copied to every row of a batch
             return np.tile(value + rng.standard_normal(value.shape), (size, 1))
         if size is not None and self.mode == "wider_batch":  # a batch entry point with twice the noise
@@ -55,6 +60,8 @@ def _run(mode: str):
     [
         ("honest", Verdict.CONSISTENT, "vary with the seed"),
         ("fixed", Verdict.VIOLATED, "public noise"),
+        ("runs", Verdict.VIOLATED, "held-out releases on X"),
+        ("coin", Verdict.CONSISTENT, "vary with the seed"),
         ("own", Verdict.INCONCLUSIVE, "not reproducible"),
         ("alternating_size", Verdict.INCONCLUSIVE, "not reproducible"),
         ("copied_batch", Verdict.ERROR, "are not independent draws"),

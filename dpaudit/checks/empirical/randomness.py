@@ -17,7 +17,10 @@ Two things are checked on every neighbouring pair:
   they are (noise from a fixed seed, or no noise), the output on X is an atom: the event
   {y = that value} has, on fresh draws, probability p on X and q on X', and
   ln((p_lower − δ) / q_upper) (Clopper–Pearson, both sides at the stated confidence) is a
-  certified ε lower bound — ``violated`` when it exceeds the claim.
+  certified ε lower bound — ``violated`` when it exceeds the claim. Releases that repeat in runs
+  (noise seeded from the clock in whole seconds, a run ending inside the releases) give the event
+  {y is a value repeated among the even-numbered releases}, counted on the odd-numbered ones:
+  ``violated`` when its bound exceeds the claim, else nothing (a discrete output repeats by chance).
 
 References:
     Dwork & Roth 2014, Def. 2.4 (an event E with P[M(X) in E] > e^ε P[M(X') in E] + δ
@@ -164,33 +167,65 @@ def _unreproducible(
 
 
 def _most_public_pair(
-    mechanism: Any, pairs: list[Any], seeds: list[int], alpha: float, delta: float
+    mechanism: Any, pairs: list[Any], seeds: list[int], alpha: float, delta: float, epsilon: float
 ) -> tuple[float, str, dict[str, Any]] | None:
-    """(ε lower bound, label, record) of the pair whose releases on X repeat one value across distinct
-    seeds with the largest certified ε (the event 'y equals it', Clopper–Pearson at ``alpha`` per side);
-    None when every pair's releases vary with the seed."""
+    """(ε lower bound, finding, record) of the pair whose releases on X repeat across distinct seeds with
+    the largest certified ε (the event 'y is one of the repeated values', Clopper–Pearson at ``alpha``
+    per side; see :func:`_repeated_values`); None when no pair's releases repeat, or only in a way
+    (values repeated by chance on a discrete output) that certifies no more than ``epsilon``."""
     samples = len(seeds)
     worst: tuple[float, str, dict[str, Any]] | None = None
     for pair in pairs:
         first = _same_size_releases(mechanism, pair.first, seeds)
-        if not (first == first[0]).all():
+        values, counted, held_out = _repeated_values(first)
+        if not values:
             continue
         second = _same_size_releases(mechanism, pair.second, [seed + 1 for seed in seeds])
-        hits_second = int(np.count_nonzero((second == first[0]).all(axis=1)))
-        p_lower = clopper_pearson_lower(samples, samples, alpha)
+        hits_first, hits_second = (sum(_key(row) in values for row in rows) for rows in (counted, second))
+        p_lower = clopper_pearson_lower(hits_first, len(counted), alpha)
         q_upper = clopper_pearson_upper(hits_second, samples, alpha)
-        epsilon = epsilon_lower_bound(p_lower, q_upper, delta)
+        bound = epsilon_lower_bound(p_lower, q_upper, delta)
+        if held_out and bound <= epsilon:
+            continue  # repeats that refute nothing: a discrete output, not a public sequence
+        finding = (
+            f"{samples} releases on {pair.label} with {samples} different seeds are all the same value"
+            if not held_out
+            else f"releases on {pair.label} with distinct seeds repeat {len(values)} value(s) (noise that does not "
+            f"follow the seed, or a discrete output): {hits_first} of "
+            f"{len(counted)} held-out releases on X and {hits_second} of {samples} on X' are one of them"
+        )
         record = {
             "pair": pair.label,
-            "value_on_X": [float(v) for v in first[0][:8]],
-            "repeats_on_X": samples,
+            "value_on_X": [float(v) for v in first[0][:8]] if not held_out else [float(v) for v in counted[0][:8]],
+            "repeated_values": len(values),
+            "repeats_on_X": hits_first,
+            "releases_counted_on_X": len(counted),
             "repeats_on_X_prime": hits_second,
             "p_lower": p_lower,
             "q_upper": q_upper,
         }
-        if worst is None or epsilon > worst[0]:
-            worst = (epsilon, pair.label, record)
+        if worst is None or bound > worst[0]:
+            worst = (bound, finding, record)
     return worst
+
+
+def _key(row: np.ndarray) -> bytes:
+    return (row + 0.0).tobytes()  # -0.0 and 0.0 alike
+
+
+def _repeated_values(first: np.ndarray) -> tuple[set[bytes], np.ndarray, bool]:
+    """The values of the event, the releases it is counted on, and whether they are held out. Releases
+    that are all one value give that value, counted on all of them (continuous noise never repeats).
+    Otherwise the values repeated among the even-numbered releases give the event and the odd-numbered
+    ones, never used to choose it, are counted: noise seeded from the clock or a counter repeats in
+    runs that the seeds do not break, and a run may end inside the releases."""
+    if (first == first[0]).all():
+        return {_key(first[0])}, first, False
+    held, counted = first[0::2], first[1::2]
+    seen: dict[bytes, int] = {}
+    for row in held:
+        seen[_key(row)] = seen.get(_key(row), 0) + 1
+    return {value for value, count in seen.items() if count >= 2}, counted, True
 
 
 #: The p-value below which a batch of releases and as many single releases are taken to follow different laws
@@ -254,7 +289,7 @@ def check_randomness_contract(obligation: Obligation, context: CheckContext) -> 
     unreproducible = _unreproducible(mechanism, pairs, seeds, guarantee.epsilon, domain, budget)
     if unreproducible is not None:
         return unreproducible
-    worst = _most_public_pair(mechanism, pairs, seeds, alpha, guarantee.delta)
+    worst = _most_public_pair(mechanism, pairs, seeds, alpha, guarantee.delta, guarantee.epsilon)
     disagreement = None if worst is not None else _batch_disagreement(mechanism, pairs[0].first, seeds, seeds[-1] + 1)
     if disagreement is not None:
         return Evidence(
@@ -286,14 +321,14 @@ def check_randomness_contract(obligation: Obligation, context: CheckContext) -> 
             "same seed twice; distinct seeds",
             budget=budget,
         )
-    epsilon, label, record = worst
+    epsilon, finding, record = worst
     violated = epsilon > guarantee.epsilon
     measurement = epsilon_measurement(
         guarantee, epsilon, f"lower bound at confidence {confidence} (Clopper-Pearson)", lower_bound=True
     )
     summary = (
-        f"public noise: {samples} releases on {label} with {samples} different seeds are all the same value; "
-        f"the event 'y equals it' certifies epsilon >= {epsilon:.4g} against the claimed {guarantee.epsilon:g}"
+        f"public noise: {finding}; the event 'y equals it' certifies epsilon >= {epsilon:.4g} against the "
+        f"claimed {guarantee.epsilon:g}"
     )
     return Evidence(
         Verdict.VIOLATED if violated else Verdict.INCONCLUSIVE,
