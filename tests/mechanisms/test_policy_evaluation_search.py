@@ -41,15 +41,20 @@ def _statistics(name, params, plain):
 @pytest.mark.parametrize("relation", ["replace_one", "add_remove_one"])
 @pytest.mark.parametrize(("name", "params"), KINDS)
 def test_every_proposal_is_a_neighbouring_pair_the_reference_accepts(name, params, relation):
+    """The explored pairs, and the screened ones: every state covered by hundreds of trajectories."""
     kind = get_mechanism(name)
     reference = build_mechanism(name, params)
     proposals = _explore(name, params, relation)
-    assert 4 <= len(proposals) <= 64
-    for first, second, label in proposals:
+    screened = get_mechanism(name).neighbourhood.screen(params, parse_relation(relation))
+    assert 4 <= len(proposals) <= 64 and sorted({len(first) for first, _, _ in screened}) == [300, 1000]
+    for first, second, label in [*proposals, *screened]:
         assert label.startswith("search: ")
         assert kind.check_neighbours(first, second, parse_relation(relation), params) == 1.0
         for data in (first, second):
             reference.release(kind.input_domain.from_plain(data), rng=np.random.default_rng(0))
+    for first, _, label in screened:
+        assert "covering trajectories" in label
+        assert min(_statistics(name, params, first).signature.tolist()) >= len(first) - 1  # every state, every count
 
 
 @pytest.mark.parametrize(("name", "params"), KINDS)
@@ -150,24 +155,6 @@ def test_noise_as_if_every_trajectory_visited_every_state_is_found_at_the_rare_s
     assert found.verdict is Verdict.VIOLATED, found.summary
     assert "visited by one only" in found.counterexample["pair"]
     assert _audit("dp_lsw_noise_as_if_full_coverage", spec, tmp_path, search="off").verdict is Verdict.CONSISTENT
-
-
-def _screen(name, params, relation="replace_one"):
-    return get_mechanism(name).neighbourhood.screen(params, parse_relation(relation))
-
-
-@pytest.mark.parametrize("relation", ["replace_one", "add_remove_one"])
-@pytest.mark.parametrize(("name", "params"), KINDS)
-def test_screened_pairs_cover_every_state_at_hundreds_of_trajectories(name, params, relation):
-    kind = get_mechanism(name)
-    reference = build_mechanism(name, params)
-    screened = _screen(name, params, relation)
-    assert sorted({len(first) for first, _, _ in screened}) == [300, 1000]
-    for first, second, label in screened:
-        assert label.startswith("search: ") and "covering trajectories" in label
-        assert kind.check_neighbours(first, second, parse_relation(relation), params) == 1.0
-        assert min(_statistics(name, params, first).signature.tolist()) >= len(first) - 1  # every state, every count
-        reference.release(kind.input_domain.from_plain(second), rng=np.random.default_rng(0))
 
 
 @pytest.mark.slow  # a whole candidate audit: README's test command runs it, the floors job does not
