@@ -63,9 +63,19 @@ def _handler_of(number: signal.Signals) -> _Handler:
 
 
 def _restore(previous: dict[signal.Signals, _Handler]) -> None:
+    """Every handler put back, even when a signal another thread takes makes one that is already back
+    raise before the others are (the mask is this thread's)."""
     with _blocked():
-        for number, handler in previous.items():
+        _put_back(list(previous.items()))
+
+
+def _put_back(handlers: list[tuple[signal.Signals, _Handler]]) -> None:
+    if handlers:
+        number, handler = handlers[0]
+        try:
             signal.signal(number, handler)
+        finally:
+            _put_back(handlers[1:])
 
 
 @contextmanager

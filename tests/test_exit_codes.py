@@ -256,6 +256,31 @@ def test_an_old_handler_raising_mid_swap_leaves_both_restored(monkeypatch):
         real_signal(signal.SIGINT, inherited)
 
 
+def test_an_old_handler_raising_mid_restore_leaves_the_others_restored(monkeypatch):
+    """SIGINT's handler is back and raises at once (another thread took a Ctrl-C) before SIGTERM's is
+    back: SIGTERM's is put back all the same, never left on the block's hold."""
+    import dpaudit._interrupts as interrupts
+
+    real_signal = signal.signal
+
+    def restore_then_interrupt(number, handler):
+        previous = real_signal(number, handler)
+        if number == signal.SIGINT and handler is signal.default_int_handler:
+            raise KeyboardInterrupt
+        return previous
+
+    inherited = real_signal(signal.SIGINT, signal.default_int_handler)
+    terminate = signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(KeyboardInterrupt), interrupts.interrupts_deferred():
+            monkeypatch.setattr(interrupts.signal, "signal", restore_then_interrupt)
+        monkeypatch.undo()
+        assert signal.getsignal(signal.SIGTERM) is terminate
+    finally:
+        real_signal(signal.SIGINT, inherited)
+        real_signal(signal.SIGTERM, terminate)
+
+
 def test_an_interrupt_during_a_pool_submit_lands_after_it():
     from dpaudit._interrupts import interrupts_deferred
 

@@ -206,6 +206,10 @@ def test_a_screened_pair_is_sampled_further_only_when_its_pilot_alone_exceeds_th
     assert {event.samples for event in leaky.events if event.pair != given.label} == {3000}
     private = _bound(GaussianMechanism(1.0, 1.0), [given, near], 40_000, max_pairs=4)
     assert private.pairs == (2, 1) and {event.pair for event in private.events} == {"given"}
+    alone = _bound(GaussianMechanism(1.0, 1.0), [near], 40_000)  # nothing sampled past a pilot: no power to claim
+    assert alone.pairs == (1, 0)
+    evidence = bound_evidence(alone, TRUE_CLAIM, domain="one screened pair", method="Monte Carlo")
+    assert evidence.verdict is Verdict.INCONCLUSIVE and "no pair was sampled past its pilot" in evidence.summary
 
 
 def test_invalid_engine_arguments():

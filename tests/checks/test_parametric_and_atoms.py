@@ -246,6 +246,33 @@ def test_an_escalation_round_takes_the_best_atom_even_when_a_tail_event_looks_be
     assert escalated == [[tail]]  # no atom: the round counts the one lane that has an event
 
 
+def test_an_escalation_round_skips_a_screened_pair_already_at_its_cap(monkeypatch):
+    """A screened pair's event counted on its 2000-draw cap looks the most promising of its lane, but more
+    rounds would count it on 2000 draws again: the lane's next best event, whose pair draws 4x more, goes."""
+    capped_pair = NeighbourPair(PAIR.first, PAIR.second, "screened", pilot_cap=200, draws_cap=2000)
+    capped = ThresholdEvent(CoordinateProjection(0), 3.0, True)
+    spec = ThresholdEvent(CoordinateProjection(0), 2.0, True)
+
+    def certified(index, event, p_count, samples):
+        candidate = recertification.ChosenEvent(index, event, True, "epsilon", 0.0)
+        counted = CertifiedEvent(
+            "pair", "X vs X'", str(event), "epsilon", p_count, 0, samples, 1e-3, 0.0, 1.0, 0.0, None
+        )
+        return candidate, counted
+
+    escalated = []
+
+    def record(sampler, pairs, chosen, *args, **kwargs):
+        escalated.append([candidate.event for candidate in chosen])
+        return []
+
+    monkeypatch.setattr(recertification, "certify_chosen", record)
+    budget = AuditBudget(100_000, escalations=1)
+    items = [certified(0, spec, 500, 67_500), certified(1, capped, 1900, 2000)]
+    recertification.escalate(None, [PAIR, capped_pair], items, None, budget, 1e-3, 1e-5, 4.38, {})
+    assert escalated == [[spec]]
+
+
 def test_escalation_never_refutes_a_private_mechanism():
     for sigma in (1.0, 1.05):
         bound = _escalated(_Gaussian(sigma), 2)

@@ -60,7 +60,7 @@ def _run(mode: str):
     [
         ("honest", Verdict.CONSISTENT, "vary with the seed"),
         ("fixed", Verdict.VIOLATED, "public noise"),
-        ("runs", Verdict.VIOLATED, "held-out releases on X"),
+        ("runs", Verdict.VIOLATED, "repeated outputs"),
         ("coin", Verdict.CONSISTENT, "vary with the seed"),
         ("own", Verdict.INCONCLUSIVE, "not reproducible"),
         ("alternating_size", Verdict.INCONCLUSIVE, "not reproducible"),

@@ -51,6 +51,8 @@ def _power(bound: EmpiricalBound, guarantee: ApproxDP) -> _Power:
     """The largest ε any event could certify with this budget, and the smallest event
     probability (on one side only) that would refute the claim: at the fewest certification draws
     any pair had (a screened pair's cap)."""
+    if bound.pairs[1] == 0:  # every pair screened, none past its pilot: nothing certified at all
+        return _Power(True, "no pair was sampled past its pilot (each was screened and none passed)", ())
     trials = min((event.samples for event in bound.events if not event.escalated), default=bound.budget.certification)
     alpha = bound.best_event.alpha if bound.best_event is not None else (1.0 - bound.confidence) / 4
     ceiling = certifiable_ceiling(trials, alpha, guarantee.delta)

@@ -281,8 +281,9 @@ def _kept_pairs(
 ) -> list[int]:
     """The indices of the pairs sampled further, in index order: all of them, or with more than
     ``budget.max_pairs`` the ones whose pilot scores best (ties to the lower index). Of the screened
-    pairs (``draws_cap``) one at most competes: the best, and only when its pilot's score, an ε lower
-    bound at 95% on the pilot alone, exceeds the claimed ε (0 without one)."""
+    pairs (``draws_cap``) one at most competes: the best, and only when its pilot's score (the largest
+    of its events' 95% ε lower bounds on the pilot alone: a ranking, the later phases draw afresh)
+    exceeds the claimed ε (0 without one)."""
     screened = [i for i, pair in enumerate(pairs) if pair.draws_cap is not None]
     if len(pilots) <= budget.max_pairs and not screened:
         return list(range(len(pilots)))

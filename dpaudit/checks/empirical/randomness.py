@@ -188,15 +188,18 @@ def _most_public_pair(
         if held_out and bound <= epsilon:
             continue  # repeats that refute nothing: a discrete output, not a public sequence
         finding = (
-            f"{samples} releases on {pair.label} with {samples} different seeds are all the same value"
+            f"public noise: {samples} releases on {pair.label} with {samples} different seeds are all the same "
+            "value; the event 'y equals it'"
             if not held_out
-            else f"releases on {pair.label} with distinct seeds repeat {len(values)} value(s) (noise that does not "
-            f"follow the seed, or a discrete output): {hits_first} of "
-            f"{len(counted)} held-out releases on X and {hits_second} of {samples} on X' are one of them"
+            else f"repeated outputs: releases on {pair.label} with distinct seeds repeat {len(values)} value(s) "
+            f"(noise that does not follow the seed, or a discrete output with too little noise): {hits_first} of "
+            f"{len(counted)} held-out releases on X and {hits_second} of {samples} on X' are one of them; the event "
+            "'y is one of them'"
         )
+        shown = next(row for row in (first if not held_out else counted) if _key(row) in values or not held_out)
         record = {
             "pair": pair.label,
-            "value_on_X": [float(v) for v in first[0][:8]] if not held_out else [float(v) for v in counted[0][:8]],
+            "value_on_X": [float(v) for v in shown[:8]],
             "repeated_values": len(values),
             "repeats_on_X": hits_first,
             "releases_counted_on_X": len(counted),
@@ -326,10 +329,7 @@ def check_randomness_contract(obligation: Obligation, context: CheckContext) -> 
     measurement = epsilon_measurement(
         guarantee, epsilon, f"lower bound at confidence {confidence} (Clopper-Pearson)", lower_bound=True
     )
-    summary = (
-        f"public noise: {finding}; the event 'y equals it' certifies epsilon >= {epsilon:.4g} against the "
-        f"claimed {guarantee.epsilon:g}"
-    )
+    summary = f"{finding} certifies epsilon >= {epsilon:.4g} against the claimed {guarantee.epsilon:g}"
     return Evidence(
         Verdict.VIOLATED if violated else Verdict.INCONCLUSIVE,
         summary,

@@ -197,15 +197,20 @@ def escalate(
         if not latest or any(_refutes(event, epsilon, delta) for _, event in latest) or n >= MAX_ESCALATION_SAMPLES:
             break
         picks = []
-        for lane in (True, False):
-            members = [item for item in latest if _lane(item[0]) is lane]
+        grown = min(n * ESCALATION_GROWTH, MAX_ESCALATION_SAMPLES)
+        for lane in (True, False):  # events whose pair would draw more (not a screened pair at its cap)
+            members = [
+                item
+                for item in latest
+                if _lane(item[0]) is lane and pairs[item[0].pair_index].draws(grown) > item[1].samples
+            ]
             if members:
                 candidate, event = max(members, key=lambda item: _promise(item[1], epsilon, delta))
                 if _promise(event, epsilon, delta) > 0:
                     picks.append(candidate)
         if not picks:
             break
-        n = min(n * ESCALATION_GROWTH, MAX_ESCALATION_SAMPLES)
+        n = grown
         escalated += certify_chosen(
             sampler, pairs, picks, root, n, alpha, delta, epsilon, common, phase=ESCALATION + round_index
         )
