@@ -216,20 +216,15 @@ def test_escalation_certifies_an_atom_too_rare_for_the_budget():
     assert bound.details()["escalated_samples"]
 
 
-def test_an_escalation_round_takes_the_best_atom_even_when_a_tail_event_looks_better(monkeypatch):
-    """An atom of mass 2e-3 (135 of 67,500 draws, none on the other side) beside a tail event whose plug-in
-    estimate looks better on these draws (300 against 0): each lane's best event is counted again, so the
-    atom is not crowded out by a tail that more draws will show on both sides."""
-    atom = ThresholdEvent(AtomProjection(((0.0,),), "atoms"), 0.5, True)
-    tail = ThresholdEvent(CoordinateProjection(0), -3.0, False)
+def _certified(event, p_count, *, pair_index=0, samples=67_500):
+    """An event as certification counted it (none on the other side), and its choice."""
+    candidate = recertification.ChosenEvent(pair_index, event, True, "epsilon", 0.0)
+    counted = CertifiedEvent("pair", "X vs X'", str(event), "epsilon", p_count, 0, samples, 1e-3, 0.0, 1.0, 0.0, None)
+    return candidate, counted
 
-    def certified(event, p_count):
-        candidate = recertification.ChosenEvent(0, event, True, "epsilon", 0.0)
-        counted = CertifiedEvent(
-            "pair", "X vs X'", str(event), "epsilon", p_count, 0, 67_500, 1e-3, 0.0, 1.0, 0.0, None
-        )
-        return candidate, counted
 
+def _escalated_events(monkeypatch, pairs, items):
+    """The events one escalation round counts again (each call's, in order), counting nothing."""
     escalated = []
 
     def record(sampler, pairs, chosen, *args, **kwargs):
@@ -237,13 +232,20 @@ def test_an_escalation_round_takes_the_best_atom_even_when_a_tail_event_looks_be
         return []
 
     monkeypatch.setattr(recertification, "certify_chosen", record)
-    budget = AuditBudget(100_000, escalations=1)
-    items = [certified(atom, 135), certified(tail, 300)]
-    recertification.escalate(None, [PAIR], items, None, budget, 1e-3, 1e-5, 4.38, {})
-    assert escalated == [[atom, tail]]
-    escalated.clear()
-    recertification.escalate(None, [PAIR], [certified(tail, 300)], None, budget, 1e-3, 1e-5, 4.38, {})
-    assert escalated == [[tail]]  # no atom: the round counts the one lane that has an event
+    recertification.escalate(None, pairs, items, None, AuditBudget(100_000, escalations=1), 1e-3, 1e-5, 4.38, {})
+    return escalated
+
+
+def test_an_escalation_round_takes_the_best_atom_even_when_a_tail_event_looks_better(monkeypatch):
+    """An atom of mass 2e-3 (135 of 67,500 draws, none on the other side) beside a tail event whose plug-in
+    estimate looks better on these draws (300 against 0): each lane's best event is counted again, so the
+    atom is not crowded out by a tail that more draws will show on both sides."""
+    atom = ThresholdEvent(AtomProjection(((0.0,),), "atoms"), 0.5, True)
+    tail = ThresholdEvent(CoordinateProjection(0), -3.0, False)
+    items = [_certified(atom, 135), _certified(tail, 300)]
+    assert _escalated_events(monkeypatch, [PAIR], items) == [[atom, tail]]
+    only_tail = _escalated_events(monkeypatch, [PAIR], [_certified(tail, 300)])
+    assert only_tail == [[tail]]  # no atom: the round counts the one lane that has an event
 
 
 def test_an_escalation_round_skips_a_screened_pair_already_at_its_cap(monkeypatch):
@@ -252,25 +254,8 @@ def test_an_escalation_round_skips_a_screened_pair_already_at_its_cap(monkeypatc
     capped_pair = NeighbourPair(PAIR.first, PAIR.second, "screened", pilot_cap=200, draws_cap=2000)
     capped = ThresholdEvent(CoordinateProjection(0), 3.0, True)
     spec = ThresholdEvent(CoordinateProjection(0), 2.0, True)
-
-    def certified(index, event, p_count, samples):
-        candidate = recertification.ChosenEvent(index, event, True, "epsilon", 0.0)
-        counted = CertifiedEvent(
-            "pair", "X vs X'", str(event), "epsilon", p_count, 0, samples, 1e-3, 0.0, 1.0, 0.0, None
-        )
-        return candidate, counted
-
-    escalated = []
-
-    def record(sampler, pairs, chosen, *args, **kwargs):
-        escalated.append([candidate.event for candidate in chosen])
-        return []
-
-    monkeypatch.setattr(recertification, "certify_chosen", record)
-    budget = AuditBudget(100_000, escalations=1)
-    items = [certified(0, spec, 500, 67_500), certified(1, capped, 1900, 2000)]
-    recertification.escalate(None, [PAIR, capped_pair], items, None, budget, 1e-3, 1e-5, 4.38, {})
-    assert escalated == [[spec]]
+    items = [_certified(spec, 500), _certified(capped, 1900, pair_index=1, samples=2000)]
+    assert _escalated_events(monkeypatch, [PAIR, capped_pair], items) == [[spec]]
 
 
 def test_escalation_never_refutes_a_private_mechanism():
