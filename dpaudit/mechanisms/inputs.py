@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from dpaudit._validation import check_finite_array
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.interface import InputDomain, Neighbourhood
+from dpaudit.mechanisms.interface import ExplorePairs, InputDomain, Neighbourhood, ScreenPairs
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, SIMPLEX_ADJACENT, Relation
 from dpaudit.rl.first_visit import discounted_returns
 from dpaudit.rl.trajectory import Trajectory
@@ -42,13 +42,6 @@ __all__ = [
     "one_trajectory",
     "simplex_adjacency",
 ]
-
-
-ExplorePairs = Callable[[Sequence[tuple[Any, Any]], Mapping[str, Any], Relation], list[tuple[Any, Any, str]]]
-"""``(pairs, params, relation) -> [(first, second, label), ...]``: a neighbourhood's ``explore``."""
-
-ScreenPairs = Callable[[Mapping[str, Any], Relation], list[tuple[Any, Any, str]]]
-"""``(params, relation) -> [(first, second, label), ...]``: a neighbourhood's ``screen``."""
 
 
 def _plain_vector(data: Any) -> list[float]:

@@ -72,6 +72,13 @@ class InputDomain:
     from_plain: Callable[[Any], Any]
 
 
+ExplorePairs = Callable[[Sequence[tuple[Any, Any]], Mapping[str, Any], Relation], list[tuple[Any, Any, str]]]
+"""``(pairs, params, relation) -> [(first, second, label), ...]``: a neighbourhood's ``explore``."""
+
+ScreenPairs = Callable[[Mapping[str, Any], Relation], list[tuple[Any, Any, str]]]
+"""``(params, relation) -> [(first, second, label), ...]``: a neighbourhood's ``screen``."""
+
+
 @dataclass(frozen=True)
 class Neighbourhood:
     """When two inputs are neighbours under a relation.
@@ -93,10 +100,8 @@ class Neighbourhood:
     description: str
     distance: Callable[[Any, Any, Relation, Mapping[str, Any]], float]
     radius: Callable[[Mapping[str, Any], Relation], float]
-    explore: Callable[[Sequence[tuple[Any, Any]], Mapping[str, Any], Relation], list[tuple[Any, Any, str]]] | None = (
-        None
-    )
-    screen: Callable[[Mapping[str, Any], Relation], list[tuple[Any, Any, str]]] | None = None
+    explore: ExplorePairs | None = None
+    screen: ScreenPairs | None = None
 
 
 @dataclass(frozen=True)

@@ -196,7 +196,7 @@ def _most_public_pair(
             f"{len(counted)} held-out releases on X and {hits_second} of {samples} on X' are one of them; the event "
             "'y is one of them'"
         )
-        shown = next(row for row in (first if not held_out else counted) if _key(row) in values or not held_out)
+        shown = next(row for row in counted if _key(row) in values)  # one of the values (hits_first > 0 here)
         record = {
             "pair": pair.label,
             "value_on_X": [float(v) for v in shown[:8]],
