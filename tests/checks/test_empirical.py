@@ -193,6 +193,34 @@ def test_pilot_screening_keeps_the_most_distinguishable_pair():
     assert {event.pair for event in bound.events} == {"distance 1.0"}
 
 
+@dataclass(frozen=True)
+class RoundedLaplaceSampler:
+    """Lap(2) per coordinate added to f(X) rounded half to even: on (0.5, 0.5) vs (1.5, 1.5) the
+    shift is (2, 2), so (2, 0)-DP where scale 2 and L1 sensitivity 2 promise (1, 0); each
+    coordinate alone shows only 1, like every pair moved by 2 along one axis."""
+
+    def __call__(self, data, n, rng):
+        return np.round(np.asarray(data, dtype=float)) + rng.laplace(0.0, 2.0, (n, len(data)))
+
+
+def test_the_pilot_ranks_a_pair_past_the_claim_above_many_at_it():
+    """Eighteen searched pairs at exactly the claim (one axis moved by 2) and one past it whose
+    leak needs both coordinates at once, each on 1,000 pilot draws per side: the one past the
+    claim is kept among two and the audit is violated (at the ranking's old level, 95% per event,
+    the far tails of pairs at the claim outscored it on seed 5)."""
+    claim = ApproxDP(1.0, 0.0)
+    at_claim = [
+        NeighbourPair(np.array([c, c]), np.array([c, c]) + np.array(step), f"at the claim {c} {step}", pilot_cap=1000)
+        for c in (0.0, 10.0, 1000.0)
+        for step in ((2.0, 0.0), (-2.0, 0.0), (0.0, 2.0), (0.0, -2.0), (1.0, 1.0), (-1.0, -1.0))
+    ]
+    past = NeighbourPair(np.full(2, 0.5), np.full(2, 1.5), "half-integers", pilot_cap=1000)
+    for seed in (3, 4, 5):
+        bound = _bound(RoundedLaplaceSampler(), [*at_claim, past], 60_000, seed=seed, claim=claim, max_pairs=2)
+        assert past.label in {event.pair for event in bound.events}, seed
+        assert bound_evidence(bound, claim, domain="d", method="m").verdict is Verdict.VIOLATED, seed
+
+
 def test_a_screened_pair_is_sampled_further_only_when_its_pilot_alone_exceeds_the_claim():
     """Sigma = 1, claim (3.1387, 1e-3): a screened pair 12 apart shows epsilon far past the claim on
     200 pilot draws and is certified on at most its cap; one 0.5 apart is never sampled past its
