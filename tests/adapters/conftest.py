@@ -32,9 +32,9 @@ def ecosystem_spec(name: str) -> Path:
     return ECOSYSTEM / f"{name}.toml"
 
 
-#: The share of a spec's sample budgets the sweeps over every documented configuration keep
-#: (their point is that no correct configuration is violated; the specs' own budgets run in the
-#: tests of one configuration each and in reports/).
+#: The share of a spec's sample budgets the library tests keep: their point is the verdict (no
+#: documented configuration violated, a misstated one violated), which holds on a quarter of the
+#: draws; the specs' own budgets run in the tests of one configuration each and in reports/.
 SWEEP_BUDGET = 0.25
 
 

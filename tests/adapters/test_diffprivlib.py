@@ -100,12 +100,12 @@ def test_laplace_as_documented_is_not_violated(ecosystem_audit):
 
 
 def test_a_claim_below_the_library_epsilon_is_violated(ecosystem_audit):
-    verdict, summaries = ecosystem_audit(f"{MODULE}:laplace", "diffprivlib_laplace_misstated")
+    verdict, summaries = ecosystem_audit(f"{MODULE}:laplace", "diffprivlib_laplace_misstated", SWEEP_BUDGET)
     assert verdict == "violated", summaries
 
 
 def test_a_gaussian_claim_below_its_exact_epsilon_is_violated(ecosystem_audit):
-    verdict, summaries = ecosystem_audit(f"{MODULE}:gaussian", "diffprivlib_gaussian_misstated")
+    verdict, summaries = ecosystem_audit(f"{MODULE}:gaussian", "diffprivlib_gaussian_misstated", SWEEP_BUDGET)
     assert verdict == "violated", summaries
 
 

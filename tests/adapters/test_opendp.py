@@ -51,12 +51,16 @@ def test_discrete_laplace_as_documented_is_not_violated(ecosystem_audit):
 
 
 def test_a_claim_below_the_library_epsilon_is_violated(ecosystem_audit):
-    verdict, summaries = ecosystem_audit(f"{MODULE}:discrete_laplace", "opendp_discrete_laplace_misstated")
+    verdict, summaries = ecosystem_audit(
+        f"{MODULE}:discrete_laplace", "opendp_discrete_laplace_misstated", SWEEP_BUDGET
+    )
     assert verdict == "violated", summaries
 
 
 def test_a_randomized_response_claim_below_its_privacy_map_is_violated(ecosystem_audit):
-    verdict, summaries = ecosystem_audit(f"{MODULE}:randomized_response", "opendp_randomized_response_misstated")
+    verdict, summaries = ecosystem_audit(
+        f"{MODULE}:randomized_response", "opendp_randomized_response_misstated", SWEEP_BUDGET
+    )
     assert verdict == "violated", summaries
 
 

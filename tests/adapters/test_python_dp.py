@@ -43,7 +43,7 @@ def test_laplace_as_documented_is_not_violated(ecosystem_audit):
 
 
 def test_a_claim_below_the_library_epsilon_is_violated(ecosystem_audit):
-    verdict, summaries = ecosystem_audit(f"{MODULE}:laplace", "python_dp_laplace_misstated")
+    verdict, summaries = ecosystem_audit(f"{MODULE}:laplace", "python_dp_laplace_misstated", SWEEP_BUDGET)
     assert verdict == "violated", summaries
 
 

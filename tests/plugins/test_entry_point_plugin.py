@@ -84,6 +84,7 @@ def test_plugin_candidate_is_checked(plugin_path, tmp_path, candidate, exit_code
         str(PLUGIN / "spec.toml"),
         "--candidate",
         f"candidate:{candidate}",
+        "--quick",
         "--out",
         str(tmp_path / "out"),
         cwd=PLUGIN,
