@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit._validation import check_real
-from dpaudit.checks.empirical.budget import AuditBudget, CertifiedEvent, EmpiricalBound
+from dpaudit.checks.empirical.budget import AuditBudget, EmpiricalBound
 from dpaudit.checks.empirical.event_histogram import event_histogram
 from dpaudit.checks.empirical.events import (
     AtomProjection,
@@ -37,9 +37,7 @@ from dpaudit.checks.empirical.recertification import (
     ESCALATED_PER_ROUND,
     RARE_LANE,
     ChosenEvent,
-    certify_chosen,
-    confirm_refuting,
-    escalate,
+    certified_events,
     pair_sides,
 )
 from dpaudit.checks.empirical.samplers import PilotLengths, as_sampler, pilot_lengths
@@ -343,28 +341,6 @@ def _selection_candidates(
     return candidates, tried
 
 
-def _certified_events(
-    sampler: Any,
-    pairs: Sequence[NeighbourPair],
-    chosen: Sequence[ChosenEvent],
-    root: np.random.SeedSequence,
-    budget: AuditBudget,
-    planned_bounds: int,
-    delta: float,
-    epsilon: float | None,
-    common: dict[str, Any],
-) -> list[tuple[ChosenEvent, CertifiedEvent]]:
-    """The chosen events certified on fresh samples, with the escalated (and confirmed) ones when
-    ``epsilon`` is claimed, each bound at the union-bound share of ``planned_bounds``."""
-    alpha = (1.0 - budget.confidence) / max(planned_bounds, 1)
-    certified = certify_chosen(sampler, pairs, chosen, root, budget.certification, alpha, delta, epsilon, common)
-    if epsilon is not None:
-        certified += escalate(sampler, pairs, certified, root, budget, alpha, delta, epsilon, common)
-        if budget.confirm:
-            certified = confirm_refuting(sampler, pairs, certified, root, budget, delta, epsilon, common)
-    return certified
-
-
 def certify_privacy_lower_bound(
     mechanism: Any,
     pairs: Sequence[NeighbourPair],
@@ -421,7 +397,7 @@ def certify_privacy_lower_bound(
     )
     chosen = _choose(candidates)
     planned_bounds = 2 * (len(chosen) + ESCALATED_PER_ROUND * budget.escalations)
-    certified = _certified_events(
+    certified = certified_events(
         held, pairs, chosen, root, budget, planned_bounds, audited_delta, claimed_epsilon, common
     )
     events = [event for _, event in certified]

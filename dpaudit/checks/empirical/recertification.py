@@ -34,6 +34,7 @@ __all__ = [
     "ESCALATED_PER_ROUND",
     "RARE_LANE",
     "ChosenEvent",
+    "certified_events",
     "certify_chosen",
     "confirm_refuting",
     "escalate",
@@ -113,9 +114,10 @@ def confirm_refuting(
     delta: float,
     epsilon: float,
     common: dict[str, Any],
+    phase: int = CONFIRMATION,
 ) -> list[tuple[ChosenEvent, CertifiedEvent]]:
     """Certify every event that refutes the claim again, on fresh draws from an independent seed (the
-    phase :data:`CONFIRMATION`), each bound at error (1 − confidence) / (2k) for k such events; the
+    seed phase ``phase``), each bound at error (1 − confidence) / (2k) for k such events; the
     event's bounds become the smaller of its two certifications (each is a valid lower bound at the
     stated confidence, so the smaller one is too, and it exceeds the claim only if both rounds do)."""
     refuting = [index for index, (_, event) in enumerate(certified) if _refutes(event, epsilon, delta)]
@@ -133,7 +135,7 @@ def confirm_refuting(
         delta,
         epsilon,
         common,
-        phase=CONFIRMATION,
+        phase=phase,
     )
     confirmed = list(certified)
     for index, (_, second) in zip(refuting, again, strict=True):
@@ -149,6 +151,38 @@ def confirm_refuting(
             ),
         )
     return confirmed
+
+
+def certified_events(
+    sampler: Any,
+    pairs: Sequence[NeighbourPair],
+    chosen: Sequence[ChosenEvent],
+    root: np.random.SeedSequence,
+    budget: AuditBudget,
+    planned_bounds: int,
+    delta: float,
+    epsilon: float | None,
+    common: dict[str, Any],
+) -> list[tuple[ChosenEvent, CertifiedEvent]]:
+    """The chosen events certified on fresh samples, with the escalated (and confirmed) ones when
+    ``epsilon`` is claimed, each bound at the union-bound share of ``planned_bounds``.
+
+    With ``budget.confirm``, the refuting events are confirmed before any escalation: an event that
+    refuted the claim by a hair and failed its confirmation leaves the claim unrefuted, so the
+    escalation rounds (already counted in ``planned_bounds``) still run; the escalated events that
+    refute are confirmed on draws of their own (:data:`CONFIRMATION` + 1 when the first
+    confirmation drew on :data:`CONFIRMATION`)."""
+    alpha = (1.0 - budget.confidence) / max(planned_bounds, 1)
+    certified = certify_chosen(sampler, pairs, chosen, root, budget.certification, alpha, delta, epsilon, common)
+    if epsilon is None:
+        return certified
+    if not budget.confirm:
+        return certified + escalate(sampler, pairs, certified, root, budget, alpha, delta, epsilon, common)
+    confirmed = confirm_refuting(sampler, pairs, certified, root, budget, delta, epsilon, common)
+    escalated = escalate(sampler, pairs, confirmed, root, budget, alpha, delta, epsilon, common)
+    drew = any(event.confirmation is not None for _, event in confirmed)
+    phase = CONFIRMATION + 1 if drew else CONFIRMATION
+    return confirmed + confirm_refuting(sampler, pairs, escalated, root, budget, delta, epsilon, common, phase)
 
 
 def _refutes(event: CertifiedEvent, epsilon: float, delta: float) -> bool:
