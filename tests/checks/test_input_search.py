@@ -124,6 +124,8 @@ def test_a_leak_on_inputs_the_spec_does_not_name_is_found_by_the_search():
     found = _audit("skips_noise_above_1000", None)
     assert found.verdict is Verdict.VIOLATED
     assert "search:" in found.counterexample["pair"]
+    assert "pair(s) under replace_one (1 from the spec, " in found.domain  # each source's count
+    assert " found by the input search)" in found.domain
     # without the search, the spec's pair (0 vs 1) shows nothing
     assert _audit("skips_noise_above_1000", "off").verdict is Verdict.CONSISTENT
 

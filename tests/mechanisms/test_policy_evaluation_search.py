@@ -164,6 +164,7 @@ def test_a_noise_scale_following_psi_is_found_only_on_the_screened_datasets(tmp_
     assert found.counterexample["pair"].startswith(("search: 300 covering", "search: 1000 covering"))
     kept = [event for event in found.details["certified_events"] if "covering trajectories" in event["pair"]]
     assert kept and all(event["samples"] <= 2000 for event in kept)  # a screened pair's draws are capped
+    assert "found by the input search, 6 screened on large inputs)" in found.domain
     assert _audit("dp_lsw_sigma_from_psi", SPEC, tmp_path, search="off").verdict is Verdict.CONSISTENT
 
 

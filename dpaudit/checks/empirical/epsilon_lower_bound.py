@@ -158,16 +158,18 @@ def with_auto_samples(claim: Claim) -> Claim:
     return replace(claim, obligations=obligations)
 
 
-def _audited_pairs(mechanism: Any, pairs: Any, context: CheckContext) -> list[NeighbourPair]:
+def _audited_pairs(mechanism: Any, pairs: Any, context: CheckContext) -> tuple[list[NeighbourPair], str]:
+    """The pairs the obligation audits before any search, and where they come from (for the report)."""
     given = neighbour_pairs(pairs, input_converter(context.claim)) if pairs is not None else []
     made = user_made_pairs(context)
     if given or made:
-        return given + made
+        return given + made, "from the spec"
     if context.candidate is not None:
         mechanism = build_mechanism(context.claim.mechanism.name, context.claim.mechanism.params)
     if isinstance(mechanism, AuditPairsView):
         proposed = mechanism.audit_pairs(context.relation)
-        return [pair if isinstance(pair, NeighbourPair) else NeighbourPair(*pair) for pair in proposed]
+        pairs = [pair if isinstance(pair, NeighbourPair) else NeighbourPair(*pair) for pair in proposed]
+        return pairs, "of the reference's least private"
     raise CheckerError(no_pairs(context.claim))
 
 
@@ -196,10 +198,17 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
     config = parse_config(EmpiricalConfig, obligation.params)
     budget = config.audit_budget(guarantee, candidate=context.candidate is not None)
     mechanism = context.sampled_mechanism()
-    pairs = _audited_pairs(mechanism, config.pairs, context)
-    searched = []
+    pairs, origin = _audited_pairs(mechanism, config.pairs, context)
+    explored: list[NeighbourPair] = []
+    screened: list[NeighbourPair] = []
     if search_enabled(config.search, context):
-        searched = [*searched_pairs(pairs, context), *screened_pairs(pairs, context)]
+        explored, screened = searched_pairs(pairs, context), screened_pairs(pairs, context)
+    sources = [f"{len(pairs)} {origin}"] + [
+        f"{count} {source}"
+        for count, source in ((len(explored), "found by the input search"), (len(screened), "screened on large inputs"))
+        if count
+    ]
+    searched = explored + screened
     if searched:
         # the spec's pairs and the best searched ones compete in the pilot screening
         pairs = [*pairs, *searched]
@@ -218,9 +227,8 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
     evidence = bound_evidence(
         bound,
         guarantee,
-        domain=f"{len(pairs)} neighbouring pair(s) under {context.relation.name}"
-        + (f" ({len(searched)} found by the input search)" if searched else "")
-        + f": {labels}; {bound.pairs[1]} kept after the pilot screening; "
+        domain=f"{len(pairs)} neighbouring pair(s) under {context.relation.name} ({', '.join(sources)})"
+        f": {labels}; {bound.pairs[1]} kept after the pilot screening; "
         f"event families {', '.join(budget.events)}" + (f"; {LENGTH_TAGGED}" if bound.length_tagged else ""),
         method="Monte Carlo: pilot, held-out event selection, one-sided Clopper-Pearson with a union bound "
         f"over {bound.planned_bounds} bounds"
