@@ -13,7 +13,7 @@ import pytest
 from dpaudit.checks.empirical.bound_evidence import bound_evidence
 from dpaudit.checks.empirical.budget import AuditBudget
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
-from dpaudit.checks.empirical.event_histogram import MAX_BINS, event_histogram, output_region
+from dpaudit.checks.empirical.event_histogram import MAX_BINS, Interval, event_histogram, output_region
 from dpaudit.checks.empirical.events import (
     AtomProjection,
     CoordinateProjection,
@@ -66,6 +66,15 @@ def test_quadratic_intervals_read_in_y():
     assert histogram["event"] == "-2 < y ≤ -1 or 1 ≤ y < 2"
     assert histogram["in_output_coordinates"] and histogram["axis"] == "y"
     assert histogram["region"] == [[-2.0, -1.0], [1.0, 2.0]]
+
+
+def test_a_narrow_interval_far_out_reads_with_ends_that_differ():
+    """A pair at 1e8 (the input search's large values): six significant digits would read
+    '1e+08 ≤ y < 1e+08', an interval that looks empty; the ends get the digits that tell them apart."""
+    event = IntervalEvent(CoordinateProjection(0), 100_000_000.81271197, 100_000_001.02782375)
+    outputs = np.linspace(1e8 - 5, 1e8 + 5, 200)[:, None]
+    assert event_histogram(event, outputs, outputs + 1)["event"] == "100000000.8 ≤ y < 100000001"
+    assert Interval(0.5, 2.0, True, False).text("y") == "0.5 ≤ y < 2"
 
 
 def test_a_count_separated_by_a_fitted_score_reads_as_the_count_itself():

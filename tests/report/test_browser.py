@@ -129,7 +129,7 @@ def test_a_leaky_candidates_report_reads_in_chromium_and_is_screenshot(chromium,
     assert facts["legend"] == ["consistent", "violated"], facts["legend"]
     assert facts["power"] >= 2
     # in the output's own coordinates: a threshold on y, or an interval of y (which the draws choose)
-    in_y = r"distinguishing event: (y [<≥>≤]|-?[\d.]+(e-?\d+)? ≤ y ≤)"
+    in_y = r"distinguishing event: (y [<≥>≤]|-?[\d.]+(e[-+]?\d+)? [<≤] y [<≤])"
     assert any(re.search(in_y, text) for text in facts["events"]), facts["events"]
     assert facts["widest"] <= 0, "a number wraps or overflows its cell"
     assert png.stat().st_size > 10_000 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -218,7 +218,7 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         "union-bound-dropped",
         "empirical",
-        "dpaudit/checks/empirical/certification.py",
+        "dpaudit/checks/empirical/recertification.py",
         "alpha = (1.0 - budget.confidence) / max(planned_bounds, 1)",
         "alpha = 1.0 - budget.confidence",
         _EMPIRICAL,

@@ -48,16 +48,20 @@ class Interval:
     high_closed: bool
 
     def text(self, name: str) -> str:
-        """The interval as a condition on ``name`` (six significant digits)."""
-        below = f"{name} {'≤' if self.high_closed else '<'} {self.high:.6g}"
-        above = f"{name} {'≥' if self.low_closed else '>'} {self.low:.6g}"
+        """The interval as a condition on ``name``: six significant digits, more when the two ends
+        would otherwise read alike (an interval of width 0.2 at 1e8)."""
+        digits = 6
+        while digits < 17 and f"{self.low:.{digits}g}" == f"{self.high:.{digits}g}":
+            digits += 1
+        below = f"{name} {'≤' if self.high_closed else '<'} {self.high:.{digits}g}"
+        above = f"{name} {'≥' if self.low_closed else '>'} {self.low:.{digits}g}"
         if math.isinf(self.low) and math.isinf(self.high):
             return f"any {name}"
         if math.isinf(self.low):
             return below
         if math.isinf(self.high):
             return above
-        return f"{self.low:.6g} {'≤' if self.low_closed else '<'} {below}"
+        return f"{self.low:.{digits}g} {'≤' if self.low_closed else '<'} {below}"
 
 
 _EVERYTHING = (Interval(-math.inf, math.inf, False, False),)
