@@ -206,8 +206,8 @@ class RoundedLaplaceSampler:
 def test_the_pilot_ranks_a_pair_past_the_claim_above_many_at_it():
     """Eighteen searched pairs at exactly the claim (one axis moved by 2) and one past it whose
     leak needs both coordinates at once, each on 1,000 pilot draws per side: the one past the
-    claim is kept among two and the audit is violated (at the ranking's old level, 95% per event,
-    the far tails of pairs at the claim outscored it on seed 5)."""
+    claim is kept among two and the audit is violated on each of seeds 0-7 (measured on seeds 0-19:
+    20 of 20 at the ranking's 99.9% per event, 14 of 20 at its old 95%, missing seeds 4, 5 and 6 here)."""
     claim = ApproxDP(1.0, 0.0)
     at_claim = [
         NeighbourPair(np.array([c, c]), np.array([c, c]) + np.array(step), f"at the claim {c} {step}", pilot_cap=1000)
@@ -215,7 +215,7 @@ def test_the_pilot_ranks_a_pair_past_the_claim_above_many_at_it():
         for step in ((2.0, 0.0), (-2.0, 0.0), (0.0, 2.0), (0.0, -2.0), (1.0, 1.0), (-1.0, -1.0))
     ]
     past = NeighbourPair(np.full(2, 0.5), np.full(2, 1.5), "half-integers", pilot_cap=1000)
-    for seed in (3, 4, 5):
+    for seed in range(8):
         bound = _bound(RoundedLaplaceSampler(), [*at_claim, past], 60_000, seed=seed, claim=claim, max_pairs=2)
         assert past.label in {event.pair for event in bound.events}, seed
         assert bound_evidence(bound, claim, domain="d", method="m").verdict is Verdict.VIOLATED, seed
