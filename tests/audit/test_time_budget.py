@@ -3,6 +3,7 @@
 import json
 import os
 import time
+import weakref
 from dataclasses import replace
 from pathlib import Path
 
@@ -34,6 +35,25 @@ def test_the_timer_interrupts_and_is_disarmed():
     with wall_time_limit(0.2):
         pass
     time.sleep(0.3)  # no late alarm
+
+
+def test_an_interruption_swallowed_by_a_finaliser_fires_again_in_the_body():
+    """Python drops an exception raised in a weakref callback; the body must still be interrupted."""
+
+    class Held:
+        pass
+
+    def slow_finaliser():
+        time.sleep(0.4)  # the alarm (0.1 s) lands here and is swallowed
+
+    started = time.monotonic()
+    with pytest.raises(TimeBudgetExhausted), wall_time_limit(0.1):
+        held = Held()
+        weakref.finalize(held, slow_finaliser)
+        del held
+        while time.monotonic() - started < 5:
+            pass
+    assert time.monotonic() - started < 2
 
 
 def test_an_audit_past_its_time_limit_is_inconclusive_and_prompt(tmp_path):
