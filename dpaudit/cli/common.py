@@ -118,7 +118,9 @@ def add_run_options(command: argparse.ArgumentParser, *, time_limit_default: str
         choices=("auto",),
         default=None,
         help="auto: size every Monte Carlo epsilon check so that an event of probability 1%% seen on one side "
-        "only would refute the claim (docs/statistics.md); default: the spec's budgets",
+        "only would refute the claim, and its certification so that an epsilon 5%% past the claim on the "
+        "selection's best event would (docs/statistics.md); default: the spec's budgets (a vectorised candidate's "
+        "certification sized up to 4x its samples)",
     )
 
 

@@ -232,7 +232,8 @@ def _escalated_events(monkeypatch, pairs, items):
         return []
 
     monkeypatch.setattr(recertification, "certify_chosen", record)
-    recertification.escalate(None, pairs, items, None, AuditBudget(100_000, escalations=1), 1e-3, 1e-5, 4.38, {})
+    budget = AuditBudget(100_000, escalations=1)
+    recertification.escalate(None, pairs, items, None, budget, 1e-3, 1e-5, 4.38, {}, budget.certification)
     return escalated
 
 

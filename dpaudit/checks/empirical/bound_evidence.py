@@ -53,7 +53,7 @@ def _power(bound: EmpiricalBound, guarantee: ApproxDP) -> _Power:
     any pair had (a screened pair's cap)."""
     if bound.pairs[1] == 0:  # every pair screened, none past its pilot: nothing certified at all
         return _Power(True, "no pair was sampled past its pilot (each was screened and none passed)", ())
-    trials = min((event.samples for event in bound.events if not event.escalated), default=bound.budget.certification)
+    trials = min((event.samples for event in bound.events if not event.escalated), default=bound.certification)
     alpha = bound.best_event.alpha if bound.best_event is not None else (1.0 - bound.confidence) / 4
     ceiling = certifiable_ceiling(trials, alpha, guarantee.delta)
     smallest = smallest_detectable_probability(trials, alpha, guarantee.delta, guarantee.epsilon)
@@ -207,7 +207,7 @@ def bound_evidence(bound: EmpiricalBound, guarantee: ApproxDP, *, domain: str, m
         measurements=tuple(measurements),
         budget={
             "samples_per_side": bound.budget.samples,
-            "certification_samples_per_side": bound.budget.certification,
+            "certification_samples_per_side": bound.certification,
             "confidence": bound.confidence,
             "events_tried": bound.events_tried,
             "events_certified": len(bound.events),

@@ -88,6 +88,14 @@ class AuditBudget:
         "certify every refuting event again on fresh draws from an independent seed before reporting a violation",
         False,
     )
+    certification_ceiling: int = param(
+        "the most certification draws per side when they are sized after the selection, so that an epsilon 5% "
+        "above the claim on the selection's best event would be refuted with probability 0.8 (0: the "
+        "certification keeps its share of samples; docs/statistics.md)",
+        0,
+        low=0,
+        high=Ceiling("samples"),
+    )
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -185,6 +193,8 @@ class EmpiricalBound:
             both sides' pilot outputs around it (:mod:`dpaudit.checks.empirical.event_histogram`).
         length_tagged: the releases held different numbers of values on the two sides of a pair and
             were audited as (number of values, values, zeros): coordinate 0 is the length.
+        certification: the certification draws per side (the budget's share, or sized after the selection).
+        sizing: how the certification was sized, in words (``None``: its share of the budget).
     """
 
     epsilon_lower_bound: float
@@ -197,6 +207,8 @@ class EmpiricalBound:
     events_tried: int
     events: tuple[CertifiedEvent, ...] = field(default_factory=tuple)
     planned_bounds: int = 0
+    certification: int = 0
+    sizing: str | None = None
     event_histogram: dict[str, Any] | None = None
     length_tagged: bool = False
 
@@ -211,8 +223,9 @@ class EmpiricalBound:
             "phases_per_side": {
                 "pilot": self.budget.pilot,
                 "selection": self.budget.selection,
-                "certification": self.budget.certification,
+                "certification": self.certification,
             },
+            **({"certification_sizing": self.sizing} if self.sizing else {}),
             "pairs_sampled": self.pairs[0],
             "pairs_kept": self.pairs[1],
             "events_tried": self.events_tried,

@@ -32,6 +32,7 @@ from dpaudit.checks.empirical.events import (
     mean_difference_projection,
     outcome_projection,
 )
+from dpaudit.checks.empirical.power_sizing import SelectionCounts, Sizing, size_certification
 from dpaudit.checks.empirical.precision_events import PrecisionProjection, precision_projections
 from dpaudit.checks.empirical.recertification import (
     ESCALATED_PER_ROUND,
@@ -146,7 +147,9 @@ def _score_candidates(
                 event = IntervalEvent(projection, float(thresholds[starts[k]]), float(thresholds[stops[k]]))
             else:
                 event = ThresholdEvent(projection, float(thresholds[index % grid.size]), index < grid.size)
-            best.append(ChosenEvent(pair_index, event, p_is_first, name, float(values[index])))
+            certified = float(objectives["epsilon"][index])  # its ε lower bound, whatever it was chosen for
+            counts = SelectionCounts(int(p_counts[index]), int(q_counts[index]), trials, certified)
+            best.append(ChosenEvent(pair_index, event, p_is_first, name, float(values[index]), counts))
     return best, 2 * (tails + starts.size)
 
 
@@ -342,6 +345,23 @@ def _selection_candidates(
     return candidates, tried
 
 
+def _sized(
+    chosen: Sequence[ChosenEvent], budget: AuditBudget, planned_bounds: int, delta: float, epsilon: float | None
+) -> Sizing | None:
+    """The certification sized after the selection (:mod:`dpaudit.checks.empirical.power_sizing`), or
+    ``None`` (no claimed ε, or no ceiling above the budget's share)."""
+    if epsilon is None:
+        return None
+    return size_certification(
+        [candidate.counts for candidate in chosen if candidate.counts is not None],
+        epsilon=epsilon,
+        delta=delta,
+        alpha=(1.0 - budget.confidence) / max(planned_bounds, 1),
+        floor=budget.certification,
+        ceiling=budget.certification_ceiling,
+    )
+
+
 def certify_privacy_lower_bound(
     mechanism: Any,
     pairs: Sequence[NeighbourPair],
@@ -385,12 +405,8 @@ def certify_privacy_lower_bound(
         raise InvalidArgument("pairs=[]: expected at least one neighbouring pair")
     sampler = as_sampler(mechanism)
     root = seed_sequence(seed)
-    common: dict[str, Any] = {
-        "chunk_size": budget.chunk_size,
-        "batch_size": budget.batch_size,
-        "executor": executor,
-        "progress": progress,
-    }
+    common: dict[str, Any] = {"chunk_size": budget.chunk_size, "batch_size": budget.batch_size}
+    common |= {"executor": executor, "progress": progress}
     held, pilots = _draw_pilots(sampler, pairs, root, budget, common)
     kept = _kept_pairs(pairs, pilots, budget, audited_delta, claimed_epsilon)
     candidates, tried = _selection_candidates(
@@ -398,8 +414,10 @@ def certify_privacy_lower_bound(
     )
     chosen = _choose(candidates)
     planned_bounds = 2 * (len(chosen) + ESCALATED_PER_ROUND * budget.escalations)
+    sizing = _sized(chosen, budget, planned_bounds, audited_delta, claimed_epsilon)
+    certification = budget.certification if sizing is None else sizing.draws
     certified = certified_events(
-        held, pairs, chosen, root, budget, planned_bounds, audited_delta, claimed_epsilon, common
+        held, pairs, chosen, root, budget, planned_bounds, audited_delta, claimed_epsilon, common, certification
     )
     events = [event for _, event in certified]
     strongest = max(certified, key=lambda item: item[1].epsilon_lower_bound, default=None)  # the best event
@@ -419,6 +437,8 @@ def certify_privacy_lower_bound(
         events_tried=tried,
         events=tuple(events),
         planned_bounds=planned_bounds,
+        certification=certification,
+        sizing=None if sizing is None else sizing.text(),
         event_histogram=picture,
         length_tagged=held.tagged,
     )

@@ -81,6 +81,9 @@ AUTO_SAMPLES = "auto"
 AUTO_EVENT_PROBABILITY = 0.01
 AUTO_START = 100_000
 AUTO_CAP = 1 << 24
+#: A candidate with a vectorised entry point (outside ``--quick``): the certification may grow to this
+#: many times ``samples`` draws per side (:mod:`dpaudit.checks.empirical.power_sizing`).
+CANDIDATE_GROWTH = 4
 
 #: Events certified per pair at most (two objectives and the atom slot, each in both orders).
 _MAX_CHOSEN_EVENTS = 6
@@ -125,10 +128,20 @@ class EmpiricalConfig(MonteCarloBudgetConfig, PairsConfig):
     )
     confirm: bool | None = param_of(AuditBudget, "confirm", default=None, default_text="true for a candidate")
     search: str = param("the input search (auto: on for a candidate)", "auto", choices=SEARCH_MODES)
+    certification_ceiling: int | None = param_of(
+        AuditBudget,
+        "certification_ceiling",
+        default=None,
+        default_text=f'{AUTO_CAP} with samples = "auto"; for a candidate with a vectorised entry point outside '
+        f"--quick, {CANDIDATE_GROWTH} times samples; 0 otherwise",
+    )
 
-    def audit_budget(self, guarantee: ApproxDP, *, candidate: bool) -> AuditBudget:
-        """The obligation's budget: escalation and confirmation on for a candidate unless set, and
-        ``samples = "auto"`` sized by :func:`auto_samples`."""
+    def audit_budget(
+        self, guarantee: ApproxDP, *, candidate: bool, vectorised: bool = False, quick: bool = False
+    ) -> AuditBudget:
+        """The obligation's budget: escalation and confirmation on for a candidate unless set,
+        ``samples = "auto"`` sized by :func:`auto_samples`, and the certification's ceiling (sized after
+        the selection, :mod:`dpaudit.checks.empirical.power_sizing`) as the param's default text says."""
         budget = self.budget(
             10**6 if self.samples == AUTO_SAMPLES else int(self.samples),
             events=self.events,
@@ -139,7 +152,11 @@ class EmpiricalConfig(MonteCarloBudgetConfig, PairsConfig):
         )
         if self.samples == AUTO_SAMPLES:
             budget = replace(budget, samples=auto_samples(guarantee, budget.confidence, budget.escalations))
-        return budget
+        ceiling = self.certification_ceiling
+        if ceiling is None:
+            grown = vectorised and candidate and not quick
+            ceiling = AUTO_CAP if self.samples == AUTO_SAMPLES else CANDIDATE_GROWTH * budget.samples if grown else 0
+        return replace(budget, certification_ceiling=ceiling)
 
 
 def with_auto_samples(claim: Claim) -> Claim:
@@ -196,7 +213,12 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
     """
     guarantee = approx_dp_of(context.claim)
     config = parse_config(EmpiricalConfig, obligation.params)
-    budget = config.audit_budget(guarantee, candidate=context.candidate is not None)
+    budget = config.audit_budget(
+        guarantee,
+        candidate=context.candidate is not None,
+        vectorised=bool(getattr(context.candidate, "vectorised", False)),
+        quick=context.quick,
+    )
     mechanism = context.sampled_mechanism()
     pairs, origin = _audited_pairs(mechanism, config.pairs, context)
     explored: list[NeighbourPair] = []
@@ -233,7 +255,8 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
         method="Monte Carlo: pilot, held-out event selection, one-sided Clopper-Pearson with a union bound "
         f"over {bound.planned_bounds} bounds"
         + (f" ({budget.escalations} escalation rounds allowed)" if budget.escalations else "")
-        + ("; every refuting event certified again on fresh draws from an independent seed" if budget.confirm else ""),
+        + ("; every refuting event certified again on fresh draws from an independent seed" if budget.confirm else "")
+        + (f"; {bound.sizing}" if bound.sizing else ""),
     )
     evidence = _with_category_names(evidence, context)
     # the verdict is decided: if the time budget stops the shrinking below, the runner reports this

@@ -19,6 +19,7 @@ import numpy as np
 
 from dpaudit.checks.empirical.budget import ESCALATION_GROWTH, MAX_ESCALATION_SAMPLES, AuditBudget, CertifiedEvent
 from dpaudit.checks.empirical.events import AtomProjection, Event, OutcomeProjection
+from dpaudit.checks.empirical.power_sizing import SelectionCounts
 from dpaudit.checks.empirical.precision_events import PrecisionProjection
 from dpaudit.checks.empirical.sampling import (
     CERTIFICATION,
@@ -51,6 +52,7 @@ class ChosenEvent:
     p_is_first: bool
     objective: str
     score: float
+    counts: SelectionCounts | None = None
 
 
 def pair_sides(
@@ -163,9 +165,10 @@ def certified_events(
     delta: float,
     epsilon: float | None,
     common: dict[str, Any],
+    certification: int,
 ) -> list[tuple[ChosenEvent, CertifiedEvent]]:
-    """The chosen events certified on fresh samples, with the escalated (and confirmed) ones when
-    ``epsilon`` is claimed, each bound at the union-bound share of ``planned_bounds``.
+    """The chosen events certified on ``certification`` fresh draws per side, with the escalated (and
+    confirmed) ones when ``epsilon`` is claimed, each bound at the union-bound share of ``planned_bounds``.
 
     With ``budget.confirm``, the refuting events are confirmed before any escalation: an event that
     refuted the claim by a hair and failed its confirmation leaves the claim unrefuted, so the
@@ -173,13 +176,14 @@ def certified_events(
     refute are confirmed on draws of their own (:data:`CONFIRMATION` + 1 when the first
     confirmation drew on :data:`CONFIRMATION`)."""
     alpha = (1.0 - budget.confidence) / max(planned_bounds, 1)
-    certified = certify_chosen(sampler, pairs, chosen, root, budget.certification, alpha, delta, epsilon, common)
+    certified = certify_chosen(sampler, pairs, chosen, root, certification, alpha, delta, epsilon, common)
     if epsilon is None:
         return certified
+    grow = (root, budget, alpha, delta, epsilon, common, certification)
     if not budget.confirm:
-        return certified + escalate(sampler, pairs, certified, root, budget, alpha, delta, epsilon, common)
+        return certified + escalate(sampler, pairs, certified, *grow)
     confirmed = confirm_refuting(sampler, pairs, certified, root, budget, delta, epsilon, common)
-    escalated = escalate(sampler, pairs, confirmed, root, budget, alpha, delta, epsilon, common)
+    escalated = escalate(sampler, pairs, confirmed, *grow)
     drew = any(event.confirmation is not None for _, event in confirmed)
     phase = CONFIRMATION + 1 if drew else CONFIRMATION
     return confirmed + confirm_refuting(sampler, pairs, escalated, root, budget, delta, epsilon, common, phase)
@@ -213,8 +217,10 @@ def escalate(
     delta: float,
     epsilon: float,
     common: dict[str, Any],
+    start: int,
 ) -> list[tuple[ChosenEvent, CertifiedEvent]]:
-    """Re-certify the most promising events on ever larger fresh draws while no bound refutes the claim.
+    """Re-certify the most promising events on ever larger fresh draws (from ``start`` per side, the
+    certification's) while no bound refutes the claim.
 
     Each round takes the most promising event of each lane (:func:`_lane`): events on exact outputs
     (atoms, outcome sets), and all others. A plug-in estimate cannot tell an atom of mass 2e-3 from a
@@ -225,7 +231,7 @@ def escalate(
     (:data:`ESCALATED_PER_ROUND` events a round).
     """
     escalated: list[tuple[ChosenEvent, CertifiedEvent]] = []
-    n = budget.certification
+    n = start
     for round_index in range(budget.escalations):
         latest = certified + escalated
         if not latest or any(_refutes(event, epsilon, delta) for _, event in latest) or n >= MAX_ESCALATION_SAMPLES:
