@@ -149,7 +149,10 @@ def _no_neighbours(first: Any, second: Any, relation: Relation, params: Mapping[
 
 MECHANISM = Mechanism(
     name="accountant",
-    description="a user's accountant: epsilon at delta after N subsampled Gaussian steps (q = 1/m, sigma, N)",
+    description="a user's accountant: epsilon at delta after N subsampled Gaussian steps (q = 1/m, sigma, N), "
+    "each step at its worst pair, clip norm 1 and noise std sigma: poisson replace-one (1-q) N(0) + q N(1) vs "
+    "(1-q) N(0) + q N(-1), poisson add/remove (1-q) N(0) + q N(1) vs N(0), uniform_one (1-q) N(0) + q N(2) vs "
+    "N(0); interval is the grid step of the privacy-loss distribution",
     factory=SubsampledGaussianAccountant,
     input_domain=InputDomain(
         "accounting_point",
