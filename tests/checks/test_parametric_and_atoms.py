@@ -136,6 +136,56 @@ def test_dirichlet_fit_bounds_delta(k, caught):
     assert "under assumption" in evidence.summary
 
 
+class ConcentratedNearAVertex:
+    """Dir(k p), with ``boost`` times the concentration where max(p) >= 0.6: right in the middle of the
+    simplex, wrong near a vertex (``boost`` = 1: a correct implementation)."""
+
+    def __init__(self, k, boost):
+        self.k, self.boost = k, boost
+
+    def release(self, data, *, rng, size=None):
+        p = np.asarray(data, dtype=float)
+        return rng.dirichlet((self.k * self.boost if p.max() >= 0.6 else self.k) * p, size)
+
+
+def _fit_on_a_middle_pair(implementation, seed=0):
+    """The example's dirichlet-fit obligation (claim (1.73, 0.01), exact at k = 5 on (0.2, 0.8) vs
+    (0.3, 0.7)) on one pair in the middle of the simplex, run as for a candidate."""
+    from dataclasses import replace
+
+    from dpaudit.audit.spec import builtin_spec_dir, load_spec
+    from dpaudit.checks.empirical.parametric import check_parametric_noise_fit
+    from dpaudit.kernel.checkers import CheckContext
+    from dpaudit.privacy.guarantees import ApproxDP
+
+    claim = load_spec(builtin_spec_dir() / "examples" / "dirichlet_candidate.toml")
+    claim = replace(claim, guarantee=ApproxDP(1.73, 0.01))
+    (obligation,) = [o for o in claim.obligations if o.id == "dirichlet-fit"]
+    middle = [{"first": [0.5, 0.5], "second": [0.55, 0.45], "label": "middle"}]
+    obligation = replace(obligation, params={**obligation.params, "pairs": middle})
+    context = CheckContext(
+        claim=claim,
+        relation=claim.relations[0],
+        rng=np.random.default_rng(seed),
+        seed=np.random.SeedSequence(seed),
+        candidate=implementation,
+    )
+    return check_parametric_noise_fit(obligation, context)
+
+
+@pytest.mark.parametrize(("boost", "caught"), [(1.3, True), (1.0, False)])
+def test_a_candidates_dirichlet_fit_adds_the_searched_pairs_where_the_reference_is_least_private(boost, caught):
+    """The spec's one pair cannot show a concentration that is wrong only near a vertex; the two
+    searched pairs with the largest exact delta at the reference's k (here the vertex side) can."""
+    from dpaudit.kernel.verdicts import Verdict
+
+    evidence = _fit_on_a_middle_pair(ConcentratedNearAVertex(5.0, boost))
+    assert "3 pair(s)" in evidence.domain
+    assert evidence.verdict is (Verdict.VIOLATED if caught else Verdict.CONSISTENT), evidence.summary
+    if caught:
+        assert "on search: p near a vertex" in evidence.summary, evidence.summary
+
+
 def test_dirichlet_fit_rejects_what_is_not_dirichlet():
     from dpaudit.kernel.verdicts import Verdict
 

@@ -19,7 +19,11 @@ Families:
   Hoeffding-type radius; ε = shift / b.
 
 * ``dirichlet``: y ~ Dir(k p) for the input p, k unknown (:mod:`dpaudit.checks.empirical.dirichlet_fit`):
-  a likelihood-ratio interval for k, δ(ε) of the pair's Beta reduction at the least private k.
+  a likelihood-ratio interval for k, δ(ε) of the pair's Beta reduction at the least private k. For a
+  candidate, the pairs also include the :data:`SEARCHED_DIRICHLET_FITS` pairs of the kind's input
+  search whose exact δ(ε) at the reference's k is largest (a ranking made without draws): a k
+  calibrated on the spec's pairs alone is right there and wrong near a vertex, and each pair is
+  fitted on its own draws (no k is carried from one input to another).
 
 For ``gaussian`` and ``laplace`` with ``centres_at_inputs = true``, when the input is a vector of
 the output's length, a second fit takes the centres to be the inputs themselves (y = X + noise,
@@ -46,9 +50,10 @@ import numpy as np
 
 from dpaudit._lazy import lazy_module
 from dpaudit.checks.claim_inputs import approx_dp_of
-from dpaudit.checks.empirical.dirichlet_fit import fit_dirichlet_pair, least_private_delta
+from dpaudit.checks.empirical.dirichlet_fit import DirichletFit, fit_dirichlet_pair, least_private_delta
+from dpaudit.checks.empirical.input_search import searched_pairs
 from dpaudit.checks.empirical.samplers import as_sampler
-from dpaudit.checks.empirical.sampling import PairsConfig, reference_or_given_pairs
+from dpaudit.checks.empirical.sampling import PairsConfig, reference_or_given_pairs, with_unique_labels
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checker_config import param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
@@ -230,6 +235,8 @@ def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) ->
     alpha = (1.0 - confidence) / len(pairs)
     sampler = as_sampler(context.sampled_mechanism())
     if family == "dirichlet":
+        pairs = with_unique_labels(pairs + _searched_dirichlet_pairs(pairs, guarantee.epsilon, context))
+        alpha = (1.0 - confidence) / len(pairs)
         return _dirichlet_evidence(pairs, sampler, guarantee, samples, confidence, fit_alpha, alpha, context)
     best: tuple[float, str, dict[str, Any]] | None = None
     rejected = []
@@ -332,6 +339,27 @@ def _rejected(
         budget={"samples": samples, "pairs": pairs},
         details={"assumption": assumption, "rejected": rejected, "assumption_rejected": True},
     )
+
+
+#: Searched pairs a candidate's Dirichlet fit adds (see the module docstring).
+SEARCHED_DIRICHLET_FITS = 2
+
+
+def _searched_dirichlet_pairs(pairs: list[Any], epsilon: float, context: CheckContext) -> list[Any]:
+    """For a candidate, the searched pairs with the largest exact δ(``epsilon``) at the reference's k."""
+    k = context.claim.mechanism.params.get("k")
+    if context.candidate is None or not isinstance(k, (int, float)) or context.claim.mechanism.name != "dirichlet":
+        return []
+    reference = DirichletFit(float(k), float(k), float(k), 1.0, (0, 1))
+    ranked = []
+    for index, pair in enumerate(searched_pairs(pairs, context)):
+        p, q = np.asarray(pair.first, dtype=np.float64), np.asarray(pair.second, dtype=np.float64)
+        try:
+            ranked.append((least_private_delta(epsilon, p, q, reference, points=2), -index, pair))
+        except InvalidArgument:
+            continue
+    ranked.sort(key=lambda item: (item[0], item[1]), reverse=True)
+    return [pair for _, _, pair in ranked[:SEARCHED_DIRICHLET_FITS]]
 
 
 def _dirichlet_evidence(
