@@ -66,7 +66,8 @@ class AuditBudget:
     batch_size: int = param("draws per mechanism call inside a chunk (keeps arrays in cache)", 1 << 14, low=1)
     events: tuple[str, ...] = param(
         "event families: threshold (coordinates), interval (ranges of 1, 2, 4, ... grid steps of every score's "
-        "histogram), halfspace (mean difference and a linear logistic classifier), classifier (logistic on (y, y^2)), "
+        "histogram), halfspace (mean difference, a linear logistic classifier, and the product-Laplace likelihood "
+        "ratio of the pilot's medians: the orthant beyond both sides' centres), classifier (logistic on (y, y^2)), "
         "atom (exact repeated outputs, the input itself, and outputs exactly on the float16 or float32 grid when "
         "the pilot's sides differ there), outcome (for discrete outputs: sets of outcomes in the "
         "pilot's likelihood-ratio order, and single outcomes)",

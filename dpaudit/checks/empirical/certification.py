@@ -32,6 +32,7 @@ from dpaudit.checks.empirical.events import (
     mean_difference_projection,
     outcome_projection,
 )
+from dpaudit.checks.empirical.laplace_ratio import laplace_ratio_projection
 from dpaudit.checks.empirical.power_sizing import SelectionCounts, Sizing, size_certification
 from dpaudit.checks.empirical.precision_events import PrecisionProjection, precision_projections
 from dpaudit.checks.empirical.recertification import (
@@ -92,6 +93,9 @@ def _projections(
         with contextlib.suppress(InvalidArgument):
             projections.append(mean_difference_projection(first, second))
         projections.append(fit_logistic_projection(fit_first, fit_second, quadratic=False))
+        laplace_ratio = laplace_ratio_projection(first, second)
+        if laplace_ratio is not None:
+            projections.append(laplace_ratio)
     if "classifier" in budget.events:
         projections.append(fit_logistic_projection(fit_first, fit_second, quadratic=True))
     return list(dict.fromkeys(projections))

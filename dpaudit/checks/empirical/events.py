@@ -21,6 +21,7 @@ import numpy as np
 
 from dpaudit._lazy import lazy_module
 from dpaudit._validation import check_integer, check_real
+from dpaudit.checks.empirical.laplace_ratio import LaplaceRatioProjection
 from dpaudit.checks.empirical.precision_events import PrecisionProjection
 from dpaudit.errors import InvalidArgument, NumericalError
 
@@ -248,6 +249,7 @@ Projection = (
     | AtomProjection
     | OutcomeProjection
     | PrecisionProjection
+    | LaplaceRatioProjection
 )
 
 
