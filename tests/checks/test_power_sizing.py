@@ -100,3 +100,12 @@ def test_the_certification_ceiling_defaults(params, candidate, vectorised, quick
     config = parse_config(EmpiricalConfig, params)
     budget = config.audit_budget(ApproxDP(1.0, 1e-5), candidate=candidate, vectorised=vectorised, quick=quick)
     assert budget.certification_ceiling == ceiling
+
+
+def test_a_derived_ceiling_stays_under_the_samples_ceiling_in_force():
+    from dpaudit.checks.budget_limits import lowered_ceilings
+
+    config = parse_config(EmpiricalConfig, {})
+    with lowered_ceilings({"samples": 2_000_000}):
+        budget = config.audit_budget(ApproxDP(1.0, 1e-5), candidate=True, vectorised=True)
+    assert budget.certification_ceiling == 2_000_000

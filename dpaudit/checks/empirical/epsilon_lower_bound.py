@@ -31,6 +31,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from dpaudit.checks.budget_limits import ceiling as ceiling_in_force
 from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
 from dpaudit.checks.empirical.bound_evidence import bound_evidence
 from dpaudit.checks.empirical.budget import LENGTH_TAGGED, AuditBudget, EmpiricalBound, MonteCarloBudgetConfig
@@ -153,9 +154,10 @@ class EmpiricalConfig(MonteCarloBudgetConfig, PairsConfig):
         if self.samples == AUTO_SAMPLES:
             budget = replace(budget, samples=auto_samples(guarantee, budget.confidence, budget.escalations))
         ceiling = self.certification_ceiling
-        if ceiling is None:
+        if ceiling is None:  # a derived ceiling stays under the samples ceiling in force (--ceiling)
             grown = vectorised and candidate and not quick
-            ceiling = AUTO_CAP if self.samples == AUTO_SAMPLES else CANDIDATE_GROWTH * budget.samples if grown else 0
+            derived = AUTO_CAP if self.samples == AUTO_SAMPLES else CANDIDATE_GROWTH * budget.samples if grown else 0
+            ceiling = min(derived, ceiling_in_force("samples"))
         return replace(budget, certification_ceiling=ceiling)
 
 
