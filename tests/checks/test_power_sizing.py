@@ -49,6 +49,14 @@ def test_the_sizing_stops_at_its_ceiling_and_says_so():
     assert size_certification([], epsilon=EPSILON, delta=DELTA, alpha=ALPHA, floor=10_000, ceiling=1 << 20) is None
 
 
+def test_an_event_too_frequent_on_its_q_side_to_hold_the_excess_is_not_sized():
+    everywhere = SelectionCounts(p_count=100_000, q_count=100_000, trials=100_000, score=-0.5)
+    common = SelectionCounts(p_count=90_000, q_count=40_000, trials=100_000, score=0.7)
+    for counts in (everywhere, common):
+        sized = size_certification([counts], epsilon=EPSILON, delta=DELTA, alpha=ALPHA, floor=10**4, ceiling=2**24)
+        assert sized is None
+
+
 def test_the_best_event_is_the_one_whose_selection_counts_certify_most():
     weak = SelectionCounts(p_count=30, q_count=0, trials=100_000, score=0.1)
     sizing = size_certification([weak, SELECTED], epsilon=EPSILON, delta=DELTA, alpha=ALPHA, floor=10**3, ceiling=2**24)

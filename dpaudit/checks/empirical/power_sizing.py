@@ -83,13 +83,16 @@ def size_certification(
 ) -> Sizing | None:
     """The certification draws per side for the most promising of ``counts`` (see the module
     docstring): ``floor`` doubled until refutable, at most ``ceiling``; ``None`` when there is nothing to
-    size (no events, or a ceiling at or below the floor)."""
+    size (no events, a ceiling at or below the floor, or an event too frequent on its q side to hold
+    the excess: e^(ε + excess) q + δ >= 1)."""
     if not counts or ceiling <= floor:
         return None
     best = max(counts, key=lambda item: (item.score, -item.q_count))
-    q = (best.q_count + 1) / best.trials
+    q = min((best.q_count + 1) / best.trials, 1.0)
     target = epsilon + max(EXCESS * epsilon, MIN_EXCESS)
-    p = min(1.0, math.exp(target) * q + delta)
+    p = math.exp(target) * q + delta
+    if p >= 1.0:
+        return None
     n = floor
     while not _refutable(n, p, q, epsilon, delta, alpha):
         if n >= ceiling:
