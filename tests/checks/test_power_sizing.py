@@ -84,11 +84,14 @@ def test_a_claim_five_percent_under_the_truth_is_refuted_on_sized_draws_and_the_
     The exact epsilon itself is refuted on none."""
     short = _bound(0.95 * GAUSSIAN_EXACT, 0, 0)
     assert short.certification == AuditBudget(10**6).certification and short.sizing is None
+    assert short.samples_per_side == 10**6
     assert short.epsilon_lower_bound <= 0.95 * GAUSSIAN_EXACT
     for seed in range(3):
         sized = _bound(0.95 * GAUSSIAN_EXACT, seed, 1 << 22)
         assert sized.epsilon_lower_bound > 0.95 * GAUSSIAN_EXACT, seed
         assert sized.certification > short.certification and "certification sized" in sized.sizing
+        budget = sized.budget
+        assert sized.samples_per_side == budget.pilot + budget.selection + sized.certification > budget.samples
         truth = _bound(GAUSSIAN_EXACT, seed, 1 << 22)
         assert truth.epsilon_lower_bound <= GAUSSIAN_EXACT, seed
 

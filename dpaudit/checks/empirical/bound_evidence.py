@@ -191,7 +191,7 @@ def bound_evidence(bound: EmpiricalBound, guarantee: ApproxDP, *, domain: str, m
             f"{confidence}) is below the claimed {guarantee.epsilon:g}; gap {gap:.4g}"
         )
     summary += (
-        f"; {bound.budget.samples} samples per side, {bound.events_tried} events tried, {len(bound.events)} certified"
+        f"; {bound.samples_per_side} samples per side, {bound.events_tried} events tried, {len(bound.events)} certified"
     )
     verdict = Verdict.VIOLATED if violated else Verdict.CONSISTENT
     if not violated and power.too_small:
@@ -206,7 +206,7 @@ def bound_evidence(bound: EmpiricalBound, guarantee: ApproxDP, *, domain: str, m
         method=method,
         measurements=tuple(measurements),
         budget={
-            "samples_per_side": bound.budget.samples,
+            "samples_per_side": bound.samples_per_side,
             "certification_samples_per_side": bound.certification,
             "confidence": bound.confidence,
             "events_tried": bound.events_tried,

@@ -91,7 +91,7 @@ class AuditBudget:
     )
     certification_ceiling: int = param(
         "the most certification draws per side when they are sized after the selection, so that an epsilon 5% "
-        "above the claim on the selection's best event would be refuted with probability 0.8 (0: the "
+        "above the claim on the selection's best event would be refuted with probability at least 0.8 (0: the "
         "certification keeps its share of samples; docs/statistics.md)",
         0,
         low=0,
@@ -212,6 +212,12 @@ class EmpiricalBound:
     sizing: str | None = None
     event_histogram: dict[str, Any] | None = None
     length_tagged: bool = False
+
+    @property
+    def samples_per_side(self) -> int:
+        """Draws per side of the pilot, the selection and the certification (the budget's ``samples``
+        unless the certification was sized after the selection; escalation and confirmation come on top)."""
+        return self.budget.pilot + self.budget.selection + self.certification
 
     @property
     def best_event(self) -> CertifiedEvent | None:

@@ -232,11 +232,11 @@ def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) ->
     family, samples, confidence = config.family, config.samples, config.confidence
     fit_alpha, at_inputs = config.fit_alpha, config.centres_at_inputs
     pairs = reference_or_given_pairs(config.pairs, context)
+    if family == "dirichlet":
+        pairs = with_unique_labels(pairs + _searched_dirichlet_pairs(pairs, guarantee.epsilon, context))
     alpha = (1.0 - confidence) / len(pairs)
     sampler = as_sampler(context.sampled_mechanism())
     if family == "dirichlet":
-        pairs = with_unique_labels(pairs + _searched_dirichlet_pairs(pairs, guarantee.epsilon, context))
-        alpha = (1.0 - confidence) / len(pairs)
         return _dirichlet_evidence(pairs, sampler, guarantee, samples, confidence, fit_alpha, alpha, context)
     best: tuple[float, str, dict[str, Any]] | None = None
     rejected = []

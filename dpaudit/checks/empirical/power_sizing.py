@@ -1,13 +1,12 @@
 """How many certification draws a claim needs: sized after the selection, before any certification draw.
 
 The selection phase has fixed the events. Its counts of the best one (the largest ε lower bound the
-selection's counts certify; one pseudo-count on the q side) say how often the event
-occurs on its q side; a mechanism whose true
-ε on that event exceeded the claim by :data:`EXCESS` (at least :data:`MIN_EXCESS`) would put
-p = e^(ε + excess) q + δ on its p side. The certification gets the fewest draws per side (doubled
-from its share of ``samples``, up to a ceiling) whose counts, at the :data:`POWER` quantiles of
-their binomial laws (√POWER on each side, the sides being independent), would certify more than
-the claim at the error each bound gets.
+selection's counts certify; one pseudo-count on the q side) say how often the event occurs on its
+q side; a mechanism whose true ε on that event exceeded the claim by :data:`EXCESS` (at least
+:data:`MIN_EXCESS`) would put p = e^(ε + excess) q + δ on its p side. The certification gets the
+fewest draws per side (doubled from its share of ``samples``, up to a ceiling) whose counts, at
+the :data:`POWER` quantiles of their binomial laws (√POWER on each side, the sides being
+independent), would certify more than the claim at the error each bound gets.
 
 The size depends only on draws the certification does not reuse, so every certified bound keeps
 its confidence; escalation then grows from the sized count.
@@ -60,8 +59,8 @@ class Sizing:
     def text(self) -> str:
         """The sizing in words, for the evidence's method."""
         aim = (
-            f"an epsilon of {self.target_epsilon:.4g} on the selection's best event (q about {self.q_frequency:.3g}) "
-            f"refuted with probability {POWER:g}"
+            f"an epsilon of {self.target_epsilon:.4g} on the selection's best event (its q side's selection "
+            f"frequency {self.q_frequency:.3g}, one pseudo-count added) refuted with probability at least {POWER:g}"
         )
         if self.reached:
             return f"certification sized to {self.draws} draws per side: {aim}"
