@@ -10,7 +10,9 @@ dataset with one trajectory replaced (``replace_one``) or added, removed, duplic
 (``add_remove_one``) by an *extreme* trajectory: the largest and the smallest return, the
 longest and the shortest, the one through the rarest state-action pairs, and the longest with
 every reward at the upper or the lower reward bound. The input search (:mod:`dpaudit.mechanisms.inputs`)
-adds covering trajectories, padded and rotated datasets. The release is whatever the
+adds covering trajectories at the reward bound (one step per state, and a long episode whose first-visit
+returns reach R_max/(1 − γ)), a longest-rollout stay in one state against one in another (visit counts
+move by T in two states at once), padded and rotated datasets. The release is whatever the
 algorithm returns: a value vector, a Q-table, a policy, an action (numbers or categories).
 
 References:
@@ -199,6 +201,14 @@ class RlDatasets(AuditPairsView):
         """The discount of the MDP (1 for a continuous domain unless the spec gives ``gamma``)."""
         return float(self.domain.get("gamma", 1.0)) if self.continuous else float(self.model()[0].gamma)
 
+    def longest_rollout(self) -> int:
+        """The most steps of a rollout: ``max_steps``, else the domain's (the MDP's horizon, or 50)."""
+        if self.max_steps is not None:
+            return int(self.max_steps)
+        if self.continuous:
+            return CONTINUOUS_DOMAINS[self.mdp][3]
+        return self.model()[0].horizon or DEFAULT_MAX_STEPS
+
     def model(self) -> tuple[FiniteMDP, MarkovPolicy]:
         """The MDP and the behaviour policy."""
         if isinstance(self.mdp, Mapping):
@@ -227,11 +237,10 @@ class RlDatasets(AuditPairsView):
     def pool(self) -> list[Trajectory]:
         """:data:`POOL_SIZE` rollouts of the behaviour policy (seeded by ``dataset_seed``)."""
         if self.continuous:
-            _, default_bins, _, default_steps = CONTINUOUS_DOMAINS[self.mdp]
-            bins = int(self.domain.get("bins", default_bins))
-            return list(_continuous_pool(self.mdp, bins, self.dataset_seed, self.max_steps or default_steps))
+            bins = int(self.domain.get("bins", CONTINUOUS_DOMAINS[self.mdp][1]))
+            return list(_continuous_pool(self.mdp, bins, self.dataset_seed, self.longest_rollout()))
         mdp, policy = self.model()
-        cap = self.max_steps or mdp.horizon or DEFAULT_MAX_STEPS
+        cap = self.longest_rollout()
         batch = sample_trajectories(mdp, policy, POOL_SIZE, rng=np.random.default_rng(self.dataset_seed), max_steps=cap)
         return list(batch.to_dataset())
 
@@ -349,11 +358,51 @@ def _rl_datasets(**params: Any) -> RlDatasets:
 
 
 def _explore(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
-    """Covering trajectories at the reward bound, then the given pairs padded, rotated and cut."""
+    """Covering trajectories at the reward bound (one step, and a long episode), long stays in one
+    state (:func:`_dwelling_pairs`), then the given pairs padded, rotated and cut."""
     datasets = _rl_datasets(**params)
     low, high = datasets.bounds()
-    coverage = {"n_states": datasets.n_states, "r_max": max(abs(low), abs(high)), "gamma": datasets.gamma}
-    return coverage_pairs(coverage, relation) + explore_records(pairs, params, relation)
+    r_max, gamma, steps = max(abs(low), abs(high)), datasets.gamma, datasets.longest_rollout()
+    coverage = {"n_states": datasets.n_states, "r_max": r_max, "gamma": gamma}
+    found = coverage_pairs(coverage, relation)
+    if r_max > 0 and 0.0 <= gamma < 1.0:
+        long_episodes = coverage_pairs(coverage, relation, return_bound=r_max / (1.0 - gamma))
+        found += [
+            (_cut(first, steps), _cut(second, steps), label.replace("search:", "search: long episodes,", 1))
+            for first, second, label in long_episodes
+        ]
+    found += _dwelling_pairs(datasets.n_states, steps, (low, high), relation, sorted({1, *datasets.trajectories}))
+    return found + explore_records(pairs, params, relation)
+
+
+def _cut(dataset: list[Any], steps: int) -> list[Any]:
+    """Every trajectory of ``dataset`` cut to its first ``steps`` steps (no longer than a rollout may be)."""
+    return [trajectory[:steps] for trajectory in dataset]
+
+
+def _dwelling_pairs(
+    n_states: int, steps: int, bounds: tuple[float, float], relation: Relation, sizes: list[int]
+) -> list[tuple[Any, Any, str]]:
+    """A trajectory that stays ``steps`` steps in state 0 (action 0, every reward at the upper bound)
+    against one that stays as long in the last state (rewards at the upper bound, then at the lower),
+    beside ``size - 1`` one-step unrewarded trajectories; under add/remove, the stay added.
+
+    A visit count moves by ``steps`` in two states at once here (L2 √2 T, L1 2 T): the worst case of
+    state-occupancy statistics, which covering trajectories (one visit per state) do not reach."""
+    low, high = bounds
+    stay = [[0, 0, high]] * steps
+    others = [("in the last state at the upper reward bound", [[n_states - 1, 0, high]] * steps)]
+    others.append(("in the last state at the lower reward bound", [[n_states - 1, 0, low]] * steps))
+    found: list[tuple[Any, Any, str]] = []
+    for size in sizes:
+        common = [[[0, 0, 0.0]]] * (size - 1)
+        text = f"search: {size} trajectories, a {steps}-step stay in state 0 at the upper reward bound"
+        if relation.kind == REPLACE_ONE:
+            for name, other in others:
+                found.append(([*common, stay], [*common, other], f"{text} vs as long {name}"))
+        elif size > 1:
+            found.append(([*common, stay], common, f"{text} removed"))
+    return found
 
 
 MECHANISM = Mechanism(

@@ -284,3 +284,39 @@ def test_a_hypothesis_strategy_generates_the_inputs_reproducibly(tmp_path):
     again = _privacy(_audit(spec, "noisy_count", module="strat", folder=tmp_path))
     assert first.verdict.value == "violated"  # a count with Laplace(0.25) is 4-DP, not 1-DP
     assert first.domain == again.domain and first.counterexample["pair_json"] == again.counterexample["pair_json"]
+
+
+def _first_visit_returns(trajectory, gamma):
+    """The discounted return from each state's first visit in a plain trajectory [[s, a, r], ...]."""
+    returns, tail = {}, 0.0
+    for state, _, reward in reversed(trajectory):
+        tail = reward + gamma * tail
+        returns[state] = tail
+    return returns
+
+
+def test_rl_search_reaches_the_worst_occupancy_counts_and_the_longest_returns():
+    # an unknown DP-RL algorithm: the search must reach each statistic's own worst case from the public
+    # parameters alone: visit counts that move by T in two states at once (a T-step stay in one state vs
+    # another), and first-visit returns at R_max/(1 - gamma) (a long episode at the reward bound)
+    kind = get_mechanism("rl_algorithm")
+    params = {"mdp": "chain", "n_states": 5, "gamma": 0.8, "trajectories": [10], "max_steps": 40}
+    relation = parse_relation("replace_one")
+    proposed = kind.neighbourhood.explore([], params, relation)
+    assert proposed
+    for first, second, label in proposed:
+        assert kind.check_neighbours(first, second, relation, params) == 1.0, label
+        assert all(len(trajectory) <= 40 for trajectory in first + second), label
+
+    def counts(dataset):
+        return np.bincount([int(step[0]) for trajectory in dataset for step in trajectory], minlength=5)
+
+    shifts = [np.linalg.norm(counts(first) - counts(second)) for first, second, _ in proposed]
+    assert max(shifts) == pytest.approx(np.sqrt(2) * 40)
+    bound = 1.0 / (1.0 - 0.8)
+    reached = max(
+        min(_first_visit_returns(trajectory, 0.8).get(state, 0.0) for state in range(5))
+        for first, second, _ in proposed
+        for trajectory in first + second
+    )
+    assert 0.99 * bound <= reached <= bound
