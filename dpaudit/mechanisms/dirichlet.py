@@ -20,8 +20,9 @@ import numpy as np
 from dpaudit._lazy import lazy_module
 from dpaudit._validation import check_integer, check_real
 from dpaudit.errors import NumericalError
-from dpaudit.mechanisms.inputs import PROBABILITY_VECTOR, simplex_adjacency
+from dpaudit.mechanisms.inputs import PROBABILITY_VECTOR
 from dpaudit.mechanisms.interface import CandidateSignature, Mechanism, OutputSpec
+from dpaudit.mechanisms.simplex_inputs import simplex_adjacency
 from dpaudit.mechanisms.views import ConcentrationView
 from dpaudit.privacy.dirichlet_pair import SIMPLEX_ATOL, check_open_simplex
 from dpaudit.privacy.relations import SIMPLEX_ADJACENT

@@ -2,7 +2,8 @@
 
 References:
     Dwork & Roth 2014, Def. 2.4 (neighbouring datasets) and Sec. 3.3-3.5 (l1/l2 sensitivity);
-    Balle et al. 2016, Sec. 2 (datasets of trajectories); Gohari et al. 2020, Def. 2 (b-adjacency).
+    Balle et al. 2016, Sec. 2 (datasets of trajectories); the simplex's b-adjacency is in
+    :mod:`dpaudit.mechanisms.simplex_inputs`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 from dpaudit._validation import check_finite_array
 from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.interface import ExplorePairs, InputDomain, Neighbourhood, ScreenPairs
-from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, SIMPLEX_ADJACENT, Relation
+from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, Relation
 from dpaudit.rl.first_visit import discounted_returns
 from dpaudit.rl.trajectory import Trajectory
 
@@ -40,7 +41,6 @@ __all__ = [
     "norm_ball",
     "one_record",
     "one_trajectory",
-    "simplex_adjacency",
 ]
 
 
@@ -155,49 +155,6 @@ def norm_ball(order: int, parameter: str = "sensitivity") -> Neighbourhood:
 
     return Neighbourhood(
         f"||f(X) - f(X')||_{order} <= {parameter}", distance, radius, explore=_explore_ball(order, parameter)
-    )
-
-
-def simplex_adjacency() -> Neighbourhood:
-    """Gohari et al. 2020, Def. 2: two points of the simplex differing in at most two coordinates,
-    with L1 distance at most the relation's bound b."""
-
-    def distance(first: Any, second: Any, relation: Relation, params: Mapping[str, Any]) -> float:
-        a, b = _vector(first), _vector(second)
-        if a.shape != b.shape or int(np.count_nonzero(a != b)) > 2:
-            return float("inf")
-        return float(np.abs(a - b).sum())
-
-    def radius(params: Mapping[str, Any], relation: Relation) -> float:
-        if relation.kind != SIMPLEX_ADJACENT or relation.bound is None:
-            return 0.0
-        return float(relation.bound)
-
-    def explore(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
-        bound = radius(params, relation)
-        found: list[tuple[Any, Any, str]] = []
-        for length in sorted({len(_plain_vector(x)) for pair in pairs for x in pair}):
-            starts = [("uniform p", np.full(length, 1.0 / length))]
-            starts += [("given p", np.asarray(_plain_vector(x))) for pair in pairs for x in pair if len(x) == length]
-            floor = float(params.get("eta") or 0.0)
-            for edge in sorted({1e-3, 0.01, 0.05, 0.1, bound / 2 + 1e-3, floor, floor + bound / 2} - {0.0}):
-                if edge * (length - 1) < 1.0:
-                    start = np.full(length, edge)
-                    start[0] = 1.0 - edge * (length - 1)
-                    starts.append((f"p near a vertex (others {edge:g})", start))
-            for name, start in starts:
-                for i, j in ((0, 1), (1, 0)):
-                    moved = start.copy()
-                    moved[i] += bound / 2
-                    moved[j] -= bound / 2
-                    if moved.min() > 0:
-                        found.append(
-                            (_plain_vector(start), _plain_vector(moved), f"search: {name}, b/2 from {j} to {i}")
-                        )
-        return found
-
-    return Neighbourhood(
-        "p, p' differ in at most two coordinates and ||p - p'||_1 <= b", distance, radius, explore=explore
     )
 
 

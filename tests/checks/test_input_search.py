@@ -43,7 +43,7 @@ def test_every_searched_pair_is_a_neighbouring_pair_in_the_domain(spec_name):
     seeds = [NeighbourPair(np.array([0.3, 0.7]), np.array([0.4, 0.6]))]
     if hasattr(reference, "audit_pairs"):
         seeds = [NeighbourPair(*pair[:2]) for pair in reference.audit_pairs(context.relation)]
-    found = searched_pairs(seeds, context)
+    found = searched_pairs(seeds, context).pairs
     assert len(found) >= 6
     params = context.claim.mechanism.params
     for pair in found:
@@ -57,8 +57,8 @@ def test_dirichlet_search_keeps_inside_the_claims_lower_bound_on_components():
     context = _context("gohari2020_dirichlet_mechanism.toml")
     eta = context.claim.mechanism.params.get("eta")
     seeds = [NeighbourPair(np.array([0.3, 0.7]), np.array([0.4, 0.6]))]
-    assert searched_pairs(seeds, context)
-    for pair in searched_pairs(seeds, context):
+    assert searched_pairs(seeds, context).pairs
+    for pair in searched_pairs(seeds, context).pairs:
         if eta is not None:
             assert min(np.min(pair.first), np.min(pair.second)) >= eta - 1e-12
 
@@ -188,3 +188,59 @@ def test_pair_labels_are_made_unique_so_a_counterexample_names_the_pair_measured
     assert labels[0] == "search: b/2 from 1 to 0" and labels[3] == "other"
     assert [pair.first for pair in unique] == [pair.first for pair in pairs]  # the data stay with their pair
     assert unique[3].pilot_cap == 1000
+
+
+def test_the_dirichlet_search_swaps_two_small_entries_and_keeps_the_given_dimensions():
+    # a k calibrated on 2-coordinate pairs only (k = 5.21465 for (1.75, 0.01), eta = b = 0.2) is exactly at the
+    # claim there; from 3 coordinates b/2 can move between two small entries, (0.2, 0.3, r) vs (0.3, 0.2, r),
+    # where delta(1.75) is 0.0155: given any 3-coordinate pair, the search must reach that move. Given
+    # 2-coordinate pairs only, it stays there (a claim on the 2-simplex is not judged on 3 coordinates).
+    from dpaudit.checks.empirical.dirichlet_fit import DirichletFit, least_private_delta
+
+    kind = get_mechanism("dirichlet")
+    relation = parse_relation("simplex_adjacent(0.2)")
+    params = {"k": 3.3118, "eta": 0.2}
+    at = DirichletFit(5.21465, 5.21465, 5.21465, 1.0, (0, 1))
+
+    def delta(first, second):
+        return least_private_delta(1.75, np.asarray(first), np.asarray(second), at, points=2)
+
+    def inside(given):
+        proposed = kind.neighbourhood.explore(given, params, relation)
+        return [(a, b) for a, b, _ in proposed if min(a + b) >= 0.2 - 1e-12]
+
+    two = inside([([0.2, 0.8], [0.3, 0.7]), ([0.5, 0.5], [0.6, 0.4])])
+    assert two and {len(a) for a, _ in two} == {2}
+    assert max(delta(a, b) for a, b in two) <= 0.01 + 1e-6
+    three = inside([([0.4, 0.35, 0.25], [0.5, 0.25, 0.25])])
+    assert {len(a) for a, _ in three} == {3}
+    assert delta([0.4, 0.35, 0.25], [0.5, 0.25, 0.25]) <= 0.006  # the given pair alone does not show it
+    assert max(delta(a, b) for a, b in three) == pytest.approx(0.01552, abs=1e-4)
+
+
+def test_a_searched_input_the_candidate_refuses_is_left_out_and_counted(tmp_path):
+    # a candidate written for rows with every entry >= 0.25 raises on the search's rows at the claim's eta = 0.2:
+    # those pairs are left out (the report says how many), the audit goes on and is not an error
+    (tmp_path / "rows.py").write_text(
+        "import numpy as np\n"
+        "def release(p, *, k, rng):\n"
+        "    p = np.asarray(p, dtype=float)\n"
+        "    if p.min() < 0.25:\n"
+        "        raise ValueError('this model has no row entry below 0.25')\n"
+        "    g = rng.gamma(k * p)\n"
+        "    return g / g.sum()\n"
+    )
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        'schema = 1\n[claim]\nid = "rows"\ntitle = "Dirichlet rows"\nrelations = ["simplex_adjacent(0.2)"]\n'
+        '[claim.source]\npaper = "Gohari et al. 2020"\nlocation = "Sec. II"\n'
+        '[claim.mechanism]\nname = "dirichlet"\nparams = { k = 3.3118, eta = 0.2 }\n'
+        '[claim.guarantee]\nkind = "approx_dp"\nepsilon = 1.75\ndelta = 0.01\n'
+        "[candidate]\nparams = { k = 3.3118 }\n"
+        '[[obligations]]\nid = "rows"\nstatement = "no event"\nchecker = "empirical_epsilon_lower_bound"\n'
+        "params = { samples = 5000, pairs = [{ first = [0.3, 0.7], second = [0.4, 0.6] }] }\n"
+    )
+    evidence = obligation_evidence(spec, "rows:release", str(tmp_path), "rows")
+    assert evidence.verdict is Verdict.CONSISTENT, evidence.summary
+    assert "found by the input search" in evidence.domain
+    assert "searched but refused by the candidate (it raised), left out" in evidence.domain

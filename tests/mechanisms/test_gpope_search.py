@@ -158,7 +158,7 @@ def test_the_audit_searches_from_the_spec_pairs():
         )
         for pair in claim.obligations[0].params["pairs"]
     ]
-    found = searched_pairs(given, context)
+    found = searched_pairs(given, context).pairs
     assert len(found) >= 5
     assert (
         found[0].label

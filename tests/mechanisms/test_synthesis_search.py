@@ -151,7 +151,7 @@ def test_the_audit_searches_with_it_and_keeps_the_first_proposals():
     )
     pilot = claim.obligations[0].params["pairs"]
     given = [NeighbourPair(np.asarray(pair["first"]), np.asarray(pair["second"]), pair["label"]) for pair in pilot]
-    found = searched_pairs(given, context)
+    found = searched_pairs(given, context).pairs
     assert 20 <= len(found) <= MAX_SEARCHED_PAIRS
     assert found[0].label.endswith("every row: b/2 moved onto the row's smallest entry")
     assert _rows_changed(found[0].first, found[0].second) == 2

@@ -36,7 +36,13 @@ from dpaudit.checks.claim_inputs import approx_dp_of, input_converter
 from dpaudit.checks.empirical.bound_evidence import bound_evidence
 from dpaudit.checks.empirical.budget import LENGTH_TAGGED, AuditBudget, EmpiricalBound, MonteCarloBudgetConfig
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
-from dpaudit.checks.empirical.input_search import SEARCH_MODES, screened_pairs, search_enabled, searched_pairs
+from dpaudit.checks.empirical.input_search import (
+    SEARCH_MODES,
+    Search,
+    screened_pairs,
+    search_enabled,
+    searched_pairs,
+)
 from dpaudit.checks.empirical.sampling import (
     NeighbourPair,
     PairsConfig,
@@ -223,16 +229,19 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
     )
     mechanism = context.sampled_mechanism()
     pairs, origin = _audited_pairs(mechanism, config.pairs, context)
-    explored: list[NeighbourPair] = []
-    screened: list[NeighbourPair] = []
+    explored, screened = Search([]), Search([])
     if search_enabled(config.search, context):
         explored, screened = searched_pairs(pairs, context), screened_pairs(pairs, context)
     sources = [f"{len(pairs)} {origin}"] + [
         f"{count} {source}"
-        for count, source in ((len(explored), "found by the input search"), (len(screened), "screened on large inputs"))
+        for count, source in (
+            (len(explored.pairs), "found by the input search"),
+            (len(screened.pairs), "screened on large inputs"),
+            (explored.refused + screened.refused, "searched but refused by the candidate (it raised), left out"),
+        )
         if count
     ]
-    searched = explored + screened
+    searched = explored.pairs + screened.pairs
     if searched:
         # the spec's pairs and the best searched ones compete in the pilot screening
         pairs = [*pairs, *searched]

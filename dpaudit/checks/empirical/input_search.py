@@ -5,7 +5,9 @@ magnitude, rounding that jumps at half-integers, an empty bin released exactly, 
 size past a threshold. The mechanism's neighbourhood proposes pairs around the audited ones
 (:attr:`~dpaudit.mechanisms.interface.Neighbourhood.explore`); each is checked to be a
 neighbouring pair under the relation and to be accepted by the reference (so a candidate is
-never judged outside the claim's domain). The pilot phase of the certification then ranks
+never judged outside the claim's domain); a searched input the candidate itself refuses (it
+raises, e.g. on a dimension its model does not have) is left out and counted, never an error
+of the audit. The pilot phase of the certification then ranks
 every pair on its own draws and only the most promising go on: choosing pairs on data
 independent of the certification keeps the certified bound sound (see
 :mod:`dpaudit.checks.empirical.certification`).
@@ -13,16 +15,16 @@ independent of the certification keeps the certified bound sound (see
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from dpaudit.checks.empirical.sampling import NeighbourPair
-from dpaudit.errors import DpAuditError
+from dpaudit.errors import CandidateError, DpAuditError
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 
-__all__ = ["SEARCH_MODES", "screened_pairs", "search_enabled", "searched_pairs"]
+__all__ = ["SEARCH_MODES", "Search", "screened_pairs", "search_enabled", "searched_pairs"]
 
 SEARCH_MODES = ("auto", "on", "off")
 
@@ -44,31 +46,38 @@ SCREENED_DRAWS = 2000
 MAX_SCREENED_PAIRS = 8
 
 
+class Search(NamedTuple):
+    """The pairs a search admitted, and how many more the candidate refused (it raised on one side)."""
+
+    pairs: list[NeighbourPair]
+    refused: int = 0
+
+
 def search_enabled(mode: str, context: CheckContext) -> bool:
     """Whether the ``search`` param ``mode`` (one of :data:`SEARCH_MODES`) searches: ``auto`` when a
     candidate is audited, ``on`` always."""
     return mode == "on" or (mode == "auto" and context.candidate is not None)
 
 
-def searched_pairs(audited: list[NeighbourPair], context: CheckContext) -> list[NeighbourPair]:
+def searched_pairs(audited: list[NeighbourPair], context: CheckContext) -> Search:
     """Pairs around ``audited`` that are neighbours under the relation and inside the reference's domain."""
     kind = get_mechanism(context.claim.mechanism.name)
     explore = kind.neighbourhood.explore
     if explore is None:
-        return []
+        return Search([])
     plain = [(kind.input_domain.to_plain(pair.first), kind.input_domain.to_plain(pair.second)) for pair in audited]
     proposed = explore(plain, context.claim.mechanism.params, context.relation)
     return _admitted(proposed, {repr(pair) for pair in plain}, context, MAX_SEARCHED_PAIRS, SEARCH_PILOT, None)
 
 
-def screened_pairs(audited: list[NeighbourPair], context: CheckContext) -> list[NeighbourPair]:
+def screened_pairs(audited: list[NeighbourPair], context: CheckContext) -> Search:
     """The kind's screened pairs (:attr:`~dpaudit.mechanisms.interface.Neighbourhood.screen`) that are
     neighbours under the relation and inside the reference's domain, each with a pilot of
     :data:`SCREEN_PILOT` draws per side and at most :data:`SCREENED_DRAWS` in each later phase."""
     kind = get_mechanism(context.claim.mechanism.name)
     screen = kind.neighbourhood.screen
     if screen is None:
-        return []
+        return Search([])
     plain = [(kind.input_domain.to_plain(pair.first), kind.input_domain.to_plain(pair.second)) for pair in audited]
     proposed = screen(context.claim.mechanism.params, context.relation)
     return _admitted(
@@ -83,15 +92,18 @@ def _admitted(
     most: int,
     pilot_cap: int,
     draws_cap: int | None,
-) -> list[NeighbourPair]:
+) -> Search:
     """Up to ``most`` of the ``proposed`` plain pairs not in ``seen``, inside the spec's input domain,
-    neighbours under the relation and accepted by the reference, as :class:`NeighbourPair` s."""
+    neighbours under the relation, accepted by the reference and by the candidate (one call on each
+    side, on a fixed seed), as :class:`NeighbourPair` s; and how many the candidate refused."""
     kind = get_mechanism(context.claim.mechanism.name)
     params = context.claim.mechanism.params
     reference = build_mechanism(context.claim.mechanism.name, params) if kind.has_reference else None
     found: list[NeighbourPair] = []
+    refused = 0
     rng = np.random.default_rng(0)
     domain = context.claim.candidate_inputs
+    accepted: dict[str, bool] = {}
     for first, second, label in proposed:
         if len(found) >= most or repr((first, second)) in seen:
             continue
@@ -108,5 +120,23 @@ def _admitted(
                     kind.release(reference, data, rng=rng)
         except (DpAuditError, ValueError, TypeError):
             continue  # outside the claim's domain: never judge a candidate there
+        if context.candidate is not None and not all(
+            _candidate_accepts(context.candidate, plain, data, accepted)
+            for plain, data in ((first, pair.first), (second, pair.second))
+        ):
+            refused += 1
+            continue
         found.append(pair)
-    return found
+    return Search(found, refused)
+
+
+def _candidate_accepts(candidate: Any, plain: Any, data: Any, accepted: dict[str, bool]) -> bool:
+    """Whether the candidate releases on ``data`` without raising (one call, seed 0; remembered by input)."""
+    key = repr(plain)
+    if key not in accepted:
+        try:
+            candidate.release(data, rng=np.random.default_rng(0))
+            accepted[key] = True
+        except CandidateError:
+            accepted[key] = False
+    return accepted[key]

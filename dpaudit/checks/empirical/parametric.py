@@ -346,20 +346,26 @@ SEARCHED_DIRICHLET_FITS = 2
 
 
 def _searched_dirichlet_pairs(pairs: list[Any], epsilon: float, context: CheckContext) -> list[Any]:
-    """For a candidate, the searched pairs with the largest exact δ(``epsilon``) at the reference's k."""
+    """For a candidate, the searched pairs with the largest exact δ(``epsilon``) at the reference's k,
+    the best of each dimension first (the search reaches one more dimension than the spec's pairs,
+    where the reference's worst case differs; an implementation may be wrong in either)."""
     k = context.claim.mechanism.params.get("k")
     if context.candidate is None or not isinstance(k, (int, float)) or context.claim.mechanism.name != "dirichlet":
         return []
     reference = DirichletFit(float(k), float(k), float(k), 1.0, (0, 1))
     ranked = []
-    for index, pair in enumerate(searched_pairs(pairs, context)):
+    for index, pair in enumerate(searched_pairs(pairs, context).pairs):
         p, q = np.asarray(pair.first, dtype=np.float64), np.asarray(pair.second, dtype=np.float64)
         try:
             ranked.append((least_private_delta(epsilon, p, q, reference, points=2), -index, pair))
         except InvalidArgument:
             continue
     ranked.sort(key=lambda item: (item[0], item[1]), reverse=True)
-    return [pair for _, _, pair in ranked[:SEARCHED_DIRICHLET_FITS]]
+    best_of_each: dict[int, Any] = {}
+    for _, _, pair in ranked:
+        best_of_each.setdefault(len(pair.first), pair)
+    others = [pair for _, _, pair in ranked if all(pair is not best for best in best_of_each.values())]
+    return [*best_of_each.values(), *others][:SEARCHED_DIRICHLET_FITS]
 
 
 def _dirichlet_evidence(
