@@ -8,6 +8,8 @@ Regenerate with ``python -m dpaudit.audit.kind_reference`` (a test fails until t
 from __future__ import annotations
 
 import inspect
+import re
+import sys
 from pathlib import Path
 
 from dpaudit.audit.candidates.kinds import candidate_kinds
@@ -30,20 +32,57 @@ kind with a noise family, a parametric fit of that family (docs/candidates.md).
 """
 
 
+def _described(factory: object) -> dict[str, str]:
+    """Each parameter's text in the ``Attributes:`` or ``Args:`` section of the docstrings of
+    ``factory`` and its base classes (Google style: ``name: text`` or ``a, b: text``, continued on
+    lines indented further), on one line, with the reST roles shown as code."""
+    described: dict[str, str] = {}
+    for owner in getattr(factory, "__mro__", (factory,)):
+        section, current, indent = False, list[str](), 0
+        for line in (inspect.getdoc(owner) or "").splitlines():
+            stripped, depth = line.strip(), len(line) - len(line.lstrip())
+            if stripped in ("Attributes:", "Args:"):
+                section, current = True, []
+            elif not stripped or depth == 0:
+                section, current = False, []
+            elif section and current and depth > indent:
+                for name in current:
+                    described[name] += " " + stripped
+            elif section:
+                names, _, text = stripped.partition(":")
+                current = [name.strip() for name in names.split(",")]
+                if not all(name.isidentifier() for name in current) or any(name in described for name in current):
+                    current = []
+                indent = depth
+                described.update({name: _as_for(owner, name, text.strip()) for name in current})
+    return {name: re.sub(r":\w+:`~?([^`]+)`|``([^`]+)``", r"`\1\2`", text) for name, text in described.items()}
+
+
+def _as_for(owner: object, name: str, text: str) -> str:
+    """``text``, or where it reads "as for :class:`Other`", Other's own description of ``name``."""
+    other = re.fullmatch(r"as for :class:`~?(\w+)`\.?", text)
+    module = sys.modules.get(getattr(owner, "__module__", ""))
+    found = getattr(module, other.group(1), None) if other else None
+    return _described(found).get(name, text) if found is not None and found is not owner else text
+
+
 def _parameters(mechanism: Mechanism) -> str:
     try:
         signature = inspect.signature(mechanism.factory)
     except (TypeError, ValueError):
         return "see the kind's page"
+    described = _described(mechanism.factory)
     shown = []
     for name, parameter in signature.parameters.items():
         if parameter.kind in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL):
-            shown.append("any (recorded in the report)")
-        elif parameter.default is inspect.Parameter.empty:
-            shown.append(f"`{name}` (required)")
-        else:
-            shown.append(f"`{name}` = `{parameter.default!r}`")
-    return ", ".join(shown) or "none"
+            return "any (recorded in the report)"
+        text = (
+            f"`{name}` (required)"
+            if parameter.default is inspect.Parameter.empty
+            else f"`{name}` = `{parameter.default!r}`"
+        )
+        shown.append(f"\n  - {text}" + (f": {described[name]}" if described.get(name) else ""))
+    return "".join(shown) or " none"
 
 
 def kind_reference() -> str:
@@ -60,8 +99,8 @@ def kind_reference() -> str:
             f"- **relations**: {', '.join(f'`{name}`' for name in mechanism.relations)}: "
             f"{mechanism.neighbourhood.description}",
             f"- **one release**: {mechanism.output.description}",
-            "- **reference parameters** (`[claim.mechanism] params`): "
-            + (_parameters(mechanism) if mechanism.has_reference else "no reference: " + _parameters(mechanism)),
+            "- **reference parameters** (`[claim.mechanism] params`):"
+            + (_parameters(mechanism) if mechanism.has_reference else " no reference: " + _parameters(mechanism)),
             f"- **white-box views**: {', '.join(view_names(mechanism.views)) or 'none'}; **noise family** (implied "
             f"parametric fit): {mechanism.noise_family or 'none'}; **randomised**: "
             f"{'yes' if mechanism.randomised else 'no (its answer is deterministic)'}",

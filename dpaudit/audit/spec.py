@@ -17,7 +17,15 @@ from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.spec_candidate import candidate_call, candidate_inputs
 from dpaudit.audit.spec_findings import known_findings
 from dpaudit.audit.spec_reader import SpecReader
-from dpaudit.audit.spec_values import MAX_NESTING, MAX_SPEC_BYTES, _check_id, _check_values, _printable, load_pairs_file
+from dpaudit.audit.spec_values import (
+    MAX_NESTING,
+    MAX_SPEC_BYTES,
+    _check_id,
+    _check_values,
+    _printable,
+    inline_table_hint,
+    load_pairs_file,
+)
 from dpaudit.checks.budget_limits import ceiling, check_ceilings, lowered_ceilings
 from dpaudit.errors import DpAuditError, SpecError, UnknownName
 from dpaudit.kernel.claims import Claim, MechanismSpec, Obligation, Source
@@ -355,7 +363,8 @@ def load_spec(path: str | Path) -> Claim:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise SpecError(f"not valid TOML: {_printable(str(exc))}", path=location) from None
+        hint = inline_table_hint(text, exc)
+        raise SpecError(f"not valid TOML: {_printable(str(exc))}{hint}", path=location) from None
     except ValueError as exc:  # e.g. an integer of more than 4300 digits
         raise SpecError(f"a value cannot be read: {_printable(str(exc))}", path=location) from None
     except RecursionError:

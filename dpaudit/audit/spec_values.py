@@ -20,7 +20,15 @@ class SpecReader(Protocol):
     def fail(self, key: str, message: str) -> SpecError: ...
 
 
-__all__ = ["MAX_INTEGER", "MAX_NESTING", "MAX_SPEC_BYTES", "MAX_STRING", "MAX_VALUES", "load_pairs_file"]
+__all__ = [
+    "MAX_INTEGER",
+    "MAX_NESTING",
+    "MAX_SPEC_BYTES",
+    "MAX_STRING",
+    "MAX_VALUES",
+    "inline_table_hint",
+    "load_pairs_file",
+]
 
 
 #: Ceilings on the shape of a spec file, so that a hostile file fails fast with a message.
@@ -112,6 +120,20 @@ def load_pairs_file(path: Path) -> list[dict[str, Any]]:
     if not isinstance(pairs, list) or not pairs:
         raise InvalidArgument(f"{path}: expected a non-empty list of pairs")
     return pairs
+
+
+def inline_table_hint(text: str, error: Exception) -> str:
+    """A hint when the TOML ``error`` is in an inline table left open at the end of a line, which
+    TOML forbids (``params = { samples = 1000,`` then a new line): a frequent slip in hand-written specs."""
+    found = re.search(r"at line (\d+)", str(error))
+    line = int(getattr(error, "lineno", None) or (found.group(1) if found else 0))
+    before = "".join(re.sub(r'"(?:[^"\\]|\\.)*"|#.*', "", row) for row in text.splitlines()[:line])
+    if before.count("{") <= before.count("}"):
+        return ""
+    return (
+        "; an inline table { ... } must close on the line it opens on (its arrays may span lines): "
+        "write it on one line or as a [table] section"
+    )
 
 
 def _printable(text: str) -> str:

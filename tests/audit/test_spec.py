@@ -82,6 +82,18 @@ def test_syntax_error_and_missing_file(tmp_path):
         load_spec(tmp_path / "absent.toml")
 
 
+def test_an_inline_table_left_open_at_a_line_end_gets_a_hint(tmp_path):
+    # TOML forbids a newline inside { ... } (its arrays may span lines): say so, not only "invalid key"
+    spec = tmp_path / "spec.toml"
+    spec.write_text("schema = 1\n[[obligations]]\nparams = { samples = 1000,\n  confidence = 0.95 }\n")
+    with pytest.raises(SpecError, match=r"not valid TOML: .*inline table \{ \.\.\. \} must close on the line"):
+        load_spec(spec)
+    spec.write_text("schema = 1\n[[obligations]]\nparams = { pairs = [1,\n  2] }\nx = = 1\n")
+    with pytest.raises(SpecError, match="not valid TOML") as info:
+        load_spec(spec)
+    assert "inline table" not in str(info.value)  # an array spanning lines is valid TOML; the slip is elsewhere
+
+
 PIN = '\npin = { quantity = "delta at epsilon", measured = [0.0, 1.0] }'
 
 

@@ -125,7 +125,8 @@ class LSW(_FirstVisitLeastSquares):
 
     Attributes:
         n_states: S.
-        features: see :func:`feature_matrix`.
+        features: ``"tabular"`` (Φ = I), ``"aggregation:<g>"`` (indicators of runs of g adjacent
+            states) or an S × d matrix (:func:`feature_matrix`).
         gamma: discount γ in [0, 1) (for the first-visit returns).
         weights: w_s > 0 per state (a scalar or None means constant weights; θ_X^w does not
             depend on the scale of w).

@@ -208,7 +208,8 @@ class DPLSW(_SmoothSensitivityRelease):
 
     Attributes:
         n_states: S.
-        features: see :func:`feature_matrix`.
+        features: ``"tabular"`` (Φ = I), ``"aggregation:<g>"`` (indicators of runs of g adjacent
+            states) or an S × d matrix (:func:`feature_matrix`).
         gamma: discount γ in [0, 1).
         r_max: reward bound R_max > 0 (rewards outside [0, R_max] are rejected).
         epsilon: ε > 0.
