@@ -31,6 +31,7 @@ import dpaudit.checks.empirical.gaussian_release_fit
 import dpaudit.checks.empirical.parametric
 import dpaudit.checks.empirical.privacy_loss_check
 import dpaudit.checks.empirical.randomness
+import dpaudit.checks.empirical.subsampled_gaussian_fit
 import dpaudit.checks.profiles.dirichlet
 import dpaudit.checks.profiles.dirichlet_concentration
 import dpaudit.checks.profiles.exact_profile

@@ -371,6 +371,16 @@ CASES: tuple[ContractCase, ...] = (
         },
     ),
     ContractCase(
+        "subsampled_gaussian_fit",
+        CORPUS / "specs" / "gpope_step.toml",
+        "empirical-privacy",
+        "a Poisson step whose noise is sigma N(0, I), not h sigma (h = 2): the fitted sigma is halved, the "
+        "step's certified epsilon at it far above 1.76",
+        reference=Side(candidate=(CORPUS, "gpope_step_candidates:poisson_step")),
+        broken=Side(candidate=(CORPUS, "gpope_step_candidates:noise_not_scaled_by_h")),
+        checker_override={"samples": 20_000},
+    ),
+    ContractCase(
         "peer_accountant",
         "peer_dp_accounting.toml",
         "rdp-at-fractional-orders",

@@ -1,0 +1,81 @@
+"""The subsampled Gaussian fit (gpope_step): sigma fitted on a zero table, the kind's worst step pair at
+the fit. It must say violated where the claim fails for the fitted sigma, and not where it holds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpaudit.checks.empirical.subsampled_gaussian_fit import check_subsampled_gaussian_fit, noise_multiplier_interval
+from dpaudit.kernel.checkers import CheckContext
+from dpaudit.kernel.claims import Claim, MechanismSpec, Obligation, Source
+from dpaudit.kernel.verdicts import Verdict
+from dpaudit.mechanisms.gpope_step import GpopeStep
+from dpaudit.privacy.guarantees import ApproxDP
+from dpaudit.privacy.relations import parse_relation
+
+#: Poisson sampling at q = 1/4, h = 1, sigma = 1.7908: an add/remove accountant's calibration for
+#: (1, 1e-5); under replace-one its epsilon(1e-5) is 1.2606 (round 10's c05, derived in its truth file).
+PARAMS = {"records": 4, "clip_norm": 1.0, "noise_multiplier": 1.7908, "steps": 1, "sampling": "poisson"}
+
+
+def _evidence(epsilon, implementation, samples=20_000, seed=0):
+    obligation = Obligation("fit", "the fit", "subsampled_gaussian_fit", {"samples": samples})
+    claim = Claim(
+        id="step",
+        title="a subsampled Gaussian step",
+        source=Source("Xie et al. 2019", "Algorithm 1"),
+        mechanism=MechanismSpec("gpope_step", PARAMS),
+        guarantee=ApproxDP(epsilon, 1e-5),
+        relations=(parse_relation("replace_one"),),
+        obligations=(obligation,),
+    )
+    context = CheckContext(
+        claim=claim,
+        relation=claim.relations[0],
+        rng=np.random.default_rng(seed),
+        seed=np.random.SeedSequence(seed),
+        mechanism_factory=lambda **params: implementation,
+    )
+    return check_subsampled_gaussian_fit(obligation, context)
+
+
+def test_an_add_remove_calibration_claimed_under_replace_one_is_violated_and_the_true_epsilon_is_not():
+    step = GpopeStep(**PARAMS)
+    refuted = _evidence(1.0, step)
+    assert refuted.verdict is Verdict.VIOLATED, refuted.summary
+    assert 1.0 < refuted.details["fit"]["epsilon_lower"] <= 1.2606 + 1e-3
+    held = _evidence(1.27, step)
+    assert held.verdict is Verdict.CONSISTENT, held.summary
+
+
+def test_less_noise_than_stated_is_violated_more_is_not():
+    smaller = GpopeStep(**{**PARAMS, "noise_multiplier": 1.2})
+    assert _evidence(1.27, smaller).verdict is Verdict.VIOLATED
+    larger = GpopeStep(**{**PARAMS, "noise_multiplier": 2.5})
+    assert _evidence(1.27, larger).verdict is Verdict.CONSISTENT
+
+
+class LaplaceStep:
+    """The step with Laplace noise of the stated standard deviation: not the model."""
+
+    def release(self, data, *, rng, size=None):
+        table = np.asarray(data, dtype=float)
+        count = 1 if size is None else size
+        chosen = (rng.random((count, len(table))) < 0.25).astype(float) @ table
+        noisy = chosen + rng.laplace(0.0, 1.7908 / np.sqrt(2), chosen.shape)
+        return noisy[0] if size is None else noisy
+
+
+def test_a_release_that_is_not_the_model_bounds_nothing():
+    evidence = _evidence(1.0, LaplaceStep())
+    assert evidence.verdict is Verdict.INCONCLUSIVE and evidence.details["assumption_rejected"], evidence.summary
+
+
+def test_the_noise_interval_is_exact_and_covers_at_its_level():
+    rng = np.random.default_rng(1)
+    covered = 0
+    for _ in range(400):
+        low, high = noise_multiplier_interval(2.0 * 1.5 * rng.standard_normal((200, 2)), 2.0, 0.1)
+        covered += low <= 1.5 <= high
+    assert covered / 400 == pytest.approx(0.9, abs=0.05)
