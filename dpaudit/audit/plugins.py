@@ -28,10 +28,10 @@ import dpaudit.checks.accountants.tail_bound
 import dpaudit.checks.candidate.conformance
 import dpaudit.checks.empirical.epsilon_lower_bound
 import dpaudit.checks.empirical.gaussian_release_fit
+import dpaudit.checks.empirical.noise_multiplier_fit
 import dpaudit.checks.empirical.parametric
 import dpaudit.checks.empirical.privacy_loss_check
 import dpaudit.checks.empirical.randomness
-import dpaudit.checks.empirical.subsampled_gaussian_fit
 import dpaudit.checks.profiles.dirichlet
 import dpaudit.checks.profiles.dirichlet_concentration
 import dpaudit.checks.profiles.exact_profile

@@ -307,5 +307,4 @@ MECHANISM = Mechanism(
         "-> ndarray",
     ),
     source="Xie et al. 2019, Algorithm 1 (one iteration)",
-    noise_family="subsampled_gaussian",
 )

@@ -45,9 +45,9 @@ def test_a_family_that_cannot_refute_the_claim_is_left_out():
 def test_each_kind_gets_its_own_familys_fit():
     _, added = _added("gpope_step_candidate.toml")
     # a subsampled step releases a mixture, not a Gaussian: its own fit (sigma fitted, the kind's worst pair)
-    assert set(added) <= {"randomness_contract", "subsampled_gaussian_fit"} and "subsampled_gaussian_fit" in added
+    assert set(added) <= {"randomness_contract", "noise_multiplier_fit"} and "noise_multiplier_fit" in added
     _, end_to_end = _added("gpope_candidate.toml")
-    assert not {"parametric_noise_fit", "gaussian_release_fit", "subsampled_gaussian_fit"} & set(end_to_end)
+    assert not {"parametric_noise_fit", "gaussian_release_fit", "noise_multiplier_fit"} & set(end_to_end)
     _, laplace = _added("laplace_candidate.toml", keep=set())
     assert laplace["empirical_epsilon_lower_bound"].params["samples"] == 1_000_000
     assert laplace["parametric_noise_fit"].params["family"] == "laplace"

@@ -371,7 +371,7 @@ CASES: tuple[ContractCase, ...] = (
         },
     ),
     ContractCase(
-        "subsampled_gaussian_fit",
+        "noise_multiplier_fit",
         CORPUS / "specs" / "gpope_step.toml",
         "empirical-privacy",
         "a Poisson step whose noise is sigma N(0, I), not h sigma (h = 2): the fitted sigma is halved, the "

@@ -15,9 +15,11 @@ audit always adds, on the pairs the spec names (or the reference's least private
 * ``parametric_noise_fit`` for the kind's noise family (:attr:`Mechanism.noise_family`),
   when the claim is of the form the family can refute; for a kind whose release is Gaussian
   given its input with a covariance that depends on it (``gaussian_release``: the
-  smooth-sensitivity Gaussian, DP-LSW, DP-LSL), ``gaussian_release_fit`` instead; for a subsampled
-  GPOPE step (a mixture, ``subsampled_gaussian``), ``subsampled_gaussian_fit``: its noise multiplier
-  fitted, the kind's own worst pair at the fit. GPOPE end to end gets no parametric fit.
+  smooth-sensitivity Gaussian, DP-LSW, DP-LSL), ``gaussian_release_fit`` instead. GPOPE end to end
+  gets no parametric fit;
+* ``noise_multiplier_fit`` for the kinds it models (a subsampled GPOPE step, a mixture; the
+  smooth-sensitivity Gaussian): the one noise multiplier fitted, the kind's own exact worst case at
+  the fit.
 
 An obligation the spec already has for the same checker is kept as written and not added
 again. The added obligations say so in their statement, and the report lists them with the
@@ -29,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from dpaudit.audit.plugins import get_checker
+from dpaudit.checks.empirical.noise_multiplier_fit import NOISE_MODELS
 from dpaudit.checks.empirical.parametric import DEFAULT_CONFIDENCE
 from dpaudit.errors import DpAuditError
 from dpaudit.kernel.claims import Claim, Obligation
@@ -51,10 +54,6 @@ BLACK_BOX_SAMPLES_QUICK = 100_000
 #: The noise family of a release that is Gaussian given its input, its covariance depending on it:
 #: fitted by ``gaussian_release_fit`` (:mod:`dpaudit.checks.empirical.gaussian_release_fit`).
 GAUSSIAN_RELEASE = "gaussian_release"
-
-#: The noise family of a subsampled Gaussian step: fitted by ``subsampled_gaussian_fit``
-#: (:mod:`dpaudit.checks.empirical.subsampled_gaussian_fit`).
-SUBSAMPLED_GAUSSIAN = "subsampled_gaussian"
 
 #: Families whose mechanisms are stated as y = X + noise: the implied fit also tries the inputs
 #: as centres (a tested assumption; see :mod:`dpaudit.checks.empirical.parametric`).
@@ -126,18 +125,6 @@ def _candidates(claim: Claim, kept: tuple[Obligation, ...], pairs: dict[str, Any
     family = mechanism.noise_family
     if family == GAUSSIAN_RELEASE:
         added.append(_gaussian_release_fit(pairs))
-    elif family == SUBSAMPLED_GAUSSIAN:
-        added.append(
-            Obligation(
-                id=f"{IMPLIED_PREFIX}parametric-subsampled-gaussian-fit",
-                statement="added for every candidate audit: under the kind's tested mixture law with one fitted noise "
-                "multiplier, the certified profile of its worst step pair at the interval's most private end meets "
-                "the claim",
-                checker="subsampled_gaussian_fit",
-                params={"samples": FIT_SAMPLES, "confidence": DEFAULT_CONFIDENCE, **pairs},
-                quick_params={"samples": FIT_SAMPLES_QUICK},
-            )
-        )
     elif family is not None:
         added.append(
             Obligation(
@@ -152,6 +139,17 @@ def _candidates(claim: Claim, kept: tuple[Obligation, ...], pairs: dict[str, Any
                     **({"centres_at_inputs": True} if family in CENTRED_FAMILIES else {}),
                     **pairs,
                 },
+                quick_params={"samples": FIT_SAMPLES_QUICK},
+            )
+        )
+    if claim.mechanism.name in NOISE_MODELS:
+        added.append(
+            Obligation(
+                id=f"{IMPLIED_PREFIX}parametric-noise-multiplier-fit",
+                statement="added for every candidate audit: under the kind's tested law with one fitted noise "
+                "multiplier, the kind's exact worst case at the interval's most private end meets the claim",
+                checker="noise_multiplier_fit",
+                params={"samples": FIT_SAMPLES, "confidence": DEFAULT_CONFIDENCE, **pairs},
                 quick_params={"samples": FIT_SAMPLES_QUICK},
             )
         )
