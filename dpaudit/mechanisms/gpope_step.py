@@ -94,7 +94,8 @@ class GpopeStep:
         records: m, the number of trajectories in the dataset (m >= 2).
         clip_norm: h > 0, the L2 clipping bound of a per-record gradient.
         noise_multiplier: σ > 0; the noise is h·N(0, σ² I).
-        steps: N (or T), the number of iterations composed.
+        steps: N (or T), the number of iterations the claim composes; one release is always one step
+            (the claim's ε is for N steps, each at its worst pair).
         sampling: ``uniform_one`` (Algorithm 1) or ``poisson`` (the proof's model).
 
     References:
