@@ -95,14 +95,13 @@ def _black_box(kept: tuple[Obligation, ...], pairs: dict[str, Any]) -> Obligatio
     )
 
 
-def _gaussian_release_fit(pairs: dict[str, Any]) -> Obligation:
-    """The unequal-covariance Gaussian fit of a kind whose release is Gaussian given its input."""
+def _fit(name: str, checker: str, statement: str, params: dict[str, Any]) -> Obligation:
+    """An implied parametric fit: ``params`` with the fit's draws (full, quick) and confidence."""
     return Obligation(
-        id=f"{IMPLIED_PREFIX}parametric-gaussian-release-fit",
-        statement="added for every candidate audit: under a tested Gaussian release law (each input its own mean "
-        "and covariance), the rigorous bound over the fit's confidence box on a held-out direction meets the claim",
-        checker="gaussian_release_fit",
-        params={"samples": FIT_SAMPLES, "confidence": DEFAULT_CONFIDENCE, **pairs},
+        id=f"{IMPLIED_PREFIX}parametric-{name}-fit",
+        statement=f"added for every candidate audit: {statement}",
+        checker=checker,
+        params={"samples": FIT_SAMPLES, "confidence": DEFAULT_CONFIDENCE, **params},
         quick_params={"samples": FIT_SAMPLES_QUICK},
     )
 
@@ -124,35 +123,24 @@ def _candidates(claim: Claim, kept: tuple[Obligation, ...], pairs: dict[str, Any
         )
     family = mechanism.noise_family
     if family == GAUSSIAN_RELEASE:
-        added.append(_gaussian_release_fit(pairs))
+        statement = (
+            "under a tested Gaussian release law (each input its own mean and covariance), the rigorous bound over the "
+            "fit's confidence box on a held-out direction meets the claim"
+        )
+        added.append(_fit("gaussian-release", "gaussian_release_fit", statement, pairs))
     elif family is not None:
-        added.append(
-            Obligation(
-                id=f"{IMPLIED_PREFIX}parametric-{family}-fit",
-                statement=f"added for every candidate audit: under a tested {family} noise law, the exact profile at "
-                "the least private corner of the fitted parameters' confidence region meets the claim",
-                checker="parametric_noise_fit",
-                params={
-                    "family": family,
-                    "samples": FIT_SAMPLES,
-                    "confidence": DEFAULT_CONFIDENCE,
-                    **({"centres_at_inputs": True} if family in CENTRED_FAMILIES else {}),
-                    **pairs,
-                },
-                quick_params={"samples": FIT_SAMPLES_QUICK},
-            )
+        statement = (
+            f"under a tested {family} noise law, the exact profile at the least private corner of the fitted "
+            "parameters' confidence region meets the claim"
         )
+        centred = {"centres_at_inputs": True} if family in CENTRED_FAMILIES else {}
+        added.append(_fit(family, "parametric_noise_fit", statement, {"family": family, **centred, **pairs}))
     if claim.mechanism.name in NOISE_MODELS:
-        added.append(
-            Obligation(
-                id=f"{IMPLIED_PREFIX}parametric-noise-multiplier-fit",
-                statement="added for every candidate audit: under the kind's tested law with one fitted noise "
-                "multiplier, the kind's exact worst case at the interval's most private end meets the claim",
-                checker="noise_multiplier_fit",
-                params={"samples": FIT_SAMPLES, "confidence": DEFAULT_CONFIDENCE, **pairs},
-                quick_params={"samples": FIT_SAMPLES_QUICK},
-            )
+        statement = (
+            "under the kind's tested law with one fitted noise multiplier, the kind's exact worst case at the "
+            "interval's most private end meets the claim"
         )
+        added.append(_fit("noise-multiplier", "noise_multiplier_fit", statement, pairs))
     return added
 
 
