@@ -60,6 +60,7 @@ from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, delta_measurement, epsilon_measurement
 from dpaudit.kernel.verdicts import Verdict
+from dpaudit.mechanisms.catalogue import get_mechanism
 from dpaudit.privacy.profiles import gaussian_epsilon
 
 stats = lazy_module("scipy.stats")
@@ -350,7 +351,8 @@ def _searched_dirichlet_pairs(pairs: list[Any], epsilon: float, context: CheckCo
     the best of each dimension first (the search reaches one more dimension than the spec's pairs,
     where the reference's worst case differs; an implementation may be wrong in either)."""
     k = context.claim.mechanism.params.get("k")
-    if context.candidate is None or not isinstance(k, (int, float)) or context.claim.mechanism.name != "dirichlet":
+    family = get_mechanism(context.claim.mechanism.name).noise_family
+    if context.candidate is None or not isinstance(k, (int, float)) or family != "dirichlet":
         return []
     reference = DirichletFit(float(k), float(k), float(k), 1.0, (0, 1))
     ranked = []
