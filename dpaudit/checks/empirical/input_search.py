@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from dpaudit.checks.empirical.sampling import NeighbourPair
-from dpaudit.errors import CandidateError, DpAuditError
+from dpaudit.errors import DpAuditError
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 
@@ -135,8 +135,8 @@ def _candidate_accepts(candidate: Any, plain: Any, data: Any, accepted: dict[str
     key = repr(plain)
     if key not in accepted:
         try:
-            candidate.release(data, rng=np.random.default_rng(0))
+            candidate.release(data, rng=np.random.default_rng(0), size=1)
             accepted[key] = True
-        except CandidateError:
+        except (DpAuditError, ValueError, TypeError):  # CandidateError from a worker; an in-process object's own
             accepted[key] = False
     return accepted[key]
