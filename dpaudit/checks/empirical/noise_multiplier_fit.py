@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
+from dpaudit._lazy import lazy_module
 from dpaudit.checks.claim_inputs import approx_dp_of
 from dpaudit.checks.empirical.gaussian_projection import anderson_darling_p_value
 from dpaudit.checks.empirical.parametric import DEFAULT_CONFIDENCE
@@ -56,6 +56,8 @@ from dpaudit.mechanisms.smooth_gaussian import SmoothGaussianMechanism
 from dpaudit.privacy.accounting.pld import compose_pairs
 from dpaudit.privacy.calibration import lemma1_worst_case
 from dpaudit.privacy.relations import Relation
+
+stats = lazy_module("scipy.stats")
 
 __all__ = ["NOISE_MODELS", "NoiseModel", "NoiseMultiplierConfig", "check_noise_multiplier_fit", "multiplier_interval"]
 
