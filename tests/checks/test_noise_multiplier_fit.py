@@ -105,3 +105,13 @@ def test_a_smooth_gaussian_with_too_small_an_alpha_is_violated_and_the_reference
     assert _evidence(2.0, SmallerAlpha(0.85), kind="smooth_gaussian", params=SMOOTH).verdict is Verdict.VIOLATED
     evidence = _evidence(2.0, SmallerAlpha(1.0), kind="smooth_gaussian", params=SMOOTH)
     assert evidence.verdict is Verdict.CONSISTENT, evidence.summary
+
+
+def test_a_hundredth_of_the_noise_is_violated_quickly_and_no_noise_is_left_to_the_model_free_checks():
+    # the kind's exact profile at sigma 0.018 would take minutes and overflow: the bound is taken at the
+    # smallest multiplier evaluated (0.3), still far past the claim; a release with no noise is not the model
+    tiny = GpopeStep(**{**PARAMS, "noise_multiplier": 0.017908})
+    evidence = _evidence(1.27, tiny)
+    assert evidence.verdict is Verdict.VIOLATED and evidence.details["fit"]["delta_lower"] > 0.1, evidence.summary
+    silent = GpopeStep(**{**PARAMS, "noise_multiplier": 1e-300})
+    assert _evidence(1.27, silent).verdict is Verdict.INCONCLUSIVE
