@@ -358,19 +358,22 @@ def _rl_datasets(**params: Any) -> RlDatasets:
 
 
 def _explore(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
-    """Covering trajectories at the reward bound (one step, and a long episode), long stays in one
-    state (:func:`_dwelling_pairs`), then the given pairs padded, rotated and cut."""
+    """Covering trajectories at the upper reward bound (one step, and a long episode; only when the
+    bounds hold [0, high], since their other rewards are 0), long stays in one state
+    (:func:`_dwelling_pairs`, at the bounds), then the given pairs padded, rotated and cut."""
     datasets = _rl_datasets(**params)
     low, high = datasets.bounds()
-    r_max, gamma, steps = max(abs(low), abs(high)), datasets.gamma, datasets.longest_rollout()
-    coverage = {"n_states": datasets.n_states, "r_max": r_max, "gamma": gamma}
-    found = coverage_pairs(coverage, relation)
-    if r_max > 0 and 0.0 <= gamma < 1.0:
-        long_episodes = coverage_pairs(coverage, relation, return_bound=r_max / (1.0 - gamma))
-        found += [
-            (_cut(first, steps), _cut(second, steps), label.replace("search:", "search: long episodes,", 1))
-            for first, second, label in long_episodes
-        ]
+    gamma, steps = datasets.gamma, datasets.longest_rollout()
+    found: list[tuple[Any, Any, str]] = []
+    if low <= 0.0 < high:  # covering trajectories carry rewards in [0, high]: inside the bounds only then
+        coverage = {"n_states": datasets.n_states, "r_max": high, "gamma": gamma}
+        found = coverage_pairs(coverage, relation)
+        if 0.0 <= gamma < 1.0:
+            long_episodes = coverage_pairs(coverage, relation, return_bound=high / (1.0 - gamma))
+            found += [
+                (_cut(first, steps), _cut(second, steps), label.replace("search:", "search: long episodes,", 1))
+                for first, second, label in long_episodes
+            ]
     found += _dwelling_pairs(datasets.n_states, steps, (low, high), relation, sorted({1, *datasets.trajectories}))
     return found + explore_records(pairs, params, relation)
 

@@ -320,3 +320,25 @@ def test_rl_search_reaches_the_worst_occupancy_counts_and_the_longest_returns():
         for trajectory in first + second
     )
     assert 0.99 * bound <= reached <= bound
+
+
+@pytest.mark.parametrize("bounds", [[-1.0, 0.5], [-1.0, 0.0], [0.0, 2.0]])
+def test_rl_search_keeps_every_reward_inside_the_declared_reward_bounds(bounds):
+    # a claim for rewards in [low, high] is not judged on rewards outside them (before: covering trajectories
+    # carried max(|low|, |high|), 1 > 0.5 for [-1, 0.5])
+    kind = get_mechanism("rl_algorithm")
+    params = {
+        "mdp": "chain",
+        "n_states": 4,
+        "gamma": 0.9,
+        "trajectories": [5],
+        "max_steps": 30,
+        "reward_bounds": bounds,
+    }
+    for relation in ("replace_one", "add_remove_one"):
+        proposed = kind.neighbourhood.explore([], params, parse_relation(relation))
+        assert proposed
+        rewards = [
+            step[2] for first, second, _ in proposed for dataset in (first, second) for t in dataset for step in t
+        ]
+        assert bounds[0] <= min(rewards) and max(rewards) <= bounds[1]

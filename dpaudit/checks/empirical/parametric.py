@@ -348,8 +348,8 @@ SEARCHED_DIRICHLET_FITS = 2
 
 def _searched_dirichlet_pairs(pairs: list[Any], epsilon: float, context: CheckContext) -> list[Any]:
     """For a candidate, the searched pairs with the largest exact δ(``epsilon``) at the reference's k,
-    the best of each dimension first (the search reaches one more dimension than the spec's pairs,
-    where the reference's worst case differs; an implementation may be wrong in either)."""
+    the best of each dimension first (a spec may give pairs of several dimensions, where the
+    reference's worst cases differ; an implementation may be wrong in either)."""
     k = context.claim.mechanism.params.get("k")
     family = get_mechanism(context.claim.mechanism.name).noise_family
     if context.candidate is None or not isinstance(k, (int, float)) or family != "dirichlet":
