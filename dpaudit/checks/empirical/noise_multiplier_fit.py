@@ -103,7 +103,9 @@ def _step_witness(params: Mapping[str, Any], d: int) -> tuple[Any, Callable[[np.
     return table, cdf
 
 
-def _step_delta(params: Mapping[str, Any], sigma: float, epsilon: float, relation: Relation, grid: float) -> Any:
+def _step_delta(
+    params: Mapping[str, Any], sigma: float, epsilon: float, relation: Relation, grid: float
+) -> tuple[float, float]:
     step = GpopeStep(**params)
     at = GpopeStep(step.records, 1.0, sigma, step.steps, step.sampling)
     value = compose_pairs(at.step_pairs(relation).pairs, step.steps, interval=grid).delta(epsilon)
@@ -117,7 +119,9 @@ def _smooth_witness(params: Mapping[str, Any], d: int) -> tuple[Any, Callable[[n
     return {"theta": [1.0] + [0.0] * (d - 1), "smooth_bound": 2.0}, cdf
 
 
-def _smooth_delta(params: Mapping[str, Any], alpha: float, epsilon: float, relation: Relation, grid: float) -> Any:
+def _smooth_delta(
+    params: Mapping[str, Any], alpha: float, epsilon: float, relation: Relation, grid: float
+) -> tuple[float, float]:
     reference = SmoothGaussianMechanism(**params)
     worst = lemma1_worst_case(epsilon, alpha, reference.parameters.beta, reference.dim).delta
     return float(worst.lower), float(worst.upper)
