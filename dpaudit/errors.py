@@ -14,6 +14,7 @@ __all__ = [
     "AuditInterrupted",
     "CandidateError",
     "CandidateLoadError",
+    "CandidateRaised",
     "CheckerError",
     "DpAuditError",
     "InvalidArgument",
@@ -95,6 +96,11 @@ class CandidateError(DpAuditError):
 class CandidateLoadError(CandidateError):
     """A candidate cannot be audited at all: its module or callable cannot be imported, or its
     signature does not accept the documented call (a usage error: exit 2)."""
+
+
+class CandidateRaised(CandidateError):
+    """The candidate's own code raised on a call (not a timeout, a crash or bad output): the input may be
+    one it refuses."""
 
 
 class ClaimFailed(DpAuditError, AssertionError):

@@ -218,29 +218,57 @@ def test_the_dirichlet_search_swaps_two_small_entries_and_keeps_the_given_dimens
     assert max(delta(a, b) for a, b in three) == pytest.approx(0.01552, abs=1e-4)
 
 
-def test_a_searched_input_the_candidate_refuses_is_left_out_and_counted(tmp_path):
-    # a candidate written for rows with every entry >= 0.25 raises on the search's rows at the claim's eta = 0.2:
-    # those pairs are left out (the report says how many), the audit goes on and is not an error
-    (tmp_path / "rows.py").write_text(
+ROWS_SPEC = (
+    'schema = 1\n[claim]\nid = "rows"\ntitle = "Dirichlet rows"\nrelations = ["simplex_adjacent(0.2)"]\n'
+    '[claim.source]\npaper = "Gohari et al. 2020"\nlocation = "Sec. II"\n'
+    '[claim.mechanism]\nname = "dirichlet"\nparams = { k = 3.3118, eta = 0.2 }\n'
+    '[claim.guarantee]\nkind = "approx_dp"\nepsilon = 1.75\ndelta = 0.01\n'
+    "[candidate]\nparams = { k = 3.3118 }\n"
+    '[[obligations]]\nid = "rows"\nstatement = "no event"\nchecker = "empirical_epsilon_lower_bound"\n'
+    "params = { samples = 5000, pairs = [{ first = [0.3, 0.7], second = [0.4, 0.6] }] }\n"
+)
+
+
+def _rows_candidate(folder, on_small_entries):
+    """A Dirichlet candidate written for rows with every entry >= 0.25: on others it runs ``on_small_entries``."""
+    (folder / "rows.py").write_text(
+        "import time\n"
         "import numpy as np\n"
         "def release(p, *, k, rng):\n"
         "    p = np.asarray(p, dtype=float)\n"
         "    if p.min() < 0.25:\n"
-        "        raise ValueError('this model has no row entry below 0.25')\n"
+        f"        {on_small_entries}\n"
         "    g = rng.gamma(k * p)\n"
         "    return g / g.sum()\n"
     )
-    spec = tmp_path / "spec.toml"
-    spec.write_text(
-        'schema = 1\n[claim]\nid = "rows"\ntitle = "Dirichlet rows"\nrelations = ["simplex_adjacent(0.2)"]\n'
-        '[claim.source]\npaper = "Gohari et al. 2020"\nlocation = "Sec. II"\n'
-        '[claim.mechanism]\nname = "dirichlet"\nparams = { k = 3.3118, eta = 0.2 }\n'
-        '[claim.guarantee]\nkind = "approx_dp"\nepsilon = 1.75\ndelta = 0.01\n'
-        "[candidate]\nparams = { k = 3.3118 }\n"
-        '[[obligations]]\nid = "rows"\nstatement = "no event"\nchecker = "empirical_epsilon_lower_bound"\n'
-        "params = { samples = 5000, pairs = [{ first = [0.3, 0.7], second = [0.4, 0.6] }] }\n"
-    )
+    spec = folder / "spec.toml"
+    spec.write_text(ROWS_SPEC)
+    return spec
+
+
+def test_a_searched_input_the_candidate_refuses_is_left_out_and_counted(tmp_path):
+    # the candidate raises on the search's rows at the claim's eta = 0.2: those pairs are left out (the report
+    # says how many), the audit goes on and is not an error
+    spec = _rows_candidate(tmp_path, "raise ValueError('this model has no row entry below 0.25')")
     evidence = obligation_evidence(spec, "rows:release", str(tmp_path), "rows")
     assert evidence.verdict is Verdict.CONSISTENT, evidence.summary
     assert "found by the input search" in evidence.domain
     assert "searched but refused by the candidate (it raised), left out" in evidence.domain
+
+
+def test_a_candidate_that_hangs_on_a_searched_input_has_not_refused_it(tmp_path):
+    # a timeout is not a refusal: the check ends as an error at the first searched input, as on the spec's own
+    # pairs, instead of restarting a hung worker for every searched input and auditing what is left
+    spec = _rows_candidate(tmp_path, "time.sleep(60)")
+    report = audit_candidate(
+        load_spec(spec),
+        spec,
+        parse_candidate("rows:release", path=str(tmp_path)),
+        limits=CandidateLimits(timeout_seconds=1.0),
+        seed=3,
+        quick=True,
+    )
+    (relation,) = report.claims[0].relations
+    evidence = {item.obligation.id: item.evidence for item in relation.obligations}["rows"]
+    assert evidence.verdict is Verdict.ERROR, evidence.summary
+    assert "did not answer within 1 s" in evidence.summary

@@ -33,7 +33,7 @@ from dpaudit._validation import check_integer
 from dpaudit.audit.candidates.channel import AnswerChannel, announced_shape
 from dpaudit.audit.candidates.descendants import TOKEN_VARIABLE, become_subreaper, kill_process_tree, start_time
 from dpaudit.audit.candidates.refs import CandidateLimits, CandidateRef
-from dpaudit.errors import CandidateError, CandidateLoadError
+from dpaudit.errors import CandidateError, CandidateLoadError, CandidateRaised
 
 __all__ = ["CandidateProcess"]
 
@@ -182,7 +182,7 @@ class CandidateProcess:
         if header["status"] == "error":
             self.stop()
             message = header.get("message")
-            raise CandidateError(
+            raise (CandidateRaised if header.get("raised") is True else CandidateError)(
                 f"candidate {self.ref}: {message if isinstance(message, str) else 'unknown error'}"
                 f"{_shown(self.captured_output)}"
             )

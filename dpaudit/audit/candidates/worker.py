@@ -411,7 +411,10 @@ def main(argv: list[str]) -> int:
                 _sample(function, request, channel_out)
         except OSError as exc:
             if exc.errno != errno.EFBIG:
-                _send(channel_out, {"status": "error", "message": f"candidate raised:\n{traceback.format_exc()}"})
+                _send(
+                    channel_out,
+                    {"status": "error", "raised": True, "message": f"candidate raised:\n{traceback.format_exc()}"},
+                )
                 continue
             message = (
                 f"the candidate wrote more than {_CAPTURE_LIMIT_BYTES >> 20} MiB to its standard output and error "
@@ -421,7 +424,10 @@ def main(argv: list[str]) -> int:
         except BadOutput as exc:
             _send(channel_out, {"status": "error", "message": f"its output cannot be audited: {exc}"})
         except BaseException:
-            _send(channel_out, {"status": "error", "message": f"candidate raised:\n{traceback.format_exc()}"})
+            _send(
+                channel_out,
+                {"status": "error", "raised": True, "message": f"candidate raised:\n{traceback.format_exc()}"},
+            )
     return 0
 
 

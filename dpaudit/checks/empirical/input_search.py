@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from dpaudit.checks.empirical.sampling import NeighbourPair
-from dpaudit.errors import DpAuditError
+from dpaudit.errors import CandidateRaised, DpAuditError
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 
@@ -131,12 +131,13 @@ def _admitted(
 
 
 def _candidate_accepts(candidate: Any, plain: Any, data: Any, accepted: dict[str, bool]) -> bool:
-    """Whether the candidate releases on ``data`` without raising (one call, seed 0; remembered by input)."""
+    """Whether the candidate releases on ``data`` without raising (one call, seed 0; remembered by input).
+    A timeout, a crash or bad output is not a refusal: it ends the check as it would on the spec's pairs."""
     key = repr(plain)
     if key not in accepted:
         try:
             candidate.release(data, rng=np.random.default_rng(0), size=1)
             accepted[key] = True
-        except (DpAuditError, ValueError, TypeError):  # CandidateError from a worker; an in-process object's own
+        except (CandidateRaised, ValueError, TypeError):  # the candidate's own raise, in a worker or in process
             accepted[key] = False
     return accepted[key]
