@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from dpaudit.audit.candidates.corpus import load_manifest
-from dpaudit.audit.spec import builtin_spec_dir
 from dpaudit.cli import main
 from dpaudit.errors import SpecError
 
 FIXTURES = Path(__file__).parent / "candidates_fixture"
+SMALL_GAUSSIAN_SPEC = Path(__file__).parents[1] / "specs" / "gaussian_candidate_small.toml"
 
 MANIFEST = """
 [[candidate]]
@@ -38,7 +38,8 @@ true_epsilon = 9.3
 @pytest.fixture
 def corpus(tmp_path):
     (tmp_path / "specs").mkdir()
-    shutil.copy(builtin_spec_dir() / "examples" / "gaussian_candidate.toml", tmp_path / "specs" / "gaussian.toml")
+    # the example spec at a tenth of its budgets: these tests are about the corpus's tables, not the power
+    shutil.copy(SMALL_GAUSSIAN_SPEC, tmp_path / "specs" / "gaussian.toml")
     shutil.copy(FIXTURES / "sample_candidates.py", tmp_path)
     (tmp_path / "manifest.toml").write_text(MANIFEST)
     return tmp_path / "manifest.toml"
@@ -137,7 +138,6 @@ def test_checking_two_candidates_at_once_gives_the_same_tables(corpus, tmp_path)
     assert _tables(corpus, tmp_path / "jobs-1") == _tables(corpus, tmp_path / "jobs-2", "--jobs", "2")
 
 
-@pytest.mark.slow
 @pytest.mark.slow  # a whole audit end to end: the main CI job runs it, not the floors one
 def test_a_dask_cluster_gives_the_same_tables(corpus, tmp_path):
     distributed = pytest.importorskip("distributed")
