@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "examples" / "laplace_epsilon_candidate.toml"
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_the_docs_example_runs_as_written_and_finds_the_slip():
     text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
     example = re.search(r"## From a script or a notebook\s+```python\n(.*?)```", text, re.S).group(1)
@@ -47,6 +48,7 @@ def test_a_function_of_a_test_module_is_audited_by_value(tmp_path):
     assert (tmp_path / "out" / "audit.json").is_file()
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_a_named_candidate_and_a_failing_report(tmp_path, monkeypatch):
     (tmp_path / "mine.py").write_text(
         "import numpy as np\n"

@@ -242,6 +242,7 @@ def test_audit_with_serial_and_bad_executor(write_gaussian_spec, tmp_path):
     assert main(["audit", str(spec), "--executor", "warp:9", "--out", str(tmp_path / "o")]) == 2
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_conformance_gates_only_when_asked(tmp_path, monkeypatch, caplog):
     from pathlib import Path
 

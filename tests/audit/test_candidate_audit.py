@@ -34,11 +34,13 @@ def _audit(name, timeout=60.0):
     return {item.obligation.id: item.evidence for item in relation.obligations}
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_correct_candidate_passes():
     evidence = _audit("good_gaussian")
     assert {e.verdict for e in evidence.values()} == {Verdict.CONSISTENT}
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_buggy_candidate_is_violated():
     evidence = _audit("halved_gaussian")
     # conformance is not privacy: the law differs (reported), the privacy check is what is violated
@@ -47,12 +49,14 @@ def test_buggy_candidate_is_violated():
     assert evidence["empirical-privacy"].verdict is Verdict.VIOLATED
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_hanging_candidate_is_error_not_a_hung_job():
     evidence = _audit("hanging_gaussian", timeout=0.4)
     assert {e.verdict for e in evidence.values()} == {Verdict.ERROR}
     assert "did not answer within 0.4 s" in evidence["empirical-privacy"].summary
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_raising_candidate_is_error_with_traceback():
     evidence = _audit("raising_gaussian")
     assert all(e.verdict is Verdict.ERROR for e in evidence.values())
@@ -150,6 +154,7 @@ def _spec_with_call(tmp_path, table):
     return path
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 @pytest.mark.parametrize("name", ["gaussian_with_own_names", "vectorised_with_own_names"])
 def test_spec_declares_positional_arguments_and_renames(tmp_path, name):
     path = _spec_with_call(
@@ -198,6 +203,7 @@ def _epsilon_laplace_spec(tmp_path):
     return path
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 @pytest.mark.parametrize(
     ("name", "expected"), [("laplace_from_epsilon", "consistent"), ("laplace_eps_times", "violated")]
 )
@@ -237,6 +243,7 @@ def _randomness(name):
     return relation.obligations[0].evidence
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_noise_from_a_fixed_seed_is_public_and_violated():
     evidence = _randomness("fixed_seed_gaussian")
     assert evidence.verdict is Verdict.VIOLATED
@@ -244,12 +251,14 @@ def test_noise_from_a_fixed_seed_is_public_and_violated():
     assert evidence.counterexample["output_on_X"] != evidence.counterexample["output_on_X_prime"]
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_noise_that_is_random_but_not_seeded_is_inconclusive_not_violated():
     evidence = _randomness("unseeded_gaussian")
     assert evidence.verdict is Verdict.INCONCLUSIVE
     assert "not reproducible" in evidence.summary
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_a_scalar_release_of_a_one_coordinate_query_is_accepted():
     spec = builtin_spec_dir() / "examples" / "laplace_candidate.toml"
     report = _check(load_spec(spec), spec, "scalar_laplace")
@@ -257,6 +266,7 @@ def test_a_scalar_release_of_a_one_coordinate_query_is_accepted():
     assert all(item.evidence.verdict is not Verdict.ERROR for item in relation.obligations)
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_a_candidate_drawing_from_the_global_state_replays_and_is_reported():
     first, second = _randomness("global_numpy_gaussian"), _randomness("global_numpy_gaussian")
     assert first.verdict is Verdict.INCONCLUSIVE and "ignores the rng" in first.summary

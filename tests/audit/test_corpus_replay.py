@@ -30,6 +30,7 @@ def _violated_rows():
     return rows or [pytest.param(None, marks=pytest.mark.skip(reason="no committed row records alpha and delta yet"))]
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_a_corpus_rows_bound_replays_from_its_counts():
     (row,) = run_corpus(
         load_manifest(ROOT / "tests" / "candidates" / "manifest.toml"),

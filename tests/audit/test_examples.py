@@ -10,6 +10,7 @@ from dpaudit.cli import main
 EXAMPLES = builtin_spec_dir() / "examples"
 
 
+@pytest.mark.slow  # whole candidate audits end to end: the main CI job runs them, not the floors one
 @pytest.mark.parametrize(
     ("spec", "candidate"),
     [
@@ -19,12 +20,11 @@ EXAMPLES = builtin_spec_dir() / "examples"
         ("laplace_epsilon_candidate.toml", "laplace_from_epsilon"),
         ("dirichlet_candidate.toml", "dirichlet"),
         ("gpope_step_candidate.toml", "gpope_step"),
-        # the RL kinds' whole candidate audits take a minute each: the main CI job runs them, not the floors one
-        pytest.param("gpope_candidate.toml", "gpope", marks=pytest.mark.slow),
-        pytest.param("private_synthesis_candidate.toml", "private_synthesis", marks=pytest.mark.slow),
+        ("gpope_candidate.toml", "gpope"),
+        ("private_synthesis_candidate.toml", "private_synthesis"),
         ("smooth_gaussian_candidate.toml", "smooth_gaussian"),
         ("accountant_candidate.toml", "accountant"),
-        pytest.param("dp_lsl_candidate.toml", "dp_lsl", marks=pytest.mark.slow),
+        ("dp_lsl_candidate.toml", "dp_lsl"),
     ],
 )
 def test_example_candidate_passes(tmp_path, monkeypatch, spec, candidate):
@@ -36,6 +36,7 @@ def test_example_candidate_passes(tmp_path, monkeypatch, spec, candidate):
     assert report["candidate"]["ref"] == f"example_candidates:{candidate}"
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_a_planted_bug_in_an_example_is_caught(tmp_path, monkeypatch):
     module = tmp_path / "buggy_examples.py"
     module.write_text(

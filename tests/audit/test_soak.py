@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from dpaudit.audit.candidates.process import CandidateProcess
 from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
@@ -28,6 +29,7 @@ def _run(name: str, limits: CandidateLimits | None = None) -> None:
         pass  # failing candidates are part of the soak: they must clean up too
 
 
+@pytest.mark.slow  # twenty candidate workers in a row: the main CI job runs it, not the floors one
 def test_twenty_candidate_runs_in_a_row_leave_nothing_behind(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # this test's own temporary files only
     _run("gaussian")  # warm up: imports and caches, not leaks

@@ -239,6 +239,7 @@ def test_a_declared_integer_input_domain_keeps_the_search_and_the_pairs_inside(t
         load_spec(_spec(tmp_path, text))  # the example's pair 1000 vs 1001 leaves [0, 1000]
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_own_replace_one_neighbours_when_every_input_starts_alike(tmp_path):
     """Inputs that all start with the same record still get neighbours: record 0 is replaced by
     any other record the generated inputs hold (the corpus's randomized response on bits)."""

@@ -120,6 +120,7 @@ def _audit(name, search):
     )
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_a_leak_on_inputs_the_spec_does_not_name_is_found_by_the_search():
     found = _audit("skips_noise_above_1000", None)
     assert found.verdict is Verdict.VIOLATED
@@ -130,6 +131,7 @@ def test_a_leak_on_inputs_the_spec_does_not_name_is_found_by_the_search():
     assert _audit("skips_noise_above_1000", "off").verdict is Verdict.CONSISTENT
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_the_pair_the_search_found_replays_from_the_counterexample():
     found = _audit("skips_noise_above_1000", None).counterexample
     assert "pairs_file" in found["replay"] and found["neighbours"]["X"] == json.loads(found["pair_json"])[0]["first"]
@@ -154,6 +156,7 @@ def test_the_pair_the_search_found_replays_from_the_counterexample():
     assert evidence["empirical-privacy-searched-inputs"].counterexample["pair"] == found["pair"]
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_the_search_does_not_accuse_a_correct_candidate():
     assert _audit("good_gaussian", "on").verdict is Verdict.CONSISTENT
 
@@ -246,6 +249,7 @@ def _rows_candidate(folder, on_small_entries):
     return spec
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_a_searched_input_the_candidate_refuses_is_left_out_and_counted(tmp_path):
     # the candidate raises on the search's rows at the claim's eta = 0.2: those pairs are left out (the report
     # says how many), the audit goes on and is not an error
@@ -256,6 +260,7 @@ def test_a_searched_input_the_candidate_refuses_is_left_out_and_counted(tmp_path
     assert "searched but refused by the candidate (it raised), left out" in evidence.domain
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_a_candidate_that_hangs_on_a_searched_input_has_not_refused_it(tmp_path):
     # a timeout is not a refusal: the check ends as an error at the first searched input, as on the spec's own
     # pairs, instead of restarting a hung worker for every searched input and auditing what is left

@@ -69,6 +69,7 @@ def _gaussian(sigma_factor):
     return candidate
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_too_little_noise_for_an_rdp_curve_is_violated_and_the_right_noise_is_not(tmp_path):
     spec = _spec(tmp_path, _curve_table(1.0))  # sigma = 1, sensitivity 1: exactly this curve
     right = dpaudit.check(_gaussian(1.0), spec, quick=True, seed=3)

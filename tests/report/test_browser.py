@@ -112,6 +112,7 @@ CANDIDATE_FACTS = """JSON.stringify((() => {
 })())"""
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_a_leaky_candidates_report_reads_in_chromium_and_is_screenshot(chromium, tmp_path):
     """The report of a Laplace candidate with half its scale: the summary's key number, the legend of
     the verdicts shown, power rows, the event in y with the figure of both output distributions.
