@@ -49,6 +49,7 @@ def _rechecked(document, tmp_path):
     return recheck_report(path)
 
 
+@pytest.mark.slow  # the fixture is a whole candidate audit: the main CI job runs these, not the floors one
 def test_a_candidates_counterexample_is_replayed(document, tmp_path):
     result = _rechecked(copy.deepcopy(document), tmp_path)
     assert result.ok, result.failures
@@ -56,6 +57,7 @@ def test_a_candidates_counterexample_is_replayed(document, tmp_path):
     assert "empirical-privacy" in line and "> 1" in line
 
 
+@pytest.mark.slow  # the fixture is a whole candidate audit: the main CI job runs these, not the floors one
 def test_an_edited_count_is_refused(document, tmp_path):
     edited = copy.deepcopy(document)
     item = _violated(edited)
@@ -68,6 +70,7 @@ def test_an_edited_count_is_refused(document, tmp_path):
     assert any("not the recorded" in line for line in result.failures), result.failures
 
 
+@pytest.mark.slow  # the fixture is a whole candidate audit: the main CI job runs these, not the floors one
 def test_a_counterexample_naming_another_pair_is_refused(document, tmp_path):
     edited = copy.deepcopy(document)
     counterexample = _violated(edited)["evidence"]["counterexample"]
@@ -76,6 +79,7 @@ def test_a_counterexample_naming_another_pair_is_refused(document, tmp_path):
     assert any("not among the certified events" in line for line in result.failures), result.failures
 
 
+@pytest.mark.slow  # the fixture is a whole candidate audit: the main CI job runs these, not the floors one
 def test_a_pair_json_of_another_pair_is_refused(document, tmp_path):
     edited = copy.deepcopy(document)
     counterexample = _violated(edited)["evidence"]["counterexample"]
@@ -99,6 +103,7 @@ def test_counts_that_do_not_refute_the_claim_are_refused():
     assert "does not exceed the claimed 1" in replay_event(event, 1.0, 0.0)
 
 
+@pytest.mark.slow  # the fixture is a whole candidate audit: the main CI job runs these, not the floors one
 def test_a_report_without_violations_replays_no_counterexample(document):
     calm = copy.deepcopy(document)
     for claim in calm["claims"]:

@@ -17,6 +17,7 @@ def test_every_defect_applies_to_exactly_one_place():
         assert all((ROOT / target).exists() for target in defect.targets), defect.name
 
 
+@pytest.mark.slow  # a planted defect's tests run again in a copy: the main CI job runs it, not the floors one
 @pytest.mark.parametrize("name", FAST)
 def test_a_planted_defect_turns_its_tests_red(name):
     (defect,) = [d for d in DEFECTS if d.name == name]
