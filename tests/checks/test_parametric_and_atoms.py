@@ -268,6 +268,15 @@ def test_escalation_certifies_an_atom_too_rare_for_the_budget():
     assert bound.details()["escalated_samples"]
 
 
+def test_no_event_that_holds_on_every_draw_of_both_sides_takes_a_bound():
+    """A continuous output has no atom: the atom score's one finite "rare" choice was the event ``score >= -0.5``,
+    every draw on both sides (plug-in ratio n/(n+1) < 1), which no claim's epsilon >= 0 can be refuted by, and
+    which took two of the union bound's shares from the events that can."""
+    bound = _escalated(_Gaussian(1.0), 2)
+    assert not [event for event in bound.events if event.objective == "rare" and event.p_count == event.samples]
+    assert not [event for event in bound.events if event.p_count == event.q_count == event.samples]
+
+
 def _certified(event, p_count, *, pair_index=0, samples=67_500):
     """An event as certification counted it (none on the other side), and its choice."""
     candidate = recertification.ChosenEvent(pair_index, event, True, "epsilon", 0.0)

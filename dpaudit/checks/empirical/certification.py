@@ -140,7 +140,9 @@ def _score_candidates(
         objectives = _objectives(p_counts, q_counts, trials, alpha, delta, epsilon)
         if rare:
             plug_in = np.maximum(p_counts / trials - delta, 1e-300) / ((q_counts + 1) / trials)
-            objectives["rare"] = np.where(p_counts > 0, np.log(plug_in), -np.inf)
+            # an event no more frequent on the p side than on the q side (the whole output space among them)
+            # refutes no claim of epsilon >= 0, on any number of draws: it takes no share of the bound
+            objectives["rare"] = np.where((p_counts > 0) & (plug_in > 1.0), np.log(plug_in), -np.inf)
         for name, values in objectives.items():
             index = int(np.argmax(values))
             if not np.isfinite(values[index]):
