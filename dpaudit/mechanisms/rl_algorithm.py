@@ -360,7 +360,8 @@ def _rl_datasets(**params: Any) -> RlDatasets:
 def _explore(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
     """Covering trajectories at the upper reward bound (one step, and a long episode; only when the
     bounds hold [0, high], since their other rewards are 0), long stays in one state
-    (:func:`_dwelling_pairs`, at the bounds), then the given pairs padded, rotated and cut."""
+    (:func:`_dwelling_pairs`, at the bounds), then the given pairs padded, rotated and cut, their rewards
+    inside the bounds."""
     datasets = _rl_datasets(**params)
     low, high = datasets.bounds()
     gamma, steps = datasets.gamma, datasets.longest_rollout()
@@ -375,7 +376,12 @@ def _explore(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[
                 for first, second, label in long_episodes
             ]
     found += _dwelling_pairs(datasets.n_states, steps, (low, high), relation, sorted({1, *datasets.trajectories}))
-    return found + explore_records(pairs, params, relation)
+    return found + [proposal for proposal in explore_records(pairs, params, relation) if _within(proposal, low, high)]
+
+
+def _within(proposal: tuple[Any, Any, str], low: float, high: float) -> bool:
+    """Whether every reward of both datasets lies in [low, high] (a variant with zero rewards may not)."""
+    return all(low <= step[-1] <= high for dataset in proposal[:2] for trajectory in dataset for step in trajectory)
 
 
 def _cut(dataset: list[Any], steps: int) -> list[Any]:
@@ -388,7 +394,8 @@ def _dwelling_pairs(
 ) -> list[tuple[Any, Any, str]]:
     """A trajectory that stays ``steps`` steps in state 0 (action 0, every reward at the upper bound)
     against one that stays as long in the last state (rewards at the upper bound, then at the lower),
-    beside ``size - 1`` one-step unrewarded trajectories; under add/remove, the stay added.
+    beside ``size - 1`` one-step trajectories rewarded 0 (or the bound nearest 0 when 0 is outside the
+    bounds); under add/remove, the stay added.
 
     A visit count moves by ``steps`` in two states at once here (L2 √2 T, L1 2 T): the worst case of
     state-occupancy statistics, which covering trajectories (one visit per state) do not reach."""
@@ -398,7 +405,7 @@ def _dwelling_pairs(
     others.append(("in the last state at the lower reward bound", [[n_states - 1, 0, low]] * steps))
     found: list[tuple[Any, Any, str]] = []
     for size in sizes:
-        common = [[[0, 0, 0.0]]] * (size - 1)
+        common = [[[0, 0, min(max(0.0, low), high)]]] * (size - 1)
         text = f"search: {size} trajectories, a {steps}-step stay in state 0 at the upper reward bound"
         if relation.kind == REPLACE_ONE:
             for name, other in others:

@@ -323,10 +323,10 @@ def test_rl_search_reaches_the_worst_occupancy_counts_and_the_longest_returns():
     assert 0.99 * bound <= reached <= bound
 
 
-@pytest.mark.parametrize("bounds", [[-1.0, 0.5], [-1.0, 0.0], [0.0, 2.0]])
+@pytest.mark.parametrize("bounds", [[-1.0, 0.5], [-1.0, 0.0], [0.0, 2.0], [0.5, 1.0]])
 def test_rl_search_keeps_every_reward_inside_the_declared_reward_bounds(bounds):
     # a claim for rewards in [low, high] is not judged on rewards outside them (before: covering trajectories
-    # carried max(|low|, |high|), 1 > 0.5 for [-1, 0.5])
+    # carried max(|low|, |high|), 1 > 0.5 for [-1, 0.5]; the given pairs' variants set rewards to 0 < 0.5)
     kind = get_mechanism("rl_algorithm")
     params = {
         "mdp": "chain",
@@ -336,8 +336,14 @@ def test_rl_search_keeps_every_reward_inside_the_declared_reward_bounds(bounds):
         "max_steps": 30,
         "reward_bounds": bounds,
     }
+    low, high = bounds
+    kept = [[0, 0, high], [1, 0, low]]
+    given = {
+        "replace_one": ([kept, [[2, 0, high]]], [kept, [[3, 0, low], [1, 0, high]]]),
+        "add_remove_one": ([kept, [[2, 0, high]]], [kept]),
+    }
     for relation in ("replace_one", "add_remove_one"):
-        proposed = kind.neighbourhood.explore([], params, parse_relation(relation))
+        proposed = kind.neighbourhood.explore([given[relation]], params, parse_relation(relation))
         assert proposed
         rewards = [
             step[2] for first, second, _ in proposed for dataset in (first, second) for t in dataset for step in t
