@@ -182,6 +182,20 @@ class RlDatasets(AuditPairsView):
             return
         mdp, policy = self.model()
         policy.check_compatible(mdp)
+        self.check_rewards_inside_bounds(mdp.rewards)
+
+    def check_rewards_inside_bounds(self, rewards: Any) -> None:
+        """Refuse ``reward_bounds`` that leave out rewards the MDP's rollouts carry: the claim would be
+        judged on datasets it does not cover."""
+        if self.reward_bounds is None:
+            return
+        low, high = self.bounds()
+        least, most = float(np.min(rewards)), float(np.max(rewards))
+        if least < low or most > high:
+            raise InvalidArgument(
+                f"reward_bounds={self.reward_bounds!r}: the {self.mdp if isinstance(self.mdp, str) else 'inline'} "
+                f"MDP's rollouts carry rewards in [{least:g}, {most:g}], outside them; give bounds that contain them"
+            )
 
     @property
     def continuous(self) -> bool:
@@ -275,6 +289,8 @@ class RlDatasets(AuditPairsView):
         states it visits are visited by no other trajectory: a statistic normalised by visit counts, or a
         count, moves the most there); then beside m - 1 rollouts."""
         pool = self.pool()
+        if self.continuous:  # a finite MDP's rewards were checked when the parameters were read
+            self.check_rewards_inside_bounds(np.concatenate([np.asarray(t.rewards, dtype=float) for t in pool]))
         extremes = self.extremes(pool)
         upper, lower = (
             extremes["the longest at the upper reward bound"],

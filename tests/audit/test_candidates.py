@@ -8,7 +8,7 @@ import pytest
 
 from dpaudit.audit.candidates.process import CandidateProcess
 from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
-from dpaudit.errors import CandidateError, CandidateLoadError, InvalidArgument
+from dpaudit.errors import CandidateError, CandidateLoadError, CandidateRaised, InvalidArgument
 from dpaudit.mechanisms.interface import CandidateCall
 
 FIXTURES = str(Path(__file__).parent / "candidates_fixture")
@@ -72,9 +72,10 @@ def test_hanging_candidate_is_stopped_at_the_limit():
     limits = CandidateLimits(timeout_seconds=1.0)
     with (
         CandidateProcess(_ref("sleeps_forever"), limits) as candidate,
-        pytest.raises(CandidateError, match="did not answer within 1 s"),
+        pytest.raises(CandidateError, match="did not answer within 1 s") as info,
     ):
         candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(0))
+    assert not isinstance(info.value, CandidateRaised)  # a limit, not an input the candidate refuses
 
 
 def test_raising_candidate_reports_its_traceback():
@@ -84,20 +85,23 @@ def test_raising_candidate_reports_its_traceback():
     ):
         candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(0))
     assert "Traceback" in str(info.value)
+    assert isinstance(info.value, CandidateRaised)  # its own error: the input search may leave that input out
 
 
 @pytest.mark.parametrize(("name", "fragment"), [("returns_nan", "non-finite"), ("wrong_shapes", "different shapes")])
 def test_bad_outputs(name, fragment):
-    with CandidateProcess(_ref(name)) as candidate, pytest.raises(CandidateError, match=fragment):
+    with CandidateProcess(_ref(name)) as candidate, pytest.raises(CandidateError, match=fragment) as info:
         candidate.sample(VALUE, PARAMS, CALL, 20, np.random.SeedSequence(1))
+    assert not isinstance(info.value, CandidateRaised)
 
 
 def test_memory_limit():
     with (
         CandidateProcess(_ref("eats_memory"), CandidateLimits(memory_mib=512)) as candidate,
-        pytest.raises(CandidateError, match=r"MemoryError|died"),
+        pytest.raises(CandidateError, match=r"MemoryError|died") as info,
     ):
         candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(1))
+    assert not isinstance(info.value, CandidateRaised)  # the memory limit, not a refusal
 
 
 @pytest.mark.parametrize(

@@ -133,7 +133,6 @@ def _tables(corpus, out, *options):
 
 
 @pytest.mark.slow  # the same library calls as test_corpus_tables, on two processes
-@pytest.mark.slow  # a whole audit end to end: the main CI job runs it, not the floors one
 def test_checking_two_candidates_at_once_gives_the_same_tables(corpus, tmp_path):
     assert _tables(corpus, tmp_path / "jobs-1") == _tables(corpus, tmp_path / "jobs-2", "--jobs", "2")
 

@@ -323,20 +323,31 @@ def test_rl_search_reaches_the_worst_occupancy_counts_and_the_longest_returns():
     assert 0.99 * bound <= reached <= bound
 
 
+def test_reward_bounds_that_leave_out_the_mdps_rewards_are_refused():
+    # the chain's rollouts carry rewards 0 and 1: a claim for rewards in [0.5, 1] does not cover its datasets
+    with pytest.raises(InvalidArgument, match=r"carry rewards in \[0, 1\], outside them"):
+        get_mechanism("rl_algorithm").build({"mdp": "chain", "trajectories": [5], "reward_bounds": [0.5, 1.0]})
+
+
 @pytest.mark.parametrize("bounds", [[-1.0, 0.5], [-1.0, 0.0], [0.0, 2.0], [0.5, 1.0]])
 def test_rl_search_keeps_every_reward_inside_the_declared_reward_bounds(bounds):
     # a claim for rewards in [low, high] is not judged on rewards outside them (before: covering trajectories
     # carried max(|low|, |high|), 1 > 0.5 for [-1, 0.5]; the given pairs' variants set rewards to 0 < 0.5)
     kind = get_mechanism("rl_algorithm")
+    low, high = bounds
+    # a four-state chain (action 0 moves right, action 1 stays) rewarded high at its end, low elsewhere
     params = {
-        "mdp": "chain",
-        "n_states": 4,
-        "gamma": 0.9,
+        "mdp": {
+            "transitions": [
+                [[float(t == min(s + 1, 3)) for t in range(4)], [float(t == s) for t in range(4)]] for s in range(4)
+            ],
+            "rewards": [[high if s == 3 else low] * 2 for s in range(4)],
+            "gamma": 0.9,
+        },
         "trajectories": [5],
         "max_steps": 30,
         "reward_bounds": bounds,
     }
-    low, high = bounds
     kept = [[0, 0, high], [1, 0, low]]
     given = {
         "replace_one": ([kept, [[2, 0, high]]], [kept, [[3, 0, low], [1, 0, high]]]),

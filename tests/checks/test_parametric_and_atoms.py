@@ -9,8 +9,14 @@ import pytest
 
 from dpaudit.checks.empirical import recertification
 from dpaudit.checks.empirical.budget import AuditBudget, CertifiedEvent
-from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
-from dpaudit.checks.empirical.events import AtomProjection, CoordinateProjection, ThresholdEvent, atoms_of
+from dpaudit.checks.empirical.certification import _score_candidates, certify_privacy_lower_bound
+from dpaudit.checks.empirical.events import (
+    AtomProjection,
+    CoordinateProjection,
+    ThresholdEvent,
+    ThresholdGrid,
+    atoms_of,
+)
 from dpaudit.checks.empirical.parametric import fit_centred_pair, fit_pair
 from dpaudit.checks.empirical.recertification import ESCALATED_PER_ROUND
 from dpaudit.checks.empirical.sampling import NeighbourPair
@@ -275,6 +281,16 @@ def test_no_event_that_holds_on_every_draw_of_both_sides_takes_a_bound():
     bound = _escalated(_Gaussian(1.0), 2)
     assert not [event for event in bound.events if event.objective == "rare" and event.p_count == event.samples]
     assert not [event for event in bound.events if event.p_count == event.q_count == event.samples]
+
+
+def test_an_atom_seen_once_on_one_side_only_is_the_rare_choice_and_the_whole_space_is_not():
+    # the atom score on a grid at -0.5 and 0.5: cells below -0.5, [-0.5, 0.5) (not the atom), >= 0.5 (the atom)
+    grid = ThresholdGrid(low=-0.5, width=1.0, size=2)
+    seen_once, never = np.array([0, 9_999, 1]), np.array([0, 10_000, 0])
+    projection = AtomProjection(((0.0,),), "atoms")
+    best, _ = _score_candidates(0, projection, grid, (seen_once, never), delta=1e-5, epsilon=1.0, alpha=0.01, rare=True)
+    rare = [(chosen.event, chosen.p_is_first) for chosen in best if chosen.objective == "rare"]
+    assert rare == [(ThresholdEvent(projection, 0.5, True), True)]
 
 
 def _certified(event, p_count, *, pair_index=0, samples=67_500):

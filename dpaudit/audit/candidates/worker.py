@@ -423,10 +423,11 @@ def main(argv: list[str]) -> int:
             _send(channel_out, {"status": "error", "message": message})
         except BadOutput as exc:
             _send(channel_out, {"status": "error", "message": f"its output cannot be audited: {exc}"})
-        except BaseException:
+        except BaseException as exc:  # "raised" (the input may be one it refuses): its own error, not a limit
+            raised = isinstance(exc, Exception) and not isinstance(exc, MemoryError | RecursionError)
             _send(
                 channel_out,
-                {"status": "error", "raised": True, "message": f"candidate raised:\n{traceback.format_exc()}"},
+                {"status": "error", "raised": raised, "message": f"candidate raised:\n{traceback.format_exc()}"},
             )
     return 0
 

@@ -48,6 +48,7 @@ from dpaudit.checks.empirical.statistics import (
     clopper_pearson_lower_array,
     clopper_pearson_upper_array,
     epsilon_lower_bound_array,
+    rare_event_objective,
 )
 from dpaudit.errors import InvalidArgument
 from dpaudit.rng import seed_sequence
@@ -139,10 +140,7 @@ def _score_candidates(
         q_counts = np.concatenate(second_counts if p_is_first else first_counts)
         objectives = _objectives(p_counts, q_counts, trials, alpha, delta, epsilon)
         if rare:
-            plug_in = np.maximum(p_counts / trials - delta, 1e-300) / ((q_counts + 1) / trials)
-            # an event no more frequent on the p side than on the q side (the whole output space among them)
-            # refutes no claim of epsilon >= 0, on any number of draws: it takes no share of the bound
-            objectives["rare"] = np.where((p_counts > 0) & (plug_in > 1.0), np.log(plug_in), -np.inf)
+            objectives["rare"] = rare_event_objective(p_counts, q_counts, trials, delta, epsilon)
         for name, values in objectives.items():
             index = int(np.argmax(values))
             if not np.isfinite(values[index]):

@@ -27,6 +27,7 @@ __all__ = [
     "empirical_bernstein_lower",
     "epsilon_lower_bound",
     "epsilon_lower_bound_array",
+    "rare_event_objective",
     "samples_to_exceed",
     "smallest_detectable_probability",
     "smallest_refuting_count",
@@ -225,3 +226,16 @@ def smallest_detectable_probability(trials: int, alpha: float, delta: float, eps
     """
     count = smallest_refuting_count(0, trials, alpha, delta, epsilon)
     return None if count is None else count / trials
+
+
+def rare_event_objective(
+    p_counts: np.ndarray, q_counts: np.ndarray, trials: int, delta: float, epsilon: float | None
+) -> np.ndarray:
+    """The plug-in log ratio ln((p/n − δ) / ((q + 1)/n)) of each event (one pseudo-count on the q side),
+    by which the selection's rare lane picks an event too rare for its size to certify; −inf for the
+    events whose counts as seen (no pseudo-count) are not past the claim: an atom seen once on one side
+    only stays, the whole output space or an atom's complement (no evidence against the claim) does not."""
+    plug_in = np.maximum(p_counts / trials - delta, 1e-300) / ((q_counts + 1) / trials)
+    ratio = math.exp(0.0 if epsilon is None else epsilon)
+    seen = (p_counts > 0) & (p_counts - trials * delta > q_counts * ratio)
+    return np.where(seen, np.log(plug_in), -np.inf)

@@ -146,7 +146,7 @@ def rdp_curve_to_epsilon(orders: Sequence[float], epsilons: Sequence[float], del
         return _rounded_up(rdp_to_epsilon_improved([order for order, _ in finite], rdp, delta).upper)
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=256, typed=True)  # typed: True is refused, never taken for 1.0
 def zcdp_to_epsilon(rho: float, delta: float) -> float:
     """An upper bound on ε(δ) of every ρ-zCDP mechanism: ρ-zCDP is RDP with ε(α) = ρα, converted by
     :func:`rdp_to_epsilon_improved` on a grid of orders and rounded up to a float (remembered: a claim's
