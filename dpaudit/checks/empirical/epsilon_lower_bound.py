@@ -56,7 +56,7 @@ from dpaudit.checks.empirical.shrink import SHRINK_SEED_PATH, shrink_pair
 from dpaudit.checks.empirical.statistics import (
     smallest_detectable_probability,
 )
-from dpaudit.errors import CheckerError, DpAuditError
+from dpaudit.errors import CandidateError, CandidateRaised, CheckerError, DpAuditError
 from dpaudit.kernel.checker_config import param, param_of, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
@@ -313,7 +313,11 @@ def _with_shrunk_pair(
     def refutes(candidate: NeighbourPair, attempt: int) -> float | None:
         try:
             bound = certify_one(candidate, attempt)
-        except DpAuditError:  # e.g. a candidate that needs as many records as its params say
+        except CandidateRaised:  # e.g. a candidate that needs as many records as its params say
+            return None
+        except CandidateError:  # a timeout, a crash: shrinking stops (below), the violation stands
+            raise
+        except DpAuditError:  # a pair the reference refuses
             return None
         refuted = bound.epsilon_lower_bound > guarantee.epsilon or (bound.delta_lower_bound or 0.0) > guarantee.delta
         return bound.epsilon_lower_bound if refuted else None
@@ -329,9 +333,12 @@ def _with_shrunk_pair(
             executor=context.executor,
         )
 
-    shrunk = shrink_pair(
-        pair, get_mechanism(context.claim.mechanism.name), context.claim.mechanism.params, context.relation, refutes
-    )
+    try:
+        shrunk = shrink_pair(
+            pair, get_mechanism(context.claim.mechanism.name), context.claim.mechanism.params, context.relation, refutes
+        )
+    except CandidateError:
+        return evidence
     if shrunk is None:
         return evidence
     shrunk_pair = with_unique_labels([*pairs, shrunk.pair])[-1]
