@@ -1,10 +1,11 @@
 """The example candidates in specs/examples/ pass their example specs (and a planted bug does not)."""
 
 import json
+from pathlib import Path
 
 import pytest
 
-from dpaudit.audit.spec import builtin_spec_dir
+from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.cli import main
 
 EXAMPLES = builtin_spec_dir() / "examples"
@@ -83,3 +84,18 @@ def test_the_reference_passes_its_own_example_spec(tmp_path, spec):
         for item in relation["obligations"]
     }
     assert code == 0 and verdicts <= {"consistent", "verified", "inconclusive"}, verdicts
+
+
+@pytest.mark.parametrize("name", ["gaussian_candidate", "laplace_candidate"])
+def test_the_small_budget_copies_for_the_surface_tests_state_the_examples_claim(name):
+    # tests/specs/*_small.toml run the tests of the command line, the API and the plugin: the example's claim and
+    # obligations at smaller budgets, never another claim
+    example = load_spec(EXAMPLES / f"{name}.toml")
+    small = load_spec(Path(__file__).parents[1] / "specs" / f"{name}_small.toml")
+    assert (small.id, small.mechanism, small.guarantee, small.relations) == (
+        example.id,
+        example.mechanism,
+        example.guarantee,
+        example.relations,
+    )
+    assert [(o.id, o.checker) for o in small.obligations] == [(o.id, o.checker) for o in example.obligations]
