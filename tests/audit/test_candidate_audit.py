@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from dpaudit.audit.candidates import audit as candidate_audit
 from dpaudit.audit.candidates.audit import audit_candidate, candidate_obligations
 from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
@@ -193,8 +194,9 @@ def test_bad_candidate_tables_are_spec_errors(tmp_path, table, message):
 
 def _epsilon_laplace_spec(tmp_path):
     """A Laplace spec whose candidate takes (epsilon, sensitivity), as users write it: the claim keeps
-    the reference's scale (2 = 1 / 0.5) and the (0.5, 0)-DP statement; no adapter computes the scale."""
-    text = (builtin_spec_dir() / "examples" / "laplace_candidate.toml").read_text()
+    the reference's scale (2 = 1 / 0.5) and the (0.5, 0)-DP statement; no adapter computes the scale. (The
+    Laplace example at a tenth of its budgets: the test is about the call, not the power.)"""
+    text = (Path(__file__).parents[1] / "specs" / "laplace_candidate_small.toml").read_text()
     text = text.replace("params = { scale = 1.0, sensitivity = 1.0 }", "params = { scale = 2.0, sensitivity = 1.0 }")
     text = text.replace("epsilon = 1.0\n", "epsilon = 0.5\n", 1)
     text = text.replace("[claim]", "[candidate]\nparams = { epsilon = 0.5, sensitivity = 1.0 }\n\n[claim]", 1)
@@ -207,7 +209,7 @@ def _epsilon_laplace_spec(tmp_path):
 @pytest.mark.parametrize(
     ("name", "expected"), [("laplace_from_epsilon", "consistent"), ("laplace_eps_times", "violated")]
 )
-def test_candidate_called_with_its_own_parameters(tmp_path, name, expected):
+def test_candidate_called_with_its_own_parameters(tmp_path, name, expected, spec_obligations_only):
     path = _epsilon_laplace_spec(tmp_path)
     claim = load_spec(path)
     assert claim.candidate_call.params == {"epsilon": 0.5, "sensitivity": 1.0}
@@ -234,6 +236,13 @@ def test_reference_parameters_that_do_not_fit_list_the_accepted_names(tmp_path):
         load_spec(path)
 
 
+@pytest.fixture
+def spec_obligations_only(monkeypatch):
+    """The candidate audits of this test run the spec's obligations only, not the checks dpaudit adds to
+    every candidate audit (test_implied_obligations.py tests those): the test is about one obligation."""
+    monkeypatch.setattr(candidate_audit, "implied_obligations", lambda claim, kept: ())
+
+
 def _randomness(name):
     claim = load_spec(SPEC)
     (obligation,) = [o for o in candidate_obligations(claim, "x").obligations if o.checker == "randomness_contract"]
@@ -244,7 +253,7 @@ def _randomness(name):
 
 
 @pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
-def test_noise_from_a_fixed_seed_is_public_and_violated():
+def test_noise_from_a_fixed_seed_is_public_and_violated(spec_obligations_only):
     evidence = _randomness("fixed_seed_gaussian")
     assert evidence.verdict is Verdict.VIOLATED
     assert "public noise" in evidence.summary and evidence.measurements[0].measured == float("inf")
@@ -252,7 +261,7 @@ def test_noise_from_a_fixed_seed_is_public_and_violated():
 
 
 @pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
-def test_noise_that_is_random_but_not_seeded_is_inconclusive_not_violated():
+def test_noise_that_is_random_but_not_seeded_is_inconclusive_not_violated(spec_obligations_only):
     evidence = _randomness("unseeded_gaussian")
     assert evidence.verdict is Verdict.INCONCLUSIVE
     assert "not reproducible" in evidence.summary
@@ -267,7 +276,7 @@ def test_a_scalar_release_of_a_one_coordinate_query_is_accepted():
 
 
 @pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
-def test_a_candidate_drawing_from_the_global_state_replays_and_is_reported():
+def test_a_candidate_drawing_from_the_global_state_replays_and_is_reported(spec_obligations_only):
     first, second = _randomness("global_numpy_gaussian"), _randomness("global_numpy_gaussian")
     assert first.verdict is Verdict.INCONCLUSIVE and "ignores the rng" in first.summary
     assert first.summary == second.summary  # the worker seeds the global state: the same audit
