@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.audit.candidates import audit as candidate_audit
 from dpaudit.audit.candidates.audit import audit_candidate, candidate_obligations
 from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
@@ -234,13 +233,6 @@ def test_reference_parameters_that_do_not_fit_list_the_accepted_names(tmp_path):
     path.write_text(text)
     with pytest.raises(SpecError, match=r"it takes \['sigma', 'sensitivity'\].*\[candidate\] params"):
         load_spec(path)
-
-
-@pytest.fixture
-def spec_obligations_only(monkeypatch):
-    """The candidate audits of this test run the spec's obligations only, not the checks dpaudit adds to
-    every candidate audit (test_implied_obligations.py tests those): the test is about one obligation."""
-    monkeypatch.setattr(candidate_audit, "implied_obligations", lambda claim, kept: ())
 
 
 def _randomness(name):

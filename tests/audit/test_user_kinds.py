@@ -46,13 +46,13 @@ def _privacy(report):
         pytest.param("rl_mc_values.toml", "mc_values", "mc_values_unit_bound", marks=pytest.mark.slow),
     ],
 )
-def test_examples_leaky_violated_correct_not(spec, correct, leaky):
+def test_examples_leaky_violated_correct_not(spec, correct, leaky, spec_obligations_only):
     assert _privacy(_audit(EXAMPLES / spec, leaky)).verdict.value == "violated"
     assert _privacy(_audit(EXAMPLES / spec, correct)).verdict.value == "consistent"
 
 
 @pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
-def test_categorical_outputs_are_certified_by_outcome_events_and_named():
+def test_categorical_outputs_are_certified_by_outcome_events_and_named(spec_obligations_only):
     report = _audit(EXAMPLES / "black_box_noisy_max.toml", "noisy_max_small_noise")
     evidence = _privacy(report)
     assert "y in {" in evidence.counterexample["event"]
@@ -112,7 +112,7 @@ def test_a_user_relation_needs_pairs_or_a_neighbour_function(tmp_path):
 
 
 @pytest.mark.slow  # a whole audit end to end: the main CI job runs it, not the floors one
-def test_own_neighbours_of_generated_lists_under_add_remove_one(tmp_path):
+def test_own_neighbours_of_generated_lists_under_add_remove_one(tmp_path, spec_obligations_only):
     (tmp_path / "mean.py").write_text(
         "import numpy as np\n"
         "def make(rng):\n    return [float(v) for v in rng.uniform(0, 1, 5)]\n"
@@ -240,7 +240,7 @@ def test_a_declared_integer_input_domain_keeps_the_search_and_the_pairs_inside(t
 
 
 @pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
-def test_own_replace_one_neighbours_when_every_input_starts_alike(tmp_path):
+def test_own_replace_one_neighbours_when_every_input_starts_alike(tmp_path, spec_obligations_only):
     """Inputs that all start with the same record still get neighbours: record 0 is replaced by
     any other record the generated inputs hold (the corpus's randomized response on bits)."""
     (tmp_path / "bits.py").write_text(
@@ -265,7 +265,7 @@ def test_own_replace_one_neighbours_when_every_input_starts_alike(tmp_path):
 
 
 @pytest.mark.slow  # a whole audit end to end: the main CI job runs it, not the floors one
-def test_a_hypothesis_strategy_generates_the_inputs_reproducibly(tmp_path):
+def test_a_hypothesis_strategy_generates_the_inputs_reproducibly(tmp_path, spec_obligations_only):
     (tmp_path / "strat.py").write_text(
         "import numpy as np\n"
         "from hypothesis import strategies as st\n"
