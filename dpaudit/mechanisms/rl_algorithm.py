@@ -148,7 +148,8 @@ class RlDatasets(AuditPairsView):
         trajectories: the dataset size m, or a list of sizes.
         policy: the behaviour policy π(a | s) (S x A); uniform when omitted (or the inline MDP's).
         max_steps: the most steps of a rollout (the horizon, or 50).
-        reward_bounds: [low, high], the rewards a trajectory may carry (default: the MDP's range).
+        reward_bounds: [low, high], the rewards a trajectory may carry (default: the MDP's range); they
+            must contain the rewards the MDP's rollouts carry.
         dataset_seed: the seed of the rollouts.
         domain: options of a built-in domain (``n_states``, ``p``, ``gamma``, ``horizon``, ...).
     """
