@@ -13,6 +13,7 @@ from collections.abc import Iterable
 __all__ = [
     "AuditInterrupted",
     "CandidateError",
+    "CandidateLimitReached",
     "CandidateLoadError",
     "CandidateRaised",
     "CheckerError",
@@ -101,6 +102,11 @@ class CandidateLoadError(CandidateError):
 class CandidateRaised(CandidateError):
     """The candidate's own code raised on a call (not a timeout, a crash or bad output): the input may be
     one it refuses."""
+
+
+class CandidateLimitReached(CandidateError):
+    """A call of the candidate hit a limit: it did not answer within its time, it died (a crash, a signal, the
+    memory ceiling), or it ran out of memory or stack (MemoryError, RecursionError). Not bad output."""
 
 
 class ClaimFailed(DpAuditError, AssertionError):

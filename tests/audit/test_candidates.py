@@ -8,7 +8,7 @@ import pytest
 
 from dpaudit.audit.candidates.process import CandidateProcess
 from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
-from dpaudit.errors import CandidateError, CandidateLoadError, CandidateRaised, InvalidArgument
+from dpaudit.errors import CandidateError, CandidateLimitReached, CandidateLoadError, CandidateRaised, InvalidArgument
 from dpaudit.mechanisms.interface import CandidateCall
 
 FIXTURES = str(Path(__file__).parent / "candidates_fixture")
@@ -76,6 +76,7 @@ def test_hanging_candidate_is_stopped_at_the_limit():
     ):
         candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(0))
     assert not isinstance(info.value, CandidateRaised)  # a limit, not an input the candidate refuses
+    assert isinstance(info.value, CandidateLimitReached)
 
 
 def test_raising_candidate_reports_its_traceback():
@@ -86,6 +87,7 @@ def test_raising_candidate_reports_its_traceback():
         candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(0))
     assert "Traceback" in str(info.value)
     assert isinstance(info.value, CandidateRaised)  # its own error: the input search may leave that input out
+    assert not isinstance(info.value, CandidateLimitReached)
 
 
 @pytest.mark.parametrize(("name", "fragment"), [("returns_nan", "non-finite"), ("wrong_shapes", "different shapes")])
@@ -93,6 +95,7 @@ def test_bad_outputs(name, fragment):
     with CandidateProcess(_ref(name)) as candidate, pytest.raises(CandidateError, match=fragment) as info:
         candidate.sample(VALUE, PARAMS, CALL, 20, np.random.SeedSequence(1))
     assert not isinstance(info.value, CandidateRaised)
+    assert not isinstance(info.value, CandidateLimitReached)  # an output that cannot be audited is not a limit
 
 
 def test_memory_limit():
@@ -102,6 +105,7 @@ def test_memory_limit():
     ):
         candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(1))
     assert not isinstance(info.value, CandidateRaised)  # the memory limit, not a refusal
+    assert isinstance(info.value, CandidateLimitReached)
 
 
 @pytest.mark.parametrize(

@@ -232,8 +232,9 @@ ROWS_SPEC = (
 )
 
 
-def _rows_candidate(folder, on_small_entries):
-    """A Dirichlet candidate written for rows with every entry >= 0.25: on others it runs ``on_small_entries``."""
+def _rows_candidate(folder, on_small_entries, *, gamma_of="k * p"):
+    """A Dirichlet candidate written for rows with every entry >= 0.25: on others it runs ``on_small_entries``;
+    its gamma draws have shapes ``gamma_of``."""
     (folder / "rows.py").write_text(
         "import time\n"
         "import numpy as np\n"
@@ -241,7 +242,7 @@ def _rows_candidate(folder, on_small_entries):
         "    p = np.asarray(p, dtype=float)\n"
         "    if p.min() < 0.25:\n"
         f"        {on_small_entries}\n"
-        "    g = rng.gamma(k * p)\n"
+        f"    g = rng.gamma({gamma_of})\n"
         "    return g / g.sum()\n"
     )
     spec = folder / "spec.toml"
@@ -260,20 +261,35 @@ def test_a_searched_input_the_candidate_refuses_is_left_out_and_counted(tmp_path
     assert "searched but refused by the candidate (it raised), left out" in evidence.domain
 
 
-@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
-def test_a_candidate_that_hangs_on_a_searched_input_has_not_refused_it(tmp_path):
-    # a timeout is not a refusal: the check ends as an error at the first searched input, as on the spec's own
-    # pairs, instead of restarting a hung worker for every searched input and auditing what is left
-    spec = _rows_candidate(tmp_path, "time.sleep(60)")
+def _rows_evidence(folder, on_small_entries, *, gamma_of="k * p"):
+    spec = _rows_candidate(folder, on_small_entries, gamma_of=gamma_of)
     report = audit_candidate(
         load_spec(spec),
         spec,
-        parse_candidate("rows:release", path=str(tmp_path)),
+        parse_candidate("rows:release", path=str(folder)),
         limits=CandidateLimits(timeout_seconds=1.0),
         seed=3,
         quick=True,
     )
     (relation,) = report.claims[0].relations
-    evidence = {item.obligation.id: item.evidence for item in relation.obligations}["rows"]
+    return {item.obligation.id: item.evidence for item in relation.obligations}["rows"]
+
+
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
+def test_a_candidate_that_hangs_on_a_searched_input_has_not_refused_it(tmp_path):
+    # a timeout is not a refusal: the search stops at the first searched input the candidate hangs on (one wait,
+    # not one per searched input), and with no violation on the pairs audited the check is an error naming it
+    evidence = _rows_evidence(tmp_path, "time.sleep(60)")
     assert evidence.verdict is Verdict.ERROR, evidence.summary
+    assert evidence.summary.startswith("the input search stopped at ")
     assert "did not answer within 1 s" in evidence.summary
+    assert "the search stopped early" in evidence.domain
+    assert "searched but refused" not in evidence.domain
+
+
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
+def test_a_hang_on_a_searched_input_leaves_a_violation_on_the_spec_pair_standing(tmp_path):
+    # the same hang, but the candidate leaks on the spec's own pair (25 times the concentration k): violated
+    evidence = _rows_evidence(tmp_path, "time.sleep(60)", gamma_of="25 * k * p")
+    assert evidence.verdict is Verdict.VIOLATED, evidence.summary
+    assert "did not answer within 1 s" in evidence.details["search_stopped"]

@@ -60,3 +60,33 @@ def test_a_screened_pair_shrinks_into_screened_pairs():
     screened = NeighbourPair(big.first, big.second, big.label, pilot_cap=200, draws_cap=2000)
     assert shrink_pair(screened, STEP, PARAMS, replace_one(), refutes) is None
     assert caps and set(caps) == {(200, 2000)}
+
+
+def test_shrinking_stops_at_a_limit_of_the_candidate_and_the_violation_stands(monkeypatch):
+    """A candidate that hangs or dies on a smaller pair ends the shrinking after that one attempt: the violation
+    found on the full pair is returned as it was, with no shrunk pair."""
+    from types import SimpleNamespace
+
+    from dpaudit.checks.empirical import epsilon_lower_bound as module
+    from dpaudit.checks.empirical.budget import AuditBudget
+    from dpaudit.errors import CandidateLimitReached
+    from dpaudit.kernel.evidence import Evidence
+    from dpaudit.kernel.verdicts import Verdict
+    from dpaudit.privacy.guarantees import ApproxDP
+
+    attempts = []
+
+    def hangs(*args, **kwargs):
+        attempts.append(args[1][0].label)
+        raise CandidateLimitReached("candidate did not answer within 1 s")
+
+    monkeypatch.setattr(module, "certify_privacy_lower_bound", hangs)
+    mechanism_spec = SimpleNamespace(name="gpope_step", params=PARAMS)
+    claim = SimpleNamespace(mechanism=mechanism_spec)
+    context = SimpleNamespace(claim=claim, relation=replace_one(), seed=1, executor=None)
+    found = Evidence(Verdict.VIOLATED, "certified", "1 pair", "Monte Carlo", counterexample={"pair": "big pair"})
+    pairs = [_pair(7)]
+    returned = module._with_shrunk_pair(
+        found, pairs, object(), AuditBudget(samples=10_000), ApproxDP(epsilon=1.0, delta=1e-5), context
+    )
+    assert returned is found and len(attempts) == 1 and len(pairs) == 1

@@ -33,7 +33,7 @@ from dpaudit._validation import check_integer
 from dpaudit.audit.candidates.channel import AnswerChannel, announced_shape
 from dpaudit.audit.candidates.descendants import TOKEN_VARIABLE, become_subreaper, kill_process_tree, start_time
 from dpaudit.audit.candidates.refs import CandidateLimits, CandidateRef
-from dpaudit.errors import CandidateError, CandidateLoadError, CandidateRaised
+from dpaudit.errors import CandidateError, CandidateLimitReached, CandidateLoadError, CandidateRaised
 
 __all__ = ["CandidateProcess"]
 
@@ -162,7 +162,7 @@ class CandidateProcess:
             reason = f"killed by signal {-code}; a memory limit of {self.limits.memory_mib} MiB applies"
         else:
             reason = f"no exit status; a memory limit of {self.limits.memory_mib} MiB applies"
-        raise CandidateError(f"candidate {self.ref} died while {doing} ({reason}){_shown(self.captured_output)}")
+        raise CandidateLimitReached(f"candidate {self.ref} died while {doing} ({reason}){_shown(self.captured_output)}")
 
     def _answer(self, count: int, per_call: float, total_deadline: float) -> dict[str, Any]:
         if self._channel is None:
@@ -173,7 +173,7 @@ class CandidateProcess:
         except TimeoutError:
             self.stop()
             budget = "its total budget" if time.monotonic() >= total_deadline else f"{per_call:g} s"
-            raise CandidateError(
+            raise CandidateLimitReached(
                 f"candidate {self.ref} did not answer within {budget} while {doing}; "
                 f"stopped it{_shown(self.captured_output)}"
             ) from None
@@ -182,7 +182,8 @@ class CandidateProcess:
         if header["status"] == "error":
             self.stop()
             message = header.get("message")
-            raise (CandidateRaised if header.get("raised") is True else CandidateError)(
+            raised, limit = header.get("raised") is True, header.get("limit") is True
+            raise (CandidateRaised if raised else CandidateLimitReached if limit else CandidateError)(
                 f"candidate {self.ref}: {message if isinstance(message, str) else 'unknown error'}"
                 f"{_shown(self.captured_output)}"
             )
@@ -224,7 +225,7 @@ class CandidateProcess:
             raw = self._channel.payload(size, deadline)
         except TimeoutError:
             self.stop()
-            raise CandidateError(f"{ref} stopped sending its result; stopped the worker") from None
+            raise CandidateLimitReached(f"{ref} stopped sending its result; stopped the worker") from None
         except EOFError:
             self._died(f"sending the result of {ref}")
         self._spent += time.monotonic() - started
@@ -358,7 +359,7 @@ class CandidateProcess:
             raw = self._channel.payload(int(np.prod(shape)) * 8, total_deadline)
         except TimeoutError:
             self.stop()
-            raise CandidateError(f"candidate {self.ref} stopped sending its outputs; stopped it") from None
+            raise CandidateLimitReached(f"candidate {self.ref} stopped sending its outputs; stopped it") from None
         except EOFError:
             self._died("sending its outputs")
         self._spent += time.monotonic() - started

@@ -424,11 +424,10 @@ def main(argv: list[str]) -> int:
         except BadOutput as exc:
             _send(channel_out, {"status": "error", "message": f"its output cannot be audited: {exc}"})
         except BaseException as exc:  # "raised" (the input may be one it refuses): its own error, not a limit
-            raised = isinstance(exc, Exception) and not isinstance(exc, MemoryError | RecursionError)
-            _send(
-                channel_out,
-                {"status": "error", "raised": raised, "message": f"candidate raised:\n{traceback.format_exc()}"},
-            )
+            limit = isinstance(exc, MemoryError | RecursionError)
+            raised = isinstance(exc, Exception) and not limit
+            message = f"candidate raised:\n{traceback.format_exc()}"
+            _send(channel_out, {"status": "error", "raised": raised, "limit": limit, "message": message})
     return 0
 
 

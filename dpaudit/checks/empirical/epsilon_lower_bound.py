@@ -231,7 +231,8 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
     pairs, origin = _audited_pairs(mechanism, config.pairs, context)
     explored, screened = Search([]), Search([])
     if search_enabled(config.search, context):
-        explored, screened = searched_pairs(pairs, context), screened_pairs(pairs, context)
+        explored = searched_pairs(pairs, context)
+        screened = screened_pairs(pairs, context) if explored.stopped is None else Search([])
     sources = [f"{len(pairs)} {origin}"] + [
         f"{count} {source}"
         for count, source in (
@@ -241,6 +242,9 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
         )
         if count
     ]
+    stopped = explored.stopped or screened.stopped
+    if stopped is not None:
+        sources.append("the search stopped early: the candidate hit a limit on a searched input")
     searched = explored.pairs + screened.pairs
     if searched:
         # the spec's pairs and the best searched ones compete in the pilot screening
@@ -270,9 +274,22 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
         + (f"; {bound.sizing}" if bound.sizing else ""),
     )
     evidence = _with_category_names(evidence, context)
+    if stopped is not None:
+        evidence = _with_search_stopped(evidence, stopped)
     # the verdict is decided: if the time budget stops the shrinking below, the runner reports this
     context.decided.append(_with_replay(evidence, pairs, context))
     return _with_replay(_with_shrunk_pair(evidence, pairs, mechanism, budget, guarantee, context), pairs, context)
+
+
+def _with_search_stopped(evidence: Evidence, stopped: str) -> Evidence:
+    """The evidence when the candidate hit a limit on a searched input (``stopped``): a violation on the pairs
+    audited stands; anything else is ``error``, since the pairs the search would have added were not audited
+    (what the audited ones showed stays in the summary)."""
+    evidence = replace(evidence, details={**evidence.details, "search_stopped": stopped})
+    if evidence.verdict is Verdict.VIOLATED:
+        return evidence
+    summary = f"the input search stopped at {stopped}; on the pairs audited before it: {evidence.summary}"
+    return replace(evidence, verdict=Verdict.ERROR, summary=summary)
 
 
 def _with_category_names(evidence: Evidence, context: CheckContext) -> Evidence:

@@ -7,10 +7,15 @@ size past a threshold. The mechanism's neighbourhood proposes pairs around the a
 neighbouring pair under the relation and to be accepted by the reference (so a candidate is
 never judged outside the claim's domain); a searched input the candidate itself refuses (it
 raises, e.g. on a dimension its model does not have) is left out and counted, never an error
-of the audit. The pilot phase of the certification then ranks
-every pair on its own draws and only the most promising go on: choosing pairs on data
-independent of the certification keeps the certified bound sound (see
-:mod:`dpaudit.checks.empirical.certification`).
+of the audit. A searched input on which the candidate hits a limit (it hangs past its time, dies, runs
+out of memory) stops the search there: the pairs found before it are audited, and the check that
+searched says where it stopped (``empirical_epsilon_lower_bound`` is then ``error`` unless it
+certifies a violation on the pairs it did audit). Bad output on a searched input is an error of the
+check, as on the spec's pairs: an output that cannot be audited may itself be the leak.
+
+The pilot phase of the certification then ranks every pair on its own draws and only the most
+promising go on: choosing pairs on data independent of the certification keeps the certified
+bound sound (see :mod:`dpaudit.checks.empirical.certification`).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from dpaudit.checks.empirical.sampling import NeighbourPair
-from dpaudit.errors import CandidateRaised, DpAuditError
+from dpaudit.errors import CandidateLimitReached, CandidateRaised, DpAuditError
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 
@@ -47,10 +52,12 @@ MAX_SCREENED_PAIRS = 8
 
 
 class Search(NamedTuple):
-    """The pairs a search admitted, and how many more the candidate refused (it raised on one side)."""
+    """The pairs a search admitted, how many more the candidate refused (it raised on one side), and where the
+    search stopped because the candidate hit a limit on a searched input (its label and the limit), if it did."""
 
     pairs: list[NeighbourPair]
     refused: int = 0
+    stopped: str | None = None
 
 
 def search_enabled(mode: str, context: CheckContext) -> bool:
@@ -120,10 +127,14 @@ def _admitted(
                     kind.release(reference, data, rng=rng)
         except (DpAuditError, ValueError, TypeError):
             continue  # outside the claim's domain: never judge a candidate there
-        if context.candidate is not None and not all(
-            _candidate_accepts(context.candidate, plain, data, accepted)
-            for plain, data in ((first, pair.first), (second, pair.second))
-        ):
+        try:
+            accepts = context.candidate is None or all(
+                _candidate_accepts(context.candidate, plain, data, accepted)
+                for plain, data in ((first, pair.first), (second, pair.second))
+            )
+        except CandidateLimitReached as exc:  # one wait is enough: the search stops, the pairs found so far stay
+            return Search(found, refused, f"{label}: {str(exc).splitlines()[0]}")
+        if not accepts:
             refused += 1
             continue
         found.append(pair)
@@ -132,7 +143,7 @@ def _admitted(
 
 def _candidate_accepts(candidate: Any, plain: Any, data: Any, accepted: dict[str, bool]) -> bool:
     """Whether the candidate releases on ``data`` without raising (one call, seed 0; remembered by input).
-    A timeout, a crash or bad output is not a refusal: it ends the check as it would on the spec's pairs."""
+    A limit (a timeout, a crash, memory) or bad output is not a refusal: the error propagates."""
     key = repr(plain)
     if key not in accepted:
         try:
