@@ -3,7 +3,7 @@ changed (its search on or off, a smaller budget) and read that obligation's evid
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,12 @@ from dpaudit.audit.candidates.audit import audit_candidate
 from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.spec import load_spec
 from dpaudit.kernel.evidence import Evidence
+
+
+def without_implied_obligations() -> AbstractContextManager[object]:
+    """Within it, candidate audits run the spec's obligations only, not the checks dpaudit adds to every
+    candidate audit (test_implied_obligations.py tests those): for a test that asserts one obligation's verdict."""
+    return mock.patch.object(candidate_audit, "implied_obligations", lambda claim, kept: ())
 
 
 def obligation_evidence(spec: Path, candidate: str, folder: Path | str, obligation_id: str, **params: Any) -> Evidence:
@@ -28,7 +34,7 @@ def obligation_evidence(spec: Path, candidate: str, folder: Path | str, obligati
     # an obligation of the spec is audited with the spec's obligations only: the checks dpaudit adds to every
     # candidate audit (test_implied_obligations.py) would run beside it and be read by no one
     own = obligation_id in {obligation.id for obligation in claim.obligations}
-    with mock.patch.object(candidate_audit, "implied_obligations", lambda claim, kept: ()) if own else nullcontext():
+    with without_implied_obligations() if own else nullcontext():
         report = audit_candidate(
             claim, spec, parse_candidate(candidate, path=str(folder)), limits=CandidateLimits(), seed=3, quick=True
         )
