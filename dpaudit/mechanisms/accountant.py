@@ -75,7 +75,8 @@ class SubsampledGaussianAccountant:
 
     Attributes:
         sampling: ``poisson`` or ``uniform_one`` (see :mod:`dpaudit.mechanisms.gpope_step`).
-        relation: the neighbouring relation the ε is for.
+        relation: the neighbouring relation the ε is for. In a spec it may be left out: the claim's
+            ``relations`` decide it (a value here that differs from them is refused).
         interval: the PLD grid step.
     """
 

@@ -371,7 +371,9 @@ MECHANISM = Mechanism(
     ),
     relations=(REPLACE_ONE, ADD_REMOVE_ONE),
     neighbourhood=Neighbourhood(
-        "||theta - theta'||_2 <= min(S(X), S(X')) and |ln S(X) - ln S(X')| <= beta/2 (Lemma 1 (a), (b), both orders)",
+        "||theta - theta'||_2 <= min(S(X), S(X')) and |ln S(X) - ln S(X')| <= beta/2 (Lemma 1 (a), (b), both orders), "
+        "beta of the `constants` set at (epsilon, delta, dim): main_text and tight epsilon / (4 dim + 4 ln(2/delta)), "
+        "supplementary (2 ln 2) epsilon / (5 (sqrt(dim) + sqrt(2 ln(4/delta)))^2)",
         _lemma1_distance,
         lambda params, relation: 1.0,
         explore=_explore,
