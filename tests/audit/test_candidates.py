@@ -289,6 +289,20 @@ def test_a_candidate_that_exits_is_reported_with_its_exit_code_not_as_a_signal()
     ):
         candidate.sample(VALUE, PARAMS, CALL, 5, np.random.SeedSequence(1))
     assert "signal" not in str(raised.value) and "memory" not in str(raised.value)
+    assert isinstance(raised.value, CandidateLimitReached)  # it died: a limit, not a refusal
+
+
+@pytest.mark.parametrize(
+    ("name", "named"),
+    [("recurses_forever", "RecursionError"), ("calls_sys_exit", "SystemExit"), ("maps_too_much", "OSError")],
+)
+def test_out_of_stack_exiting_or_out_of_memory_is_a_limit_whose_first_line_names_it(name, named):
+    with (
+        CandidateProcess(_ref(name), CandidateLimits(memory_mib=512)) as candidate,
+        pytest.raises(CandidateLimitReached) as raised,
+    ):
+        candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(1))
+    assert named in str(raised.value).splitlines()[0]
 
 
 def test_a_candidate_printing_past_the_capture_limit_is_told_so_in_one_line():

@@ -262,6 +262,7 @@ def test_a_searched_input_the_candidate_refuses_is_left_out_and_counted(tmp_path
 
 
 def _rows_evidence(folder, on_small_entries, *, gamma_of="k * p"):
+    """Every obligation's evidence, by id, of the rows candidate's audit (seed 3, quick, 1 s per call)."""
     spec = _rows_candidate(folder, on_small_entries, gamma_of=gamma_of)
     report = audit_candidate(
         load_spec(spec),
@@ -272,24 +273,97 @@ def _rows_evidence(folder, on_small_entries, *, gamma_of="k * p"):
         quick=True,
     )
     (relation,) = report.claims[0].relations
-    return {item.obligation.id: item.evidence for item in relation.obligations}["rows"]
+    return {item.obligation.id: item.evidence for item in relation.obligations}
 
 
 @pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_a_candidate_that_hangs_on_a_searched_input_has_not_refused_it(tmp_path):
     # a timeout is not a refusal: the search stops at the first searched input the candidate hangs on (one wait,
     # not one per searched input), and with no violation on the pairs audited the check is an error naming it
-    evidence = _rows_evidence(tmp_path, "time.sleep(60)")
+    evidences = _rows_evidence(tmp_path, "time.sleep(60)")
+    evidence = evidences["rows"]
     assert evidence.verdict is Verdict.ERROR, evidence.summary
     assert evidence.summary.startswith("the input search stopped at ")
     assert "did not answer within 1 s" in evidence.summary
     assert "the search stopped early" in evidence.domain
     assert "searched but refused" not in evidence.domain
+    fit = evidences["implied-parametric-dirichlet-fit"]  # a fit reports no partial search: error too
+    assert fit.verdict is Verdict.ERROR and "the input search stopped at " in fit.summary, fit.summary
 
 
 @pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
-def test_a_hang_on_a_searched_input_leaves_a_violation_on_the_spec_pair_standing(tmp_path):
-    # the same hang, but the candidate leaks on the spec's own pair (25 times the concentration k): violated
-    evidence = _rows_evidence(tmp_path, "time.sleep(60)", gamma_of="25 * k * p")
+def test_a_hang_on_a_searched_input_leaves_a_violation_on_the_pairs_audited_standing(tmp_path):
+    # the same hang, but the candidate leaks (25 times the concentration k) on the pairs audited: violated
+    evidence = _rows_evidence(tmp_path, "time.sleep(60)", gamma_of="25 * k * p")["rows"]
     assert evidence.verdict is Verdict.VIOLATED, evidence.summary
     assert "did not answer within 1 s" in evidence.details["search_stopped"]
+    # certified on a pair audited (the spec's or one found before the stop), never on the one it hung on
+    assert not evidence.details["search_stopped"].startswith(evidence.counterexample["pair"] + ":")
+
+
+class _RowsInProcess:
+    """In process, a Dirichlet candidate written for rows with every entry >= 0.25: on others it raises
+    ``error`` (a limit, bad output, ...) and counts it."""
+
+    vectorised = True
+
+    def __init__(self, error):
+        self.error, self.failed = error, 0
+
+    def release(self, data, *, rng, size=None):
+        p = np.asarray(data, dtype=float)
+        if p.min() < 0.25:
+            self.failed += 1
+            raise self.error
+        out = rng.dirichlet(3.3118 * p, size=1 if size is None else size)
+        return out[0] if size is None else out
+
+
+def _rows_context(tmp_path, candidate):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(ROWS_SPEC)
+    claim = load_spec(spec)
+    return CheckContext(
+        claim=claim,
+        relation=claim.relations[0],
+        rng=np.random.default_rng(0),
+        seed=np.random.SeedSequence(0),
+        quick=True,
+        candidate=candidate,
+    )
+
+
+GIVEN_ROWS = [NeighbourPair(np.array([0.3, 0.7]), np.array([0.4, 0.6]), "spec")]
+
+
+def test_the_search_stops_at_the_first_limit_after_one_wait(tmp_path):
+    from dpaudit.errors import CandidateLimitReached
+
+    candidate = _RowsInProcess(CandidateLimitReached("candidate rows:release did not answer within 1 s"))
+    search = searched_pairs(GIVEN_ROWS, _rows_context(tmp_path, candidate))
+    assert candidate.failed == 1  # one wait, not one per searched input
+    assert search.stopped is not None and "did not answer within 1 s" in search.stopped
+    assert search.refused == 0
+    assert all(min(pair.first.min(), pair.second.min()) >= 0.25 for pair in search.pairs)
+
+
+def test_bad_output_on_a_searched_input_is_an_error_of_the_check_not_a_stop(tmp_path):
+    from dpaudit.errors import CandidateError, CandidateLimitReached
+
+    candidate = _RowsInProcess(CandidateError("candidate rows:release returned a non-finite value nan"))
+    with pytest.raises(CandidateError, match="non-finite") as raised:
+        searched_pairs(GIVEN_ROWS, _rows_context(tmp_path, candidate))
+    assert not isinstance(raised.value, CandidateLimitReached)
+
+
+def test_a_parametric_fit_whose_search_stops_is_an_error_naming_the_stop(tmp_path):
+    # the Dirichlet fit reports no partial search: the limit propagates (the runner makes it `error`)
+    from dpaudit.checks.empirical.parametric import check_parametric_noise_fit
+    from dpaudit.errors import CandidateLimitReached
+    from dpaudit.kernel.claims import Obligation
+
+    candidate = _RowsInProcess(CandidateLimitReached("candidate rows:release did not answer within 1 s"))
+    pairs = [{"first": [0.3, 0.7], "second": [0.4, 0.6]}]
+    fit = Obligation("fit", "a fit", "parametric_noise_fit", {"family": "dirichlet", "samples": 2000, "pairs": pairs})
+    with pytest.raises(CandidateLimitReached, match=r"the input search stopped at .*did not answer within 1 s"):
+        check_parametric_noise_fit(fit, _rows_context(tmp_path, candidate))

@@ -183,9 +183,11 @@ class CandidateProcess:
             self.stop()
             message = header.get("message")
             raised, limit = header.get("raised") is True, header.get("limit") is True
+            text = message if isinstance(message, str) else "unknown error"
+            if limit:  # its first line names the limit: the last line of the traceback
+                text = f"hit a limit ({text.strip().splitlines()[-1][:200]}); {text}"
             raise (CandidateRaised if raised else CandidateLimitReached if limit else CandidateError)(
-                f"candidate {self.ref}: {message if isinstance(message, str) else 'unknown error'}"
-                f"{_shown(self.captured_output)}"
+                f"candidate {self.ref}: {text}{_shown(self.captured_output)}"
             )
         return header
 

@@ -410,11 +410,10 @@ def main(argv: list[str]) -> int:
             else:
                 _sample(function, request, channel_out)
         except OSError as exc:
-            if exc.errno != errno.EFBIG:
-                _send(
-                    channel_out,
-                    {"status": "error", "raised": True, "message": f"candidate raised:\n{traceback.format_exc()}"},
-                )
+            if exc.errno != errno.EFBIG:  # ENOMEM (the memory ceiling, e.g. an mmap) is a limit, not a refusal
+                limit = exc.errno == errno.ENOMEM
+                message = f"candidate raised:\n{traceback.format_exc()}"
+                _send(channel_out, {"status": "error", "raised": not limit, "limit": limit, "message": message})
                 continue
             message = (
                 f"the candidate wrote more than {_CAPTURE_LIMIT_BYTES >> 20} MiB to its standard output and error "
@@ -423,8 +422,8 @@ def main(argv: list[str]) -> int:
             _send(channel_out, {"status": "error", "message": message})
         except BadOutput as exc:
             _send(channel_out, {"status": "error", "message": f"its output cannot be audited: {exc}"})
-        except BaseException as exc:  # "raised" (the input may be one it refuses): its own error, not a limit
-            limit = isinstance(exc, MemoryError | RecursionError)
+        except BaseException as exc:  # its own error ("raised": the input may be one it refuses), or a limit
+            limit = isinstance(exc, MemoryError | RecursionError | SystemExit)  # out of memory or stack; it exits
             raised = isinstance(exc, Exception) and not limit
             message = f"candidate raised:\n{traceback.format_exc()}"
             _send(channel_out, {"status": "error", "raised": raised, "limit": limit, "message": message})

@@ -75,7 +75,7 @@ from dpaudit.checks.empirical.gaussian_release_directions import (
     most_revealing_pairs,
     projected_moments,
 )
-from dpaudit.checks.empirical.input_search import SEARCH_MODES, search_enabled, searched_pairs
+from dpaudit.checks.empirical.input_search import SEARCH_MODES, search_enabled, searched_pairs_whole
 from dpaudit.checks.empirical.parametric import FitConfig
 from dpaudit.checks.empirical.radial_events import choose_radial_events, radial_centre, radial_statistic
 from dpaudit.checks.empirical.samplers import as_sampler
@@ -266,7 +266,7 @@ def _fitted_pairs(
     direction, so a lower bar has a correct implementation pay for fits that find nothing); and how
     many searched pairs were piloted."""
     pairs = reference_or_given_pairs(config.pairs, context)
-    found = searched_pairs(pairs, context).pairs[:PILOTED_PAIRS] if search_enabled(config.search, context) else []
+    found = searched_pairs_whole(pairs, context)[:PILOTED_PAIRS] if search_enabled(config.search, context) else []
     chosen = most_revealing_pairs(found, draw, guarantee.delta, FIT_PILOT, SEARCHED_FITS)
     return pairs + [pair for pair, score in chosen if score >= guarantee.epsilon], len(found)
 

@@ -9,8 +9,9 @@ never judged outside the claim's domain); a searched input the candidate itself 
 raises, e.g. on a dimension its model does not have) is left out and counted, never an error
 of the audit. A searched input on which the candidate hits a limit (it hangs past its time, dies, runs
 out of memory) stops the search there: the pairs found before it are audited, and the check that
-searched says where it stopped (``empirical_epsilon_lower_bound`` is then ``error`` unless it
-certifies a violation on the pairs it did audit). Bad output on a searched input is an error of the
+searched says where it stopped: ``empirical_epsilon_lower_bound`` is then ``error`` unless it
+certifies a violation on the pairs it did audit, and the parametric fits, which report no partial
+search, are ``error`` (:func:`searched_pairs_whole`). Bad output on a searched input is an error of the
 check, as on the spec's pairs: an output that cannot be audited may itself be the leak.
 
 The pilot phase of the certification then ranks every pair on its own draws and only the most
@@ -29,7 +30,7 @@ from dpaudit.errors import CandidateLimitReached, CandidateRaised, DpAuditError
 from dpaudit.kernel.checkers import CheckContext
 from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
 
-__all__ = ["SEARCH_MODES", "Search", "screened_pairs", "search_enabled", "searched_pairs"]
+__all__ = ["SEARCH_MODES", "Search", "screened_pairs", "search_enabled", "searched_pairs", "searched_pairs_whole"]
 
 SEARCH_MODES = ("auto", "on", "off")
 
@@ -75,6 +76,19 @@ def searched_pairs(audited: list[NeighbourPair], context: CheckContext) -> Searc
     plain = [(kind.input_domain.to_plain(pair.first), kind.input_domain.to_plain(pair.second)) for pair in audited]
     proposed = explore(plain, context.claim.mechanism.params, context.relation)
     return _admitted(proposed, {repr(pair) for pair in plain}, context, MAX_SEARCHED_PAIRS, SEARCH_PILOT, None)
+
+
+def searched_pairs_whole(audited: list[NeighbourPair], context: CheckContext) -> list[NeighbourPair]:
+    """The pairs of :func:`searched_pairs`, for a check that reports no partial search: when the candidate hit a
+    limit on a searched input, :class:`~dpaudit.errors.CandidateLimitReached` naming it (the check is ``error``).
+
+    Raises:
+        CandidateLimitReached: when the search stopped at a searched input.
+    """
+    search = searched_pairs(audited, context)
+    if search.stopped is not None:
+        raise CandidateLimitReached(f"the input search stopped at {search.stopped}")
+    return search.pairs
 
 
 def screened_pairs(audited: list[NeighbourPair], context: CheckContext) -> Search:

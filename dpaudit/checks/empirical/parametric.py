@@ -51,7 +51,7 @@ import numpy as np
 from dpaudit._lazy import lazy_module
 from dpaudit.checks.claim_inputs import approx_dp_of
 from dpaudit.checks.empirical.dirichlet_fit import DirichletFit, fit_dirichlet_pair, least_private_delta
-from dpaudit.checks.empirical.input_search import searched_pairs
+from dpaudit.checks.empirical.input_search import searched_pairs_whole
 from dpaudit.checks.empirical.samplers import as_sampler
 from dpaudit.checks.empirical.sampling import PairsConfig, reference_or_given_pairs, with_unique_labels
 from dpaudit.errors import InvalidArgument
@@ -356,7 +356,7 @@ def _searched_dirichlet_pairs(pairs: list[Any], epsilon: float, context: CheckCo
         return []
     reference = DirichletFit(float(k), float(k), float(k), 1.0, (0, 1))
     ranked = []
-    for index, pair in enumerate(searched_pairs(pairs, context).pairs):
+    for index, pair in enumerate(searched_pairs_whole(pairs, context)):
         p, q = np.asarray(pair.first, dtype=np.float64), np.asarray(pair.second, dtype=np.float64)
         try:
             ranked.append((least_private_delta(epsilon, p, q, reference, points=2), -index, pair))

@@ -351,3 +351,19 @@ def _hangs_on_third_call_sample(value, n, *, sigma, sensitivity, rng):
 
 
 vectorised_hangs_on_third_call.sample = _hangs_on_third_call_sample
+
+
+def recurses_forever(value, sigma, *, rng):  # RecursionError: out of stack, a limit
+    return recurses_forever(value, sigma, rng=rng)
+
+
+def calls_sys_exit(value, sigma, *, rng):  # the candidate ends its own process: it dies
+    raise SystemExit("no output for this input")
+
+
+def maps_too_much(value, sigma, *, rng):  # OSError(ENOMEM) under the memory ceiling: a limit
+    import mmap
+
+    with mmap.mmap(-1, 4 * 1024**3) as block:
+        block[0] = 1
+    return np.zeros(np.shape(value))
