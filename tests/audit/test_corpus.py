@@ -105,7 +105,14 @@ def test_the_repository_corpus_loads_with_its_independent_part():
 
 @pytest.mark.parametrize(
     ("round_", "count", "leaky", "kinds"),
-    [("round3", 21, 12, 10), ("round5", 32, 22, 12), ("round8", 12, 8, 6), ("round9", 12, 7, 7), ("round10", 12, 7, 7)],
+    [
+        ("round3", 21, 12, 10),
+        ("round5", 32, 22, 12),
+        ("round8", 12, 8, 6),
+        ("round9", 12, 7, 7),
+        ("round10", 12, 7, 7),
+        ("round11", 12, 7, 7),
+    ],
 )
 def test_an_independent_round_loads_and_does_not_read_dpaudit(round_, count, leaky, kinds):
     folder = Path(__file__).parents[1] / "candidates" / round_
