@@ -3,7 +3,8 @@ changed (its search on or off, a smaller budget) and read that obligation's evid
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from dpaudit.audit.candidates import audit as candidate_audit
 from dpaudit.audit.candidates.audit import audit_candidate
 from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.spec import load_spec
+from dpaudit.kernel.claims import Claim
 from dpaudit.kernel.evidence import Evidence
 
 
@@ -20,6 +22,20 @@ def without_implied_obligations() -> AbstractContextManager[object]:
     """Within it, candidate audits run the spec's obligations only, not the checks dpaudit adds to every
     candidate audit (test_implied_obligations.py tests those): for a test that asserts one obligation's verdict."""
     return mock.patch.object(candidate_audit, "implied_obligations", lambda claim, kept: ())
+
+
+@contextmanager
+def audited_alone(claim: Claim, *obligation_ids: str) -> Iterator[Claim]:
+    """The claim to audit within the block: ``claim`` itself when no ``obligation_ids`` are given; else the claim
+    with those of its obligations alone, audited without the checks dpaudit adds to every candidate audit, for a
+    test that reads only their verdicts (the others would run beside them and be read by no one)."""
+    if not obligation_ids:
+        yield claim
+        return
+    kept = tuple(obligation for obligation in claim.obligations if obligation.id in obligation_ids)
+    assert len(kept) == len(obligation_ids), f"not all of {obligation_ids} are obligations of {claim.id}"
+    with without_implied_obligations():
+        yield replace(claim, obligations=kept)
 
 
 def obligation_evidence(spec: Path, candidate: str, folder: Path | str, obligation_id: str, **params: Any) -> Evidence:
@@ -31,12 +47,16 @@ def obligation_evidence(spec: Path, candidate: str, folder: Path | str, obligati
             replace(o, params={**o.params, **params}) if o.id == obligation_id else o for o in claim.obligations
         )
         claim = replace(claim, obligations=obligations)
-    # an obligation of the spec is audited with the spec's obligations only: the checks dpaudit adds to every
-    # candidate audit (test_implied_obligations.py) would run beside it and be read by no one
+    # an obligation of the spec is audited alone; one dpaudit adds, with the spec's (test_implied_obligations.py)
     own = obligation_id in {obligation.id for obligation in claim.obligations}
-    with without_implied_obligations() if own else nullcontext():
+    with audited_alone(claim, obligation_id) if own else nullcontext(claim) as audited:
         report = audit_candidate(
-            claim, spec, parse_candidate(candidate, path=str(folder)), limits=CandidateLimits(), seed=3, quick=True
+            audited,
+            spec,
+            parse_candidate(candidate, path=str(folder)),
+            limits=CandidateLimits(),
+            seed=3,
+            quick=True,
         )
     (relation,) = report.claims[0].relations
     return {item.obligation.id: item.evidence for item in relation.obligations}[obligation_id]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from dpaudit.adapters import diffprivlib_mechanisms as adapters
-from tests.adapters.conftest import SWEEP_BUDGET, run_in_fresh_python
+from tests.adapters.conftest import SWEEP_BUDGET, SWEEP_ESCALATIONS, run_in_fresh_python
 
 # Installed is enough: with scikit-learn 1.9, diffprivlib 0.6.6's package __init__ fails (its models) and the
 # adapters load its mechanisms without it.
@@ -126,5 +126,5 @@ def test_a_gaussian_claim_below_its_exact_epsilon_is_violated(ecosystem_audit):
     ],
 )
 def test_every_mechanism_as_documented_is_not_violated(ecosystem_audit, function, name):
-    verdict, summaries = ecosystem_audit(f"{MODULE}:{function}", name, SWEEP_BUDGET)
+    verdict, summaries = ecosystem_audit(f"{MODULE}:{function}", name, SWEEP_BUDGET, SWEEP_ESCALATIONS)
     assert verdict != "violated", summaries

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dpaudit.adapters import opendp_mechanisms as adapters
-from tests.adapters.conftest import SWEEP_BUDGET
+from tests.adapters.conftest import SWEEP_BUDGET, SWEEP_ESCALATIONS
 
 pytest.importorskip("opendp")
 
@@ -77,5 +77,5 @@ def test_a_randomized_response_claim_below_its_privacy_map_is_violated(ecosystem
     ],
 )
 def test_every_measurement_as_documented_is_not_violated(ecosystem_audit, function, name):
-    verdict, summaries = ecosystem_audit(f"{MODULE}:{function}", name, SWEEP_BUDGET)
+    verdict, summaries = ecosystem_audit(f"{MODULE}:{function}", name, SWEEP_BUDGET, SWEEP_ESCALATIONS)
     assert verdict != "violated", summaries

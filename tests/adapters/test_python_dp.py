@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dpaudit.adapters import python_dp_mechanisms as adapters
-from tests.adapters.conftest import SWEEP_BUDGET
+from tests.adapters.conftest import SWEEP_BUDGET, SWEEP_ESCALATIONS
 
 pytest.importorskip("pydp")
 
@@ -58,5 +58,5 @@ def test_a_claim_below_the_library_epsilon_is_violated(ecosystem_audit):
     ],
 )
 def test_every_mechanism_as_documented_is_not_violated(ecosystem_audit, function, name):
-    verdict, summaries = ecosystem_audit(f"{MODULE}:{function}", name, SWEEP_BUDGET)
+    verdict, summaries = ecosystem_audit(f"{MODULE}:{function}", name, SWEEP_BUDGET, SWEEP_ESCALATIONS)
     assert verdict != "violated", summaries

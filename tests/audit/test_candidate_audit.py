@@ -10,6 +10,7 @@ from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.errors import CandidateLoadError, SpecError
 from dpaudit.kernel.verdicts import Verdict
+from tests.candidate_audits import audited_alone
 
 FIXTURES = str(Path(__file__).parent / "candidates_fixture")
 SPEC = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"
@@ -27,8 +28,10 @@ def _check(claim, spec, name, *, seed=5, quick=True, timeout=120.0):
     )
 
 
-def _audit(name, timeout=60.0):
-    report = _check(load_spec(SPEC), SPEC, name, timeout=timeout)
+def _audit(name, *obligation_ids, timeout=60.0):
+    """The Gaussian example audit of fixture ``name``: the whole audit, or the spec's ``obligation_ids`` alone."""
+    with audited_alone(load_spec(SPEC), *obligation_ids) as claim:
+        report = _check(claim, SPEC, name, timeout=timeout)
     (result,) = report.claims
     (relation,) = result.relations
     return {item.obligation.id: item.evidence for item in relation.obligations}
@@ -42,7 +45,7 @@ def test_correct_candidate_passes():
 
 @pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_buggy_candidate_is_violated():
-    evidence = _audit("halved_gaussian")
+    evidence = _audit("halved_gaussian", "output-law-matches-reference", "empirical-privacy")
     # conformance is not privacy: the law differs (reported), the privacy check is what is violated
     assert evidence["output-law-matches-reference"].verdict is Verdict.INCONCLUSIVE
     assert evidence["output-law-matches-reference"].details["conformance"] == "differs"
@@ -78,17 +81,18 @@ def test_white_box_only_spec_is_refused():
         candidate_obligations(white_box_only, "x")
 
 
-def _audit_lsw(name):
+def _audit_lsw(name, *obligation_ids):
+    """The DP-LSW example audit of fixture ``name``: the whole audit, or the spec's ``obligation_ids`` alone."""
     spec = builtin_spec_dir() / "examples" / "dp_lsw_candidate.toml"
-    claim = load_spec(spec)
-    report = audit_candidate(
-        claim,
-        spec,
-        parse_candidate(f"sample_candidates:{name}", path=FIXTURES),
-        limits=CandidateLimits(timeout_seconds=120.0),
-        seed=5,
-        quick=True,
-    )
+    with audited_alone(load_spec(spec), *obligation_ids) as claim:
+        report = audit_candidate(
+            claim,
+            spec,
+            parse_candidate(f"sample_candidates:{name}", path=FIXTURES),
+            limits=CandidateLimits(timeout_seconds=120.0),
+            seed=5,
+            quick=True,
+        )
     (relation,) = report.claims[0].relations
     return {item.obligation.id: item.evidence for item in relation.obligations}
 
@@ -101,7 +105,7 @@ def test_dp_lsw_candidate_matching_the_reference_passes():
 
 @pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_dp_lsw_candidate_with_half_the_noise_differs_from_the_reference():
-    evidence = _audit_lsw("noisy_half_dp_lsw")
+    evidence = _audit_lsw("noisy_half_dp_lsw", "output-law-matches-reference")
     assert evidence["output-law-matches-reference"].details["conformance"] == "differs"
     assert evidence["output-law-matches-reference"].verdict is not Verdict.VIOLATED
 
@@ -125,15 +129,15 @@ def test_user_trajectory_pairs_reach_the_candidate(tmp_path):
         'second = [[[2, 0, 0.0], [4, 0, 1.0]], [[3, 0, 0.0], [4, 0, 1.0]]], label = "first trajectory replaced" }]'
     )
     path = _lsw_spec_with_pairs(tmp_path, pairs)
-    claim = load_spec(path)
-    report = audit_candidate(
-        claim,
-        path,
-        parse_candidate("sample_candidates:reference_dp_lsw", path=FIXTURES),
-        limits=CandidateLimits(timeout_seconds=120.0),
-        seed=5,
-        quick=True,
-    )
+    with audited_alone(load_spec(path), "black-box-epsilon") as claim:
+        report = audit_candidate(
+            claim,
+            path,
+            parse_candidate("sample_candidates:reference_dp_lsw", path=FIXTURES),
+            limits=CandidateLimits(timeout_seconds=120.0),
+            seed=5,
+            quick=True,
+        )
     (relation,) = report.claims[0].relations
     evidence = {item.obligation.id: item.evidence for item in relation.obligations}
     assert evidence["black-box-epsilon"].verdict is Verdict.CONSISTENT, evidence["black-box-epsilon"].summary
