@@ -20,6 +20,7 @@ from dpaudit.checks.empirical.events import (
 from dpaudit.checks.empirical.parametric import fit_centred_pair, fit_pair
 from dpaudit.checks.empirical.recertification import ESCALATED_PER_ROUND
 from dpaudit.checks.empirical.sampling import NeighbourPair
+from dpaudit.checks.empirical.statistics import clopper_pearson_lower, clopper_pearson_upper
 from dpaudit.cli import main
 
 PAIR = NeighbourPair(np.zeros(1), np.ones(1), "0 vs 1")
@@ -272,6 +273,19 @@ def test_escalation_certifies_an_atom_too_rare_for_the_budget():
     chosen = sum(not event.escalated for event in bound.events)
     assert bound.planned_bounds == 2 * (chosen + ESCALATED_PER_ROUND * 2)  # the union bound counts every round allowed
     assert bound.details()["escalated_samples"]
+
+
+def test_every_certified_bound_takes_its_share_of_the_union_bound():
+    """Each event's Clopper-Pearson bounds are at (1 - confidence) / planned_bounds, the union bound over
+    every bound the audit may take (each chosen event in each order, every escalation round allowed), and
+    are those of its counts at that level."""
+    bound = _escalated(_Gaussian(1.0, atom=1e-3), 0)
+    share = (1.0 - bound.budget.confidence) / bound.planned_bounds
+    assert bound.events and bound.planned_bounds >= 2
+    for event in bound.events:
+        assert event.alpha == pytest.approx(share, rel=1e-12)
+        assert event.p_lower == clopper_pearson_lower(event.p_count, event.samples, event.alpha)
+        assert event.q_upper == clopper_pearson_upper(event.q_count, event.samples, event.alpha)
 
 
 def test_no_event_that_holds_on_every_draw_of_both_sides_takes_a_bound():

@@ -33,22 +33,49 @@ def plant(defect: Defect, copy: Path) -> None:
     target.write_text(text.replace(defect.old, defect.new), encoding="utf-8")
 
 
+#: What the package reads beside itself (the built-in specs, the generated docs), linked into each copy:
+#: a copy without them fails every test that loads a spec, whatever the defect.
+_BESIDE_THE_PACKAGE = ("specs", "docs")
+
+
+def _pytest(targets: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
+    """``pytest -x`` on ``targets``, importing the dpaudit found in ``cwd``."""
+    environment = {**os.environ, "PYTHONPATH": str(cwd), "PYTHONDONTWRITEBYTECODE": "1"}
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-rfE", "-p", "no:cacheprovider", "--rootdir", str(ROOT)]
+    command += ["-c", str(ROOT / "pyproject.toml"), *targets]
+    # run from cwd: the working directory comes first on sys.path, so `import dpaudit` is the one there
+    return subprocess.run(command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=timeout)
+
+
+def failed_tests(output: str, cwd: Path) -> list[str]:
+    """The node ids (with absolute paths) of the tests a pytest run in ``cwd`` reports as failed or in error."""
+    ids = []
+    for line in output.splitlines():
+        if line.startswith(("FAILED ", "ERROR ")):
+            node = line.split(" ", 1)[1].split(" - ", 1)[0]
+            path, separator, rest = node.partition("::")
+            ids.append(str((cwd / path).resolve()) + separator + rest)
+    return ids
+
+
 def run_defect(defect: Defect, *, timeout: float = 900.0) -> dict[str, object]:
-    """Plant ``defect`` in a fresh copy and run its targets; killed when they fail."""
+    """Plant ``defect`` in a fresh copy and run its targets. Killed when they fail and the tests that failed
+    pass on the repository's own code: a test that fails without the defect too kills nothing."""
     with tempfile.TemporaryDirectory(prefix="dpaudit-mutant-") as folder:
         copy = Path(folder)
         shutil.copytree(ROOT / "dpaudit", copy / "dpaudit", ignore=shutil.ignore_patterns("__pycache__"))
+        for name in _BESIDE_THE_PACKAGE:
+            (copy / name).symlink_to(ROOT / name, target_is_directory=True)
         plant(defect, copy)
-        environment = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
         targets = [str(ROOT / target) for target in defect.targets]
-        command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT)]
-        command += ["-c", str(ROOT / "pyproject.toml"), *targets]
         started = time.perf_counter()
         try:
-            # run from the copy: the working directory comes first on sys.path, so `import dpaudit` is the mutant
-            result = subprocess.run(command, cwd=copy, env=environment, capture_output=True, text=True, timeout=timeout)
+            result = _pytest(targets, copy, timeout)
             killed = result.returncode != 0
             tail = (result.stdout + result.stderr).strip().splitlines()[-1:] or [""]
+            failed = failed_tests(result.stdout, copy) if killed else []
+            if failed and _pytest(failed, ROOT, timeout).returncode != 0:
+                killed, tail = False, [f"not a kill: {failed[0]} fails without the defect too"]
         except subprocess.TimeoutExpired:
             killed, tail = True, ["timed out (counts as killed: the suite did not pass)"]
     return {

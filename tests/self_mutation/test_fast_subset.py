@@ -2,8 +2,8 @@
 
 import pytest
 
-from tests.self_mutation.defects import DEFECTS
-from tests.self_mutation.run import ROOT, run_defect
+from tests.self_mutation.defects import DEFECTS, Defect
+from tests.self_mutation.run import ROOT, failed_tests, run_defect
 
 FAST = ("gaussian-delta-sign", "union-bound-dropped", "combine-verdicts-strongest", "certificate-rounds-inward")
 
@@ -22,3 +22,34 @@ def test_every_defect_applies_to_exactly_one_place():
 def test_a_planted_defect_turns_its_tests_red(name):
     (defect,) = [d for d in DEFECTS if d.name == name]
     assert run_defect(defect)["killed"]
+
+
+@pytest.mark.slow  # the targets run in a copy of the package: the main CI job runs it, not the floors one
+def test_a_change_that_changes_nothing_survives_tests_that_read_the_specs():
+    """The copy can read the built-in specs and docs beside the package: without them, every test loading a
+    spec failed in the copy, and a defect no test caught counted as killed."""
+    unchanged = 'return Path(__file__).resolve().parents[2] / "specs"'
+    nothing = Defect(
+        "nothing",
+        "control",
+        "dpaudit/audit/spec.py",
+        unchanged,
+        unchanged,
+        ("tests/checks/test_balle_checker_wrappers.py",),
+    )
+    result = run_defect(nothing)
+    assert not result["killed"], result["last_line"]
+
+
+def test_a_kill_names_the_failed_tests_to_rerun_without_the_defect(tmp_path):
+    output = (
+        "=========================== short test summary info ============================\n"
+        "FAILED ../tests/checks/test_x.py::test_one[0.5-True] - AssertionError: assert 1 == 2\n"
+        "ERROR ../tests/checks/test_y.py\n"
+        "1 failed, 1 error in 0.54s\n"
+    )
+    copy = tmp_path / "copy"
+    assert failed_tests(output, copy) == [
+        str(tmp_path / "tests/checks/test_x.py") + "::test_one[0.5-True]",
+        str(tmp_path / "tests/checks/test_y.py"),
+    ]
