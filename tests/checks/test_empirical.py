@@ -140,6 +140,10 @@ def test_one_million_samples_is_within_twelve_percent():
     bound = _bound(GaussianMechanism(1.0, 1.0), [UNIT_PAIR], 10**6)
     assert 0.88 * EXACT_EPSILON <= bound.epsilon_lower_bound < EXACT_EPSILON
     assert bound.delta_lower_bound is not None and 0.0 <= bound.delta_lower_bound < 1e-3
+    # a bound this close under the claim is no violation: only one past it is
+    assert bound_evidence(bound, TRUE_CLAIM, domain="d", method="m").verdict is Verdict.CONSISTENT
+    past = ApproxDP(bound.epsilon_lower_bound * (1 - 1e-9), TRUE_CLAIM.delta)
+    assert bound_evidence(bound, past, domain="d", method="m").verdict is Verdict.VIOLATED
 
 
 def test_no_false_alarm_in_twenty_runs_on_the_tightest_true_claim():
