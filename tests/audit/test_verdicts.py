@@ -82,3 +82,15 @@ def test_a_rejected_assumption_never_lowers_the_verdict_unless_nothing_else_deci
     # a rejected family never hides a violation found by another check
     violated = (_result(Verdict.VIOLATED), _result(Verdict.INCONCLUSIVE, rejected=True))
     assert combine_verdicts(item.evidence.verdict for item in deciding_obligations(violated)) is Verdict.VIOLATED
+
+
+@pytest.mark.parametrize("verdict", [V for V in Verdict if V is not Verdict.VIOLATED])
+def test_a_known_finding_no_longer_violated_fails_under_every_policy(verdict):
+    """A pinned finding is a violation the spec expects: any other verdict means it is no longer reproduced."""
+    from dataclasses import replace
+
+    result = replace(_result(verdict), known_finding="the paper's constant is off")
+    assert all(result.fails(policy) for policy in ("violated", "never"))
+    reproduced = replace(_result(Verdict.VIOLATED), known_finding="the paper's constant is off")
+    assert not any(reproduced.fails(policy) for policy in ("violated", "never"))
+    assert replace(reproduced, finding_changed="measured 1.2, pinned 1.1").fails("never")

@@ -48,9 +48,11 @@ def _pytest(targets: list[str], cwd: Path, timeout: float) -> subprocess.Complet
 
 
 def failed_tests(output: str, cwd: Path) -> list[str]:
-    """The node ids (with absolute paths) of the tests a pytest run in ``cwd`` reports as failed or in error."""
+    """The node ids (with absolute paths) of the tests a pytest run in ``cwd`` reports as failed or in error in
+    its short summary (captured output above it may hold lines starting with ``ERROR`` too)."""
     ids = []
-    for line in output.splitlines():
+    _, _, summary = output.partition("short test summary info")
+    for line in summary.splitlines():
         if line.startswith(("FAILED ", "ERROR ")):
             node = line.split(" ", 1)[1].split(" - ", 1)[0]
             path, separator, rest = node.partition("::")

@@ -43,6 +43,8 @@ def test_a_change_that_changes_nothing_survives_tests_that_read_the_specs():
 
 def test_a_kill_names_the_failed_tests_to_rerun_without_the_defect(tmp_path):
     output = (
+        "------------------------------ Captured log call -------------------------------\n"
+        "ERROR    dpaudit:__init__.py:108 /tmp/out/audit.json: key 'digest': the content does not match\n"
         "=========================== short test summary info ============================\n"
         "FAILED ../tests/checks/test_x.py::test_one[0.5-True] - AssertionError: assert 1 == 2\n"
         "ERROR ../tests/checks/test_y.py\n"
