@@ -1,6 +1,7 @@
 """dpaudit recheck: every certified fact is replayed by an independent route; edits are caught."""
 
 import json
+from decimal import Decimal
 
 import pytest
 
@@ -64,6 +65,40 @@ def test_an_enclosure_changed_in_its_sixth_digit_fails_even_with_a_fresh_digest(
     result = recheck_report(_write(tmp_path, document))
     assert not result.ok
     assert any(word in line for line in result.failures for word in ("route gives", "empty", "wider"))
+
+
+def _upper_bounded_fact(document):
+    """The first certified fact that bounds a quantity from above, with its claim."""
+    for claim in document["claims"]:
+        for relation in claim["relations"]:
+            for item in relation["obligations"]:
+                for fact in item["evidence"].get("certificate", {}).get("facts", []):
+                    if fact["relation"] == "<=" and fact["route"] != "rerun":
+                        return claim["claim"], fact
+    raise AssertionError("no certified upper bound in the report")
+
+
+def test_an_enclosure_moved_whole_away_from_the_independent_route_fails(report, tmp_path):
+    """Both ends moved down by a millionth: the width and the bound still hold, only the replay sees it."""
+    document = json.loads(report.read_text())
+    _, fact = _upper_bounded_fact(document)
+    low, high = (Decimal(end) for end in fact["enclosure"])
+    shift = high * Decimal("1e-6")
+    fact["enclosure"] = [str(low - shift), str(high - shift)]
+    failures = recheck_report(_write(tmp_path, document)).failures
+    assert any("the independent route gives" in line for line in failures), failures
+
+
+def test_an_enclosure_past_its_bound_fails_though_the_route_agrees(report, tmp_path):
+    """The claim's delta and the fact's bound lowered together under the certified value: the replay agrees
+    with the enclosure, which no longer supports the claim."""
+    document = json.loads(report.read_text())
+    claim, fact = _upper_bounded_fact(document)
+    lowered = float(Decimal(fact["enclosure"][0]) * Decimal("0.9"))
+    claim["guarantee"]["delta"] = lowered
+    fact["bound"] = str(Decimal(lowered))
+    failures = recheck_report(_write(tmp_path, document)).failures
+    assert any("exceeds the bound" in line for line in failures), failures
 
 
 def test_a_fact_moved_to_another_claim_or_bound_fails(report, tmp_path):
