@@ -90,6 +90,8 @@ def test_simplex_adjacency_uses_the_relation_bound():
     assert dirichlet.check_neighbours([0.2, 0.8], [0.3, 0.7], simplex_adjacent(0.2), {"k": 1.0}) == pytest.approx(0.2)
     with pytest.raises(InvalidArgument, match="not neighbours"):
         dirichlet.check_neighbours([0.2, 0.8], [0.3, 0.7], simplex_adjacent(0.1), {"k": 1.0})
+    with pytest.raises(InvalidArgument, match="not neighbours"):  # a third past the radius, not only twice it
+        dirichlet.check_neighbours([0.2, 0.8], [0.3, 0.7], simplex_adjacent(0.15), {"k": 1.0})
     with pytest.raises(InvalidArgument, match="not neighbours"):
         dirichlet.check_neighbours([0.2, 0.3, 0.5], [0.3, 0.2, 0.4], simplex_adjacent(2.0), {"k": 1.0})
     with pytest.raises(InvalidArgument, match="audited under"):
