@@ -16,7 +16,7 @@ from dpaudit.audit.memory_budget import ChildEnded, memory_limit, run_in_child
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.runner import run_audit
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
-from dpaudit.checks.budget_limits import DEFAULT_CEILINGS, ceiling, lowered_ceilings, parse_ceiling
+from dpaudit.checks.budget_limits import DEFAULT_CEILINGS, ceiling, check_enumeration, lowered_ceilings, parse_ceiling
 from dpaudit.checks.sensitivity.pair_sweep import pair_blocks, pair_count
 from dpaudit.cli import main
 from dpaudit.errors import InvalidArgument, SpecError
@@ -169,6 +169,13 @@ def test_an_enumeration_over_the_ceiling_is_refused_before_any_work(tmp_path, ca
     huge.write_text(text.replace("horizon = 6, m_max = 4 }", "horizon = 8, m_max = 6 }"))
     with pytest.raises(SpecError, match=r"4\.2e\+10 items to enumerate|items to enumerate"):
         load_spec(huge)
+
+
+def test_an_enumeration_one_item_over_the_ceiling_is_refused_and_one_at_it_is_not():
+    limit = int(ceiling("enumeration"))
+    assert check_enumeration("the grid", limit) == limit
+    with pytest.raises(InvalidArgument, match=r"the grid: .* items to enumerate, above the enumeration ceiling"):
+        check_enumeration("the grid", limit + 1)
 
 
 def test_the_pair_count_is_the_number_of_pairs_the_sweep_visits():
