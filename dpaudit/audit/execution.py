@@ -219,7 +219,7 @@ def _failed(run: Obligation, exc: Exception) -> tuple[Evidence, bool]:
         return error_evidence(
             run.checker, f"the check could not run: {exc}", "none (the check did not run)", exc
         ), False
-    if isinstance(exc, MemoryError):
+    if isinstance(exc, MemoryError) or (run.memory_limit is not None and _allocation_refused_silently(exc)):
         return _out_of_memory(run), False
     if isinstance(exc, ArithmeticError | mpmath.libmp.NoConvergence):
         return _out_of_range(run, exc), False
@@ -231,6 +231,13 @@ def _failed(run: Obligation, exc: Exception) -> tuple[Evidence, bool]:
         details={"traceback": traceback.format_exc()},
     )
     return evidence, True
+
+
+def _allocation_refused_silently(exc: Exception) -> bool:
+    """Whether ``exc`` is a numpy ufunc whose buffer allocation the memory ceiling refused without its setting
+    MemoryError (numpy 2.x, seen on ``noise += value`` under a 1 MiB ceiling): a SystemError "returned NULL
+    without setting an exception". Read as the memory budget only while a ceiling is in force."""
+    return isinstance(exc, SystemError) and "returned NULL without setting an exception" in str(exc)
 
 
 def _out_of_time(obligation: Obligation, seconds: float | None, *, started: bool) -> Evidence:

@@ -136,6 +136,23 @@ def test_a_child_gives_its_answer_or_says_how_it_ended():
     assert ChildEnded(signal="SIGSEGV").describe() == "ended by SIGSEGV"
 
 
+@register_checker(
+    "test_ceilings_ufunc_fails_silently", description="numpy's ufunc failing an allocation without MemoryError"
+)
+def _ufunc_fails_silently(obligation, context):
+    raise SystemError("<ufunc 'add'> returned NULL without setting an exception")
+
+
+def test_a_ufunc_failing_silently_under_a_ceiling_is_the_memory_budget_and_without_one_an_internal_error():
+    claim = load_spec(GAUSSIAN)
+    failing = Obligation(id="ufunc", statement="s", checker="test_ceilings_ufunc_fails_silently")
+    for limit, verdict, internal in ((4096.0, Verdict.INCONCLUSIVE, False), (None, Verdict.ERROR, True)):
+        obligations = (replace(failing, memory_limit=limit),)
+        report = run_audit([(replace(claim, obligations=obligations), "spec.toml")], seed=1, quick=True)
+        (result,) = report.claims[0].relations[0].obligations
+        assert result.evidence.verdict is verdict and (report.internal_errors > 0) is internal
+
+
 def _timeless(evidence: dict) -> dict:
     return {key: value for key, value in evidence.items() if key != "elapsed_seconds"}
 
