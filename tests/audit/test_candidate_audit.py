@@ -85,14 +85,7 @@ def _audit_lsw(name, *obligation_ids):
     """The DP-LSW example audit of fixture ``name``: the whole audit, or the spec's ``obligation_ids`` alone."""
     spec = builtin_spec_dir() / "examples" / "dp_lsw_candidate.toml"
     with audited_alone(load_spec(spec), *obligation_ids) as claim:
-        report = audit_candidate(
-            claim,
-            spec,
-            parse_candidate(f"sample_candidates:{name}", path=FIXTURES),
-            limits=CandidateLimits(timeout_seconds=120.0),
-            seed=5,
-            quick=True,
-        )
+        report = _check(claim, spec, name)
     (relation,) = report.claims[0].relations
     return {item.obligation.id: item.evidence for item in relation.obligations}
 
@@ -130,14 +123,7 @@ def test_user_trajectory_pairs_reach_the_candidate(tmp_path):
     )
     path = _lsw_spec_with_pairs(tmp_path, pairs)
     with audited_alone(load_spec(path), "black-box-epsilon") as claim:
-        report = audit_candidate(
-            claim,
-            path,
-            parse_candidate("sample_candidates:reference_dp_lsw", path=FIXTURES),
-            limits=CandidateLimits(timeout_seconds=120.0),
-            seed=5,
-            quick=True,
-        )
+        report = _check(claim, path, "reference_dp_lsw")
     (relation,) = report.claims[0].relations
     evidence = {item.obligation.id: item.evidence for item in relation.obligations}
     assert evidence["black-box-epsilon"].verdict is Verdict.CONSISTENT, evidence["black-box-epsilon"].summary
