@@ -5,23 +5,30 @@ The public surface (docs/api.md): :func:`check` (audit your own function against
 subpackage), the report they return
 (``failed``, ``raise_for_failure``, ``to_json``), and the errors below. A plugin imports from
 :mod:`dpaudit.plugin`, the other stable surface. Every other module is internal and may change.
+
+Every name here loads on first use: ``import dpaudit`` runs no import at all, so that the
+``dpaudit`` command reaches the code that holds a Ctrl-C back (:mod:`dpaudit._entry`) as soon as
+the interpreter has started.
 """
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (mypy reads the name)
+if TYPE_CHECKING:
+    from typing import Any
 
-from dpaudit._version import DEFAULT_SEED, __version__
-from dpaudit.errors import (
-    CandidateError,
-    CandidateLoadError,
-    CheckerError,
-    ClaimFailed,
-    DpAuditError,
-    InvalidArgument,
-    InvalidType,
-    NumericalError,
-    SpecError,
-    UnknownName,
-)
+    from dpaudit._version import DEFAULT_SEED, __version__
+    from dpaudit.api import audit_specs, check
+    from dpaudit.errors import (
+        CandidateError,
+        CandidateLoadError,
+        CheckerError,
+        ClaimFailed,
+        DpAuditError,
+        InvalidArgument,
+        InvalidType,
+        NumericalError,
+        SpecError,
+        UnknownName,
+    )
 
 __all__ = [
     "DEFAULT_SEED",
@@ -40,11 +47,23 @@ __all__ = [
     "check",
 ]
 
+#: The module that holds each public name other than the errors (:mod:`dpaudit.errors`).
+_HOME = {
+    "DEFAULT_SEED": "dpaudit._version",
+    "__version__": "dpaudit._version",
+    "check": "dpaudit.api",
+    "audit_specs": "dpaudit.api",
+}
 
-def __getattr__(name: str) -> Any:
-    """``check`` and ``audit_specs`` load the auditor on first use (``import dpaudit`` stays light)."""
-    if name in ("check", "audit_specs"):
-        from dpaudit import api
 
-        return getattr(api, name)
-    raise AttributeError(f"module 'dpaudit' has no attribute {name!r}")
+def __getattr__(name: str) -> "Any":
+    """A public name, from the module that holds it (loaded on first use)."""
+    if name not in __all__:
+        raise AttributeError(f"module 'dpaudit' has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(_HOME.get(name, "dpaudit.errors")), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
