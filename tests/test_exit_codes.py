@@ -157,7 +157,7 @@ def test_ctrl_c_at_any_moment_is_one_line_from_every_process(tmp_path, delay):
     time.sleep(delay)
     os.killpg(process.pid, signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
-    if process.returncode != 130 and _before_dpaudit_ran(stderr):
+    if delay < 0.5 and process.returncode != 130 and _before_dpaudit_ran(stderr):
         pytest.skip(f"the Ctrl-C came {delay} s after the start, in the interpreter's start-up: {stderr[-300:]!r}")
     # 0: the audit finished before the signal, which it cannot within 0.6 s (its modules take longer to load)
     assert process.returncode in ((130,) if delay <= 0.6 else (0, 130)), stderr[-2000:]
@@ -167,7 +167,8 @@ def test_ctrl_c_at_any_moment_is_one_line_from_every_process(tmp_path, delay):
 def _before_dpaudit_ran(stderr: str) -> bool:
     """A Ctrl-C reached the interpreter before any of dpaudit's code ran: killed before Python put
     its handler in place (no output), or a KeyboardInterrupt in ``site`` (a traceback without a frame
-    of the dpaudit package). Under load the interpreter's start-up alone can take 0.1 s."""
+    of the dpaudit package). Under load the interpreter's start-up alone can take 0.1 s; the later
+    moments are dpaudit's."""
     import dpaudit
 
     package = os.path.dirname(os.path.abspath(dpaudit.__file__)) + os.sep
