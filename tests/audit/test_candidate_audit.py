@@ -122,8 +122,8 @@ def test_user_trajectory_pairs_reach_the_candidate(tmp_path):
         'second = [[[2, 0, 0.0], [4, 0, 1.0]], [[3, 0, 0.0], [4, 0, 1.0]]], label = "first trajectory replaced" }]'
     )
     path = _lsw_spec_with_pairs(tmp_path, pairs)
-    with audited_alone(load_spec(path), "black-box-epsilon") as claim:
-        report = _check(claim, path, "reference_dp_lsw")
+    with audited_alone(load_spec(path), "black-box-epsilon") as claim:  # drawn by rows: the pairs are the point
+        report = _check(claim, path, "vectorised_reference_dp_lsw")
     (relation,) = report.claims[0].relations
     evidence = {item.obligation.id: item.evidence for item in relation.obligations}
     assert evidence["black-box-epsilon"].verdict is Verdict.CONSISTENT, evidence["black-box-epsilon"].summary
