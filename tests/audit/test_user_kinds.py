@@ -121,6 +121,10 @@ def test_own_neighbours_of_generated_lists_under_add_remove_one(tmp_path, spec_o
     spec = _black_box_spec(
         tmp_path, relation="add_remove_one", candidate='params = { scale = 0.25 }\ndatasets = "mean:make"', pairs=False
     )
+    # a fifth of the quick draws: the leak is four times the claim, and the searched lists are the point
+    text = spec.read_text()
+    assert "quick = { samples = 100000 }" in text
+    spec.write_text(text.replace("quick = { samples = 100000 }", "quick = { samples = 20000 }"))
     report = _audit(spec, "noisy_sum", module="mean", folder=tmp_path)
     evidence = _privacy(report)
     assert evidence.verdict.value == "violated"  # a clipped sum with Laplace(0.25) is 4-DP, not 1-DP
