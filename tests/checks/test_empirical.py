@@ -207,6 +207,7 @@ class RoundedLaplaceSampler:
         return np.round(np.asarray(data, dtype=float)) + rng.laplace(0.0, 2.0, (n, len(data)))
 
 
+@pytest.mark.slow  # eight seeds of one audit: the main CI job runs it, not the floors one
 def test_the_pilot_ranks_a_pair_past_the_claim_above_many_at_it():
     """Eighteen searched pairs at exactly the claim (one axis moved by 2) and one past it whose
     leak needs both coordinates at once, each on 1,000 pilot draws per side: the one past the

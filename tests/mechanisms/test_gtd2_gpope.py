@@ -78,6 +78,7 @@ def test_expected_gtd2_converges_to_theta_star():
     assert np.linalg.norm(theta - star) / np.linalg.norm(star) <= 1e-3
 
 
+@pytest.mark.slow  # 10^5 steps of the same numpy calls as the unit tests: the main CI job runs it, not the floors one
 def test_stochastic_gtd2_approaches_theta_star():
     _, table = _chain_table()
     moments = dataset_moments(table)
@@ -91,6 +92,7 @@ def test_stochastic_gtd2_approaches_theta_star():
     assert errors[1] < 0.02 < errors[0]
 
 
+@pytest.mark.slow  # 2 x 10^5 steps of the unit tests' numpy calls: the main CI job runs it, not the floors one
 def test_stochastic_gtd2_with_iterate_averaging_reaches_theta_star():
     """Stochastic GTD2 (one trajectory per step, no clip, no noise): the Polyak-Ruppert average of the
     last half of the iterates is within 1e-3 relative of theta* on the chain."""
