@@ -43,27 +43,8 @@ dirichlet_rows = _privatised_rows(_uniform_concentration)
 first_row_only = _privatised_rows(_first_row_concentration)
 
 
-def _gpope(table, *, clip_norm, noise_multiplier, iterations, step_sizes, rng, clip):
-    n, m = len(table["phi"][0]), len(table["offsets"]) - 1
-    eta = float((step_sizes or {}).get("eta", 0.1))
-    theta, w = np.zeros(n), np.zeros(n)
-    for _ in range(iterations):
-        i = int(rng.integers(m))
-        lo, hi = table["offsets"][i], table["offsets"][i + 1]
-        phi, rho = np.asarray(table["phi"][lo:hi]), np.asarray(table["rho"][lo:hi])
-        td = phi - table["gamma"] * np.asarray(table["phi_next"][lo:hi])
-        primal = -(td.T @ (rho * (phi @ w)))
-        dual = phi.T @ (rho * (td @ theta)) + phi.T @ (phi @ w) - phi.T @ (rho * np.asarray(table["rewards"][lo:hi]))
-        gradient = np.concatenate([primal, dual]) / (hi - lo)
-        if clip:
-            gradient = gradient / max(1.0, float(np.linalg.norm(gradient)) / clip_norm)
-        gradient = gradient + clip_norm * noise_multiplier * rng.standard_normal(2 * n)
-        theta, w = theta - eta * gradient[:n], w - eta * gradient[n:]
-    return theta
-
-
-def _gpope_runs(table, n, *, clip_norm, noise_multiplier, iterations, step_sizes, rng, clip):
-    """``n`` independent runs of :func:`_gpope` (rows): the runs that picked the same trajectory step together."""
+def _gpope_runs(table, n, *, clip_norm, noise_multiplier, iterations, step_sizes=None, rng, clip):
+    """``n`` independent runs of Algorithm 1 (rows); the runs that picked the same trajectory step together."""
     features, m = len(table["phi"][0]), len(table["offsets"]) - 1
     eta = float((step_sizes or {}).get("eta", 0.1))
     theta, w = np.zeros((n, features)), np.zeros((n, features))
@@ -87,51 +68,22 @@ def _gpope_runs(table, n, *, clip_norm, noise_multiplier, iterations, step_sizes
     return theta
 
 
-def _with_runs(release, clip):
-    """``release`` with its vectorised ``sample`` entry point (n releases stacked on axis 0)."""
+def _gpope(clip, doc):
+    """A per-call GPOPE candidate and its vectorised ``sample`` entry point (the audits of the search tests
+    draw hundreds of thousands of runs: the same law, drawn by rows)."""
 
-    def sample(table, n, *, clip_norm, noise_multiplier, iterations, step_sizes=None, records=None, rng):
-        return _gpope_runs(
-            table,
-            n,
-            clip_norm=clip_norm,
-            noise_multiplier=noise_multiplier,
-            iterations=iterations,
-            step_sizes=step_sizes,
-            rng=rng,
-            clip=clip,
-        )
+    def release(table, *, rng, records=None, **params):
+        return _gpope_runs(table, 1, rng=rng, clip=clip, **params)[0]
 
+    def sample(table, n, *, rng, records=None, **params):
+        return _gpope_runs(table, n, rng=rng, clip=clip, **params)
+
+    release.__doc__ = doc
     release.sample = sample
     return release
 
 
-def gpope_clipped(table, *, clip_norm, noise_multiplier, iterations, step_sizes=None, records=None, rng):
-    """Correct: Algorithm 1 as written."""
-    return _gpope(
-        table,
-        clip_norm=clip_norm,
-        noise_multiplier=noise_multiplier,
-        iterations=iterations,
-        step_sizes=step_sizes,
-        rng=rng,
-        clip=True,
-    )
-
-
-def gpope_unclipped(table, *, clip_norm, noise_multiplier, iterations, step_sizes=None, records=None, rng):
-    """Bug: skips step 5 (no clipping): private only while every gradient is within h, as on small rewards."""
-    return _gpope(
-        table,
-        clip_norm=clip_norm,
-        noise_multiplier=noise_multiplier,
-        iterations=iterations,
-        step_sizes=step_sizes,
-        rng=rng,
-        clip=False,
-    )
-
-
-# The audits of the search tests draw hundreds of thousands of runs: the same law, drawn by rows.
-_with_runs(gpope_clipped, clip=True)
-_with_runs(gpope_unclipped, clip=False)
+gpope_clipped = _gpope(True, "Correct: Algorithm 1 as written.")
+gpope_unclipped = _gpope(
+    False, "Bug: skips step 5 (no clipping): private only while every gradient is within h, as on small rewards."
+)
