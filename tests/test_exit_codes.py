@@ -175,9 +175,9 @@ def _before_dpaudit_ran(stderr: str) -> bool:
     return package not in stderr
 
 
-def test_a_ctrl_c_from_the_first_line_of_the_console_script_is_held_back(monkeypatch, capsys):
-    """A Ctrl-C that arrives before the handler that holds it back is in place (here: while run()
-    imports that handler's module) waits in the kernel, and is then one line and exit 130."""
+def _console_script_with_a_ctrl_c_at_import(monkeypatch, capsys, module, send):
+    """Run the console script's :func:`~dpaudit._entry.run` with ``send()`` called once when it imports
+    ``module``; assert exit 130 and one line."""
     import builtins
 
     from dpaudit import _entry
@@ -186,10 +186,9 @@ def test_a_ctrl_c_from_the_first_line_of_the_console_script_is_held_back(monkeyp
     sent = []
 
     def import_with_a_ctrl_c(name, *args, **kwargs):
-        if name == "dpaudit._interrupts" and not sent:
+        if name == module and not sent:
             sent.append(name)
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.05)
+            send()
         return real_import(name, *args, **kwargs)
 
     inherited = signal.signal(signal.SIGINT, signal.default_int_handler)  # a pytest-xdist worker ignores SIGINT
@@ -201,6 +200,17 @@ def test_a_ctrl_c_from_the_first_line_of_the_console_script_is_held_back(monkeyp
         signal.signal(signal.SIGINT, inherited)
     assert sent
     assert capsys.readouterr().err == "dpaudit: ERROR: interrupted\n"
+
+
+def _ctrl_c():
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.05)
+
+
+def test_a_ctrl_c_from_the_first_line_of_the_console_script_is_held_back(monkeypatch, capsys):
+    """A Ctrl-C that arrives before the handler that holds it back is in place (here: while run()
+    imports that handler's module) waits in the kernel, and is then one line and exit 130."""
+    _console_script_with_a_ctrl_c_at_import(monkeypatch, capsys, "dpaudit._interrupts", _ctrl_c)
     assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == set()
 
 
@@ -208,29 +218,14 @@ def test_a_ctrl_c_inside_an_import_is_an_interruption_not_an_import_error(monkey
     """numpy's C import turns a KeyboardInterrupt into an ImportError ('PyCapsule_Import could not
     import module "datetime"', seen at a Ctrl-C 0.1 s after start), which a traceback shows and a
     library falling back on ImportError swallows: while dpaudit's modules load, the interrupt waits."""
-    import builtins
 
-    from dpaudit import _entry
+    def ctrl_c_as_an_import_error():
+        try:
+            _ctrl_c()
+        except KeyboardInterrupt as exc:
+            raise ImportError("PyCapsule_Import could not import module") from exc
 
-    real_import = builtins.__import__
-
-    def import_converting_the_interrupt(name, *args, **kwargs):
-        if name == "dpaudit.cli":
-            try:
-                os.kill(os.getpid(), signal.SIGINT)
-                time.sleep(0.05)
-            except KeyboardInterrupt as exc:
-                raise ImportError("PyCapsule_Import could not import module") from exc
-        return real_import(name, *args, **kwargs)
-
-    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)  # a pytest-xdist worker ignores SIGINT
-    try:
-        monkeypatch.setattr(builtins, "__import__", import_converting_the_interrupt)
-        assert _entry.run() == 130
-        monkeypatch.undo()
-    finally:
-        signal.signal(signal.SIGINT, inherited)
-    assert capsys.readouterr().err == "dpaudit: ERROR: interrupted\n"
+    _console_script_with_a_ctrl_c_at_import(monkeypatch, capsys, "dpaudit.cli", ctrl_c_as_an_import_error)
 
 
 def test_a_signal_between_the_two_handler_swaps_leaves_both_restored(monkeypatch):
