@@ -57,11 +57,14 @@ _HOME = {
 
 
 def __getattr__(name: str) -> "Any":
-    """A public name, from the module that holds it (loaded on first use)."""
-    if name not in __all__:
-        raise AttributeError(f"module 'dpaudit' has no attribute {name!r}")
+    """A public name, from the module that holds it (loaded on first use); ``dpaudit.errors`` too, as when
+    this module imported it."""
     from importlib import import_module
 
+    if name == "errors":
+        return import_module("dpaudit.errors")
+    if name not in __all__:
+        raise AttributeError(f"module 'dpaudit' has no attribute {name!r}")
     return getattr(import_module(_HOME.get(name, "dpaudit.errors")), name)
 
 

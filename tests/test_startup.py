@@ -35,3 +35,27 @@ def test_a_lazy_module_imports_on_first_use():
     fractions = lazy_module("fractions")
     assert "lazy module 'fractions'" in repr(fractions)
     assert fractions.Fraction(1, 2) == 0.5
+
+
+def test_import_dpaudit_loads_nothing_until_a_name_is_used():
+    """The console script reaches the code that holds a Ctrl-C back as soon as the interpreter starts
+    (dpaudit/_entry.py): ``import dpaudit`` loads no module of its own, and each public name on first use."""
+    code = (
+        "import sys, json, dpaudit\n"
+        "before = sorted(name for name in sys.modules if name.startswith('dpaudit.'))\n"
+        "names = [dpaudit.SpecError.__module__, dpaudit.errors.__name__, type(dpaudit.__version__).__name__,\n"
+        "         dpaudit.check.__module__, str(sorted(set(dpaudit.__all__) - set(dir(dpaudit))))]\n"
+        "try:\n    dpaudit.no_such_name\nexcept AttributeError as exc:\n    names.append(str(exc))\n"
+        "print(json.dumps([before, names]))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    before, names = json.loads(result.stdout)
+    assert before == []
+    assert names == [
+        "dpaudit.errors",
+        "dpaudit.errors",
+        "str",
+        "dpaudit.api",
+        "[]",
+        "module 'dpaudit' has no attribute 'no_such_name'",
+    ]
