@@ -61,8 +61,9 @@ def failed_tests(output: str, cwd: Path) -> list[str]:
 
 
 def run_defect(defect: Defect, *, timeout: float = 900.0) -> dict[str, object]:
-    """Plant ``defect`` in a fresh copy and run its targets. Killed when they fail and the tests that failed
-    pass on the repository's own code: a test that fails without the defect too kills nothing."""
+    """Plant ``defect`` in a fresh copy and run its targets. Killed when they fail, name the tests that failed,
+    and those pass on the repository's own code: a test that fails without the defect too kills nothing, and
+    neither does a run that names none."""
     with tempfile.TemporaryDirectory(prefix="dpaudit-mutant-") as folder:
         copy = Path(folder)
         shutil.copytree(ROOT / "dpaudit", copy / "dpaudit", ignore=shutil.ignore_patterns("__pycache__"))
@@ -76,7 +77,9 @@ def run_defect(defect: Defect, *, timeout: float = 900.0) -> dict[str, object]:
             killed = result.returncode != 0
             tail = (result.stdout + result.stderr).strip().splitlines()[-1:] or [""]
             failed = failed_tests(result.stdout, copy) if killed else []
-            if failed and _pytest(failed, ROOT, timeout).returncode != 0:
+            if killed and not failed:  # pytest stopped without naming a test (an internal or usage error)
+                killed, tail = False, [f"not a kill: pytest exited {result.returncode} naming no failed test"]
+            elif failed and _pytest(failed, ROOT, timeout).returncode != 0:
                 killed, tail = False, [f"not a kill: {failed[0]} fails without the defect too"]
         except subprocess.TimeoutExpired:
             killed, tail = True, ["timed out (counts as killed: the suite did not pass)"]

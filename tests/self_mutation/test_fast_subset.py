@@ -24,21 +24,25 @@ def test_a_planted_defect_turns_its_tests_red(name):
     assert run_defect(defect)["killed"]
 
 
+def _no_change(target):
+    """A planted change that changes nothing, with one target."""
+    unchanged = 'return Path(__file__).resolve().parents[2] / "specs"'
+    return Defect("nothing", "control", "dpaudit/audit/spec.py", unchanged, unchanged, (target,))
+
+
 @pytest.mark.slow  # the targets run in a copy of the package: the main CI job runs it, not the floors one
 def test_a_change_that_changes_nothing_survives_tests_that_read_the_specs():
     """The copy can read the built-in specs and docs beside the package: without them, every test loading a
     spec failed in the copy, and a defect no test caught counted as killed."""
-    unchanged = 'return Path(__file__).resolve().parents[2] / "specs"'
-    nothing = Defect(
-        "nothing",
-        "control",
-        "dpaudit/audit/spec.py",
-        unchanged,
-        unchanged,
-        ("tests/checks/test_balle_checker_wrappers.py",),
-    )
-    result = run_defect(nothing)
+    result = run_defect(_no_change("tests/checks/test_balle_checker_wrappers.py"))
     assert not result["killed"], result["last_line"]
+
+
+@pytest.mark.slow  # the targets run in a copy of the package: the main CI job runs it, not the floors one
+def test_a_run_that_stops_without_naming_a_failed_test_is_no_kill():
+    """pytest's usage and internal errors exit non-zero with no short summary: nothing to confirm, no kill."""
+    result = run_defect(_no_change("tests/no_such_file.py"))
+    assert not result["killed"] and "naming no failed test" in result["last_line"], result["last_line"]
 
 
 def test_a_kill_names_the_failed_tests_to_rerun_without_the_defect(tmp_path):
