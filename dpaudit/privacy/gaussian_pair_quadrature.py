@@ -21,9 +21,44 @@ __all__ = ["gaussian_pair_delta_quadrature", "gaussian_pair_delta_quadrature_est
 
 
 def _chi2_tail(dof: int, x: mpmath.mpf, *, upper: bool) -> mpmath.mpf:
-    if upper:
-        return mpmath.gammainc(mpmath.mpf(dof) / 2, x / 2, mpmath.inf, regularized=True)
-    return mpmath.gammainc(mpmath.mpf(dof) / 2, 0, x / 2, regularized=True)
+    """P(χ²_dof > x) (``upper``) or P(χ²_dof <= x), dof >= 1, at the working precision: the regularised
+    incomplete gamma functions Q(a, z) and P(a, z) at a = dof/2, z = x/2, by sums of positive terms (no
+    cancellation) in fixed point, several times faster than :func:`mpmath.gammainc`.
+
+    References:
+        DLMF §8.4 (Q(1, z) = e^{-z}, Q(1/2, z) = erfc(√z), and Q(a + 1, z) = Q(a, z) + z^a e^{-z}/Γ(a + 1));
+        DLMF §8.7.1 (P(a, z) = z^a e^{-z} Σ_k z^k/Γ(a + k + 1)).
+    """
+    a = mpmath.mpf(dof) / 2
+    z = x / 2
+    if z <= 0:
+        return mpmath.mpf(1) if upper else mpmath.mpf(0)
+    if not upper and z < a:
+        # P(a, z) = z^a e^{-z}/Γ(a + 1) · Σ_{k>=0} Π_{i<=k} 2z/(dof + 2i)
+        return mpmath.exp(a * mpmath.log(z) - z - mpmath.loggamma(a + 1)) * _ratio_series(z, dof + 2, None)
+    if dof % 2 == 0:  # Q(m, z) = e^{-z} Σ_{k<m} z^k/k!
+        tail = mpmath.exp(-z) * _ratio_series(z, 2, dof // 2 - 1)
+    else:  # Q(m + 1/2, z) = erfc(√z) + e^{-z} √z/Γ(3/2) · Σ_{k<m} Π_{i<=k} 2z/(2i + 1), Γ(3/2) = √π/2
+        tail = mpmath.erfc(mpmath.sqrt(z))
+        if dof > 1:
+            tail += 2 * mpmath.exp(-z) * mpmath.sqrt(z / mpmath.pi) * _ratio_series(z, 3, dof // 2 - 1)
+    # for z >= a, Q(a, z) <= Q(a, a) < 1/2: P = 1 − Q without cancellation
+    return tail if upper else 1 - tail
+
+
+def _ratio_series(z: mpmath.mpf, first: int, terms: int | None) -> mpmath.mpf:
+    """Σ_{k=0}^{terms} Π_{i=1}^{k} 2z/(first + 2(i − 1)) (every term while they are not yet below the last bit when
+    ``terms`` is None: there 2z < first, so they fall geometrically), in fixed point with 64 guard bits: each term
+    is positive and the sum at least 1, so the error is a few units of the working precision."""
+    bits = mpmath.mp.prec + 64
+    doubled = int(mpmath.floor(mpmath.ldexp(2 * z, bits)))
+    total = term = 1 << bits
+    k = 0
+    while term and (terms is None or k < terms):
+        term = ((term * doubled) >> bits) // (first + 2 * k)
+        total += term
+        k += 1
+    return mpmath.ldexp(total, -bits)
 
 
 def _pair_delta_by_quadrature(epsilon: float, pair: GaussianPair) -> mpmath.mpf:

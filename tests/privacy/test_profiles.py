@@ -13,7 +13,7 @@ from dpaudit.privacy.gaussian_pair_profile import (
     gaussian_pair_delta,
     gaussian_pair_delta_float64,
 )
-from dpaudit.privacy.gaussian_pair_quadrature import gaussian_pair_delta_quadrature
+from dpaudit.privacy.gaussian_pair_quadrature import _chi2_tail, gaussian_pair_delta_quadrature
 from dpaudit.privacy.precise_values import PreciseValue, two_precisions
 from dpaudit.privacy.profiles import gaussian_delta, gaussian_epsilon
 
@@ -195,3 +195,30 @@ def test_two_precisions_counts_the_difference_between_precisions():
     result = two_precisions(drifting, 50)
     assert result.error >= mpmath.mpf(10) ** -40
     assert result.lower <= 1 <= result.upper
+
+
+@pytest.mark.parametrize("dof", [1, 2, 3, 9, 10, 99, 100])
+@pytest.mark.parametrize("upper", [True, False])
+def test_chi2_tails_match_mpmaths_incomplete_gamma_where_one_minus_the_other_would_cancel(dof, upper):
+    # the quadrature's χ² tails are sums of positive terms: a tail near 1e-40 keeps its digits at 30 digits
+    with mpmath.workdps(30):
+        for x in ["0", "1e-8", "0.5", "3", str(dof - 1), str(dof), str(dof + 2), "60", "200", "900"]:
+            point = mpmath.mpf(x)
+            tail = _chi2_tail(dof, point, upper=upper)
+            with mpmath.workdps(80):
+                a = mpmath.mpf(dof) / 2
+                exact = (
+                    mpmath.gammainc(a, point / 2, mpmath.inf, regularized=True)
+                    if upper
+                    else mpmath.gammainc(a, 0, point / 2, regularized=True)
+                )
+            assert tail == exact if exact in (0, 1) else _relative(tail, exact) < mpmath.mpf("1e-27"), (x, tail, exact)
+
+
+def test_series_and_quadrature_agree_in_a_hundred_dimensions():
+    # Lemma 1's grid reaches d = 100: χ²_99 tails on both sides of the ball
+    for pair in (GaussianPair(0.05, 1.0, 0.998, 100), GaussianPair(0.05, 0.998, 1.0, 100)):
+        series = gaussian_pair_delta(0.1, pair)
+        integrated = gaussian_pair_delta_quadrature(0.1, pair, digits=40)
+        assert series.value > 0
+        assert _relative(series.value, integrated.value) < mpmath.mpf("1e-30")
