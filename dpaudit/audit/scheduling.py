@@ -21,6 +21,7 @@ __all__ = [
     "audit_tasks",
     "claim_pool",
     "claim_tasks",
+    "decided_by_relation",
     "merges",
     "run_claims_in_pool",
     "task_cost",
@@ -66,14 +67,14 @@ def claim_tasks(claim: Claim) -> list[_Cells]:
     groups: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
     for r in range(len(claim.relations)):
         for o, obligation in enumerate(claim.obligations):
-            if _batched(obligation.checker):
+            if decided_by_relation(obligation.checker):
                 groups.setdefault(("relation", r, obligation.checker), []).append((r, o))
             else:
                 groups.setdefault(("obligation", o), []).append((r, o))
     return [tuple(cells) for cells in groups.values()]
 
 
-def _batched(checker: str) -> bool:
+def decided_by_relation(checker: str) -> bool:
     """Whether ``checker`` decides a relation's obligations in one run (an unknown name: no; running
     its obligation gives the ``error``)."""
     try:
@@ -87,7 +88,7 @@ def task_cost(claim: Claim, cells: _Cells, quick: bool) -> float:
     runs = set()
     for r, o in cells:
         checker = claim.obligations[o].checker
-        runs.add((r, checker, None if _batched(checker) else o))
+        runs.add((r, checker, None if decided_by_relation(checker) else o))
     return sum(_COST_HINTS.get(checker, (1.0, 0.1))[quick] for _, checker, _ in runs)
 
 
@@ -105,7 +106,7 @@ def audit_tasks(claims: Sequence[Claim], quick: bool, workers: int) -> list[tupl
     groups: dict[tuple[Any, ...], list[int]] = {}
     for index, (c, cells, _) in enumerate(tasks):
         checker = claims[c].obligations[cells[0][1]].checker  # a task of claim_tasks has one checker
-        groups.setdefault(("alone", index) if _batched(checker) else (c, checker), []).append(index)
+        groups.setdefault(("alone", index) if decided_by_relation(checker) else (c, checker), []).append(index)
     members = list(groups.values())
     decisions = merges([[tasks[i][2] for i in group] for group in members], workers)
     planned: list[tuple[int, _Cells, float]] = []

@@ -40,6 +40,7 @@ from dpaudit._bounded_json import loads_bounded
 from dpaudit._interrupts import interrupts_deferred
 from dpaudit.audit.environment import environment_differences
 from dpaudit.audit.rerun import RERUN_ROUTE, replayed_enclosure, rerun_obligation
+from dpaudit.audit.scheduling import decided_by_relation
 from dpaudit.checks.certificates.facts import exact_decimal
 from dpaudit.checks.certificates.routes import MAX_RELATIVE_WIDTH, ROUTES, replay
 from dpaudit.checks.empirical.executors import forkserver_context
@@ -277,6 +278,7 @@ class _Unit:
     item: dict[str, Any]
     first: int
     count: int
+    rerun: bool = False
 
 
 #: Facts replayed by their routes together at most (a re-run's facts stay together: one run).
@@ -308,7 +310,7 @@ def _certified_units(document: dict[str, Any], result: RecheckResult, claim_id: 
                     result.failures.append(f"{where}: a certificate without facts")
                     continue
                 if any(isinstance(fact, dict) and fact.get("route") == RERUN_ROUTE for fact in facts):
-                    units.append(_Unit(where, entry, relation, item, 0, len(facts)))
+                    units.append(_Unit(where, entry, relation, item, 0, len(facts), rerun=True))
                     continue
                 for first in range(0, len(facts), FACTS_PER_UNIT):
                     count = min(FACTS_PER_UNIT, len(facts) - first)
@@ -322,6 +324,26 @@ def _check_unit(unit: _Unit, path: Path, quick: bool, rerun: bool) -> list[tuple
     facts = unit.item["evidence"]["certificate"]["facts"][unit.first : unit.first + unit.count]
     obligation = unit.item.get("obligation", {})
     return [_check_fact(fact, unit.entry.get("claim", {}), obligation, run_again) for fact in facts]
+
+
+def _check_units(units: list[_Unit], path: Path, quick: bool, rerun: bool) -> list[list[tuple[str, str]]]:
+    """The units' facts checked one unit after the other, in one process."""
+    return [_check_unit(unit, path, quick, rerun) for unit in units]
+
+
+def _tasks(units: list[_Unit], rerun: bool) -> list[list[int]]:
+    """The units cut into the tasks of a pool, in the units' order: the re-runs of one claim's obligations
+    under one relation by a checker that decides them all in one sweep (``batch_by_relation``) are one task,
+    so that the sweep runs once, as in the audit (on two processes it would run twice); any other unit is a
+    task of its own."""
+    tasks: dict[tuple[Any, ...], list[int]] = {}
+    for index, unit in enumerate(units):
+        key: tuple[Any, ...] = (index,)
+        checker = unit.item.get("obligation", {}).get("checker")
+        if rerun and unit.rerun and isinstance(checker, str) and decided_by_relation(checker):
+            key = (_claim_id(unit.entry), unit.relation.get("relation"), checker)
+        tasks.setdefault(key, []).append(index)
+    return list(tasks.values())
 
 
 def _checked_units(
@@ -345,16 +367,19 @@ def _checked_units(
         for index, unit in enumerate(units):
             finished(index, _check_unit(unit, path, quick, rerun))
     else:
+        tasks = _tasks(units, rerun)
         with ProcessPoolExecutor(max_workers=workers, mp_context=forkserver_context()) as pool:
             with interrupts_deferred():
                 futures = {
-                    pool.submit(_check_unit, unit, path, quick, rerun): index for index, unit in enumerate(units)
+                    pool.submit(_check_units, [units[index] for index in task], path, quick, rerun): number
+                    for number, task in enumerate(tasks)
                 }
             pending = set(futures)
             while pending:
                 done, pending = wait(pending, timeout=PROGRESS_SECONDS, return_when=FIRST_COMPLETED)
                 for future in sorted(done, key=futures.__getitem__):
-                    finished(futures[future], future.result())
+                    for index, checked in zip(tasks[futures[future]], future.result(), strict=True):
+                        finished(index, checked)
                 if not done and progress is not None:
                     progress(f"still rechecking: {len(outcomes)} of {len(units)} parts done")
     return [outcomes[index] for index in range(len(units))]

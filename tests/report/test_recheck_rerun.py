@@ -9,7 +9,7 @@ import pytest
 from dpaudit.audit.spec import builtin_spec_dir
 from dpaudit.cli import main
 from dpaudit.report.json_report import with_digest
-from dpaudit.report.recheck import recheck_report
+from dpaudit.report.recheck import RecheckResult, _certified_units, _tasks, recheck_report
 
 SPECS = [builtin_spec_dir() / name for name in ("balle2016_dp_lsw_sensitivity.toml", "balle2016_smooth_bounds.toml")]
 
@@ -101,3 +101,34 @@ def test_an_obligation_edited_in_the_report_is_not_re_run_as_the_specs(report, t
     params[key] = params[key] - 1
     result = recheck_report(_write(tmp_path, document))
     assert any(item["obligation"]["id"] in line and "not the spec's as it ran" in line for line in result.failures)
+
+
+def test_on_a_pool_one_sweep_decides_a_relations_obligations_and_a_moved_margin_fails_alone(report, tmp_path):
+    """The obligations one exhaustive sweep decides under a relation are re-run in one task (the sweep runs once,
+    not once a worker), and an edited margin among them fails that fact alone, as serially."""
+    document = json.loads(report.read_text())
+    units = _certified_units(document, RecheckResult(), None)
+    tasks = _tasks(units, rerun=True)
+    assert sorted(index for task in tasks for index in task) == list(range(len(units)))
+    swept = [[units[index] for index in task] for task in tasks if len(task) > 1]
+    assert len(swept) == 2  # the sweep under replace_one and under add_remove_one
+    for task in swept:
+        assert len({(unit.where.split("/")[0], unit.relation["relation"]) for unit in task}) == 1
+        assert {unit.item["obligation"]["checker"] for unit in task} == {"balle_exhaustive_sensitivity"}
+    edited = swept[0][-1]
+    fact = next(
+        f
+        for claim in document["claims"]
+        for relation in claim["relations"]
+        for item in relation["obligations"]
+        if f"{claim['claim']['id']}/{relation['relation']}/{item['obligation']['id']}" == edited.where
+        for f in item["evidence"]["certificate"]["facts"]
+    )
+    low, high = (Fraction(Decimal(v)) for v in fact["enclosure"])
+    moved = high + max(high - low, abs(high) / 1000, Fraction(1, 1000))
+    fact["enclosure"] = [str(float(moved)), str(float(moved * 2))]
+    path = _write(tmp_path, document)
+    pooled, serial = recheck_report(path, workers=2), recheck_report(path)
+    assert pooled.lines() == serial.lines()
+    assert len(pooled.failures) == 1 and edited.where in pooled.failures[0]
+    assert not recheck_report(path, rerun=False).failures
