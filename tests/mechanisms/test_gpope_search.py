@@ -185,7 +185,6 @@ def _empirical(name, search):
     )
 
 
-@pytest.mark.slow
 @pytest.mark.slow  # a whole audit end to end: the main CI job runs it, not the floors one
 def test_a_missing_clip_is_found_only_by_the_search():
     assert _empirical("gpope_unclipped", "off").verdict is Verdict.CONSISTENT

@@ -148,7 +148,6 @@ def test_noise_without_the_discount_factor_is_found_at_the_return_bound(tmp_path
 
 
 @pytest.mark.slow  # a whole candidate audit: README's test command runs it, the floors job does not
-@pytest.mark.slow  # a whole audit end to end: the main CI job runs it, not the floors one
 def test_noise_as_if_every_trajectory_visited_every_state_is_found_at_the_rare_state(tmp_path):
     spec = _without_f_max(tmp_path)
     found = _audit("dp_lsw_noise_as_if_full_coverage", spec, tmp_path)
