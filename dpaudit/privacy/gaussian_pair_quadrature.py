@@ -20,10 +20,16 @@ from dpaudit.privacy.precise_values import DEFAULT_DIGITS, PreciseValue, two_pre
 __all__ = ["gaussian_pair_delta_quadrature", "gaussian_pair_delta_quadrature_estimate"]
 
 
+#: The most degrees of freedom :func:`_chi2_tail` sums in closed form (its sums have dof/2 terms); above it,
+#: :func:`mpmath.gammainc`.
+CLOSED_FORM_DOF = 200
+
+
 def _chi2_tail(dof: int, x: mpmath.mpf, *, upper: bool) -> mpmath.mpf:
     """P(χ²_dof > x) (``upper``) or P(χ²_dof <= x), dof >= 1, at the working precision: the regularised
-    incomplete gamma functions Q(a, z) and P(a, z) at a = dof/2, z = x/2, by sums of positive terms (no
-    cancellation) in fixed point, several times faster than :func:`mpmath.gammainc`.
+    incomplete gamma functions Q(a, z) and P(a, z) at a = dof/2, z = x/2. Up to :data:`CLOSED_FORM_DOF`, by sums
+    of positive terms (no cancellation) in fixed point, 3-8 times faster than :func:`mpmath.gammainc` at dof 9
+    and 99, with the exponents and √z taken at extra precision (their rounding grows with z and a·|ln z|).
 
     References:
         DLMF §8.4 (Q(1, z) = e^{-z}, Q(1/2, z) = erfc(√z), and Q(a + 1, z) = Q(a, z) + z^a e^{-z}/Γ(a + 1));
@@ -31,19 +37,30 @@ def _chi2_tail(dof: int, x: mpmath.mpf, *, upper: bool) -> mpmath.mpf:
     """
     a = mpmath.mpf(dof) / 2
     z = x / 2
-    if z <= 0:
-        return mpmath.mpf(1) if upper else mpmath.mpf(0)
-    if not upper and z < a:
-        # P(a, z) = z^a e^{-z}/Γ(a + 1) · Σ_{k>=0} Π_{i<=k} 2z/(dof + 2i)
-        return mpmath.exp(a * mpmath.log(z) - z - mpmath.loggamma(a + 1)) * _ratio_series(z, dof + 2, None)
-    if dof % 2 == 0:  # Q(m, z) = e^{-z} Σ_{k<m} z^k/k!
-        tail = mpmath.exp(-z) * _ratio_series(z, 2, dof // 2 - 1)
-    else:  # Q(m + 1/2, z) = erfc(√z) + e^{-z} √z/Γ(3/2) · Σ_{k<m} Π_{i<=k} 2z/(2i + 1), Γ(3/2) = √π/2
-        tail = mpmath.erfc(mpmath.sqrt(z))
-        if dof > 1:
-            tail += 2 * mpmath.exp(-z) * mpmath.sqrt(z / mpmath.pi) * _ratio_series(z, 3, dof // 2 - 1)
-    # for z >= a, Q(a, z) <= Q(a, a) < 1/2: P = 1 − Q without cancellation
-    return tail if upper else 1 - tail
+    if mpmath.isnan(z):
+        return z
+    if z <= 0 or mpmath.isinf(z):
+        return mpmath.mpf(1 if upper == (z <= 0) else 0)
+    if dof > CLOSED_FORM_DOF:
+        return (
+            mpmath.gammainc(a, z, mpmath.inf, regularized=True) if upper else mpmath.gammainc(a, 0, z, regularized=True)
+        )
+    # guard bits for the exponents' rounding: |z| and a·|ln z| <= (dof/2)(|mag z| + 1)
+    size = int(mpmath.mag(z))
+    with mpmath.extraprec(16 + max(size, 0) + dof.bit_length() + (abs(size) + 1).bit_length()):
+        if not upper and z < a:
+            # P(a, z) = z^a e^{-z}/Γ(a + 1) · Σ_{k>=0} Π_{i<=k} 2z/(dof + 2i)
+            tail = mpmath.exp(a * mpmath.log(z) - z - mpmath.loggamma(a + 1)) * _ratio_series(z, dof + 2, None)
+        else:
+            if dof % 2 == 0:  # Q(m, z) = e^{-z} Σ_{k<m} z^k/k!
+                tail = mpmath.exp(-z) * _ratio_series(z, 2, dof // 2 - 1)
+            else:  # Q(m + 1/2, z) = erfc(√z) + e^{-z} √z/Γ(3/2) · Σ_{k<m} Π_{i<=k} 2z/(2i + 1), Γ(3/2) = √π/2
+                tail = mpmath.erfc(mpmath.sqrt(z))
+                if dof > 1:
+                    tail += 2 * mpmath.exp(-z) * mpmath.sqrt(z / mpmath.pi) * _ratio_series(z, 3, dof // 2 - 1)
+            # for z >= a, Q(a, z) <= Q(a, a) < 1/2: P = 1 − Q without cancellation
+            tail = tail if upper else 1 - tail
+    return +tail  # rounded to the working precision
 
 
 def _ratio_series(z: mpmath.mpf, first: int, terms: int | None) -> mpmath.mpf:

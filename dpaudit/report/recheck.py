@@ -335,13 +335,14 @@ def _tasks(units: list[_Unit], rerun: bool) -> list[list[int]]:
     """The units cut into the tasks of a pool, in the units' order: the re-runs of one claim's obligations
     under one relation by a checker that decides them all in one sweep (``batch_by_relation``) are one task,
     so that the sweep runs once, as in the audit (on two processes it would run twice); any other unit is a
-    task of its own."""
+    task of its own (so is a unit whose claim id or relation is not a string: an edited report's, which the
+    re-run then refuses)."""
     tasks: dict[tuple[Any, ...], list[int]] = {}
     for index, unit in enumerate(units):
         key: tuple[Any, ...] = (index,)
-        checker = unit.item.get("obligation", {}).get("checker")
-        if rerun and unit.rerun and isinstance(checker, str) and decided_by_relation(checker):
-            key = (_claim_id(unit.entry), unit.relation.get("relation"), checker)
+        shared = (_claim_id(unit.entry), unit.relation.get("relation"), unit.item.get("obligation", {}).get("checker"))
+        if rerun and unit.rerun and all(isinstance(name, str) for name in shared) and decided_by_relation(shared[2]):
+            key = shared
         tasks.setdefault(key, []).append(index)
     return list(tasks.values())
 

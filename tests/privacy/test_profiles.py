@@ -197,15 +197,31 @@ def test_two_precisions_counts_the_difference_between_precisions():
     assert result.lower <= 1 <= result.upper
 
 
-@pytest.mark.parametrize("dof", [1, 2, 3, 9, 10, 99, 100])
+@pytest.mark.parametrize("dof", [1, 2, 3, 9, 10, 99, 100, 200, 201, 1000])
 @pytest.mark.parametrize("upper", [True, False])
 def test_chi2_tails_match_mpmaths_incomplete_gamma_where_one_minus_the_other_would_cancel(dof, upper):
-    # the quadrature's χ² tails are sums of positive terms: a tail near 1e-40 keeps its digits at 30 digits
+    # the quadrature's χ² tails are sums of positive terms: a tail near 1e-40 keeps its digits at 30 digits, and
+    # so do the exponents at a tiny or a huge x; above CLOSED_FORM_DOF mpmath's gammainc answers
+    points = [
+        "0",
+        "1e-300",
+        "1e-8",
+        "0.5",
+        "3",
+        str(dof - 1),
+        str(dof),
+        str(dof + 2),
+        "60",
+        "200",
+        "900",
+        "2e7",
+        "1e40",
+    ]
     with mpmath.workdps(30):
-        for x in ["0", "1e-8", "0.5", "3", str(dof - 1), str(dof), str(dof + 2), "60", "200", "900"]:
+        for x in points:
             point = mpmath.mpf(x)
             tail = _chi2_tail(dof, point, upper=upper)
-            with mpmath.workdps(80):
+            with mpmath.workdps(100):
                 a = mpmath.mpf(dof) / 2
                 exact = (
                     mpmath.gammainc(a, point / 2, mpmath.inf, regularized=True)
@@ -213,6 +229,7 @@ def test_chi2_tails_match_mpmaths_incomplete_gamma_where_one_minus_the_other_wou
                     else mpmath.gammainc(a, 0, point / 2, regularized=True)
                 )
             assert tail == exact if exact in (0, 1) else _relative(tail, exact) < mpmath.mpf("1e-27"), (x, tail, exact)
+        assert _chi2_tail(dof, mpmath.inf, upper=upper) == (0 if upper else 1)
 
 
 def test_series_and_quadrature_agree_in_a_hundred_dimensions():

@@ -132,3 +132,14 @@ def test_on_a_pool_one_sweep_decides_a_relations_obligations_and_a_moved_margin_
     assert pooled.lines() == serial.lines()
     assert len(pooled.failures) == 1 and edited.where in pooled.failures[0]
     assert not recheck_report(path, rerun=False).failures
+
+
+def test_a_relation_edited_into_a_list_fails_its_facts_on_a_pool_as_serially(report, tmp_path):
+    document = json.loads(report.read_text())
+    for claim in document["claims"]:
+        for relation in claim["relations"]:
+            relation["relation"] = [relation["relation"]]
+    path = _write(tmp_path, document)
+    pooled, serial = recheck_report(path, workers=2), recheck_report(path)
+    assert pooled.lines() == serial.lines()
+    assert pooled.failures and all("does not record how the obligation ran" in line for line in pooled.failures)
