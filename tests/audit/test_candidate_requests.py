@@ -1,13 +1,21 @@
 """A candidate's counting batches travel to its worker as few requests (issue 41, point 2): consecutive
-batches merge up to REQUEST_BYTES of outputs, each answer is handed back in the sizes asked for, and the
-grouping depends only on the sizes and the output's width, so a seed gives the same outputs every run."""
+batches merge up to REQUEST_BYTES of outputs (more for a large input), each answer is handed back in the sizes
+asked for, and the grouping depends only on the sizes, the output's width and the input, so a seed gives the
+same outputs every run."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from dpaudit.audit.candidates.kinds import REQUEST_BYTES, CandidateMechanism, _grouped, candidate_kind_for
+from dpaudit.audit.candidates.kinds import (
+    MAX_REQUEST_BYTES,
+    REQUEST_BYTES,
+    CandidateMechanism,
+    _grouped,
+    _request_bytes,
+    candidate_kind_for,
+)
 from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.errors import CandidateError
 
@@ -71,3 +79,12 @@ def test_a_hang_among_releases_one_per_seed_is_timed_per_call_not_per_batch():
         pytest.raises(CandidateError, match=r"did not answer within 1 s"),
     ):
         m.release_each([0.0], list(range(20)))
+
+
+def test_a_request_asks_for_more_outputs_when_its_input_is_large_and_at_most_the_cap():
+    # each request carries its input: a dataset of long trajectories travels with 8 times its size in outputs
+    assert _request_bytes(10) == REQUEST_BYTES
+    assert _request_bytes(REQUEST_BYTES // 4) == 2 * REQUEST_BYTES
+    assert _request_bytes(10 * MAX_REQUEST_BYTES) == MAX_REQUEST_BYTES
+    # a small input asks for an answer a widened pipe (1 MiB) holds whole
+    assert REQUEST_BYTES <= 1 << 20
