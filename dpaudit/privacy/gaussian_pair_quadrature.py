@@ -28,8 +28,8 @@ CLOSED_FORM_DOF = 200
 def _chi2_tail(dof: int, x: mpmath.mpf, *, upper: bool) -> mpmath.mpf:
     """P(χ²_dof > x) (``upper``) or P(χ²_dof <= x), dof >= 1, at the working precision: the regularised
     incomplete gamma functions Q(a, z) and P(a, z) at a = dof/2, z = x/2. Up to :data:`CLOSED_FORM_DOF`, by sums
-    of positive terms (no cancellation) in fixed point, 3-8 times faster than :func:`mpmath.gammainc` at dof 9
-    and 99, with the exponents and √z taken at extra precision (their rounding grows with z and a·|ln z|).
+    of positive terms (no cancellation) in fixed point, several times faster than :func:`mpmath.gammainc` at
+    dof <= 100, with the exponents and √z taken at extra precision (their rounding grows with z and a·|ln z|).
 
     References:
         DLMF §8.4 (Q(1, z) = e^{-z}, Q(1/2, z) = erfc(√z), and Q(a + 1, z) = Q(a, z) + z^a e^{-z}/Γ(a + 1));

@@ -51,9 +51,8 @@ def candidate_kind_for(name: str) -> Mechanism:
 
 #: The outputs (float64 bytes) one request to a candidate's worker asks for at the least: fewer round trips
 #: than one request per counting batch, and an answer that a widened pipe (1 MiB) holds whole, so the worker
-#: writes it while the auditor counts the answer before (with 8 MiB the auditor waited for the worker's
-#: draws and the two copies of every answer: a vectorised Gaussian candidate's check took 1.71 s instead of
-#: 1.35 s at 10^7 draws per side).
+#: writes it while the auditor counts the answer before (with 8 MiB, a whole chunk of draws in one request,
+#: the auditor waited for the worker's draws and for both copies of every answer).
 REQUEST_BYTES = 1 << 20
 
 #: The most outputs one request asks for: a request carries its input, so one whose input is large (a dataset
