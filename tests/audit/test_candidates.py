@@ -161,6 +161,17 @@ def test_printed_output_is_captured_not_shown():
     assert "and to stderr" in candidate.captured_output
 
 
+def test_what_a_candidate_prints_on_its_way_out_is_kept(monkeypatch):
+    """The worker leaves without the interpreter's teardown: the candidate's exit handlers still run, and what
+    Python and C buffered is still flushed into the capture."""
+    monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)  # else C stdio is unbuffered and nothing waits in it
+    with CandidateProcess(_ref("prints_at_exit")) as candidate:
+        candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(0))
+    assert "goodbye from an exit handler" in candidate.captured_output
+    assert "a line without its end" in candidate.captured_output
+    assert "printed by C stdio" in candidate.captured_output
+
+
 def test_the_input_goes_by_position_whatever_its_name():
     with CandidateProcess(_ref("positional_only_name")) as candidate:
         candidate.check_signature(["sigma"], CALL)

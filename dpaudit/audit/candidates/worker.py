@@ -27,6 +27,7 @@ in a float64 and the same in every process; the header names the categories behi
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import errno
 import importlib
@@ -37,7 +38,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NoReturn
 
 import numpy as np
 
@@ -430,5 +431,23 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def _leave(code: int) -> NoReturn:
+    """Exit with ``code`` once the candidate's exit handlers have run and all it printed is in the capture
+    file, without the interpreter's teardown of every module (tens of milliseconds with numpy loaded, paid by
+    every check); the auditor kills whatever the candidate leaves behind."""
+    import atexit
+
+    with contextlib.suppress(BaseException):
+        atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
+    with contextlib.suppress(BaseException):  # what C code printed through stdio (a file: fully buffered)
+        import ctypes
+
+        ctypes.CDLL(None).fflush(None)
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    _leave(main(sys.argv[1:]))

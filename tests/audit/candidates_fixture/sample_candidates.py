@@ -169,6 +169,17 @@ def chatty(value, sigma, *, rng):
     return np.asarray(value, dtype=float)
 
 
+def prints_at_exit(value, sigma, *, rng):  # its last words: an exit handler, a line left open, C stdio
+    import atexit
+    import ctypes
+    import sys
+
+    atexit.register(lambda: sys.stdout.write("goodbye from an exit handler"))
+    sys.stdout.write("a line without its end")
+    ctypes.CDLL(None).printf(b"printed by C stdio\n")
+    return np.asarray(value, dtype=float)
+
+
 def positional_only_name(x, sigma, *, rng):
     return np.asarray(x, dtype=float) + sigma * rng.standard_normal(len(x))
 
