@@ -8,6 +8,7 @@ import pytest
 
 from dpaudit.checks.empirical.budget import AuditBudget
 from dpaudit.checks.empirical.certification import certify_privacy_lower_bound
+from dpaudit.checks.empirical.events import LinearProjection, QuadraticProjection
 from dpaudit.checks.empirical.executors import make_executor, run_tasks
 from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.mechanisms.gaussian import GaussianMechanism
@@ -62,3 +63,19 @@ def test_same_bound_on_a_dask_local_cluster(reference, caplog, monkeypatch):
             executor.shutdown()
             assert client.status == "running"
         assert ("MALLOC_TRIM_THRESHOLD_" in caplog.text) is warned
+
+
+@pytest.mark.parametrize("weights", [(1.0, 0.0), (-0.7, 0.25), (0.0, -1.5), (-0.0, 0.0)])
+def test_one_coordinates_scores_are_the_matrix_products_numbers_and_a_zero_is_positive(weights):
+    """Half-space and quadratic scores of one-coordinate outputs skip the matrix product: the same numbers,
+    and a zero score is +0.0 whatever the signs of its factors (as a sum begun at +0.0 gives, on any BLAS)."""
+    linear, quadratic = weights
+    rng = np.random.default_rng(5)
+    outputs = np.concatenate([rng.standard_normal(1000), [0.0, -0.0, 1e-300, -1e-300, 5e-324, -5e-324]])[:, None]
+    expected_linear = outputs @ np.array([linear])
+    expected_quadratic = expected_linear + (outputs * outputs) @ np.array([quadratic])
+    got_linear = LinearProjection((linear,), "test").scores(outputs)
+    got_quadratic = QuadraticProjection((linear,), (quadratic,), "test").scores(outputs)
+    for got, expected in ((got_linear, expected_linear), (got_quadratic, expected_quadratic)):
+        np.testing.assert_array_equal(got, expected)
+        assert not np.signbit(got[got == 0.0]).any()

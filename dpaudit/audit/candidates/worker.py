@@ -27,8 +27,10 @@ in a float64 and the same in every process; the header names the categories behi
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import copy
+import ctypes
 import errno
 import importlib
 import inspect
@@ -432,19 +434,14 @@ def main(argv: list[str]) -> int:
 
 
 def _leave(code: int) -> NoReturn:
-    """Exit with ``code`` once the candidate's exit handlers have run and all it printed is in the capture
-    file, without the interpreter's teardown of every module (tens of milliseconds with numpy loaded, paid by
-    every check); the auditor kills whatever the candidate leaves behind."""
-    import atexit
-
+    """Exit once the candidate's exit handlers ran and all it printed is in the capture file, skipping the
+    interpreter's teardown (slow with numpy loaded, paid by every check); the auditor kills what is left."""
     with contextlib.suppress(BaseException):
         atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(BaseException):
             stream.flush()
     with contextlib.suppress(BaseException):  # what C code printed through stdio (a file: fully buffered)
-        import ctypes
-
         ctypes.CDLL(None).fflush(None)
     os._exit(code)
 

@@ -60,6 +60,16 @@ class CoordinateProjection:
         return f"y[{self.index}]"
 
 
+def _dot(outputs: np.ndarray, weights: tuple[float, ...]) -> np.ndarray:
+    """``outputs @ weights``; for one coordinate, one product per row, added to +0.0 as the matrix product's
+    sum is (the same numbers, a zero product's sign included, without a matrix product per batch)."""
+    if outputs.shape[1] == 1:
+        product = outputs[:, 0] * weights[0]
+        product += 0.0
+        return product
+    return outputs @ np.asarray(weights)
+
+
 @dataclass(frozen=True)
 class LinearProjection:
     """The score w · y of a flattened output y (half-space events).
@@ -74,7 +84,7 @@ class LinearProjection:
 
     def scores(self, outputs: np.ndarray) -> np.ndarray:
         """Scores of the rows of ``outputs`` (shape (n, d))."""
-        return outputs @ np.asarray(self.weights)
+        return _dot(outputs, self.weights)
 
     def describe(self) -> str:
         """A short text for reports."""
@@ -98,7 +108,9 @@ class QuadraticProjection:
 
     def scores(self, outputs: np.ndarray) -> np.ndarray:
         """Scores of the rows of ``outputs`` (shape (n, d))."""
-        return outputs @ np.asarray(self.linear) + (outputs * outputs) @ np.asarray(self.quadratic)
+        scores = _dot(outputs, self.linear)
+        scores += _dot(outputs * outputs, self.quadratic)
+        return scores
 
     def describe(self) -> str:
         """A short text for reports."""
@@ -146,7 +158,8 @@ def atoms_of(outputs: np.ndarray, data: object, *, limit: int = 32) -> tuple[tup
     keys = _row_keys(rows)
     _, first_index, counts = np.unique(keys, return_index=True, return_counts=True)
     order = np.argsort(-counts, kind="stable")
-    repeated = [tuple(float(v) for v in rows[first_index[i]]) for i in order if counts[i] >= 2][:limit]
+    order = order[counts[order] >= 2][:limit]
+    repeated = [tuple(float(v) for v in rows[first_index[i]]) for i in order]
     try:
         value = np.asarray(data, dtype=np.float64).ravel() + 0.0
     except (TypeError, ValueError):
