@@ -16,6 +16,7 @@ from dpaudit.checks.empirical.events import (
     ThresholdEvent,
     ThresholdGrid,
     atoms_of,
+    outcome_projection,
 )
 from dpaudit.checks.empirical.parametric import fit_centred_pair, fit_pair
 from dpaudit.checks.empirical.recertification import ESCALATED_PER_ROUND
@@ -406,3 +407,29 @@ def test_interval_events_certify_a_spike_that_tail_events_miss():
 def test_interval_events_never_refute_the_gaussian_mechanism():
     for sigma in (1.0, 1.05):
         assert _bound(_Gaussian(sigma), events=("threshold", "interval")) < 4.377
+
+
+def _byte_keys(rows):  # a row's float64 bytes as one opaque value: the order and equality the keys must keep
+    matrix = np.ascontiguousarray(np.asarray(rows, dtype=np.float64) + 0.0)
+    return matrix.view(np.dtype((np.void, 8 * matrix.shape[1]))).ravel()
+
+
+def test_one_value_rows_keep_the_atoms_and_outcomes_their_bytes_give():
+    """One-value outputs are keyed by an integer instead of their bytes: the same atoms in the same order
+    (ties in count broken by the bytes), the same outcomes and the same scores."""
+    rng = np.random.default_rng(11)
+    values = np.array([-2.5, -1.0, -0.0, 0.0, 1e-300, 0.5, 3.0, -7e10])
+    rows = values[rng.integers(0, len(values), 3000)][:, None]
+    keys = _byte_keys(rows)
+    _, first, counts = np.unique(keys, return_index=True, return_counts=True)
+    expected = tuple((float(rows[first[i], 0]),) for i in np.argsort(-counts, kind="stable") if counts[i] >= 2)
+    assert atoms_of(rows, np.array([9.0])) == (*expected, (9.0,))
+    projection = outcome_projection(rows[:1500], rows[1500:])
+    assert projection is not None
+    byte_order = np.unique(keys, return_index=True)[1]
+    assert projection.outcomes == tuple((float(rows[i, 0]),) for i in byte_order)
+    probe = np.array([[0.0], [-0.0], [0.5], [4.0], [-7e10]])
+    assert projection.scores(probe).tolist()[:2] == [projection.ranks[projection.outcomes.index((0.0,))]] * 2
+    assert projection.scores(probe)[3] == projection.unseen_rank
+    atoms = AtomProjection(atoms_of(rows, np.array([9.0])), "test")
+    assert atoms.scores(np.array([[-0.0], [4.0], [9.0]])).tolist() == [1.0, 0.0, 1.0]

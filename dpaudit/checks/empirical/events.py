@@ -120,8 +120,12 @@ class QuadraticProjection:
 
 
 def _row_keys(rows: np.ndarray) -> np.ndarray:
-    """One hashable key per row: its float64 bytes (with -0.0 folded into 0.0)."""
+    """One key per row, equal exactly when the rows' float64 values are (-0.0 folded into 0.0) and ordered as
+    the rows' bytes: a one-value row's eight bytes read as a big-endian integer (sorted as fast as any
+    integer), a longer row's bytes as one opaque value."""
     matrix = np.ascontiguousarray(np.asarray(rows, dtype=np.float64) + 0.0)
+    if matrix.ndim == 2 and matrix.shape[1] == 1:
+        return matrix.view(">u8").ravel().astype(np.uint64)
     return matrix.view(np.dtype((np.void, 8 * matrix.shape[1]))).ravel()
 
 
