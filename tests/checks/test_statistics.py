@@ -4,7 +4,9 @@ import math
 
 import numpy as np
 import pytest
+from scipy import special
 
+from dpaudit.checks.empirical import statistics
 from dpaudit.checks.empirical.statistics import (
     clopper_pearson_interval,
     clopper_pearson_lower,
@@ -52,6 +54,34 @@ def test_arrays_match_scalars(alpha):
     for k in (0, 1, 17, n - 1, n):
         assert lows[k] == pytest.approx(clopper_pearson_lower(k, n, alpha), rel=1e-12, abs=1e-300)
         assert highs[k] == pytest.approx(clopper_pearson_upper(k, n, alpha), rel=1e-12, abs=1e-300)
+
+
+@pytest.mark.parametrize("trials", [1, 40, statistics._BOUNDS_ENTRIES])  # the last too many to remember
+def test_remembered_bounds_are_the_bounds_computed_afresh(trials, monkeypatch):
+    """Bounds are inverted once per (side, trials, alpha) and looked up after: the same bits in any order of
+    calls, counts asked for in any shape, other alphas and sizes kept apart, and the tables emptied when full."""
+    monkeypatch.setattr(statistics, "_BOUNDS", {})
+    rng = np.random.default_rng(3)
+
+    def afresh(counts, alpha):
+        k = counts.astype(np.float64)
+        low = special.betaincinv(np.maximum(k, 1.0), trials - k + 1.0, alpha)
+        high = 1.0 - special.betaincinv(np.maximum(trials - k, 1.0), k + 1.0, alpha)
+        return np.where(k == 0, 0.0, low), np.where(k == trials, 1.0, high)
+
+    for alpha in (0.05, 1e-3, 0.05):
+        for shape in ((7,), (3, 5), (0,)):
+            counts = rng.integers(0, trials + 1, shape)
+            low, high = afresh(counts, alpha)
+            assert clopper_pearson_lower_array(counts, trials, alpha).tobytes() == low.tobytes()
+            assert clopper_pearson_upper_array(counts, trials, alpha).tobytes() == high.tobytes()
+    remembered = 2 * (trials + 1) <= statistics._BOUNDS_ENTRIES
+    assert sorted(statistics._BOUNDS) == (
+        sorted((side, trials, alpha) for side in ("lower", "upper") for alpha in (0.05, 1e-3)) if remembered else []
+    )
+    monkeypatch.setattr(statistics, "_BOUNDS_ENTRIES", 2 * (trials + 1) + 1)  # room for one table only
+    clopper_pearson_lower_array(np.array([0, 1]), trials, 0.2)
+    assert list(statistics._BOUNDS) == [("lower", trials, 0.2)]
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ vectorised twins for event search (many candidate events at once).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -99,19 +100,49 @@ def _array_counts(successes: np.ndarray, trials: int, alpha: float) -> tuple[np.
     return k.astype(np.float64), n, a
 
 
+#: Bounds already inverted, one table per (side, trials, alpha) indexed by the count (NaN: not yet). An event
+#: search asks for the same few thousand counts of one pilot or selection size many times over (every pair,
+#: projection, order and objective), and the inverse regularised beta function is most of its time.
+_BOUNDS: dict[tuple[str, int, float], np.ndarray] = {}
+#: The most bounds remembered in all (16 MiB); the tables are emptied when a new one would pass it, and a trial
+#: count of half of it or more is not remembered.
+_BOUNDS_ENTRIES = 1 << 21
+
+
+def _remembered(
+    side: str, counts: np.ndarray, trials: int, alpha: float, bound: Callable[[np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """``bound(counts)``, each count's bound computed once per (side, trials, alpha) and then looked up (the
+    same numbers: the inversion is elementwise)."""
+    if 2 * (trials + 1) > _BOUNDS_ENTRIES:
+        values, inverse = np.unique(counts, return_inverse=True)  # each distinct count inverted once
+        return bound(values)[inverse.reshape(counts.shape)]
+    table = _BOUNDS.get((side, trials, alpha))
+    if table is None:
+        if sum(kept.size for kept in _BOUNDS.values()) + trials + 1 > _BOUNDS_ENTRIES:
+            _BOUNDS.clear()
+        table = _BOUNDS[(side, trials, alpha)] = np.full(trials + 1, np.nan)
+    index = counts.astype(np.int64)
+    found = table[index]
+    missing = np.isnan(found)
+    if missing.any():
+        new = np.unique(index[missing])
+        table[new] = bound(new.astype(np.float64))
+        found = table[index]
+    return found
+
+
 def clopper_pearson_lower_array(successes: np.ndarray, trials: int, alpha: float) -> np.ndarray:
     """Vectorised :func:`clopper_pearson_lower` over an integer array of counts."""
     k, n, a = _array_counts(successes, trials, alpha)
-    values, inverse = np.unique(k, return_inverse=True)  # each distinct count inverted once
-    bound = special.betaincinv(np.maximum(values, 1.0), n - values + 1.0, a)[inverse.reshape(k.shape)]
+    bound = _remembered("lower", k, n, a, lambda v: special.betaincinv(np.maximum(v, 1.0), n - v + 1.0, a))
     return np.where(k == 0, 0.0, bound)
 
 
 def clopper_pearson_upper_array(successes: np.ndarray, trials: int, alpha: float) -> np.ndarray:
     """Vectorised :func:`clopper_pearson_upper` over an integer array of counts."""
     k, n, a = _array_counts(successes, trials, alpha)
-    values, inverse = np.unique(k, return_inverse=True)
-    bound = 1.0 - special.betaincinv(np.maximum(n - values, 1.0), values + 1.0, a)[inverse.reshape(k.shape)]
+    bound = _remembered("upper", k, n, a, lambda v: 1.0 - special.betaincinv(np.maximum(n - v, 1.0), v + 1.0, a))
     return np.where(k == n, 1.0, bound)
 
 
