@@ -189,9 +189,11 @@ def _objectives(
             values["delta"] = p_lower - math.exp(epsilon) * q_upper
         return values
 
-    first = np.unique(
-        np.concatenate([np.argsort(-ceiling, kind="stable")[:_FIRST_SCORED] for ceiling in ceilings.values()])
-    )
+    # the events of the best ceilings, in no set order: which of tied ones does not matter, as the events left out
+    # below are only those that cannot reach the best exact value found among these
+    size = min(_FIRST_SCORED, p_counts.size)
+    tops = [np.argpartition(-ceiling, size - 1)[:size] if size else ceiling[:0] for ceiling in ceilings.values()]
+    first = np.unique(np.concatenate(tops).astype(np.int64))
     found = exact(first)
     reach = np.zeros(p_counts.size, dtype=bool)
     for name, ceiling in ceilings.items():
