@@ -13,6 +13,7 @@ for vectorised computation (see :mod:`dpaudit.rl.first_visit`).
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -65,6 +66,8 @@ class Trajectory:
         if not states:
             raise InvalidArgument("trajectory: expected at least one (state, action, reward) triple")
         for position, reward in enumerate(rewards):
+            if type(reward) is int or (type(reward) is float and math.isfinite(reward)):
+                continue  # the common cases, without the abstract base classes' slow checks
             if isinstance(reward, bool) or not isinstance(reward, (numbers.Real, np.floating, np.integer)):
                 raise InvalidType(f"rewards[{position}]={reward!r}: expected a real number")
             if not isinstance(reward, (numbers.Rational, np.integer)) and not np.isfinite(float(reward)):
@@ -129,7 +132,7 @@ def _index_tuple(name: str, values: Any) -> tuple[int, ...]:
     items = tuple(values)
     result = []
     for position, item in enumerate(items):
-        if isinstance(item, bool) or not isinstance(item, (numbers.Integral, np.integer)):
+        if type(item) is not int and (isinstance(item, bool) or not isinstance(item, (numbers.Integral, np.integer))):
             raise InvalidType(f"{name}[{position}]={item!r}: expected a non-negative integer")
         if item < 0:
             raise InvalidArgument(f"{name}[{position}]={int(item)}: expected a non-negative integer")
