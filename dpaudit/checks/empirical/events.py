@@ -63,7 +63,7 @@ class CoordinateProjection:
 def _dot(outputs: np.ndarray, weights: tuple[float, ...]) -> np.ndarray:
     """``outputs @ weights``; for one coordinate, one product per row, added to +0.0 as the matrix product's
     sum is (the same numbers, a zero product's sign included, without a matrix product per batch)."""
-    if outputs.shape[1] == 1:
+    if outputs.shape[1] == 1 == len(weights):
         product = outputs[:, 0] * weights[0]
         product += 0.0
         return product
