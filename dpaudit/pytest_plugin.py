@@ -29,6 +29,7 @@ from dpaudit.audit.execution import run_claim
 from dpaudit.audit.results import AuditReport
 from dpaudit.audit.runner import run_audit
 from dpaudit.audit.spec import load_spec
+from dpaudit.errors import DpAuditError
 from dpaudit.kernel.verdicts import FAIL_POLICIES
 
 
@@ -87,6 +88,8 @@ class ClaimRelationItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, DpAuditFailure):
             return str(excinfo.value)
+        if isinstance(excinfo.value, DpAuditError):  # a spec or candidate that cannot be audited: its reason
+            return f"dpaudit could not audit {self.spec}: {type(excinfo.value).__name__}: {excinfo.value}"
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:

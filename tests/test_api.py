@@ -44,7 +44,7 @@ def _correct(value, *, scale, sensitivity, rng):
 def test_a_function_of_a_test_module_is_audited_by_value(tmp_path):  # the floors job's test of cloudpickle
     report = dpaudit.check(_correct, SMALL_SPEC, quick=True, seed=3, out=tmp_path / "out")
     assert report.claims[0].verdict.value == "consistent"
-    assert not report.failed("violated")
+    assert not report.failed()  # the default policy: "violated" (docs/api.md)
     report.raise_for_failure()  # nothing fails: no exception
     assert "(sent by value)" in report.candidate["ref"]
     assert (tmp_path / "out" / "audit.json").is_file()

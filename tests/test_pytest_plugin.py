@@ -98,3 +98,10 @@ def test_the_marker_and_the_option_audit_a_named_candidate(pytester):
     )
     result.assert_outcomes(failed=2)  # the marked test and the spec's one (claim, relation) item
     result.stdout.fnmatch_lines(["*replay: dpaudit check*--candidate mech:leaky*"])
+
+
+def test_a_candidate_the_option_cannot_load_fails_with_its_reason_not_dpaudits_traceback(pytester):
+    result = pytester.runpytest_subprocess("--dpaudit", str(LAPLACE_SPEC), "--dpaudit-candidate", "nowhere:mech")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*dpaudit could not audit*CandidateLoadError*no module named 'nowhere'*"])
+    assert "Traceback" not in result.stdout.str() and "dpaudit/audit/" not in result.stdout.str()

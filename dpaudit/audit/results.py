@@ -134,7 +134,7 @@ class AuditReport:
     interrupted: str | None = None
     interrupted_signal: int | None = None
 
-    def failed(self, policy: str) -> bool:
+    def failed(self, policy: str = "violated") -> bool:
         """Whether any claim fails the ``--fail-on`` policy."""
         return any(relation.fails(policy) for result in self.claims for relation in result.relations)
 
@@ -152,9 +152,10 @@ class AuditReport:
                         continue
                     lines.append(f"  {item.obligation.id}: {item.evidence.verdict.value}: {item.evidence.summary}")
                     example = item.evidence.counterexample or {}
-                    for key in ("pair", "event", "neighbours", "replay"):
+                    for key in ("pair", "shrunk", "event", "neighbours", "replay"):
                         if key in example:
-                            lines.append(f"    {key}: {str(example[key])[:300]}")
+                            shown = _shrunk_text(example[key]) if key == "shrunk" else str(example[key])
+                            lines.append(f"    {key}: {shown[:300]}")
         if lines and self.command:
             lines.append(f"replay: {self.command} (seed {self.seed})")
         elif lines:
@@ -208,3 +209,16 @@ class AuditReport:
         if self.interrupted is not None:
             document["interrupted"] = self.interrupted
         return document
+
+
+def _shrunk_text(shrunk: Any) -> str:
+    """A shrunk pair's note (:func:`dpaudit.checks.empirical.epsilon_lower_bound`) in words: which pair the
+    neighbours and the replay show, and that the verdict rests on the pair before it."""
+    if not isinstance(shrunk, dict):
+        return str(shrunk)
+    bound = shrunk.get("epsilon_lower_bound")
+    certified = f", certifying epsilon >= {bound:.4g} on its own draws" if isinstance(bound, float) else ""
+    return (
+        f"{shrunk.get('pair')} ({shrunk.get('from_records')} -> {shrunk.get('records')} records{certified}); "
+        "the neighbours and the replay below are this smaller pair's, the verdict rests on the pair above"
+    )

@@ -53,13 +53,25 @@ def test_an_input_converted_in_place_to_arrays_is_renewed_not_a_crash():
     np.testing.assert_allclose(outputs.mean(axis=0), VALUE, atol=0.3)
 
 
-def test_a_vectorised_call_that_edits_its_input_reaches_no_other_call():
+def test_releases_one_per_seed_are_calls_of_the_callable_on_the_input_as_sent():
     """Releases one per seed travel as one request (the randomness contract): the same seed three times
-    gives the same release three times, though each call moved its input by 100."""
+    gives the same release three times, though each call added its noise into its input."""
     with CandidateProcess(_ref("noise_added_in_place")) as candidate:
         each = candidate.sample_each(VALUE, PARAMS, CALL, [5, 5, 5])
     np.testing.assert_array_equal(each[0], each[1])
     np.testing.assert_array_equal(each[0], each[2])
+    assert np.abs(each - VALUE).max() < 6.0  # not the vectorised entry point's input moved by 100
+
+
+def test_releases_one_per_seed_come_from_the_callable_not_its_vectorised_entry_point():
+    """The single releases a batch is compared with are the callable's own: a callable whose ``sample`` is
+    right and whose own calls are wrong must show it (a batch never stands in for the calls)."""
+    with CandidateProcess(_ref("call_and_sample_disagree")) as candidate:
+        assert candidate.vectorised
+        batch = candidate.sample(VALUE, PARAMS, CALL, 3, np.random.SeedSequence(1))
+        each = candidate.sample_each(VALUE, PARAMS, CALL, [1, 2, 3])
+    np.testing.assert_array_equal(batch, np.zeros((3, 2)))
+    np.testing.assert_array_equal(each, np.ones((3, 2)))
 
 
 @pytest.mark.parametrize("text", ["nocolon", "a:b:c", "1mod:f", "mod:", ":f", "mod:f-g"])

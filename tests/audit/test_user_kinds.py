@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 from dpaudit.audit.candidates.audit import audit_candidate
+from dpaudit.audit.candidates.kinds import CandidateMechanism, candidate_kind_for
 from dpaudit.audit.candidates.outputs import category_code
 from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
+from dpaudit.audit.candidates.user_inputs import _own_neighbours, user_pairs
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
 from dpaudit.errors import CandidateLoadError, InvalidArgument, SpecError
 from dpaudit.mechanisms.catalogue import get_mechanism
@@ -104,6 +106,18 @@ def test_a_failing_generator_stops_the_check_with_its_reason(tmp_path):
     spec = _spec(tmp_path, text.replace('datasets = "generic_candidates:make_counts"', 'datasets = "broken:make"'))
     with pytest.raises(CandidateLoadError, match=r"(?s)dataset generator broken:make failed.*no data today"):
         _audit(spec, "noisy_max", folder=tmp_path)
+
+
+def test_a_generator_whose_module_is_not_there_is_named_with_the_folder_searched(tmp_path):
+    import shutil
+
+    shutil.copy(EXAMPLES / "generic_candidates.py", tmp_path)
+    text = (EXAMPLES / "black_box_noisy_max.toml").read_text()
+    spec = _spec(tmp_path, text.replace('datasets = "generic_candidates:make_counts"', 'datasets = "nowhere:make"'))
+    with pytest.raises(CandidateLoadError) as failure:
+        _audit(spec, "noisy_max", folder=tmp_path)
+    assert f"could not load nowhere:make: no module named 'nowhere' (searched from {tmp_path}" in str(failure.value)
+    assert "raised" not in str(failure.value)  # not the candidate's error, nor a traceback
 
 
 def test_a_user_relation_needs_pairs_or_a_neighbour_function(tmp_path):
@@ -241,6 +255,51 @@ def test_a_declared_integer_input_domain_keeps_the_search_and_the_pairs_inside(t
     assert verdicts["laplace-fit"] == "inconclusive" and relation.verdict.value == "consistent"  # model-free first
     with pytest.raises(SpecError, match="outside \\[candidate\\] inputs"):
         load_spec(_spec(tmp_path, text))  # the example's pair 1000 vs 1001 leaves [0, 1000]
+
+
+def test_own_add_remove_neighbours_add_every_record_the_inputs_hold_the_inputs_own_first():
+    """A record in the middle of an input is added (and, the pair audited both ways, removed): a slip that
+    counts some records twice must meet one of them, wherever the generator put it."""
+    inputs = [[{"a": 1}, {"a": 2}, {"a": 1}, {"a": 3}], [{"a": 4}, {"a": 2}]]
+    add_remove, replace = parse_relation("add_remove_one"), parse_relation("replace_one")
+    assert [label for _, label in _own_neighbours(0, inputs, add_remove)] == [
+        "record 0 duplicated",
+        "the last record removed",
+        "record 1 of dataset 0 added",
+        "record 3 of dataset 0 added",
+        "record 0 of dataset 1 added",
+    ]
+    assert [value for value, _ in _own_neighbours(1, inputs, add_remove)][2:] == [
+        [{"a": 4}, {"a": 2}, {"a": 2}],
+        [{"a": 4}, {"a": 2}, {"a": 1}],
+        [{"a": 4}, {"a": 2}, {"a": 3}],
+    ]
+    assert [label for _, label in _own_neighbours(1, inputs, replace)] == [
+        "record 0 replaced by record 1 of dataset 1",
+        "record 0 replaced by record 0 of dataset 0",
+        "record 0 replaced by record 3 of dataset 0",
+    ]
+
+
+def test_each_relation_keeps_its_own_neighbours_of_varied_records(tmp_path):
+    """Inputs of ten different records have more replace-one neighbours than are kept: the add/remove ones
+    of the same inputs must still be made (not crowded out by the first relation's)."""
+    (tmp_path / "people.py").write_text(
+        "def make(rng):\n    return [{'age': int(age)} for age in rng.integers(18, 90, 10)]\n"
+        "def count(people, *, rng):\n    return len(people) + float(rng.laplace(0, 1))\n"
+    )
+    spec = _black_box_spec(
+        tmp_path,
+        relation='replace_one", "add_remove_one',
+        candidate='params = {}\ndatasets = "people:make"\ndatasets_count = 2',
+        pairs=False,
+    )
+    claim = load_spec(spec)
+    ref = parse_candidate("people:count", path=str(tmp_path))
+    with CandidateMechanism(ref, CandidateLimits(), candidate_kind_for("black_box"), {}) as mechanism:
+        mechanism.start()
+        pairs = user_pairs(claim, mechanism, [], seed=1)
+    assert [len(pairs[name]) for name in ("replace_one", "add_remove_one")] == [16, 16]
 
 
 @pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one

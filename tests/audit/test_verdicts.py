@@ -94,3 +94,38 @@ def test_a_known_finding_no_longer_violated_fails_under_every_policy(verdict):
     reproduced = replace(_result(Verdict.VIOLATED), known_finding="the paper's constant is off")
     assert not any(reproduced.fails(policy) for policy in ("violated", "never"))
     assert replace(reproduced, finding_changed="measured 1.2, pinned 1.1").fails("never")
+
+
+def test_a_failure_text_says_which_pair_the_neighbours_are_when_a_pair_was_shrunk():
+    import numpy as np
+
+    from dpaudit.audit.results import AuditReport, ClaimResult, ObligationResult, RelationResult
+    from dpaudit.kernel.claims import Claim, MechanismSpec, Obligation, Source
+    from dpaudit.kernel.evidence import Evidence
+    from dpaudit.privacy.guarantees import ApproxDP
+    from dpaudit.privacy.relations import replace_one
+    from dpaudit.rng import SeedRecord
+
+    obligation = Obligation("empirical", "no event certifies epsilon > 1", "empirical_epsilon_lower_bound", {})
+    shrunk = {"pair": "p, shrunk to 1 and 1 records", "records": [1, 1], "from_records": [6, 6]}
+    counterexample = {
+        "pair": "p",
+        "neighbours": {"X": [[1]], "X'": [[2]]},
+        "shrunk": {**shrunk, "epsilon_lower_bound": 1.5},
+    }
+    evidence = Evidence(Verdict.VIOLATED, "1.8 > 1", "domain", "method", counterexample=counterexample)
+    claim = Claim(
+        "c", "t", MechanismSpec("black_box", {}), ApproxDP(1.0, 0.0), (replace_one(),), Source("p", "l"), (obligation,)
+    )
+    item = ObligationResult(obligation, evidence, SeedRecord.of(np.random.SeedSequence(1)))
+    report = AuditReport(
+        claims=(ClaimResult(claim, None, (RelationResult(replace_one(), Verdict.VIOLATED, (item,)),)),),
+        seed=1,
+        quick=True,
+    )
+    lines = report.failure_text().splitlines()
+    assert lines[2:4] == [
+        "    pair: p",
+        "    shrunk: p, shrunk to 1 and 1 records ([6, 6] -> [1, 1] records, certifying epsilon >= 1.5 on its own "
+        "draws); the neighbours and the replay below are this smaller pair's, the verdict rests on the pair above",
+    ]

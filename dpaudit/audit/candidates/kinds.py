@@ -217,8 +217,9 @@ class CandidateMechanism:
         return outputs[0] if size is None else outputs
 
     def release_each(self, data: Any, seeds: list[int]) -> np.ndarray:
-        """``release(data, rng=np.random.default_rng(seed))`` for each seed, stacked, in one round trip to
-        the worker (the same outputs as the calls one by one).
+        """One call of the candidate's callable itself on ``data`` with ``rng=np.random.default_rng(seed)`` for
+        each seed, stacked, in one round trip to the worker (never its vectorised ``sample``: these single
+        releases are what a batch is compared with).
 
         Raises:
             CandidateError: as :meth:`release`.

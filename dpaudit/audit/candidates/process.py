@@ -273,8 +273,9 @@ class CandidateProcess:
         *,
         categories: bool = False,
     ) -> np.ndarray:
-        """One output per entropy, stacked: row ``i`` is what :meth:`sample` with ``count = 1`` and a
-        seed of entropy ``entropies[i]`` returns, all sent as one request (one round trip, not one each).
+        """One output per entropy, stacked: row ``i`` is what one call of the callable itself (never its
+        vectorised ``sample``: these are the single releases a batch is compared with) returns with a
+        generator seeded by ``entropies[i]``, all sent as one request (one round trip, not one each).
 
         Raises:
             CandidateError: as :meth:`sample`.

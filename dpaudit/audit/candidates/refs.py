@@ -3,6 +3,7 @@ its time and memory limits."""
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import tempfile
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from dpaudit._validation import check_integer, check_module_callable, check_real
-from dpaudit.errors import InvalidArgument
+from dpaudit.errors import CandidateLoadError, InvalidArgument
 
 __all__ = ["CandidateLimits", "CandidateRef", "candidate_by_value", "parse_candidate"]
 
@@ -34,6 +35,23 @@ class CandidateRef:
         return f"{self.module}:{self.attribute}"
 
 
+def _defining_module(function: Any) -> str:
+    """The name of the module whose code ``function`` runs: a partial's function's, a bound method's
+    function's, a callable object's class's (``functools.partial`` itself lives in ``functools``)."""
+    while isinstance(function, functools.partial):
+        function = function.func
+    function = getattr(function, "__func__", function)
+    return getattr(function, "__module__", None) or "__main__"
+
+
+def _installed(name: str, module: Any) -> bool:
+    """Whether ``module`` is the standard library's or an installed package's (imported by name in the
+    worker, not sent by value)."""
+    if name.partition(".")[0] in sys.stdlib_module_names:
+        return True
+    return any(part in ("site-packages", "dist-packages") for part in Path(getattr(module, "__file__", "") or "").parts)
+
+
 def candidate_by_value(function: Any, folder: str) -> CandidateRef:
     """A callable as a candidate sent to its worker by value: pickled with cloudpickle (its code,
     and the module it is defined in when that module is not an installed package) into a file in
@@ -41,7 +59,8 @@ def candidate_by_value(function: Any, folder: str) -> CandidateRef:
     writes this file and never reads what comes back but JSON and raw numbers.
 
     Raises:
-        InvalidArgument: when ``function`` is not callable or cannot be pickled.
+        InvalidArgument: when ``function`` is not callable.
+        CandidateLoadError: when it cannot be pickled.
     """
     import pickle
 
@@ -49,19 +68,17 @@ def candidate_by_value(function: Any, folder: str) -> CandidateRef:
 
     if not callable(function):
         raise InvalidArgument(f"candidate={function!r}: expected a callable or 'module:callable'")
-    module_name = getattr(function, "__module__", None) or "__main__"
+    module_name = _defining_module(function)
     module = sys.modules.get(module_name)
-    installed = module is not None and any(
-        part in ("site-packages", "dist-packages") for part in Path(getattr(module, "__file__", "") or "").parts
-    )
-    if module is not None and module_name != "__main__" and not installed:
+    by_value = module is not None and module_name != "__main__" and not _installed(module_name, module)
+    if by_value:
         cloudpickle.register_pickle_by_value(module)
     try:
         payload = pickle.dumps({"sys_path": list(sys.path), "function": cloudpickle.dumps(function)})
     except Exception as exc:  # cloudpickle raises many kinds: say what could not be sent
-        raise InvalidArgument(f"candidate {function!r} cannot be sent to its worker by value: {exc}") from exc
+        raise CandidateLoadError(f"candidate {function!r} cannot be sent to its worker by value: {exc}") from exc
     finally:
-        if module is not None and module_name != "__main__" and not installed:
+        if by_value:
             cloudpickle.unregister_pickle_by_value(module)
     handle, path = tempfile.mkstemp(prefix="dpaudit-candidate-", suffix=".pickle", dir=folder)
     with os.fdopen(handle, "wb") as stream:

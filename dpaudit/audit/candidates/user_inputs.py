@@ -8,10 +8,12 @@ float``; neighbours when at most 1), each ``module:function``
 in the candidate's isolated worker and what they return is read as JSON and validated like
 any input. Before the checks run, :func:`user_pairs` makes the pairs of every relation of the
 claim: each generated dataset (and the first input of each pair the spec gives) with its
-neighbours — the neighbour function's, or, for lists of records under ``replace_one`` and
-``add_remove_one``, dpaudit's own (the first record replaced by each other record the
-generated inputs hold, the last record removed, the first duplicated, a record of another
-input added). Every pair, the spec's too, is checked to be
+neighbours — the neighbour function's (its first ``per_input``), or, for lists of records under
+``replace_one`` and ``add_remove_one``, dpaudit's own, the first ``per_input`` of each relation
+(under ``replace_one`` the first record replaced by each other record the generated inputs hold;
+under ``add_remove_one`` the first record duplicated, the last removed, and each other record
+added; the input's own records first, then the other inputs'; a record added covers its removal
+too, as each pair is audited in both orders). Every pair, the spec's too, is checked to be
 neighbouring: by the kind's own rule and by the user's distance function when there is one.
 A pair that is not is a spec error (exit 2), never audited.
 """
@@ -74,29 +76,35 @@ def _generated(claim: Claim, mechanism: CandidateMechanism, seed: int) -> list[A
     return datasets
 
 
-def _own_neighbours(dataset: Any, others: list[Any], relation: Relation) -> list[tuple[Any, str]]:
-    """dpaudit's neighbours of a list of records (the user gave no neighbour function)."""
+def _other_records(dataset: list[Any], index: int, inputs: list[Any]) -> list[tuple[Any, str]]:
+    """Each record the generated inputs hold that differs from the first of ``dataset`` (input ``index``),
+    once, with where it was found: the input's own records first, then those of the inputs after it."""
+    found, seen = [], [dataset[0]]
+    for shift in range(len(inputs)):
+        other = (index + shift) % len(inputs)
+        for position, record in enumerate(inputs[other] if isinstance(inputs[other], list) else []):
+            if record not in seen:
+                seen.append(record)
+                found.append((record, f"record {position} of dataset {other}"))
+    return found
+
+
+def _own_neighbours(index: int, inputs: list[Any], relation: Relation) -> list[tuple[Any, str]]:
+    """dpaudit's neighbours of the list of records ``inputs[index]`` (the user gave no neighbour function)."""
+    dataset = inputs[index]
     if not isinstance(dataset, list) or not dataset:
         return []
     if relation.kind == REPLACE_ONE:
-        # record 0 replaced by every other record any generated input holds (its own included), once each
-        found, seen = [], [dataset[0]]
-        for index, other in enumerate(others):
-            for position, record in enumerate(other if isinstance(other, list) else []):
-                if record not in seen:
-                    seen.append(record)
-                    found.append(([record, *dataset[1:]], f"record 0 replaced by record {position} of dataset {index}"))
-        return found
+        return [
+            ([record, *dataset[1:]], f"record 0 replaced by {where}")
+            for record, where in _other_records(dataset, index, inputs)
+        ]
     if relation.kind == ADD_REMOVE_ONE:
         found = [([*dataset, dataset[0]], "record 0 duplicated")]
         if len(dataset) > 1:
             found.append((dataset[:-1], "the last record removed"))
-        found += [
-            ([*dataset, other[0]], f"record 0 of dataset {index} added")
-            for index, other in enumerate(others)
-            if isinstance(other, list) and other
-        ]
-        return found
+        others = _other_records(dataset, index, inputs)
+        return found + [([*dataset, record], f"{where} added") for record, where in others]
     return []
 
 
@@ -121,7 +129,7 @@ def user_pairs(claim: Claim, mechanism: CandidateMechanism, given: list[Pair], s
         bases += [(first, f"the first input of '{label}'") for first, _, label in given]
     domain = mechanism.kind.input_domain
     made: list[Pair] = []
-    for data, name in bases:
+    for position, (data, name) in enumerate(bases):
         if inputs.neighbours is not None:
             returned = _call(mechanism, inputs.neighbours, [domain.to_plain(data)], None, "neighbour function")
             if not isinstance(returned, list):
@@ -129,10 +137,14 @@ def user_pairs(claim: Claim, mechanism: CandidateMechanism, given: list[Pair], s
                     f"the neighbour function {inputs.neighbours} returned {type(returned).__name__}; "
                     "expected a list of neighbouring inputs"
                 )
-            neighbours = [(value, f"neighbour {index}") for index, value in enumerate(returned)]
-        else:
-            neighbours = [item for relation in claim.relations for item in _own_neighbours(data, datasets, relation)]
-        for value, text in neighbours[: inputs.per_input]:
+            neighbours = [(value, f"neighbour {index}") for index, value in enumerate(returned)][: inputs.per_input]
+        else:  # each relation its own: the first relation's would otherwise crowd out the second's
+            neighbours = [
+                item
+                for relation in claim.relations
+                for item in _own_neighbours(position, datasets, relation)[: inputs.per_input]
+            ]
+        for value, text in neighbours:
             if not inputs.admits(value):
                 raise SpecError(f"{name}, {text}: a neighbour outside [candidate] inputs")
             try:

@@ -46,6 +46,7 @@ import numpy as np
 
 from dpaudit._validation import check_json_data
 from dpaudit.audit.candidates.outputs import BadOutput, as_real, same_shapes
+from dpaudit.audit.candidates.strategies import is_strategy, strategy_example
 
 __all__ = ["main"]
 
@@ -144,7 +145,12 @@ def _shadowed(module: str, loaded: Any, folder: str) -> bool:
     return mine and not origin.startswith(os.path.join(folder, ""))
 
 
-def _load(module: str, attribute: str, path: str) -> Callable[..., Any]:
+def _import(module: str, path: str) -> Any:
+    """The candidate's (or one of the user's input functions') module, from the candidate's folder.
+
+    Raises:
+        _Misspelt: when it is not there, or the standard library's module of its name is found instead.
+    """
     folder = _candidate_folder_on_path(path)
     try:
         loaded = importlib.import_module(module)
@@ -160,6 +166,11 @@ def _load(module: str, attribute: str, path: str) -> Callable[..., Any]:
             f"{module!r} in {folder} has the name of a module of the standard library, which Python imports "
             "instead: rename the file"
         )
+    return loaded
+
+
+def _load(module: str, attribute: str, path: str) -> Callable[..., Any]:
+    loaded = _import(module, path)
     if not hasattr(loaded, attribute):
         public = [name for name in dir(loaded) if not name.startswith("_")]
         raise _Misspelt(f"module {module!r} has no attribute {attribute!r}{_suggestion(attribute, public)}")
@@ -234,15 +245,16 @@ def _drew_from_global_state(before: tuple[Any, Any]) -> bool:
 
 def _sample(function: Callable[..., Any], request: dict[str, Any], channel: BinaryIO) -> None:
     """Answer a sample request: ``count`` outputs from one generator seeded by ``entropy``, or, when the
-    request lists ``entropies``, one output per entropy, each drawn as a request of count 1 with that entropy."""
+    request lists ``entropies``, one call of the callable itself per entropy (never its vectorised ``sample``:
+    these single releases are what a batch is compared with), each with a generator seeded by it."""
     labels: dict[str, str] | None = {} if request.get("categories") else None
     entropies = request.get("entropies")
     if entropies is None:
         stacked, drew_global = _draw(function, request, int(request["entropy"]), int(request["count"]), labels, channel)
     else:
-        drawn, last_tick = [], time.monotonic()
+        drawn, last_tick, one_by_one = [], time.monotonic(), {**request, "vectorised": False}
         for call, entropy in enumerate(entropies):
-            output, drew = _draw(function, request, int(entropy), 1, labels, channel, first_call=call, kept=True)
+            output, drew = _draw(function, one_by_one, int(entropy), 1, labels, channel, first_call=call)
             drawn.append((output, drew))
             if time.monotonic() - last_tick >= _TICK_SECONDS:
                 _write_all(channel, b".")
@@ -267,11 +279,9 @@ def _draw(
     labels: dict[str, str] | None,
     channel: BinaryIO,
     first_call: int = 0,
-    kept: bool = False,
 ) -> tuple[np.ndarray, bool]:
     """``count`` outputs stacked from a generator seeded by ``entropy`` (the global state seeded too), and
-    whether the candidate drew from the global state; ``first_call`` numbers the calls in messages. With
-    ``kept``, the outputs are kept past the candidate's next call, so a vectorised batch is copied too."""
+    whether the candidate drew from the global state; ``first_call`` numbers the calls in messages."""
     params = dict(request["params"])
     rng = np.random.default_rng(np.random.SeedSequence(entropy))
     global_state = _seed_global_state(entropy)
@@ -279,7 +289,7 @@ def _draw(
     if sample is not None:
         data = copy.deepcopy(request["input"])  # one call: its edits to its input reach no other request
         positional, keywords = _arguments(request["call"], data, copy.deepcopy(params), rng, count)
-        stacked = as_real(sample(*positional, **keywords), first_call, labels, copy=kept)  # else sent before reuse
+        stacked = as_real(sample(*positional, **keywords), first_call, labels, copy=False)  # sent before reuse
     else:
         given = _FreshArguments(request["call"], request["input"], params, rng)
         outputs = []
@@ -324,53 +334,13 @@ class _FreshArguments:
             self.renew()
 
 
-_DRAWN: dict[tuple[str, int, int], list[Any]] = {}
-
-
-def _is_strategy(value: Any) -> bool:
-    """Whether ``value`` is a Hypothesis strategy (checked without importing Hypothesis otherwise)."""
-    if not type(value).__module__.startswith("hypothesis"):
-        return False
-    from hypothesis.strategies import SearchStrategy
-
-    return isinstance(value, SearchStrategy)
-
-
-def _strategy_example(ref: str, strategy: Any, draw: dict[str, Any]) -> Any:
-    """Example ``index`` of ``count`` drawn from a Hypothesis strategy under a fixed seed: the same
-    inputs on every run (Hypothesis draws its simplest example first, then varied ones)."""
-    key = (ref, int(draw["seed"]), int(draw["count"]))
-    if key not in _DRAWN:
-        from hypothesis import HealthCheck, Phase, given, seed, settings
-
-        drawn: list[Any] = []
-
-        @seed(key[1])
-        @settings(
-            max_examples=key[2],
-            database=None,
-            phases=[Phase.generate],
-            suppress_health_check=list(HealthCheck),
-            deadline=None,
-        )
-        @given(strategy)
-        def collect(value: Any) -> None:
-            drawn.append(value)
-
-        collect()
-        _DRAWN[key] = drawn
-    drawn = _DRAWN[key]
-    return drawn[int(draw["index"]) % len(drawn)]
-
-
 def _call_input_function(request: dict[str, Any], path: str, channel: BinaryIO) -> None:
     """Call one of the user's input functions (or draw from a Hypothesis strategy) and send its result
     as JSON after a header."""
     module, attribute = str(request["ref"]).split(":")
-    _candidate_folder_on_path(path)
-    named = getattr(importlib.import_module(module), attribute, None)
-    if _is_strategy(named) and request.get("draw") is not None:
-        produced = _strategy_example(str(request["ref"]), named, request["draw"])
+    named = getattr(_import(module, path), attribute, None)
+    if is_strategy(named) and request.get("draw") is not None:
+        produced = strategy_example(str(request["ref"]), named, request["draw"])
     else:
         function = _load(module, attribute, path)
         arguments = list(request.get("args", []))
@@ -425,6 +395,8 @@ def main(argv: list[str]) -> int:
             _send(channel_out, {"status": "error", "message": message})
         except BadOutput as exc:
             _send(channel_out, {"status": "error", "message": f"its output cannot be audited: {exc}"})
+        except _Misspelt as exc:  # one of the user's input functions' modules or names
+            _send(channel_out, {"status": "error", "message": f"could not load {request.get('ref')}: {exc}"})
         except BaseException as exc:  # its own error ("raised": the input may be one it refuses), or a limit
             limit = isinstance(exc, MemoryError | RecursionError | SystemExit)  # out of memory or stack; it exits
             raised = isinstance(exc, Exception) and not limit

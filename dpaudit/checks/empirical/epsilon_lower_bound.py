@@ -367,7 +367,8 @@ def _with_shrunk_pair(
         "epsilon_lower_bound": shrunk.epsilon_lower_bound,
         "confidence": budget.confidence,
         "attempts": shrunk.attempts,
-        "note": "certified by its own run on fresh draws; the verdict rests on the pair above",
+        "note": "certified by its own run on fresh draws; the verdict rests on the pair named in 'pair', while "
+        "'neighbours' and 'pair_json' are this smaller pair's",
     }
     return replace(evidence, counterexample={**counterexample, "shrunk": note})
 

@@ -298,8 +298,9 @@ def check_randomness_contract(obligation: Obligation, context: CheckContext) -> 
         return Evidence(
             Verdict.ERROR,
             f"the batch entry point disagrees with single calls on {pairs[0].label}: {disagreement}; the Monte Carlo "
-            "checks draw batches, so their counts would not be independent draws of the mechanism (fix `sample`, or "
-            "remove it to audit the callable itself)",
+            "checks draw batches, so their counts would not be independent draws of the mechanism (the callable and "
+            "its `sample` must release the same law: fix the one that is wrong, or remove `sample` to audit the "
+            "callable itself)",
             domain,
             "a batch of releases against as many single releases",
             budget=budget,

@@ -351,17 +351,18 @@ _CALLS = [0]
 
 
 def vectorised_hangs_on_third_call(value, *, sigma, sensitivity, rng):
-    return np.asarray(value, dtype=float) + sigma * rng.standard_normal(len(value))
-
-
-def _hangs_on_third_call_sample(value, n, *, sigma, sensitivity, rng):
+    """Its own third call hangs (its vectorised ``sample`` never does)."""
     _CALLS[0] += 1
     while _CALLS[0] == 3:
         time.sleep(1)
+    return np.asarray(value, dtype=float) + sigma * rng.standard_normal(len(value))
+
+
+def _never_hangs_sample(value, n, *, sigma, sensitivity, rng):
     return np.asarray(value, dtype=float) + sigma * rng.standard_normal((n, len(value)))
 
 
-vectorised_hangs_on_third_call.sample = _hangs_on_third_call_sample
+vectorised_hangs_on_third_call.sample = _never_hangs_sample
 
 
 def recurses_forever(value, sigma, *, rng):  # RecursionError: out of stack, a limit
@@ -378,3 +379,11 @@ def maps_too_much(value, sigma, *, rng):  # OSError(ENOMEM) under the memory cei
     with mmap.mmap(-1, 4 * 1024**3) as block:
         block[0] = 1
     return np.zeros(np.shape(value))
+
+
+def call_and_sample_disagree(value, sigma, *, rng):
+    """A slip between the two entry points: the callable releases ones, its vectorised ``sample`` zeros."""
+    return np.ones(len(value))
+
+
+call_and_sample_disagree.sample = lambda value, n, sigma, *, rng: np.zeros((n, len(value)))
