@@ -4,7 +4,8 @@ number and markers, for the Markdown report, the terminal and CI annotations.
 The key number is a measurement of the obligation that decides the relation's verdict (the
 first ``error``, else ``violated`` — an unexpected violation before a known finding — else
 ``inconclusive``, else the weakest pass; among equals a privacy check before a comparison of the
-output law with the reference's, which is conformance, not privacy), written as ``measured vs
+output law with the reference's, which is conformance, not privacy, and one that measured a number
+before one that did not), written as ``measured vs
 claimed`` with its interval: the first measurement whose margin is negative when the obligation
 is ``violated`` (the point that fails, not the first of a grid), else its first measurement.
 """
@@ -38,12 +39,13 @@ class SummaryRow:
 def decisive_obligation(items: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The obligation that decides a relation's verdict (see the module docstring), or ``None``."""
 
-    def rank(item: dict[str, Any]) -> tuple[int, int, int]:
+    def rank(item: dict[str, Any]) -> tuple[int, int, int, int]:
         evidence = item.get("evidence", {})
         verdict = str(evidence.get("verdict", ""))
         position = _ORDER.index(verdict) if verdict in _ORDER else 0
         conformance = "conformance" in (evidence.get("details") or {})
-        return position, 1 if item.get("known_finding") else 0, 1 if conformance else 0
+        unmeasured = not evidence.get("measurements")
+        return position, 1 if item.get("known_finding") else 0, 1 if conformance else 0, 1 if unmeasured else 0
 
     return min(items, key=rank, default=None)
 

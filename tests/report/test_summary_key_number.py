@@ -35,3 +35,11 @@ def test_among_equal_verdicts_the_privacy_check_gives_the_key_number_not_the_con
     privacy = ("black-box", "consistent", {}, [_measurement("epsilon at delta=0.1", -0.106, 1.0, 1.106)])
     (row,) = summary_table_rows(_document(conformance, privacy))
     assert (row.obligation, row.key_number) == ("black-box", "-0.106 vs 1 (epsilon at delta=0.1)")
+
+
+def test_among_equal_verdicts_a_check_that_measured_a_number_gives_it():
+    """A spec naming only the randomness contract (no number) still shows the implied check's epsilon."""
+    contract = ("randomness", "consistent", {}, [])
+    implied = ("implied-privacy", "consistent", {}, [_measurement("epsilon at delta=0", 0.98, 1.0, 0.02)])
+    (row,) = summary_table_rows(_document(contract, implied))
+    assert (row.obligation, row.key_number) == ("implied-privacy", "0.98 vs 1 (epsilon at delta=0)")
