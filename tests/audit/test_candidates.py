@@ -102,6 +102,22 @@ def test_raising_candidate_reports_its_traceback():
     assert not isinstance(info.value, CandidateLimitReached)
 
 
+def test_an_error_whose_message_is_megabytes_long_keeps_its_start_and_end():
+    with (
+        CandidateProcess(_ref("raises_a_huge_message")) as candidate,
+        pytest.raises(CandidateRaised, match=r"(?s)ValueError: the start m+\n\[\.\.\. \d+ characters left out") as info,
+    ):
+        candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(0))
+    assert str(info.value).rstrip().endswith("m the end") and len(str(info.value)) < 100_000
+
+
+def test_a_candidate_whose_attribute_lookups_raise_is_called_not_a_crash():
+    with CandidateProcess(_ref("raising_getattr")) as candidate:
+        assert not candidate.vectorised
+        outputs = candidate.sample(VALUE, PARAMS, CALL, 5, np.random.SeedSequence(0))
+    assert outputs.shape == (5, 2)
+
+
 @pytest.mark.parametrize(("name", "fragment"), [("returns_nan", "non-finite"), ("wrong_shapes", "different shapes")])
 def test_bad_outputs(name, fragment):
     with CandidateProcess(_ref(name)) as candidate, pytest.raises(CandidateError, match=fragment) as info:

@@ -52,6 +52,7 @@ __all__ = ["main"]
 
 _CAPTURE_LIMIT_BYTES = 64 * 1024 * 1024
 _TICK_SECONDS = 0.05
+_MESSAGE_LIMIT = 64 * 1024  # characters of an error message (the auditor reads headers of 1 MiB at most)
 
 Arguments = tuple[list[Any], dict[str, Any]]
 
@@ -91,6 +92,10 @@ def _write_all(channel: BinaryIO, data: bytes | memoryview) -> None:
 
 
 def _send(channel: BinaryIO, header: dict[str, Any]) -> None:
+    message = header.get("message")
+    if isinstance(message, str) and len(message) > _MESSAGE_LIMIT:  # its start and its end, within the header
+        half, left_out = _MESSAGE_LIMIT // 2, len(message) - _MESSAGE_LIMIT
+        header = {**header, "message": f"{message[:half]}\n[... {left_out} characters left out ...]\n{message[-half:]}"}
     _write_all(channel, json.dumps(header).encode("utf-8") + b"\n")
 
 
@@ -181,7 +186,10 @@ def _load(module: str, attribute: str, path: str) -> Callable[..., Any]:
 
 
 def _vectorised(function: Callable[..., Any]) -> Callable[..., Any] | None:
-    sample = getattr(function, "sample", None)
+    try:
+        sample = getattr(function, "sample", None)
+    except Exception:  # a __getattr__ or a property that raises: no vectorised entry point
+        return None
     return sample if callable(sample) else None
 
 

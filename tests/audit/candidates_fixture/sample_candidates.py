@@ -387,3 +387,20 @@ def call_and_sample_disagree(value, sigma, *, rng):
 
 
 call_and_sample_disagree.sample = lambda value, n, sigma, *, rng: np.zeros((n, len(value)))
+
+
+def raises_a_huge_message(value, sigma, *, rng):
+    raise ValueError("the start " + "m" * 10**7 + " the end")
+
+
+class _RaisingGetattr:
+    """A callable whose every attribute lookup raises (it has no ``sample``)."""
+
+    def __getattr__(self, name):
+        raise RuntimeError(f"no attribute {name} today")
+
+    def __call__(self, value, sigma, *, rng):
+        return np.asarray(value, dtype=float) + sigma * rng.standard_normal(len(value))
+
+
+raising_getattr = _RaisingGetattr()
