@@ -1,4 +1,5 @@
-"""Replay the counterexample of every ``violated`` Monte Carlo obligation of a report.
+"""Replay the counterexample of every ``violated`` Monte Carlo obligation of a report (and refuse one that
+is not ``violated`` while one of its certified events refutes its claim: a verdict edited by hand).
 
 A Monte Carlo violation rests on one event counted on one pair: P[M(X) ∈ E] >= p_lower and
 P[M(X') ∈ E] <= q_upper at a stated per-event confidence α (Clopper-Pearson, union bound over the
@@ -102,11 +103,39 @@ def _audited_point(evidence: dict[str, Any]) -> tuple[float, float] | None:
 _AUDITED = "epsilon at delta="
 
 
+def _refutation_left_unsaid(evidence: dict[str, Any]) -> tuple[str, str] | None:
+    """("fail", why) when an obligation that is not ``violated`` records a certified event whose own counts
+    refute the (ε, δ) it audited (a verdict edited away from the events below it), else None."""
+    point = _audited_point(evidence)
+    if point is None:
+        return None
+    for event in (evidence.get("details") or {}).get("certified_events") or []:
+        if not isinstance(event, dict) or not _close_or_above(event.get("epsilon_lower_bound"), point[0]):
+            continue
+        if replay_event(event, *point) is None:
+            return "fail", (
+                f"the verdict is {evidence.get('verdict')!r}, but the certified event {event.get('event')!r} on "
+                f"{event.get('pair')!r} gives epsilon >= {float(event['epsilon_lower_bound']):.6g} > {point[0]:g} "
+                "from its own counts"
+            )
+    return None
+
+
+def _close_or_above(value: Any, epsilon: float) -> bool:
+    try:
+        return float(value) > epsilon * (1 - RELATIVE_TOLERANCE)
+    except (TypeError, ValueError):
+        return False
+
+
 def _replay_one(item: dict[str, Any]) -> tuple[str, str] | None:
-    """(status, message) for one violated obligation with a Monte Carlo counterexample, or None."""
+    """(status, message) for one violated obligation with a Monte Carlo counterexample, or for one that is
+    not violated but whose certified events refute its claim; None for the others."""
     evidence = item.get("evidence", {})
     counterexample = evidence.get("counterexample") or {}
-    if evidence.get("verdict") != "violated" or not all(key in counterexample for key in _COUNTS):
+    if evidence.get("verdict") != "violated":
+        return _refutation_left_unsaid(evidence)
+    if not all(key in counterexample for key in _COUNTS):
         return None
     point = _audited_point(evidence)
     if point is None:

@@ -17,7 +17,7 @@ from typing import Any
 from dpaudit.errors import SpecError
 from dpaudit.kernel.verdicts import Verdict, combine_verdicts, deciding
 
-__all__ = ["DIGEST_FIELD", "content_digest", "verify_report"]
+__all__ = ["DIGEST_FIELD", "check_shapes", "content_digest", "verify_report"]
 
 DIGEST_FIELD = "digest"
 
@@ -50,6 +50,46 @@ def _verdict(value: Any, key: str, path: str) -> Verdict:
         raise SpecError(f"unknown verdict {value!r}", path=path, key=key) from None
 
 
+#: The fields of an obligation's evidence that readers of a report rely on, and the types each may have.
+_EVIDENCE_FIELDS: dict[str, tuple[type, ...]] = {
+    "summary": (str,),
+    "measurements": (list,),
+    "counterexample": (dict, type(None)),
+    "details": (dict, type(None)),
+    "certificate": (dict, type(None)),
+    "budget": (dict, type(None)),
+}
+
+
+def check_shapes(document: dict[str, Any], path: str) -> None:
+    """Refuse a report whose parts have another type than dpaudit writes (a claim that is not a table, a
+    list of measurements that is a string ...): a clear error naming the key, before anything reads them.
+
+    Raises:
+        SpecError: naming the first malformed key.
+    """
+    if "seed" in document:
+        _expect(document["seed"], int, "seed", path)
+    if document.get("candidate") is not None:
+        _expect(document["candidate"], dict, "candidate", path)
+    for i, result in enumerate(_expect(document.get("claims"), list, "claims", path)):
+        key = f"claims[{i}]"
+        _expect(_expect(result, dict, key, path).get("claim"), dict, f"{key}.claim", path)
+        for j, relation in enumerate(_parts(result, "relations", key, path, "a claim without relations")):
+            where = f"{key}.relations[{j}]"
+            for k, item in enumerate(_parts(relation, "obligations", where, path, "a relation without obligations")):
+                at = f"{where}.obligations[{k}]"
+                _expect(_expect(item, dict, at, path).get("obligation"), dict, f"{at}.obligation", path)
+                if "seed" in item:
+                    _expect(item["seed"], dict, f"{at}.seed", path)
+                evidence = _expect(item.get("evidence"), dict, f"{at}.evidence", path)
+                for field, kinds in _EVIDENCE_FIELDS.items():
+                    if field in evidence:
+                        _expect(evidence[field], kinds, f"{at}.evidence.{field}", path)
+                for m, row in enumerate(evidence.get("measurements") or []):
+                    _expect(row, dict, f"{at}.evidence.measurements[{m}]", path)
+
+
 def verify_report(document: dict[str, Any], path: str, *, recomputed_digest: str | None) -> None:
     """Refuse a report whose digest or verdicts do not match its content.
 
@@ -62,6 +102,7 @@ def verify_report(document: dict[str, Any], path: str, *, recomputed_digest: str
     Raises:
         SpecError: naming the key that is malformed or does not follow.
     """
+    check_shapes(document, path)
     if recomputed_digest is not None and document.get(DIGEST_FIELD) != recomputed_digest:
         raise SpecError(
             "the content does not match its digest: the file was edited after dpaudit wrote it",

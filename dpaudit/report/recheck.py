@@ -7,7 +7,8 @@ Each certified fact is checked four ways, without running the audited code:
 2. its enclosure is ordered and supports the verdict (``high <= bound`` for ``<=``);
 3. its route (:mod:`dpaudit.checks.certificates.routes`) re-derives the value by an
    independent computation, and the value lies in the enclosure up to the route's error;
-4. the file's digest and the verdicts above each obligation follow (as ``dpaudit report``).
+4. the file's digest (a file without one fails) and the verdicts above each obligation follow (as
+   ``dpaudit report``).
 
 The counterexample of every ``violated`` Monte Carlo obligation is replayed too (its event and
 counts are certified ones and give the recorded bound: :mod:`dpaudit.report.counterexample_replay`),
@@ -20,8 +21,9 @@ again, the re-run's enclosure of each margin must lie at or above 0 and meet the
 enclosure (both contain the true margin, whichever machine and library versions computed
 them). ``rerun=False`` skips those runs and lists them.
 
-A verified obligation without a certificate, or whose route dpaudit does not know, is
-listed as such: the replay covers what it names and no more.
+A ``proven`` obligation (a symbolic proof: no certificate) is run again from its spec and must be
+``proven`` again. A verified obligation without a certificate, or whose route dpaudit does not
+know, is listed as such: the replay covers what it names and no more.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from dpaudit.checks.empirical.executors import forkserver_context
 from dpaudit.errors import DpAuditError, SpecError
 from dpaudit.report.counterexample_replay import replay_counterexamples
 from dpaudit.report.folder import verify_report_folder
-from dpaudit.report.integrity import verify_report
+from dpaudit.report.integrity import check_shapes, verify_report
 from dpaudit.report.json_report import with_digest
 
 __all__ = ["RecheckResult", "recheck_report"]
@@ -246,6 +248,16 @@ def recheck_report(
     if isinstance(recorded, dict):
         result.environment = environment_differences(recorded)
     try:
+        check_shapes(document, location)
+    except SpecError as exc:  # malformed: nothing below can be read as dpaudit wrote it
+        result.failures.append(f"integrity: {exc}")
+        return result
+    if "digest" not in document:
+        result.failures.append(
+            "integrity: no digest: every audit.json dpaudit writes has one, so this file was edited or not written "
+            "by dpaudit"
+        )
+    try:
         recomputed = with_digest(document)["digest"] if "digest" in document else None
         verify_report(document, location, recomputed_digest=recomputed)
     except SpecError as exc:
@@ -298,6 +310,9 @@ def _certified_units(document: dict[str, Any], result: RecheckResult, claim_id: 
                 where = f"{claim.get('id')}/{relation.get('relation')}/{item.get('obligation', {}).get('id')}"
                 evidence = item.get("evidence", {})
                 certificate = evidence.get("certificate")
+                if evidence.get("verdict") == "proven" and certificate is None:  # symbolic: it must prove again
+                    units.append(_Unit(where, entry, relation, item, 0, 0, rerun=True))
+                    continue
                 if evidence.get("verdict") != "verified":
                     if certificate is not None:
                         result.failures.append(f"{where}: a certificate on a {evidence.get('verdict')!r} verdict")
@@ -319,11 +334,27 @@ def _certified_units(document: dict[str, Any], result: RecheckResult, claim_id: 
 
 
 def _check_unit(unit: _Unit, path: Path, quick: bool, rerun: bool) -> list[tuple[str, str]]:
-    """The unit's facts checked (its obligation run again at most once)."""
+    """The unit's facts checked (its obligation run again at most once); a ``proven`` obligation is run again."""
     run_again = _once(unit.entry, unit.relation, unit.item, path, quick) if rerun else None
+    if unit.count == 0:
+        return [_proven_again(run_again)]
     facts = unit.item["evidence"]["certificate"]["facts"][unit.first : unit.first + unit.count]
     obligation = unit.item.get("obligation", {})
     return [_check_fact(fact, unit.entry.get("claim", {}), obligation, run_again) for fact in facts]
+
+
+def _proven_again(run_again: Callable[[], Any] | None) -> tuple[str, str]:
+    """A ``proven`` obligation (a symbolic proof, no certificate) run again from its spec: proven again, or a
+    failure (a verdict edited to ``proven``, a spec changed since the run)."""
+    if run_again is None:
+        return "no_route", "rerun skipped: proven, not run again"
+    try:
+        evidence = run_again()
+    except DpAuditError as exc:
+        return "fail", f"proven in the report, and it does not run again: {exc}"
+    if evidence.verdict.value != "proven":
+        return "fail", f"proven in the report, {evidence.verdict.value} when run again: {evidence.summary}"
+    return "ok", "proven again when run again from its spec"
 
 
 def _check_units(units: list[_Unit], path: Path, quick: bool, rerun: bool) -> list[list[tuple[str, str]]]:

@@ -55,12 +55,23 @@ def test_a_number_changed_in_its_sixth_digit_is_refused(tmp_path, write_gaussian
         lambda d: d["claims"][0]["relations"][0].update(verdict="great"),
         lambda d: d["claims"][0]["relations"][0]["obligations"][0].update(evidence=None),
         lambda d: d.update(tool="dpaudit"),
+        lambda d: d["claims"][0].update(claim=None),
+        lambda d: d["claims"][0]["relations"][0]["obligations"][0].update(obligation=None),
+        lambda d: d["claims"][0]["relations"][0]["obligations"][0].update(seed="x"),
+        lambda d: d["claims"][0]["relations"][0]["obligations"][0]["evidence"].update(measurements="x"),
+        lambda d: d["claims"][0]["relations"][0]["obligations"][0]["evidence"].update(measurements=[1]),
+        lambda d: d["claims"][0]["relations"][0]["obligations"][0]["evidence"].update(counterexample=5),
+        lambda d: d["claims"][0]["relations"][0]["obligations"][0]["evidence"].update(summary={"x": 1}),
+        lambda d: d.update(seed="x"),
     ],
 )
-def test_wrong_types_are_a_clear_error(tmp_path, write_gaussian_spec, edit):
+def test_wrong_types_are_a_clear_error(tmp_path, write_gaussian_spec, edit, capsys):
     path = _audit(tmp_path, write_gaussian_spec)
     document = json.loads(path.read_text())
     del document["digest"]
     edit(document)
     path.write_text(json.dumps(document))
     assert main(["report", str(path), "--format", "html", "-o", str(tmp_path / "x.html")]) == 2
+    capsys.readouterr()
+    assert main(["recheck", str(path), "--no-rerun"]) in (1, 2)  # a failure or a usage error, never a crash
+    assert "internal error" not in capsys.readouterr().err

@@ -55,6 +55,22 @@ def test_an_edited_verdict_fails(report, tmp_path):
     assert any("integrity" in line for line in recheck_report(_write(tmp_path, document)).failures)
 
 
+def test_a_verdict_edited_to_proven_is_run_again_and_refused(report, tmp_path):
+    """A symbolic proof has no certificate: recheck runs a ``proven`` obligation again from its spec. One edited
+    from ``verified`` to ``proven`` (its certificate dropped, the relation's verdict still following) fails."""
+    document = json.loads(report.read_text())
+    relation = document["claims"][0]["relations"][0]
+    evidence = next(item["evidence"] for item in relation["obligations"] if item["evidence"]["verdict"] == "verified")
+    evidence["verdict"] = "proven"
+    del evidence["certificate"]
+    result = recheck_report(_write(tmp_path, document))
+    assert not any("integrity" in line for line in result.failures)
+    assert any("proven in the report, verified when run again" in line for line in result.failures), result.failures
+    assert any(
+        "rerun skipped: proven" in line for line in recheck_report(_write(tmp_path, document), rerun=False).no_route
+    )
+
+
 @pytest.mark.parametrize("where", ["low", "high"])
 def test_an_enclosure_changed_in_its_sixth_digit_fails_even_with_a_fresh_digest(report, tmp_path, where):
     document = json.loads(report.read_text())

@@ -103,11 +103,43 @@ def test_counts_that_do_not_refute_the_claim_are_refused():
     assert "does not exceed the claimed 1" in replay_event(event, 1.0, 0.0)
 
 
-@pytest.mark.slow  # the fixture is a whole candidate audit: the main CI job runs these, not the floors one
-def test_a_report_without_violations_replays_no_counterexample(document):
-    calm = copy.deepcopy(document)
-    for claim in calm["claims"]:
+def test_a_report_without_violations_replays_no_counterexample_and_refuses_none():
+    """The committed default audit: its Monte Carlo obligations hold, and none of their certified events
+    refutes its claim (so none is taken for a verdict edited away from its events)."""
+    committed = json.loads((Path(__file__).parents[2] / "reports" / "audit.json").read_text())
+    assert replay_counterexamples(committed) == []
+    assert any(
+        item["evidence"]["verdict"] == "consistent" and (item["evidence"].get("details") or {}).get("certified_events")
+        for claim in committed["claims"]
+        for relation in claim["relations"]
+        for item in relation["obligations"]
+    )
+
+
+def _every_verdict(document, verdict):
+    """The document with every verdict, and the summary, edited to ``verdict`` (a consistent forgery)."""
+    edited = copy.deepcopy(document)
+    for claim in edited["claims"]:
         for relation in claim["relations"]:
             for item in relation["obligations"]:
-                item["evidence"]["verdict"] = "consistent"
-    assert replay_counterexamples(calm) == []
+                item["evidence"]["verdict"] = verdict
+            relation["verdict"] = verdict
+        claim["verdict"] = verdict
+    total = sum(len(claim["relations"]) for claim in edited["claims"])
+    edited["summary"] = {name: total if name == verdict else 0 for name in edited["summary"]}
+    return edited
+
+
+@pytest.mark.slow  # the fixture is a whole candidate audit: the main CI job runs these, not the floors one
+@pytest.mark.parametrize("verdict", ["consistent", "inconclusive", "proven"])
+def test_a_violation_edited_away_with_a_fresh_digest_is_refused_by_its_own_events(document, tmp_path, verdict):
+    result = _rechecked(_every_verdict(document, verdict), tmp_path)
+    assert not any("integrity" in line for line in result.failures)  # the forgery is consistent in itself
+    assert any(f"the verdict is {verdict!r}, but the certified event" in line for line in result.failures)
+
+
+@pytest.mark.slow  # the fixture is a whole candidate audit: the main CI job runs these, not the floors one
+def test_a_report_without_its_digest_is_refused(document, tmp_path):
+    path = tmp_path / "audit.json"
+    path.write_text(json.dumps(document))  # as dpaudit wrote it, less the digest
+    assert any("no digest" in line for line in recheck_report(path).failures)
