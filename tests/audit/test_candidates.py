@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpaudit.audit.candidates.process import CandidateProcess
+from dpaudit.audit.candidates.process import MAX_PROCESSES, CandidateProcess
 from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.errors import CandidateError, CandidateLimitReached, CandidateLoadError, CandidateRaised, InvalidArgument
 from dpaudit.mechanisms.interface import CandidateCall
@@ -301,6 +301,18 @@ def test_detached_descendants_are_killed(name, tmp_path, monkeypatch):
     assert _alive_with(marker) == []
     time.sleep(3.5)
     assert not marker.exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+def test_a_candidate_running_too_many_processes_is_stopped_and_they_are_killed(tmp_path, monkeypatch):
+    marker = tmp_path / "many"
+    monkeypatch.setenv("DPAUDIT_TEST_MARKER", str(marker))
+    with (
+        CandidateProcess(_ref("starts_too_many_processes"), CandidateLimits(timeout_seconds=60.0)) as candidate,
+        pytest.raises(CandidateLimitReached, match=rf"ran \d+ processes, more than the limit of {MAX_PROCESSES}"),
+    ):
+        candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(0))
+    assert _alive_with(marker) == []
 
 
 def test_a_candidate_folder_holding_a_standard_library_name_neither_breaks_the_worker_nor_loads_silently(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import select
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -14,13 +15,15 @@ import numpy as np
 from dpaudit._bounded_json import loads_bounded
 from dpaudit.errors import CandidateError
 
-__all__ = ["AnswerChannel", "announced_shape", "read_header"]
+__all__ = ["WATCH_SECONDS", "AnswerChannel", "announced_shape", "read_header"]
 
 
 _MAX_OUTPUT_BYTES = 1 << 30
 
 
 _MAX_HEADER_BYTES = 1 << 20
+#: How often a wait for an answer looks at what the candidate runs (its processes).
+WATCH_SECONDS = 1.0
 
 
 class AnswerChannel:
@@ -44,10 +47,17 @@ class AnswerChannel:
         self.buffer.extend(chunk)
         return True
 
-    def ticks_then_header(self, per_call: float, total_deadline: float) -> dict[str, Any]:
-        """Consume progress ticks (each within ``per_call`` seconds of the last), then a header line."""
+    def ticks_then_header(
+        self, per_call: float, total_deadline: float, watch: Callable[[], None] | None = None
+    ) -> dict[str, Any]:
+        """Consume progress ticks (each within ``per_call`` seconds of the last), then a header line; while
+        waiting, call ``watch`` (which may raise) every :data:`WATCH_SECONDS`."""
         deadline = min(time.monotonic() + per_call, total_deadline)
+        watched = time.monotonic()
         while True:
+            if watch is not None and time.monotonic() - watched >= WATCH_SECONDS:
+                watch()
+                watched = time.monotonic()
             while self.buffer[:1] == b".":
                 del self.buffer[:1]
                 deadline = min(time.monotonic() + per_call, total_deadline)
@@ -58,7 +68,8 @@ class AnswerChannel:
                 return read_header(line)
             if len(self.buffer) > _MAX_HEADER_BYTES:
                 raise CandidateError("the candidate worker sent a malformed answer (no header line)")
-            if not self._fill(deadline):
+            until = deadline if watch is None else min(deadline, watched + WATCH_SECONDS)
+            if not self._fill(until) and until >= deadline:
                 raise TimeoutError
 
     def payload(self, size: int, deadline: float) -> np.ndarray:

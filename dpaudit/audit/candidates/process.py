@@ -4,7 +4,8 @@ A candidate is named ``module:callable``. It runs in a fresh Python process
 (:mod:`dpaudit.audit.candidates.worker`) in a session and process group of its own, with an
 address-space limit. Nothing it sends is unpickled: requests are JSON lines, answers a JSON
 header and raw float64 bytes, checked here for shape, size and finiteness before any check
-sees them. Each call has a time limit, a batch a total budget, and on a timeout, an error or
+sees them. Each call has a time limit, a batch a total budget, the candidate at most
+:data:`MAX_PROCESSES` processes (counted while the auditor waits), and on a timeout, an error or
 ``stop()`` every process the candidate started is killed: its process group, the
 descendants found in ``/proc`` (followed through their parents), and processes carrying the
 worker's token in their environment or reparented to the auditor (a child subreaper on
@@ -31,16 +32,24 @@ import numpy as np
 from dpaudit._bounded_json import loads_bounded
 from dpaudit._validation import check_integer
 from dpaudit.audit.candidates.channel import AnswerChannel, announced_shape
-from dpaudit.audit.candidates.descendants import TOKEN_VARIABLE, become_subreaper, kill_process_tree, start_time
+from dpaudit.audit.candidates.descendants import (
+    TOKEN_VARIABLE,
+    become_subreaper,
+    candidate_processes,
+    kill_process_tree,
+    start_time,
+)
 from dpaudit.audit.candidates.refs import CandidateLimits, CandidateRef
 from dpaudit.errors import CandidateError, CandidateLimitReached, CandidateLoadError, CandidateRaised
 
-__all__ = ["CandidateProcess"]
+__all__ = ["MAX_PROCESSES", "CandidateProcess"]
 
 _MAX_INPUT_BYTES = 64 << 20
 _MAX_LABELS = 256
 _CAPTURE_SHOWN_BYTES = 2048
 _LIVE_WORKERS: set[int] = set()
+#: The most processes a candidate may run at once, its worker included (checked while the auditor waits).
+MAX_PROCESSES = 256
 
 
 class CandidateProcess:
@@ -150,6 +159,26 @@ class CandidateProcess:
         except (BrokenPipeError, OSError):
             self._died("receiving a request")
 
+    def _count_processes(self) -> None:
+        """Stop a candidate that runs more than :data:`MAX_PROCESSES` processes (a fork bomb would fill the
+        machine's process table while the auditor waits), killing every one of them.
+
+        Raises:
+            CandidateLimitReached: naming the count and the limit.
+        """
+        if self._process is None:
+            return
+        worker = self._process.pid
+        running = candidate_processes(
+            worker, self._token, since=self._started, protect=frozenset(_LIVE_WORKERS - {worker})
+        )
+        if len(running) > MAX_PROCESSES:
+            self.stop()
+            raise CandidateLimitReached(
+                f"candidate {self.ref} ran {len(running)} processes, more than the limit of {MAX_PROCESSES}; "
+                f"stopped it and killed them{_shown(self.captured_output)}"
+            )
+
     def _died(self, doing: str) -> None:
         code = None
         if self._process is not None:  # its channel closed: the exit status follows within moments
@@ -169,7 +198,7 @@ class CandidateProcess:
             raise CandidateError(f"candidate {self.ref} is not running")
         doing = "starting" if count == 0 else f"producing {count} outputs"
         try:
-            header = self._channel.ticks_then_header(per_call, total_deadline)
+            header = self._channel.ticks_then_header(per_call, total_deadline, self._count_processes)
         except TimeoutError:
             self.stop()
             budget = "its total budget" if time.monotonic() >= total_deadline else f"{per_call:g} s"

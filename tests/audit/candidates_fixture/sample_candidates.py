@@ -404,3 +404,11 @@ class _RaisingGetattr:
 
 
 raising_getattr = _RaisingGetattr()
+
+
+def starts_too_many_processes(value, sigma, *, rng):
+    """Starts sleeping processes, each in a session of its own, until it is stopped (a fork bomb, slowed)."""
+    import subprocess
+
+    while True:  # each carries the worker's environment (the test's marker variable too)
+        subprocess.Popen(["sleep", "600"], start_new_session=True)
