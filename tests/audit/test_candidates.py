@@ -118,7 +118,14 @@ def test_a_candidate_whose_attribute_lookups_raise_is_called_not_a_crash():
     assert outputs.shape == (5, 2)
 
 
-@pytest.mark.parametrize(("name", "fragment"), [("returns_nan", "non-finite"), ("wrong_shapes", "different shapes")])
+@pytest.mark.parametrize(
+    ("name", "fragment"),
+    [
+        ("returns_nan", "non-finite"),
+        ("wrong_shapes", "different shapes"),
+        ("one_row_too_many", r"its vectorised sample returned an array of shape \[21, 2\] for n = 20"),
+    ],
+)
 def test_bad_outputs(name, fragment):
     with CandidateProcess(_ref(name)) as candidate, pytest.raises(CandidateError, match=fragment) as info:
         candidate.sample(VALUE, PARAMS, CALL, 20, np.random.SeedSequence(1))

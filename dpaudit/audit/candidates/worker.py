@@ -298,6 +298,8 @@ def _draw(
         data = copy.deepcopy(request["input"])  # one call: its edits to its input reach no other request
         positional, keywords = _arguments(request["call"], data, copy.deepcopy(params), rng, count)
         stacked = as_real(sample(*positional, **keywords), first_call, labels, copy=False)  # sent before reuse
+        if stacked.shape[:1] != (count,):
+            raise BadOutput(f"its vectorised sample returned an array of shape {list(stacked.shape)} for n = {count}")
     else:
         given = _FreshArguments(request["call"], request["input"], params, rng)
         outputs = []

@@ -412,3 +412,10 @@ def starts_too_many_processes(value, sigma, *, rng):
 
     while True:  # each carries the worker's environment (the test's marker variable too)
         subprocess.Popen(["sleep", "600"], start_new_session=True)
+
+
+def one_row_too_many(value, sigma, *, rng):
+    return np.asarray(value, dtype=float) + sigma * rng.standard_normal(len(value))
+
+
+one_row_too_many.sample = lambda value, n, sigma, *, rng: np.zeros((n + 1, len(value)))
