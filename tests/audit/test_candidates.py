@@ -143,6 +143,12 @@ def test_memory_limit():
     assert isinstance(info.value, CandidateLimitReached)
 
 
+def test_a_module_too_large_for_the_memory_limit_names_the_limit_and_the_option():
+    ref = parse_candidate("allocates_at_import:gaussian", path=FIXTURES)
+    with pytest.raises(CandidateLoadError, match=r"its memory limit: 512 MiB; raise it with --memory\):\n"):
+        CandidateProcess(ref, CandidateLimits(memory_mib=512)).start()
+
+
 @pytest.mark.parametrize(
     ("name", "fragment"), [("absent", "has no attribute 'absent'"), ("NOT_CALLABLE", "not a callable")]
 )

@@ -373,10 +373,11 @@ def main(argv: list[str]) -> int:
     except _Misspelt as exc:
         _send(channel_out, {"status": "error", "message": f"could not load {module}:{attribute}: {exc}"})
         return 1
-    except BaseException:
+    except BaseException as exc:
+        limit = f" (its memory limit: {memory_mib} MiB; raise it with --memory)" if isinstance(exc, MemoryError) else ""
         _send(
             channel_out,
-            {"status": "error", "message": f"could not load {module}:{attribute}:\n{traceback.format_exc()}"},
+            {"status": "error", "message": f"could not load {module}:{attribute}{limit}:\n{traceback.format_exc()}"},
         )
         return 1
     _send(channel_out, {"status": "ready", "vectorised": _vectorised(function) is not None})
