@@ -18,6 +18,7 @@ from dpaudit.audit.plugins import found_by_a_fresh_process
 from dpaudit.audit.progress import ProgressReporter
 from dpaudit.audit.results import AuditReport, ClaimResult
 from dpaudit.audit.scheduling import audit_tasks, claim_pool, run_claims_in_pool, tasks_fill_the_workers
+from dpaudit.checks.budget_limits import run_time_limit
 from dpaudit.errors import AuditInterrupted
 from dpaudit.kernel.claims import Claim
 
@@ -92,6 +93,7 @@ def run_audit(
     """
     started = time.time()
     start = time.perf_counter()
+    time_limit = run_time_limit(time_limit)
     deadline = None if time_limit is None else time.monotonic() + time_limit
     if progress is not None:
         progress.start(sum(len(claim.relations) * len(claim.obligations) for claim, _ in claims))

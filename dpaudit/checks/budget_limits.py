@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, overload
 
 from dpaudit.errors import InvalidArgument
 
@@ -39,6 +39,7 @@ __all__ = [
     "check_enumeration",
     "lowered_ceilings",
     "parse_ceiling",
+    "run_time_limit",
 ]
 
 #: Monte Carlo draws per side (and per pilot, selection and certification split).
@@ -87,6 +88,23 @@ def ceiling(name: str) -> Any:
     """The ceiling ``name`` in force (an int for counts, a float for seconds and MiB)."""
     value = _LOWERED.get().get(name, DEFAULT_CEILINGS[name])
     return value if name in ("time_limit_seconds", "memory_mib") else int(value)
+
+
+@overload
+def run_time_limit(asked: float) -> float: ...
+
+
+@overload
+def run_time_limit(asked: None) -> float | None: ...
+
+
+def run_time_limit(asked: float | None) -> float | None:
+    """The seconds a whole run may take: ``asked`` (None: no limit), at most the ``time_limit_seconds``
+    ceiling when ``--ceiling`` lowered it (a CI job's bound on any run, whatever its spec or options say)."""
+    lowered = _LOWERED.get().get("time_limit_seconds")
+    if lowered is None:
+        return asked
+    return float(lowered) if asked is None else min(asked, float(lowered))
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,14 @@ from dpaudit.audit.memory_budget import ChildEnded, memory_limit, run_in_child
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.runner import run_audit
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
-from dpaudit.checks.budget_limits import DEFAULT_CEILINGS, ceiling, check_enumeration, lowered_ceilings, parse_ceiling
+from dpaudit.checks.budget_limits import (
+    DEFAULT_CEILINGS,
+    ceiling,
+    check_enumeration,
+    lowered_ceilings,
+    parse_ceiling,
+    run_time_limit,
+)
 from dpaudit.checks.sensitivity.pair_sweep import pair_blocks, pair_count
 from dpaudit.cli import main
 from dpaudit.errors import InvalidArgument, SpecError
@@ -27,6 +34,17 @@ from dpaudit.mechanisms.policy_evaluation.trajectory_universe import chain_unive
 
 GAUSSIAN = builtin_spec_dir() / "gaussian_mechanism.toml"  # asks for 10^7 samples per side
 _DPAUDIT = (sys.executable, "-m", "dpaudit.cli")
+
+
+def test_a_lowered_time_ceiling_bounds_a_run_whose_spec_and_options_state_no_time_limit():
+    with lowered_ceilings({"time_limit_seconds": 30.0}):
+        assert run_time_limit(None) == 30.0  # dpaudit audit's default: no limit, now the ceiling's
+        assert run_time_limit(3600.0) == 30.0  # dpaudit check's default hour, or a larger --time-limit
+        assert run_time_limit(10.0) == 10.0
+    assert run_time_limit(None) is None and run_time_limit(3600.0) == 3600.0  # not lowered: as asked
+    with lowered_ceilings({"time_limit_seconds": 1e-3}):
+        report = run_audit([(load_spec(GAUSSIAN), str(GAUSSIAN))], seed=1, quick=True)
+    assert {item.evidence.verdict for item in report.claims[0].relations[0].obligations} == {Verdict.INCONCLUSIVE}
 
 
 def test_a_lowered_ceiling_refuses_a_spec_before_any_work(tmp_path, caplog):

@@ -14,6 +14,7 @@ from dpaudit.audit.candidates.user_inputs import check_user_pairs, user_pairs
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.results import AuditReport
 from dpaudit.audit.runner import run_audit
+from dpaudit.checks.budget_limits import run_time_limit
 from dpaudit.errors import CandidateLoadError, SpecError
 from dpaudit.kernel.claims import Claim
 from dpaudit.mechanisms.views import AuditPairsView
@@ -129,7 +130,7 @@ def audit_candidate(
     with CandidateMechanism(candidate, limits, kind, claim.mechanism.params, claim.candidate_call) as mechanism:
         mechanism.start()
         _make_user_pairs(claim, mechanism, str(spec_path), seed)
-        limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
+        limit = run_time_limit(DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
         probe = _first_input(claim, mechanism)
         if probe is not None:
             check_pace(restricted, mechanism, probe, quick=quick, time_limit=limit, ref=str(candidate))

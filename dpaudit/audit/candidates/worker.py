@@ -374,10 +374,10 @@ def main(argv: list[str]) -> int:
         _send(channel_out, {"status": "error", "message": f"could not load {module}:{attribute}: {exc}"})
         return 1
     except BaseException as exc:
-        limit = f" (its memory limit: {memory_mib} MiB; raise it with --memory)" if isinstance(exc, MemoryError) else ""
+        hint = f" (its memory limit: {memory_mib} MiB; raise it with --memory)" if isinstance(exc, MemoryError) else ""
         _send(
             channel_out,
-            {"status": "error", "message": f"could not load {module}:{attribute}{limit}:\n{traceback.format_exc()}"},
+            {"status": "error", "message": f"could not load {module}:{attribute}{hint}:\n{traceback.format_exc()}"},
         )
         return 1
     _send(channel_out, {"status": "ready", "vectorised": _vectorised(function) is not None})
