@@ -161,9 +161,13 @@ def test_unexpected_violation_beside_a_known_finding_fails(write_gaussian_spec, 
     assert main(["audit", str(spec), "--out", str(tmp_path / "o"), "--executor", "serial"]) == 1
 
 
-def test_vanished_known_finding_fails(write_gaussian_spec, tmp_path):
+def test_vanished_known_finding_fails_and_says_why(write_gaussian_spec, tmp_path, capsys):
     spec = _with_known_finding(write_gaussian_spec(epsilon="4.38"))
     assert main(["audit", str(spec), "--out", str(tmp_path / "o")]) == 1
+    assert (
+        "known finding not reproduced: gaussian under replace_one, exact-profile: verified, where the finding says "
+        "violated" in capsys.readouterr().out
+    )
 
 
 @pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one

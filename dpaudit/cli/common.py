@@ -197,6 +197,14 @@ def summary_table(report: AuditReport) -> str:
         f"\n{len(rows)} claim-relation verdicts: {counts}"
         + (f" ({known} violated only by known findings)" if known else "")
     )
+    lines += [  # a known finding no longer reproduced fails under every policy: say which, and why
+        f"known finding not reproduced: {claim.claim.id} under {relation.relation.name}, {item.obligation.id}: "
+        + (item.finding_changed or f"{item.evidence.verdict.value}, where the finding says violated")
+        for claim in report.claims
+        for relation in claim.relations
+        for item in relation.obligations
+        if item.known_finding is not None and item.fails("violated")
+    ]
     return "\n".join(lines)
 
 
