@@ -124,6 +124,7 @@ def test_a_candidate_whose_attribute_lookups_raise_is_called_not_a_crash():
         ("returns_nan", "non-finite"),
         ("wrong_shapes", "different shapes"),
         ("one_row_too_many", r"its vectorised sample returned an array of shape \[21, 2\] for n = 20"),
+        ("scaled_past_float64", r"a value of magnitude \d\.\d+e\+16\d: dpaudit audits outputs up to 1e\+100"),
     ],
 )
 def test_bad_outputs(name, fragment):

@@ -31,7 +31,7 @@ import numpy as np
 
 from dpaudit._bounded_json import loads_bounded
 from dpaudit._validation import check_integer
-from dpaudit.audit.candidates.channel import AnswerChannel, announced_shape
+from dpaudit.audit.candidates.channel import AnswerChannel, announced_shape, widen_pipe
 from dpaudit.audit.candidates.descendants import (
     TOKEN_VARIABLE,
     become_subreaper,
@@ -42,7 +42,7 @@ from dpaudit.audit.candidates.descendants import (
 from dpaudit.audit.candidates.refs import CandidateLimits, CandidateRef
 from dpaudit.errors import CandidateError, CandidateLimitReached, CandidateLoadError, CandidateRaised
 
-__all__ = ["MAX_PROCESSES", "CandidateProcess"]
+__all__ = ["MAX_OUTPUT_MAGNITUDE", "MAX_PROCESSES", "CandidateProcess"]
 
 _MAX_INPUT_BYTES = 64 << 20
 _MAX_LABELS = 256
@@ -50,6 +50,8 @@ _CAPTURE_SHOWN_BYTES = 2048
 _LIVE_WORKERS: set[int] = set()
 #: The most processes a candidate may run at once, its worker included (checked while the auditor waits).
 MAX_PROCESSES = 256
+#: The largest magnitude of an output (its square, summed over 10^9 draws, stays finite in float64).
+MAX_OUTPUT_MAGNITUDE = 1e100
 
 
 class CandidateProcess:
@@ -112,7 +114,7 @@ class CandidateProcess:
         if self._process.stdout is None:
             raise CandidateLoadError(f"candidate {self.ref}: the worker has no channel")
         self._channel = AnswerChannel(self._process.stdout.fileno())
-        _widen_pipe(self._process.stdout.fileno())
+        widen_pipe(self._process.stdout.fileno())
         self._spent = 0.0
         try:
             header = self._answer(0, self.limits.startup_seconds, time.monotonic() + self.limits.startup_seconds)
@@ -396,11 +398,18 @@ class CandidateProcess:
             self._died("sending its outputs")
         self._spent += time.monotonic() - started
         outputs = raw.view("<f8").reshape(shape)
-        if not np.isfinite(outputs).all():
-            index = tuple(int(i) for i in np.argwhere(~np.isfinite(outputs))[0])
+        low, high = float(outputs.min()), float(outputs.max())  # NaN if any is: two passes, no copy
+        if not -MAX_OUTPUT_MAGNITUDE <= low <= high <= MAX_OUTPUT_MAGNITUDE:
+            if not np.isfinite(outputs).all():
+                index = tuple(int(i) for i in np.argwhere(~np.isfinite(outputs))[0])
+                raise CandidateError(
+                    f"candidate {self.ref} returned a non-finite value {float(outputs[index])!r} at call {index[0]}, "
+                    f"position {index[1:]}"
+                )
             raise CandidateError(
-                f"candidate {self.ref} returned a non-finite value {float(outputs[index])!r} at call {index[0]}, "
-                f"position {index[1:]}"
+                f"candidate {self.ref} returned a value of magnitude {max(-low, high):.3g}: dpaudit audits outputs up "
+                f"to {MAX_OUTPUT_MAGNITUDE:g} (the event search squares and sums them in float64); release them on a "
+                "smaller scale (a fixed rescaling changes no privacy guarantee)"
             )
         return outputs
 
@@ -413,16 +422,6 @@ class CandidateProcess:
                 return
             if isinstance(code, str) and code.isdigit() and isinstance(name, str):
                 self.category_labels.setdefault(code, name[:80])
-
-
-def _widen_pipe(fd: int) -> None:
-    """Ask Linux for a 1 MiB pipe buffer (fewer wake-ups for large outputs); elsewhere do nothing."""
-    try:
-        import fcntl
-
-        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
-    except (ImportError, OSError):
-        pass
 
 
 def _read_capture(path: str) -> str:

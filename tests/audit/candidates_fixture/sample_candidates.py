@@ -419,3 +419,8 @@ def one_row_too_many(value, sigma, *, rng):
 
 
 one_row_too_many.sample = lambda value, n, sigma, *, rng: np.zeros((n + 1, len(value)))
+
+
+def scaled_past_float64(value, sigma, *, rng):
+    """A Gaussian release times 10^160: the same privacy, numbers whose squares overflow float64."""
+    return 1e160 * (np.asarray(value, dtype=float) + sigma * rng.standard_normal(len(value)))
