@@ -186,14 +186,9 @@ def _check_rerun(
     fact: dict[str, Any], low: Fraction, high: Fraction, rerun: Callable[[], Any] | None
 ) -> tuple[str, str]:
     quantity = str(fact.get("quantity"))
-    if rerun is None:
-        return "no_route", f"rerun skipped: {quantity} in [{fact['enclosure'][0]}, {fact['enclosure'][1]}]"
-    try:
-        evidence = rerun()
-    except DpAuditError as exc:
-        return "fail", f"could not run it again: {exc}"
-    if evidence.verdict.value != "verified":
-        return "fail", f"run again, the check says {evidence.verdict.value}: {evidence.summary}"
+    evidence = _ran_again(rerun, "verified", f"{quantity} in [{fact['enclosure'][0]}, {fact['enclosure'][1]}]")
+    if isinstance(evidence, tuple):
+        return evidence
     enclosure = replayed_enclosure(evidence, quantity)
     if enclosure is None:
         return "fail", f"run again, the check states no enclosure of {quantity!r}"
@@ -346,15 +341,22 @@ def _check_unit(unit: _Unit, path: Path, quick: bool, rerun: bool) -> list[tuple
 def _proven_again(run_again: Callable[[], Any] | None) -> tuple[str, str]:
     """A ``proven`` obligation (a symbolic proof, no certificate) run again from its spec: proven again, or a
     failure (a verdict edited to ``proven``, a spec changed since the run)."""
-    if run_again is None:
-        return "no_route", "rerun skipped: proven, not run again"
+    evidence = _ran_again(run_again, "proven", "proven, not run again")
+    return evidence if isinstance(evidence, tuple) else ("ok", "proven again when run again from its spec")
+
+
+def _ran_again(rerun: Callable[[], Any] | None, verdict: str, skipped: str) -> Any:
+    """The evidence of an obligation run again, or the (status, message) that ends its check: the re-run
+    skipped (``--no-rerun``; ``skipped`` says what is not checked), failed, or gave another verdict."""
+    if rerun is None:
+        return "no_route", f"rerun skipped: {skipped}"
     try:
-        evidence = run_again()
+        evidence = rerun()
     except DpAuditError as exc:
-        return "fail", f"proven in the report, and it does not run again: {exc}"
-    if evidence.verdict.value != "proven":
-        return "fail", f"proven in the report, {evidence.verdict.value} when run again: {evidence.summary}"
-    return "ok", "proven again when run again from its spec"
+        return "fail", f"could not run it again: {exc}"
+    if evidence.verdict.value != verdict:
+        return "fail", f"run again, the check says {evidence.verdict.value} (the report: {verdict}): {evidence.summary}"
+    return evidence
 
 
 def _check_units(units: list[_Unit], path: Path, quick: bool, rerun: bool) -> list[list[tuple[str, str]]]:
