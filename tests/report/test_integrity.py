@@ -8,22 +8,33 @@ import re
 import pytest
 
 from dpaudit.cli import main
+from tests.conftest import GAUSSIAN_SPEC
 
 
-def _audit(tmp_path, write_gaussian_spec):
-    out = tmp_path / "out"
-    assert main(["audit", str(write_gaussian_spec()), "--out", str(out)]) == 0
-    return out / "audit.json"
+@pytest.fixture(scope="module")
+def audited(tmp_path_factory):
+    """The audit.json of one audit of the Gaussian spec: each test edits a copy of it."""
+    folder = tmp_path_factory.mktemp("integrity")
+    spec = folder / "spec.toml"
+    spec.write_text(GAUSSIAN_SPEC.format(epsilon="4.38", delta="1e-5", sigma="1.0", claim_id="gaussian", extra=""))
+    assert main(["audit", str(spec), "--out", str(folder / "out")]) == 0
+    return (folder / "out" / "audit.json").read_text()
 
 
-def test_an_untouched_report_renders(tmp_path, write_gaussian_spec):
-    path = _audit(tmp_path, write_gaussian_spec)
+def _audit(tmp_path, audited):
+    path = tmp_path / "audit.json"
+    path.write_text(audited)
+    return path
+
+
+def test_an_untouched_report_renders(tmp_path, audited):
+    path = _audit(tmp_path, audited)
     assert json.loads(path.read_text())["digest"].startswith("sha256:")
     assert main(["report", str(path), "--format", "junit"]) == 0
 
 
-def test_an_edited_verdict_is_refused(tmp_path, write_gaussian_spec, caplog):
-    path = _audit(tmp_path, write_gaussian_spec)
+def test_an_edited_verdict_is_refused(tmp_path, audited, caplog):
+    path = _audit(tmp_path, audited)
     document = json.loads(path.read_text())
     document["claims"][0]["relations"][0]["obligations"][0]["evidence"]["verdict"] = "violated"
     path.write_text(json.dumps(document))
@@ -35,8 +46,8 @@ def test_an_edited_verdict_is_refused(tmp_path, write_gaussian_spec, caplog):
     assert "does not follow from its obligations" in caplog.text
 
 
-def test_a_number_changed_in_its_sixth_digit_is_refused(tmp_path, write_gaussian_spec, caplog):
-    path = _audit(tmp_path, write_gaussian_spec)
+def test_a_number_changed_in_its_sixth_digit_is_refused(tmp_path, audited, caplog):
+    path = _audit(tmp_path, audited)
     text = path.read_text()
     match = re.search(r'"measured": "(\d\.\d{5})(\d)', text)
     assert match
@@ -65,8 +76,8 @@ def test_a_number_changed_in_its_sixth_digit_is_refused(tmp_path, write_gaussian
         lambda d: d.update(seed="x"),
     ],
 )
-def test_wrong_types_are_a_clear_error(tmp_path, write_gaussian_spec, edit, capsys):
-    path = _audit(tmp_path, write_gaussian_spec)
+def test_wrong_types_are_a_clear_error(tmp_path, audited, edit, capsys):
+    path = _audit(tmp_path, audited)
     document = json.loads(path.read_text())
     del document["digest"]
     edit(document)
