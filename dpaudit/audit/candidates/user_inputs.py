@@ -20,7 +20,9 @@ A pair that is not is a spec error (exit 2), never audited.
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -76,36 +78,34 @@ def _generated(claim: Claim, mechanism: CandidateMechanism, seed: int) -> list[A
     return datasets
 
 
-def _other_records(dataset: list[Any], index: int, inputs: list[Any]) -> list[tuple[Any, str]]:
+def _other_records(dataset: list[Any], index: int, inputs: list[Any]) -> Iterator[tuple[Any, str]]:
     """Each record the generated inputs hold that differs from the first of ``dataset`` (input ``index``),
-    once, with where it was found: the input's own records first, then those of the inputs after it."""
-    found, seen = [], [dataset[0]]
+    once, with where it was found: the input's own records first, then those of the inputs after it (lazily:
+    the caller keeps the first few)."""
+    seen = [dataset[0]]
     for shift in range(len(inputs)):
         other = (index + shift) % len(inputs)
         for position, record in enumerate(inputs[other] if isinstance(inputs[other], list) else []):
             if record not in seen:
                 seen.append(record)
-                found.append((record, f"record {position} of dataset {other}"))
-    return found
+                yield record, f"record {position} of dataset {other}"
 
 
-def _own_neighbours(index: int, inputs: list[Any], relation: Relation) -> list[tuple[Any, str]]:
-    """dpaudit's neighbours of the list of records ``inputs[index]`` (the user gave no neighbour function)."""
+def _own_neighbours(index: int, inputs: list[Any], relation: Relation) -> Iterator[tuple[Any, str]]:
+    """dpaudit's neighbours of the list of records ``inputs[index]`` (the user gave no neighbour function),
+    lazily."""
     dataset = inputs[index]
     if not isinstance(dataset, list) or not dataset:
-        return []
+        return
     if relation.kind == REPLACE_ONE:
-        return [
-            ([record, *dataset[1:]], f"record 0 replaced by {where}")
-            for record, where in _other_records(dataset, index, inputs)
-        ]
-    if relation.kind == ADD_REMOVE_ONE:
-        found = [([*dataset, dataset[0]], "record 0 duplicated")]
+        for record, where in _other_records(dataset, index, inputs):
+            yield [record, *dataset[1:]], f"record 0 replaced by {where}"
+    elif relation.kind == ADD_REMOVE_ONE:
+        yield [*dataset, dataset[0]], "record 0 duplicated"
         if len(dataset) > 1:
-            found.append((dataset[:-1], "the last record removed"))
-        others = _other_records(dataset, index, inputs)
-        return found + [([*dataset, record], f"{where} added") for record, where in others]
-    return []
+            yield dataset[:-1], "the last record removed"
+        for record, where in _other_records(dataset, index, inputs):
+            yield [*dataset, record], f"{where} added"
 
 
 def user_pairs(claim: Claim, mechanism: CandidateMechanism, given: list[Pair], seed: int) -> dict[str, list[Pair]]:
@@ -142,7 +142,7 @@ def user_pairs(claim: Claim, mechanism: CandidateMechanism, given: list[Pair], s
             neighbours = [
                 item
                 for relation in claim.relations
-                for item in _own_neighbours(position, datasets, relation)[: inputs.per_input]
+                for item in itertools.islice(_own_neighbours(position, datasets, relation), inputs.per_input)
             ]
         for value, text in neighbours:
             if not inputs.admits(value):
