@@ -1,5 +1,7 @@
 """Candidates run isolated, with time and memory limits, and fail with a reason."""
 
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -326,6 +328,46 @@ def test_a_candidate_running_too_many_processes_is_stopped_and_they_are_killed(t
         pytest.raises(CandidateLimitReached, match=rf"ran \d+ processes, more than the limit of {MAX_PROCESSES}"),
     ):
         candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(0))
+    assert _alive_with(marker) == []
+
+
+_AUDITOR_KILLED_MID_CALL = """
+import sys
+import numpy as np
+from dpaudit.audit.candidates.process import CandidateProcess
+from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
+from dpaudit.mechanisms.interface import CandidateCall
+
+candidate = CandidateProcess(parse_candidate(sys.argv[1], path=sys.argv[2]), CandidateLimits(timeout_seconds=600.0))
+candidate.start()
+print("started", flush=True)
+candidate.sample([0.0, 1.0], {"sigma": 1.0}, CandidateCall().to_json(["sigma"]), 1, np.random.SeedSequence(0))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+def test_a_worker_in_a_call_that_never_returns_leaves_with_its_auditor_when_the_auditor_is_killed(
+    tmp_path, monkeypatch
+):
+    """SIGKILL leaves the auditor no time to stop its candidate: the worker, hanging in a call with a process
+    it detached, notices its parent has gone and kills both."""
+    marker = tmp_path / "orphaned"
+    monkeypatch.setenv("DPAUDIT_TEST_MARKER", str(marker))
+    auditor = subprocess.Popen(
+        [sys.executable, "-c", _AUDITOR_KILLED_MID_CALL, "sample_candidates:escapes_then_hangs", FIXTURES],
+        stdout=subprocess.PIPE,
+    )
+    assert auditor.stdout is not None and auditor.stdout.readline() == b"started\n"
+    deadline = time.monotonic() + 30
+    while len(_alive_with(marker)) < 3 and time.monotonic() < deadline:  # the auditor, the worker, its sleep
+        time.sleep(0.1)
+    assert len(_alive_with(marker)) == 3
+    auditor.kill()
+    auditor.wait()
+    deadline = time.monotonic() + 30
+    while _alive_with(marker) and time.monotonic() < deadline:  # (zombies do not count)
+        time.sleep(0.1)
+    auditor.stdout.close()
     assert _alive_with(marker) == []
 
 

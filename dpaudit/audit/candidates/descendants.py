@@ -10,6 +10,10 @@ group and are reparented away from its worker. Three nets catch them (Linux, thr
    descendant is reparented to the auditor rather than to init: a child of the auditor that
    started after the worker and is not one of the auditor's own helpers is the candidate's.
 
+And should the auditor itself die (SIGKILL, out of memory), the worker watches its parent
+(:func:`watch_the_auditor`): once the auditor is gone, it kills the candidate's processes and
+itself, even in the middle of a call that never returns.
+
 Each round kills what it finds with SIGKILL (process groups first) and repeats until a
 round finds nothing, so a process forked during the kill is caught by the next round.
 Elsewhere only the worker's process group is killed.
@@ -19,13 +23,20 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import multiprocessing
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
-__all__ = ["TOKEN_VARIABLE", "become_subreaper", "candidate_processes", "kill_process_tree", "start_time"]
+__all__ = [
+    "TOKEN_VARIABLE",
+    "become_subreaper",
+    "candidate_processes",
+    "kill_process_tree",
+    "start_time",
+    "watch_the_auditor",
+]
 
 #: The environment variable that marks the worker and everything it starts.
 TOKEN_VARIABLE = "DPAUDIT_CANDIDATE_TOKEN"
@@ -33,6 +44,7 @@ TOKEN_VARIABLE = "DPAUDIT_CANDIDATE_TOKEN"
 _PR_SET_CHILD_SUBREAPER = 36
 _PROC = Path("/proc")
 _ROUNDS = 50
+_WATCH_SECONDS = 1.0
 _subreaper: list[bool] = []
 
 
@@ -90,19 +102,37 @@ def candidate_processes(
         protect: pids never to count (other live candidate workers of this auditor).
     """
     me = os.getpid()
-    helpers = {child.pid for child in multiprocessing.active_children()} | set(protect)
-    table = {pid: stat for pid in _pids() if pid != me and (stat := _stat(pid)) is not None}
+    helpers = _helpers() | set(protect)
+    table = _table(me)
     found = {pid for pid in table if pid == root or _carries(pid, token)}
     if since is not None:
         found |= {
             pid for pid, (parent, start) in table.items() if parent == me and start >= since and pid not in helpers
         }
+    return _with_descendants(found, table) - helpers - {me}
+
+
+def _helpers() -> set[int]:
+    """The auditor's own child processes (a process pool's workers): never the candidate's."""
+    import multiprocessing  # here, not above: the worker imports this module as it starts, and never asks
+
+    return {child.pid for child in multiprocessing.active_children() if child.pid is not None}
+
+
+def _table(me: int) -> dict[int, tuple[int, int]]:
+    """(parent pid, start time) of every live process but ``me``."""
+    return {pid: stat for pid in _pids() if pid != me and (stat := _stat(pid)) is not None}
+
+
+def _with_descendants(found: set[int], table: dict[int, tuple[int, int]]) -> set[int]:
+    """``found`` and every process descending from one of them, through the parent links of ``table``."""
+    found = set(found)
     grew = True
     while grew:
         children = {pid for pid, (parent, _) in table.items() if parent in found and pid not in found}
         grew = bool(children)
         found |= children
-    return found - helpers - {me}
+    return found
 
 
 def start_time(pid: int) -> int | None:
@@ -143,7 +173,7 @@ def _reap_orphans(since: int, killed: set[int], protect: frozenset[int]) -> None
     zombies that are children of this process and started after the worker. Unreaped, each
     would hold a process-table entry for the auditor's lifetime."""
     me = os.getpid()
-    helpers = {child.pid for child in multiprocessing.active_children()} | set(protect)
+    helpers = _helpers() | set(protect)
     deadline = time.monotonic() + 1.0
     while True:
         waiting = False
@@ -187,3 +217,29 @@ def _reap(pids: set[int]) -> None:
         if stat is not None and stat[0] == me:
             with contextlib.suppress(ChildProcessError, OSError):
                 os.waitpid(pid, os.WNOHANG)
+
+
+def watch_the_auditor(token: str) -> None:
+    """In the worker: start a daemon thread that, once the worker's parent (the auditor) has gone, SIGKILLs
+    every process of the candidate (those carrying ``token`` and the worker's descendants) and then the
+    worker's own process group, the worker with it. Without it, a worker whose auditor was SIGKILLed in the
+    middle of a call that never returns would run on, orphaned, for ever."""
+    auditor = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == auditor:
+            time.sleep(_WATCH_SECONDS)
+        me = os.getpid()
+        for _ in range(_ROUNDS):
+            table = _table(me)
+            found = _with_descendants({pid for pid in table if _carries(pid, token)} | {me}, table) - {me}
+            if not found:
+                break
+            for pid in found:
+                _kill(pid)
+            time.sleep(0.01)
+        if os.getpgid(0) == me:  # its own group, as the auditor starts it
+            os.killpg(me, signal.SIGKILL)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="dpaudit-watch-the-auditor", daemon=True).start()

@@ -45,6 +45,7 @@ from typing import Any, BinaryIO, NoReturn
 import numpy as np
 
 from dpaudit._validation import check_json_data
+from dpaudit.audit.candidates.descendants import TOKEN_VARIABLE, watch_the_auditor
 from dpaudit.audit.candidates.outputs import BadOutput, as_real, same_shapes
 from dpaudit.audit.candidates.strategies import is_strategy, strategy_example
 
@@ -366,6 +367,8 @@ def _call_input_function(request: dict[str, Any], path: str, channel: BinaryIO) 
 def main(argv: list[str]) -> int:
     """Serve one candidate until the auditor says stop or closes the channel."""
     module, attribute, path, capture, memory_mib, *pickled = argv
+    if TOKEN_VARIABLE in os.environ:  # started by an auditor: leave with it
+        watch_the_auditor(os.environ[TOKEN_VARIABLE])
     channel_in, channel_out = _isolate_descriptors(capture)
     try:
         _limit_resources(int(memory_mib))

@@ -424,3 +424,12 @@ one_row_too_many.sample = lambda value, n, sigma, *, rng: np.zeros((n + 1, len(v
 def scaled_past_float64(value, sigma, *, rng):
     """A Gaussian release times 10^160: the same privacy, numbers whose squares overflow float64."""
     return 1e160 * (np.asarray(value, dtype=float) + sigma * rng.standard_normal(len(value)))
+
+
+def escapes_then_hangs(value, sigma, *, rng):
+    """Starts a sleeping process in a session of its own, then never returns."""
+    import subprocess
+
+    subprocess.Popen(["sleep", "600"], start_new_session=True)
+    while True:
+        time.sleep(1)
