@@ -310,3 +310,13 @@ def test_a_bad_timeout_names_the_flag(command, capsys):
         main([command, *arguments, "--timeout", "-1"])
     assert exit_.value.code == 2
     assert "--timeout" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("memory", "said"), [("1", "1: expected MiB in [64, 4194304]"), ("1.5", "'1.5': expected a whole number of MiB")]
+)
+def test_a_memory_limit_out_of_its_bounds_is_a_usage_error_naming_the_option(memory, said, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["check", "spec.toml", "--candidate", "mine:release", "--memory", memory])
+    assert info.value.code == 2
+    assert f"argument --memory: {said}" in capsys.readouterr().err

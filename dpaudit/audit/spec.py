@@ -23,8 +23,8 @@ from dpaudit.audit.spec_values import (
     _check_id,
     _check_values,
     _printable,
-    inline_table_hint,
     load_pairs_file,
+    syntax_hint,
 )
 from dpaudit.checks.budget_limits import ceiling, check_ceilings, lowered_ceilings
 from dpaudit.errors import DpAuditError, SpecError, UnknownName
@@ -363,7 +363,7 @@ def load_spec(path: str | Path) -> Claim:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        hint = inline_table_hint(text, exc)
+        hint = syntax_hint(text, exc)
         raise SpecError(f"not valid TOML: {_printable(str(exc))}{hint}", path=location) from None
     except ValueError as exc:  # e.g. an integer of more than 4300 digits
         raise SpecError(f"a value cannot be read: {_printable(str(exc))}", path=location) from None

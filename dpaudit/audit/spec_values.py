@@ -3,6 +3,7 @@ control-character ceilings, slug ids, and neighbouring pairs read from .json/.np
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -26,8 +27,8 @@ __all__ = [
     "MAX_SPEC_BYTES",
     "MAX_STRING",
     "MAX_VALUES",
-    "inline_table_hint",
     "load_pairs_file",
+    "syntax_hint",
 ]
 
 
@@ -122,9 +123,16 @@ def load_pairs_file(path: Path) -> list[dict[str, Any]]:
     return pairs
 
 
-def inline_table_hint(text: str, error: Exception) -> str:
-    """A hint when the TOML ``error`` is in an inline table left open at the end of a line, which
-    TOML forbids (``params = { samples = 1000,`` then a new line): a frequent slip in hand-written specs."""
+def syntax_hint(text: str, error: Exception) -> str:
+    """A hint for two frequent slips behind a TOML ``error``: a spec written as JSON, and an inline table
+    left open at the end of a line, which TOML forbids (``params = { samples = 1000,`` then a new line)."""
+    if text.lstrip().startswith("{"):
+        try:
+            json.loads(text)
+        except (ValueError, RecursionError):
+            pass
+        else:
+            return "; this is JSON: a spec is TOML (docs/spec.md shows the same tables and keys in TOML)"
     found = re.search(r"at line (\d+)", str(error))
     line = int(getattr(error, "lineno", None) or (found.group(1) if found else 0))
     before = "".join(re.sub(r'"(?:[^"\\]|\\.)*"|#.*', "", row) for row in text.splitlines()[:line])

@@ -19,6 +19,7 @@ from dpaudit.cli.common import (
     finish,
     log,
     parse_call_seconds,
+    parse_memory_mib,
     reporter,
     sampled,
 )
@@ -36,7 +37,9 @@ def add_arguments(check: argparse.ArgumentParser) -> None:
     check.add_argument(
         "--timeout", type=parse_call_seconds, default=120.0, help="seconds per candidate request (default 120)"
     )
-    check.add_argument("--memory", type=int, default=4096, help="candidate address-space limit in MiB (default 4096)")
+    check.add_argument(
+        "--memory", type=parse_memory_mib, default=4096, help="candidate address-space limit in MiB (default 4096)"
+    )
     add_quick_option(check, "use the spec's reduced budgets")
     add_run_options(
         check,

@@ -146,6 +146,19 @@ def _seconds(text: str, high: float) -> float:
     return value
 
 
+def parse_memory_mib(text: str) -> int:
+    """``--memory``: a candidate worker's address-space limit, a whole number of MiB in its bounds."""
+    from dpaudit.audit.candidates.refs import MAX_MEMORY_MIB, MIN_MEMORY_MIB
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of MiB") from None
+    if not MIN_MEMORY_MIB <= value <= MAX_MEMORY_MIB:
+        raise argparse.ArgumentTypeError(f"{value}: expected MiB in [{MIN_MEMORY_MIB}, {MAX_MEMORY_MIB}]")
+    return value
+
+
 def parse_seed(text: str) -> int:
     try:
         value = int(text)

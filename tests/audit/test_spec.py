@@ -94,6 +94,17 @@ def test_an_inline_table_left_open_at_a_line_end_gets_a_hint(tmp_path):
     assert "inline table" not in str(info.value)  # an array spanning lines is valid TOML; the slip is elsewhere
 
 
+def test_a_spec_written_as_json_is_told_a_spec_is_toml(tmp_path):
+    spec = tmp_path / "spec.json"
+    spec.write_text('{"schema": 1, "claim": {"epsilon": 1.0}}')
+    with pytest.raises(SpecError, match=r"not valid TOML: .*; this is JSON: a spec is TOML"):
+        load_spec(spec)
+    spec.write_text('{"schema": 1,')  # neither TOML nor JSON: no JSON hint
+    with pytest.raises(SpecError, match="not valid TOML") as info:
+        load_spec(spec)
+    assert "JSON" not in str(info.value)
+
+
 PIN = '\npin = { quantity = "delta at epsilon", measured = [0.0, 1.0] }'
 
 

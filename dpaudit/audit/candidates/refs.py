@@ -14,7 +14,14 @@ from typing import Any
 from dpaudit._validation import check_integer, check_module_callable, check_real
 from dpaudit.errors import CandidateLoadError, InvalidArgument
 
-__all__ = ["CandidateLimits", "CandidateRef", "candidate_by_value", "parse_candidate"]
+__all__ = [
+    "MAX_MEMORY_MIB",
+    "MIN_MEMORY_MIB",
+    "CandidateLimits",
+    "CandidateRef",
+    "candidate_by_value",
+    "parse_candidate",
+]
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,10 @@ def parse_candidate(text: str, *, path: str | None = None) -> CandidateRef:
     return CandidateRef(module, attribute, path if path is not None else os.getcwd())
 
 
+#: The bounds of a worker's address-space limit, in MiB (``--memory``).
+MIN_MEMORY_MIB, MAX_MEMORY_MIB = 64, 1 << 22
+
+
 @dataclass(frozen=True)
 class CandidateLimits:
     """Limits for a candidate.
@@ -115,6 +126,6 @@ class CandidateLimits:
 
     def __post_init__(self) -> None:
         check_real("timeout_seconds", self.timeout_seconds, low=0.0, high=86400.0, low_open=True)
-        check_integer("memory_mib", self.memory_mib, low=64, high=1 << 22)
+        check_integer("memory_mib", self.memory_mib, low=MIN_MEMORY_MIB, high=MAX_MEMORY_MIB)
         check_real("startup_seconds", self.startup_seconds, low=0.0, high=86400.0, low_open=True)
         check_real("total_seconds", self.total_seconds, low=0.0, high=30 * 86400.0, low_open=True)
