@@ -280,8 +280,15 @@ def _parse_claim(reader: SpecReader, data: dict[str, Any]) -> Claim:
     )
     try:
         build_mechanism(mechanism.name, mechanism.params)
+        audited_under = get_mechanism(mechanism.name).relations
     except DpAuditError as exc:
         raise reader.fail("claim.mechanism", str(exc)) from None
+    for index, relation in enumerate(relations):  # also when no pair is given: none would be checked against it
+        if relation.kind not in audited_under:
+            raise reader.fail(
+                f"claim.relations[{index}]",
+                f"{relation.name!r}: mechanism {mechanism.name!r} is audited under {list(audited_under)}",
+            )
     obligations_raw = data.get("obligations")
     if not isinstance(obligations_raw, list) or not obligations_raw:
         raise reader.fail("obligations", "missing; expected at least one [[obligations]] table")

@@ -6,8 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from dpaudit.audit.candidates.implied import IMPLIED_PREFIX, implied_obligations
+from dpaudit.audit.candidates.implied import BLACK_BOX_FLOOR, IMPLIED_PREFIX, NARROWING, implied_obligations
 from dpaudit.audit.spec import builtin_spec_dir, load_spec
+from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.claims import Obligation
 
 
@@ -30,9 +31,43 @@ def test_the_kind_noise_family_is_fitted_on_the_spec_pairs():
 
 def test_a_check_the_spec_already_has_is_not_added_again():
     claim = load_spec(builtin_spec_dir() / "examples" / "gaussian_candidate.toml")
-    own = Obligation("own-fit", "mine", "parametric_noise_fit", {"family": "gaussian"})
+    own = Obligation("own-fit", "mine", "parametric_noise_fit", {"family": "gaussian", "centres_at_inputs": True})
     added = implied_obligations(claim, (own,))
     assert [o.checker for o in added] == ["empirical_epsilon_lower_bound", "randomness_contract"]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"family": "dirichlet"},  # another family
+        {"family": "gaussian"},  # the inputs not tested as centres
+        {"family": "gaussian", "centres_at_inputs": True, "samples": 100},  # too few draws to stand in
+    ],
+)
+def test_a_spec_fit_that_checks_less_than_the_kinds_own_does_not_replace_it(params):
+    claim = load_spec(builtin_spec_dir() / "examples" / "gaussian_candidate.toml")
+    added = implied_obligations(claim, (Obligation("own-fit", "mine", "parametric_noise_fit", params),))
+    (fit,) = [o for o in added if o.checker == "parametric_noise_fit"]
+    assert fit.id.startswith(IMPLIED_PREFIX) and fit.params["family"] == "gaussian"
+
+
+@pytest.mark.parametrize(
+    ("params", "quick"),
+    [
+        ({"events": ["threshold"]}, {}),
+        ({"search": "off"}, {}),
+        ({"escalations": 0, "max_pairs": 1}, {}),
+        ({"samples": 200_000}, {"certification_ceiling": 1000}),
+        ({"samples": 100}, {}),
+    ],
+)
+def test_a_narrowed_black_box_audit_in_the_spec_does_not_replace_dpaudits_own(params, quick):
+    claim = load_spec(builtin_spec_dir() / "examples" / "gaussian_candidate.toml")
+    own = Obligation("own", "mine", "empirical_epsilon_lower_bound", params, quick_params=quick)
+    (black_box,) = [o for o in implied_obligations(claim, (own,)) if o.checker == "empirical_epsilon_lower_bound"]
+    assert black_box.params["samples"] >= BLACK_BOX_FLOOR and not set(black_box.params) & NARROWING[own.checker]
+    whole = Obligation("own", "mine", "empirical_epsilon_lower_bound", {"samples": 200_000}, {"samples": 50_000})
+    assert "empirical_epsilon_lower_bound" not in {o.checker for o in implied_obligations(claim, (whole,))}
 
 
 def test_a_family_that_cannot_refute_the_claim_is_left_out():
@@ -55,7 +90,7 @@ def test_each_kind_gets_its_own_familys_fit():
     assert "centres_at_inputs" not in dirichlet["parametric_noise_fit"].params  # Dir(k p) is not p + noise
 
 
-def test_a_spec_naming_a_simpler_checker_gets_the_black_box_audit_at_its_own_budget():
+def test_a_spec_naming_a_simpler_checker_gets_the_black_box_audit_at_its_own_budget_or_the_floor():
     claim = load_spec(builtin_spec_dir() / "examples" / "gaussian_candidate.toml")
     threshold = Obligation(
         "threshold", "mine", "gaussian_threshold_monte_carlo", {"samples": 300_000}, quick_params={"samples": 30_000}
@@ -66,8 +101,11 @@ def test_a_spec_naming_a_simpler_checker_gets_the_black_box_audit_at_its_own_bud
     ]
     assert black_box.id == f"{IMPLIED_PREFIX}black-box-epsilon"
     assert black_box.params["samples"] == 300_000  # the seeds of the randomness contract are not draws
-    assert black_box.for_run(quick=True).params["samples"] == 30_000
+    assert black_box.for_run(quick=True).params["samples"] == BLACK_BOX_FLOOR  # not the spec's 30,000
     assert "search" not in black_box.params  # the input search runs (search = "auto" for a candidate)
+    tiny = Obligation("threshold", "mine", "gaussian_threshold_monte_carlo", {"samples": 100})
+    (black_box,) = [o for o in implied_obligations(claim, (tiny,)) if o.checker == "empirical_epsilon_lower_bound"]
+    assert black_box.params["samples"] == black_box.for_run(quick=True).params["samples"] == BLACK_BOX_FLOOR
 
 
 def test_an_accountant_gets_no_black_box_audit():
@@ -107,8 +145,13 @@ def test_a_release_gaussian_given_its_input_gets_the_unequal_covariance_fit(spec
     assert "gaussian_release_fit" not in {o.checker for o in implied_obligations(pure, kept)}
 
 
-def test_no_fit_is_added_without_pairs_for_a_kind_that_proposes_none():
-    """A kind without AuditPairsView audits only the pairs the spec gives: with none kept, a fit would have
-    nothing to run on, so it is left out (the spec itself is refused at load when its obligations give none)."""
-    _, added = _added("dirichlet_candidate.toml", keep=set())
-    assert "parametric_noise_fit" not in added
+def test_a_spec_without_pairs_for_a_kind_that_proposes_none_is_refused_not_audited_with_fewer_checks():
+    """A kind without AuditPairsView audits only the pairs the spec gives: with none, dpaudit's own checks would
+    have nothing to run on. A spec naming only a check that needs no pairs (a noise multiplier fit) must not
+    silently lose them."""
+    with pytest.raises(InvalidArgument, match="dpaudit's own black-box checks, added to every candidate audit, need"):
+        _added("dirichlet_candidate.toml", keep=set())
+    claim = load_spec(builtin_spec_dir() / "examples" / "smooth_gaussian_candidate.toml")
+    fit = Obligation("nm", "mine", "noise_multiplier_fit", {})
+    with pytest.raises(InvalidArgument, match="proposes no neighbouring pairs"):
+        implied_obligations(claim, (fit,))

@@ -274,3 +274,15 @@ def test_a_black_box_check_without_pairs_for_a_mechanism_that_proposes_none_is_r
     with pytest.raises(SpecError, match=r"obligations\[0\]\.params.*pairs: missing; mechanism 'smooth_gaussian'"):
         load_spec(path)
     assert load_spec(example).id == "smooth-gaussian-candidate"  # with its pairs it loads
+
+
+def test_a_relation_the_kind_is_not_audited_under_is_refused_at_load_even_without_pairs(tmp_path):
+    """Without pairs nothing would check the relation: the reference's replace-one pair was audited under the
+    name of the claimed relation."""
+    text = (builtin_spec_dir() / "examples" / "gaussian_candidate.toml").read_text()
+    assert 'relations = ["replace_one"]' in text
+    spec = tmp_path / "spec.toml"
+    spec.write_text(text.replace('relations = ["replace_one"]', 'relations = ["simplex_adjacent(0.5)"]', 1))
+    said = r"claim.relations\[0\].*'simplex_adjacent\(0.5\)': mechanism 'gaussian' is audited under \['replace_one'"
+    with pytest.raises(SpecError, match=said):
+        load_spec(spec)

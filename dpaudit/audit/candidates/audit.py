@@ -15,7 +15,7 @@ from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.results import AuditReport
 from dpaudit.audit.runner import run_audit
 from dpaudit.checks.budget_limits import run_time_limit
-from dpaudit.errors import CandidateLoadError, SpecError
+from dpaudit.errors import CandidateLoadError, InvalidArgument, SpecError
 from dpaudit.kernel.claims import Claim
 from dpaudit.mechanisms.views import AuditPairsView
 
@@ -37,7 +37,11 @@ def candidate_obligations(claim: Claim, path: str) -> Claim:
             path=path,
             key="obligations",
         )
-    return replace(claim, obligations=kept + implied_obligations(claim, kept)).at_each_delta()
+    try:
+        added = implied_obligations(claim, kept)
+    except InvalidArgument as exc:
+        raise SpecError(str(exc), path=path, key="obligations") from None
+    return replace(claim, obligations=kept + added).at_each_delta()
 
 
 def _given_pairs(claim: Claim) -> list[tuple[Any, Any, str]]:

@@ -7,8 +7,8 @@ audit always adds, on the pairs the spec names (or the reference's least private
 * ``empirical_epsilon_lower_bound`` (for a randomised mechanism), dpaudit's own black-box audit:
   the input search, threshold, interval, half-space, classifier, atom and outcome events, and
   escalation, with the largest ``samples`` the spec's black-box obligations state (else
-  :data:`BLACK_BOX_SAMPLES`); a spec that names a simpler checker (a threshold Monte Carlo, a
-  histogram, its own plugin) gets it too;
+  :data:`BLACK_BOX_SAMPLES`), never fewer than :data:`BLACK_BOX_FLOOR`; a spec that names a simpler
+  checker (a threshold Monte Carlo, a histogram, its own plugin) gets it too;
 * ``randomness_contract`` (for a randomised mechanism, unless the spec declares ``[candidate]
   randomness = "external"``: a cryptographic RNG by design): the outputs vary with the ``rng`` and
   repeat for one seed;
@@ -21,9 +21,13 @@ audit always adds, on the pairs the spec names (or the reference's least private
   smooth-sensitivity Gaussian): the one noise multiplier fitted, the kind's own exact worst case at
   the fit.
 
-An obligation the spec already has for the same checker is kept as written and not added
-again. The added obligations say so in their statement, and the report lists them with the
-others.
+An obligation of the spec stands in for one of these only when it checks at least as much
+(:func:`_stands_in`): the same checker and the same family, no param that narrows it (event families,
+pairs, escalations, the input search, a capped certification) and at least the floor of draws.
+Otherwise both run: a spec naming ``empirical_epsilon_lower_bound`` with ``events = ["threshold"]``
+and ``search = "off"``, or 100 draws, still gets dpaudit's own. These checks need neighbouring pairs: for
+a kind that proposes none, a spec giving none (and no ``[candidate]`` datasets) is refused. The added
+obligations say so in their statement, and the report lists them with the others.
 """
 
 from __future__ import annotations
@@ -33,11 +37,13 @@ from typing import Any
 from dpaudit.audit.plugins import get_checker
 from dpaudit.checks.empirical.noise_multiplier_fit import NOISE_MODELS
 from dpaudit.checks.empirical.parametric import DEFAULT_CONFIDENCE
-from dpaudit.errors import DpAuditError
+from dpaudit.checks.empirical.sampling import no_pairs
+from dpaudit.errors import DpAuditError, InvalidArgument
 from dpaudit.kernel.claims import Claim, Obligation
-from dpaudit.mechanisms.catalogue import get_mechanism
+from dpaudit.mechanisms.catalogue import build_mechanism, get_mechanism
+from dpaudit.mechanisms.views import AuditPairsView
 
-__all__ = ["IMPLIED_PREFIX", "implied_obligations"]
+__all__ = ["BLACK_BOX_FLOOR", "IMPLIED_PREFIX", "NARROWING", "implied_obligations"]
 
 #: The id prefix of an obligation dpaudit added to a candidate audit.
 IMPLIED_PREFIX = "implied-"
@@ -50,6 +56,23 @@ FIT_SAMPLES_QUICK = 20_000
 #: (full run, ``--quick``).
 BLACK_BOX_SAMPLES = 1_000_000
 BLACK_BOX_SAMPLES_QUICK = 100_000
+
+#: The fewest draws per side of the implied black-box audit, whatever the spec's obligations state (a release
+#: that leaks with probability 10^-3 then shows about 100 times per side), ``--quick`` included.
+BLACK_BOX_FLOOR = 100_000
+
+#: The fewest draws per side of a spec's own fit that stands in for the implied one.
+FIT_FLOOR = 20_000
+
+#: The params that narrow a check: a spec's obligation setting one does not stand in for dpaudit's own.
+NARROWING = {
+    "empirical_epsilon_lower_bound": frozenset(
+        {"events", "max_pairs", "escalations", "search", "certification_ceiling"}
+    )
+}
+
+#: Params of an implied obligation that are its budget or its inputs, not what it checks.
+_BUDGET = frozenset({"samples", "confidence", "pairs"})
 
 #: The noise family of a release that is Gaussian given its input, its covariance depending on it:
 #: fitted by ``gaussian_release_fit`` (:mod:`dpaudit.checks.empirical.gaussian_release_fit`).
@@ -83,8 +106,8 @@ def _stated_samples(obligations: tuple[Obligation, ...], *, quick: bool) -> int 
 
 def _black_box(kept: tuple[Obligation, ...], pairs: dict[str, Any]) -> Obligation:
     """dpaudit's own black-box audit, with the spec's budget (see the module docstring)."""
-    full = _stated_samples(kept, quick=False) or BLACK_BOX_SAMPLES
-    quick = min(_stated_samples(kept, quick=True) or BLACK_BOX_SAMPLES_QUICK, full)
+    full = max(_stated_samples(kept, quick=False) or BLACK_BOX_SAMPLES, BLACK_BOX_FLOOR)
+    quick = min(max(_stated_samples(kept, quick=True) or BLACK_BOX_SAMPLES_QUICK, BLACK_BOX_FLOOR), full)
     return Obligation(
         id=f"{IMPLIED_PREFIX}black-box-epsilon",
         statement="added for every candidate audit: dpaudit's own black-box audit (input search; threshold, "
@@ -144,13 +167,43 @@ def _candidates(claim: Claim, kept: tuple[Obligation, ...], pairs: dict[str, Any
     return added
 
 
+def _stands_in(own: Obligation, added: Obligation) -> bool:
+    """Whether the spec's obligation ``own`` checks at least what ``added`` would (see the module docstring)."""
+    if own.checker != added.checker:
+        return False
+    if any(own.params.get(key) != value for key, value in added.params.items() if key not in _BUDGET):
+        return False  # another family, or the inputs not taken as centres
+    if NARROWING.get(own.checker, frozenset()) & (set(own.params) | set(own.quick_params)):
+        return False
+    floor = {"empirical_epsilon_lower_bound": BLACK_BOX_FLOOR, "randomness_contract": 0}.get(own.checker, FIT_FLOOR)
+    samples = own.params.get("samples")
+    return not isinstance(samples, int) or isinstance(samples, bool) or samples >= floor  # absent, "auto": enough
+
+
+def _check_pairs_given(claim: Claim, kept: tuple[Obligation, ...]) -> None:
+    """Refuse a claim whose kind proposes no pairs when neither the spec's obligations nor its
+    ``[candidate]`` table give any: dpaudit's own checks would have nothing to run on."""
+    if _spec_pairs(kept) or claim.candidate_inputs.datasets is not None:
+        return
+    if not isinstance(build_mechanism(claim.mechanism.name, claim.mechanism.params), AuditPairsView):
+        raise InvalidArgument(
+            f"dpaudit's own black-box checks, added to every candidate audit, need pairs: {no_pairs(claim)}"
+        )
+
+
 def implied_obligations(claim: Claim, kept: tuple[Obligation, ...]) -> tuple[Obligation, ...]:
-    """The obligations to add to a candidate audit of ``claim`` whose black-box obligations are ``kept``."""
-    present = {obligation.checker for obligation in kept}
+    """The obligations to add to a candidate audit of ``claim`` whose black-box obligations are ``kept``.
+
+    Raises:
+        InvalidArgument: when the checks need pairs that neither the kind nor the spec gives.
+    """
     taken = {obligation.id for obligation in claim.obligations}
+    candidates = _candidates(claim, kept, _spec_pairs(kept))
+    if candidates:
+        _check_pairs_given(claim, kept)
     added = []
-    for obligation in _candidates(claim, kept, _spec_pairs(kept)):
-        if obligation.checker in present or obligation.id in taken:
+    for obligation in candidates:
+        if obligation.id in taken or any(_stands_in(own, obligation) for own in kept):
             continue
         validate = get_checker(obligation.checker).validate
         try:
