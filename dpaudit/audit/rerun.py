@@ -42,6 +42,7 @@ from dpaudit.privacy.relations import parse_relation
 __all__ = [
     "RERUN_ROUTE",
     "Enclosure",
+    "claim_of_entry",
     "margin_enclosures",
     "replayed_enclosure",
     "rerun_obligation",
@@ -138,7 +139,7 @@ def with_rerun_certificate(evidence: Evidence) -> Evidence:
     return replace(evidence, certificate=certificate)
 
 
-def _claim_of(entry: dict[str, Any], report: Path) -> Claim:
+def claim_of_entry(entry: dict[str, Any], report: Path) -> Claim:
     """The claim of a report entry, loaded again from its spec; it must state the same claim."""
     recorded = entry.get("spec_path")
     if not isinstance(recorded, str) or not recorded:
@@ -164,7 +165,7 @@ def rerun_obligation(
     Raises:
         InvalidArgument: when the report does not say enough to run it, or its spec moved.
     """
-    claim = _claim_of(entry, report)
+    claim = claim_of_entry(entry, report)
     recorded = item.get("obligation", {})
     seed = item.get("seed", {})
     try:

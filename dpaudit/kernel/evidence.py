@@ -14,6 +14,7 @@ from dpaudit.kernel.verdicts import Verdict
 from dpaudit.privacy.guarantees import ApproxDP
 
 __all__ = [
+    "NOT_INSTALLED",
     "Certificate",
     "CertifiedFact",
     "Evidence",
@@ -24,6 +25,11 @@ __all__ = [
     "exact_fraction",
     "json_number",
 ]
+
+
+#: The key of :attr:`Evidence.details` naming an optional library a check needs and this machine lacks: a
+#: re-run in ``dpaudit recheck`` then cannot replay the check here, which is not a mismatch.
+NOT_INSTALLED = "not_installed"
 
 
 def json_number(value: Any, digits: int = 17) -> Any:

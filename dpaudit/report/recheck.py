@@ -22,14 +22,16 @@ enclosure (both contain the true margin, whichever machine and library versions 
 them). ``rerun=False`` skips those runs and lists them.
 
 A ``proven`` obligation (a symbolic proof: no certificate) is run again from its spec and must be
-``proven`` again. A verified obligation without a certificate, or whose route dpaudit does not
-know, is listed as such: the replay covers what it names and no more.
+``proven`` again. A verified obligation of a reference audit without a certificate fails (dpaudit
+gives every one a certificate or makes it ``consistent``); in a candidate's report, or with a route
+dpaudit does not know, it is listed as such: the replay covers what it names and no more. Each
+claim must hold exactly the obligations its spec states (:mod:`dpaudit.report.completeness`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -45,8 +47,10 @@ from dpaudit.audit.rerun import RERUN_ROUTE, replayed_enclosure, rerun_obligatio
 from dpaudit.audit.scheduling import decided_by_relation
 from dpaudit.checks.certificates.facts import exact_decimal
 from dpaudit.checks.certificates.routes import MAX_RELATIVE_WIDTH, ROUTES, replay
-from dpaudit.checks.empirical.executors import forkserver_context
+from dpaudit.checks.empirical.executors import process_pool
 from dpaudit.errors import DpAuditError, SpecError
+from dpaudit.kernel.evidence import NOT_INSTALLED
+from dpaudit.report.completeness import missing_obligations
 from dpaudit.report.counterexample_replay import replay_counterexamples
 from dpaudit.report.folder import verify_report_folder
 from dpaudit.report.integrity import check_shapes, verify_report
@@ -64,6 +68,7 @@ class RecheckResult:
     environment: list[str] = field(default_factory=list)
     no_route: list[str] = field(default_factory=list)
     uncertified: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -76,6 +81,7 @@ class RecheckResult:
         out += [f"ok   {line}" for line in self.replayed]
         out += [f"note {line} (no independent route to replay it)" for line in self.no_route]
         out += [f"note {line}: verified without a certificate (not replayed)" for line in self.uncertified]
+        out += [f"note {line}" for line in self.notes]
         out.append(
             f"{len(self.replayed)} facts replayed, {len(self.failures)} failures, {len(self.no_route)} facts "
             f"without a route, {len(self.uncertified)} verified obligations without a certificate"
@@ -260,6 +266,11 @@ def recheck_report(
     units = _certified_units(document, result, claim_id)
     if claim_id is not None and not units and not any(_claim_id(entry) == claim_id for entry in document["claims"]):
         raise SpecError(f"no claim {claim_id!r} in the report", path=location, key="claims")
+    for status, message in missing_obligations(document, Path(path), claim_id):
+        (result.failures if status == "fail" else result.notes).append(message)
+    if not isinstance(document.get("candidate"), dict):  # dpaudit certifies every verdict verified on a reference
+        result.failures += [f"{where}: verified without a certificate" for where in result.uncertified]
+        result.uncertified.clear()
     quick = bool(document.get("quick"))
     for unit, outcomes in zip(units, _checked_units(units, Path(path), quick, rerun, workers, progress), strict=True):
         for index, (status, message) in enumerate(outcomes, start=unit.first):
@@ -354,6 +365,8 @@ def _ran_again(rerun: Callable[[], Any] | None, verdict: str, skipped: str) -> A
         evidence = rerun()
     except DpAuditError as exc:
         return "fail", f"could not run it again: {exc}"
+    if evidence.details.get(NOT_INSTALLED):  # an optional library this machine lacks: not a mismatch
+        return "no_route", f"not run again here: {evidence.summary}"
     if evidence.verdict.value != verdict:
         return "fail", f"run again, the check says {evidence.verdict.value} (the report: {verdict}): {evidence.summary}"
     return evidence
@@ -402,7 +415,7 @@ def _checked_units(
             finished(index, _check_unit(unit, path, quick, rerun))
     else:
         tasks = _tasks(units, rerun)
-        with ProcessPoolExecutor(max_workers=workers, mp_context=forkserver_context()) as pool:
+        with process_pool(workers) as pool:
             with interrupts_deferred():
                 futures = {
                     pool.submit(_check_units, [units[index] for index in task], path, quick, rerun): number

@@ -46,10 +46,12 @@ def test_an_edited_verdict_fails(report, tmp_path):
     document["claims"][0]["relations"][0]["obligations"][-1]["evidence"]["verdict"] = "verified"
     assert main(["recheck", str(_write(tmp_path, document, digest=False))]) == 1
     # with a recomputed digest the chain still follows (another obligation keeps the relation
-    # consistent), but the new `verified` has no certificate: listed, and fatal with --require-all
+    # consistent), but the new `verified` has no certificate, which dpaudit gives every verified of a reference
     path = _write(tmp_path, document)
-    assert any("privacy-loss-histogram" in line for line in recheck_report(path).uncertified)
-    assert main(["recheck", str(path), "--require-all"]) == 1
+    assert any(
+        "privacy-loss-histogram: verified without a certificate" in line for line in recheck_report(path).failures
+    )
+    assert main(["recheck", str(path)]) == 1
     # an edit that breaks the verdict chain is refused even with a fresh digest
     document["claims"][0]["relations"][0]["obligations"][0]["evidence"]["verdict"] = "violated"
     assert any("integrity" in line for line in recheck_report(_write(tmp_path, document)).failures)
@@ -128,14 +130,31 @@ def test_a_fact_moved_to_another_claim_or_bound_fails(report, tmp_path):
     assert any("bound" in line for line in recheck_report(_write(tmp_path, document)).failures)
 
 
-def test_a_verified_obligation_without_certificate_is_listed_and_fails_with_require_all(report, tmp_path):
+def test_a_verified_obligation_of_a_reference_without_its_certificate_fails(report, tmp_path):
     document = json.loads(report.read_text())
     del next(_certified(document))["certificate"]
-    path = _write(tmp_path, document)
-    result = recheck_report(path)
-    assert result.ok and len(result.uncertified) == 1
-    assert main(["recheck", str(path)]) == 0
-    assert main(["recheck", str(path), "--require-all"]) == 1
+    result = recheck_report(_write(tmp_path, document))
+    assert not result.ok and not result.uncertified
+    assert any("verified without a certificate" in line for line in result.failures)
+
+
+@pytest.mark.parametrize("edit", ["drop an obligation", "add an obligation", "drop a relation"])
+def test_a_report_re_signed_without_the_obligations_its_spec_states_fails(report, tmp_path, edit):
+    """The digest binds the content but anyone can compute it: a report whose obligations are not those of its
+    spec (a violated one deleted, say) is refused, whatever the digest."""
+    document = json.loads(report.read_text())
+    claim = document["claims"][0]
+    relation = claim["relations"][0]
+    if edit == "drop an obligation":
+        del relation["obligations"][-1]
+    elif edit == "add an obligation":
+        extra = json.loads(json.dumps(relation["obligations"][-1]))
+        extra["obligation"]["id"] = "forged"
+        relation["obligations"].append(extra)
+    else:
+        del claim["relations"][-1]
+    result = recheck_report(_write(tmp_path, document))
+    assert any("its spec states" in line or "are not the spec's" in line for line in result.failures), result.failures
 
 
 def test_a_certificate_on_a_verdict_other_than_verified_fails(report, tmp_path):

@@ -143,3 +143,16 @@ def test_a_report_without_its_digest_is_refused(document, tmp_path):
     path = tmp_path / "audit.json"
     path.write_text(json.dumps(document))  # as dpaudit wrote it, less the digest
     assert any("no digest" in line for line in recheck_report(path).failures)
+
+
+@pytest.mark.slow  # the fixture is a whole candidate audit: the main CI job runs these, not the floors one
+def test_a_candidates_report_re_signed_with_its_violated_obligations_deleted_is_refused(document, tmp_path):
+    edited = copy.deepcopy(document)
+    for claim in edited["claims"]:
+        for relation in claim["relations"]:
+            relation["obligations"] = [
+                item for item in relation["obligations"] if item["evidence"]["verdict"] != "violated"
+            ]
+    result = _rechecked(_every_verdict(edited, "inconclusive"), tmp_path)
+    assert any("missing" in line and "its spec states" in line for line in result.failures), result.failures
+    assert not _rechecked(copy.deepcopy(document), tmp_path).failures  # the report as dpaudit wrote it passes

@@ -1,8 +1,10 @@
 """Certificates by re-running: exhaustive enumerations and accountants are re-run by recheck."""
 
 import json
+import sys
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -142,4 +144,15 @@ def test_a_relation_edited_into_a_list_fails_its_facts_on_a_pool_as_serially(rep
     path = _write(tmp_path, document)
     pooled, serial = recheck_report(path, workers=2), recheck_report(path)
     assert pooled.lines() == serial.lines()
-    assert pooled.failures and all("does not record how the obligation ran" in line for line in pooled.failures)
+    reruns = [line for line in pooled.failures if "are not the spec's" not in line]  # and each claim's relations
+    assert reruns and all("does not record how the obligation ran" in line for line in reruns)
+
+
+def test_a_check_needing_a_library_this_machine_lacks_is_not_replayed_here_not_a_mismatch(monkeypatch):
+    """The committed report's peer check runs dp_accounting (the peers extra): on a machine without it, recheck
+    says the facts are not replayed here, and fails none."""
+    committed = Path(__file__).parents[2] / "reports" / "audit.json"
+    monkeypatch.setitem(sys.modules, "dp_accounting", None)  # import dp_accounting raises ImportError
+    result = recheck_report(committed, claim_id="peer-dp-accounting")
+    assert result.ok, result.failures
+    assert result.no_route and all("not run again here: peer library 'dp_accounting'" in n for n in result.no_route)

@@ -25,7 +25,7 @@ from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checker_config import CheckerConfig, param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
-from dpaudit.kernel.evidence import Evidence, Measurement
+from dpaudit.kernel.evidence import NOT_INSTALLED, Evidence, Measurement
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.accountant import SubsampledGaussianAccountant, accounting_point
 from dpaudit.privacy.accounting.peer_audit import UNSOUND, PeerComparison, audit_peer_rdp
@@ -95,6 +95,7 @@ def check_peer_accountant(obligation: Obligation, context: CheckContext) -> Evid
             "peer library 'dp_accounting' is not installed (pip install 'dpaudit[peers]'); nothing was compared",
             "dp_accounting",
             "none",
+            details={NOT_INSTALLED: "dp_accounting"},
         )
     interval = config.peer_interval
     points = [accounting_point(point) for point in config.points]
