@@ -1,7 +1,9 @@
 """The executor layer: make_executor forms, ordered results, progress bar, optional Dask."""
 
 import operator
+import subprocess
 import sys
+import time
 from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 
@@ -171,3 +173,48 @@ def test_dask_gets_two_bundles_of_consecutive_tasks_per_worker_thread():
     assert [future.result(timeout=5) for future in futures] == [-i for i in range(10)]
     futures = DaskExecutor(client, owns_client=False).submit_all(operator.neg, [5])
     assert client.run_them() == [[5]] and [future.result(timeout=5) for future in futures] == [-5]
+
+
+_POOL_OWNER = """
+import time
+from dpaudit.checks.empirical.executors import process_pool
+
+pool = process_pool(2)
+futures = [pool.submit(time.sleep, 600) for _ in range(2)]
+print("started", flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+def test_a_process_pools_workers_leave_with_the_process_that_started_it(tmp_path, monkeypatch):
+    """SIGKILL leaves a process no time to shut its pool down: its workers, busy or waiting, notice and exit, and
+    with them the forkserver and its resource tracker."""
+    marker = f"dpaudit-pool-test-{tmp_path.name}"
+    monkeypatch.setenv("DPAUDIT_TEST_MARKER", marker)
+
+    def left() -> list[int]:
+        found = []
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and marker.encode() in (entry / "environ").read_bytes():
+                    stat = (entry / "stat").read_text()
+                    if stat[stat.rfind(")") + 2] not in "ZX":
+                        found.append(int(entry.name))
+            except OSError:
+                continue
+        return found
+
+    owner = subprocess.Popen([sys.executable, "-c", _POOL_OWNER], stdout=subprocess.PIPE)
+    assert owner.stdout is not None and owner.stdout.readline() == b"started\n"
+    deadline = time.monotonic() + 30
+    while len(left()) < 5 and time.monotonic() < deadline:  # the owner, the forkserver, its tracker, 2 workers
+        time.sleep(0.1)
+    assert len(left()) >= 4
+    owner.kill()
+    owner.wait()
+    owner.stdout.close()
+    deadline = time.monotonic() + 30
+    while left() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert left() == []

@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import (
     Executor,
@@ -31,7 +32,7 @@ import numpy as np
 
 from dpaudit.errors import InvalidArgument, InvalidType
 
-__all__ = ["DaskExecutor", "SerialExecutor", "make_executor", "run_tasks"]
+__all__ = ["DaskExecutor", "SerialExecutor", "make_executor", "process_pool", "run_tasks"]
 
 log = logging.getLogger("dpaudit")
 
@@ -223,6 +224,49 @@ def forkserver_context(preload: Sequence[str] = ()) -> Any:
     return context
 
 
+#: How often a pool worker looks whether the process that started its pool is still there (seconds).
+_WATCH_SECONDS = 1.0
+
+
+def process_pool(workers: int) -> ProcessPoolExecutor:
+    """A local process pool of ``workers`` forkserver workers that leave with this process: each watches it
+    and exits once it is gone (SIGKILLed, it could not shut its pool down; without the watch the workers,
+    the forkserver and its resource tracker would wait for work for ever)."""
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=forkserver_context(), initializer=_leave_with, initargs=(os.getpid(),)
+    )
+
+
+def _leave_with(owner: int) -> None:
+    """Pool initializer: a daemon thread ends this worker once the process ``owner`` is gone (or a zombie)."""
+
+    def watch() -> None:
+        while _alive(owner):
+            time.sleep(_WATCH_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="dpaudit-leave-with-the-pool-owner", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie does not): ``/proc`` on Linux, else a null signal."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+        return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] not in (b"Z", b"X")
+    except FileNotFoundError:
+        return False
+    except OSError:
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        pass
+    return True
+
+
 def make_executor(spec: Any = "process") -> Executor:
     """Return the executor that ``spec`` names.
 
@@ -261,7 +305,7 @@ def make_executor(spec: Any = "process") -> Executor:
         return ThreadPoolExecutor(max_workers=_worker_count(spec, count))
     if kind == "process":
         workers = _worker_count(spec, count) or os.cpu_count() or 1
-        return ProcessPoolExecutor(max_workers=workers, mp_context=forkserver_context())
+        return process_pool(workers)
     raise InvalidArgument(f"executor={spec!r}: expected 'serial', 'thread[:N]', 'process[:N]' or 'dask://HOST:PORT'")
 
 
