@@ -258,9 +258,19 @@ def test_conformance_gates_only_when_asked(tmp_path, monkeypatch, caplog):
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.chdir(tmp_path)
-    base = ["check", str(spec), "--candidate", "noisier:gaussian", "--quick", "--out", str(tmp_path / "o")]
+    with_white_box = tmp_path / "spec.toml"  # and a white-box obligation, which reads the reference
+    with_white_box.write_text(
+        spec.read_text() + '\n[[obligations]]\nid = "exact"\nstatement = "the exact profile"\n'
+        'checker = "gaussian_exact_profile"\nparams = { digits = 60 }\n'
+    )
+    base = ["check", str(with_white_box), "--candidate", "noisier:gaussian", "--quick", "--out", str(tmp_path / "o")]
     assert main(base) == 0
     assert "conformance, not privacy" in caplog.text
+    report = json.loads((tmp_path / "o" / "audit.json").read_text())
+    assert report["claims"][0]["verdict"] == "consistent"  # the privacy checks' verdict: conformance is set aside
+    assert report["candidate"]["white_box_left_out"] == ["exact"]
+    assert "white-box obligation(s) exact read the reference, not your candidate" in caplog.text
+    assert main([*base, "--fail-on", "inconclusive"]) == 0
     assert main([*base, "--fail-on-conformance"]) == 1
 
 

@@ -11,7 +11,7 @@ from dpaudit._version import __version__
 from dpaudit.errors import ClaimFailed
 from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence
-from dpaudit.kernel.verdicts import Verdict, combine_verdicts, deciding, fails_policy
+from dpaudit.kernel.verdicts import Verdict, combine_verdicts, deciding, fails_policy, set_aside
 from dpaudit.privacy.relations import Relation
 from dpaudit.rng import SeedRecord
 
@@ -64,7 +64,7 @@ class ObligationResult:
 
 def deciding_obligations(items: tuple[ObligationResult, ...]) -> Sequence[ObligationResult]:
     """The obligations a relation's verdict is derived from (:func:`~dpaudit.kernel.verdicts.deciding`)."""
-    return deciding(items, lambda item: bool(item.evidence.details.get("assumption_rejected")))
+    return deciding(items, lambda item: set_aside(item.evidence.details))
 
 
 @dataclass(frozen=True)

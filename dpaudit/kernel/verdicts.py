@@ -14,12 +14,12 @@ What each verdict promises (DESIGN.md):
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from dpaudit.errors import InvalidArgument
 
-__all__ = ["Verdict", "combine_verdicts", "deciding", "fails_policy"]
+__all__ = ["Verdict", "combine_verdicts", "deciding", "fails_policy", "set_aside"]
 
 T = TypeVar("T")
 
@@ -70,12 +70,20 @@ def combine_verdicts(verdicts: Iterable[Verdict]) -> Verdict:
     return min(items, key=lambda verdict: verdict.strength)
 
 
-def deciding(items: Sequence[T], assumption_rejected: Callable[[T], bool]) -> Sequence[T]:
-    """The items a verdict is derived from: all but those whose tested assumption was rejected (a
-    parametric fit that no family passes bounds nothing, so the model-free checks decide), unless
+def deciding(items: Sequence[T], left_out: Callable[[T], bool]) -> Sequence[T]:
+    """The items a verdict is derived from: all but those set aside (:func:`set_aside`: a parametric fit that
+    no family passes bounds nothing, so the model-free checks decide; conformance is not privacy), unless
     no other is left."""
-    kept = [item for item in items if not assumption_rejected(item)]
+    kept = [item for item in items if not left_out(item)]
     return kept or items
+
+
+def set_aside(details: Mapping[str, Any]) -> bool:
+    """Whether an obligation whose evidence has these ``details`` is left out of its relation's verdict (by
+    :func:`deciding`): a parametric fit whose tested assumption was rejected (it bounds nothing), and a
+    conformance check (the candidate's output law against the reference's, not privacy: ``dpaudit check
+    --fail-on-conformance`` gates it)."""
+    return details.get("assumption_rejected") is True or "conformance" in details
 
 
 def fails_policy(verdict: Verdict, policy: str) -> bool:

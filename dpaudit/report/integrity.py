@@ -15,7 +15,7 @@ import hashlib
 from typing import Any
 
 from dpaudit.errors import SpecError
-from dpaudit.kernel.verdicts import Verdict, combine_verdicts, deciding
+from dpaudit.kernel.verdicts import Verdict, combine_verdicts, deciding, set_aside
 
 __all__ = ["DIGEST_FIELD", "check_shapes", "content_digest", "verify_report"]
 
@@ -127,8 +127,7 @@ def verify_report(document: dict[str, Any], path: str, *, recomputed_digest: str
                 )
                 verdict = _verdict(evidence.get("verdict"), f"{where}.obligations[{k}].evidence.verdict", path)
                 details = evidence.get("details")
-                rejected = isinstance(details, dict) and details.get("assumption_rejected") is True
-                verdicts.append((verdict, rejected))
+                verdicts.append((verdict, isinstance(details, dict) and set_aside(details)))
             stated = _verdict(relation.get("verdict"), f"{where}.verdict", path)
             derived = combine_verdicts(verdict for verdict, _ in deciding(verdicts, lambda pair: pair[1]))
             if stated is not derived:

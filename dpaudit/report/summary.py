@@ -1,8 +1,9 @@
 """The one-screen summary of a report: a row per (claim, relation) with its verdict, its key
 number and markers, for the Markdown report, the terminal and CI annotations.
 
-The key number is a measurement of the obligation that decides the relation's verdict (the
-first ``error``, else ``violated`` — an unexpected violation before a known finding — else
+The key number is a measurement of the obligation that decides the relation's verdict (of those
+the verdict is derived from, :func:`~dpaudit.kernel.verdicts.deciding`: the first ``error``, else
+``violated`` — an unexpected violation before a known finding — else
 ``inconclusive``, else the weakest pass; among equals a privacy check before a comparison of the
 output law with the reference's, which is conformance, not privacy, and one that measured a number
 before one that did not), written as ``measured vs
@@ -15,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from dpaudit.kernel.verdicts import deciding, set_aside
 from dpaudit.report.values import format_value
 
 __all__ = ["SummaryRow", "decisive_obligation", "github_annotations", "summary_table_rows"]
@@ -47,7 +49,8 @@ def decisive_obligation(items: list[dict[str, Any]]) -> dict[str, Any] | None:
         unmeasured = not evidence.get("measurements")
         return position, 1 if item.get("known_finding") else 0, 1 if conformance else 0, 1 if unmeasured else 0
 
-    return min(items, key=rank, default=None)
+    kept = deciding(items, lambda item: set_aside(item.get("evidence", {}).get("details") or {}))
+    return min(kept, key=rank, default=None)
 
 
 def _key_number(item: dict[str, Any] | None) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,8 @@ from dpaudit.kernel.claims import Claim
 from dpaudit.mechanisms.views import AuditPairsView
 
 __all__ = ["audit_candidate", "candidate_obligations"]
+
+log = logging.getLogger("dpaudit")
 
 
 def candidate_obligations(claim: Claim, path: str) -> Claim:
@@ -131,6 +134,13 @@ def audit_candidate(
     """
     kind = candidate_kind_for(claim.mechanism.name)
     restricted = candidate_obligations(claim, str(spec_path))
+    white_box = [o.id for o in claim.obligations if not get_checker(o.checker).audits_candidates]
+    if white_box:
+        log.warning(
+            "white-box obligation(s) %s read the reference, not your candidate: dpaudit check leaves them out "
+            "(dpaudit audit SPEC runs them)",
+            ", ".join(white_box),
+        )
     with CandidateMechanism(candidate, limits, kind, claim.mechanism.params, claim.candidate_call) as mechanism:
         mechanism.start()
         _make_user_pairs(claim, mechanism, str(spec_path), seed)
@@ -159,5 +169,6 @@ def audit_candidate(
             **({"input_functions": claim.candidate_inputs.functions} if claim.candidate_inputs.functions else {}),
             **({"categories": dict(sorted(mechanism.category_labels.items()))} if mechanism.category_labels else {}),
             "captured_output": "\n".join(mechanism.captured_output),
+            **({"white_box_left_out": white_box} if white_box else {}),
         },
     )
