@@ -8,6 +8,7 @@ caller's input also derive from the matching built-in (``ValueError`` or
 from __future__ import annotations
 
 import difflib
+import signal
 from collections.abc import Iterable
 
 __all__ = [
@@ -133,3 +134,8 @@ class AuditInterrupted(KeyboardInterrupt):
     def __init__(self, signal_number: int):
         super().__init__(f"interrupted by signal {signal_number}")
         self.signal_number = signal_number
+
+    @staticmethod
+    def number_of(interrupt: KeyboardInterrupt) -> int:
+        """The signal behind ``interrupt``: its own, or SIGINT's for a plain KeyboardInterrupt (Ctrl-C)."""
+        return interrupt.signal_number if isinstance(interrupt, AuditInterrupted) else int(signal.SIGINT)

@@ -1,8 +1,12 @@
 """The command line: exit codes, outputs, error messages and reproducibility."""
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -330,3 +334,58 @@ def test_a_memory_limit_out_of_its_bounds_is_a_usage_error_naming_the_option(mem
         main(["check", "spec.toml", "--candidate", "mine:release", "--memory", memory])
     assert info.value.code == 2
     assert f"argument --memory: {said}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_check_interrupted_before_any_obligation_ran_writes_a_report_saying_so(tmp_path, stop):
+    """The candidate hangs in the call that measures its pace: interrupted there, the report says what is missing
+    (as an interrupted audit's does), and the exit code is 128 + the signal."""
+    spec = Path(__file__).parent / "specs" / "gaussian_candidate_small.toml"
+    fixtures = Path(__file__).parent / "audit" / "candidates_fixture"
+    out = tmp_path / "o"
+    command = [
+        sys.executable,
+        "-m",
+        "dpaudit.cli",
+        "check",
+        str(spec),
+        "--candidate",
+        "sample_candidates:hanging_gaussian",
+    ]
+    run = subprocess.Popen(
+        [*command, "--timeout", "600", "--quick", "--quiet", "--out", str(out)],
+        cwd=fixtures,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "DPAUDIT_TEST_MARKER": str(out)},
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not _worker_of(out):  # the candidate's worker is up: the pace is measured
+        time.sleep(0.1)
+    time.sleep(0.5)
+    run.send_signal(stop)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 128 + stop, err
+    report = json.loads((out / "audit.json").read_text())
+    assert report["claims"] == [] and report["interrupted"].startswith(f"signal {int(stop)}: ")
+    assert report["interrupted"].endswith("1 of 1 claim(s) not finished, not in this report: gaussian-candidate")
+    for name in ("audit.md", "audit.html"):  # every rendering says so, not only a key of the JSON
+        assert (
+            "Interrupted</strong>: signal" in (out / name).read_text()
+            or "**Interrupted**: signal" in (out / name).read_text()
+        )
+    assert 'errors="1"' in (out / "junit.xml").read_text() and "not in this report" in (out / "junit.xml").read_text()
+
+
+def _worker_of(marker):
+    """Whether a candidate worker carrying ``marker`` in its environment runs."""
+    for entry in Path("/proc").iterdir():
+        try:
+            if (
+                entry.name.isdigit()
+                and b"candidates.worker" in (entry / "cmdline").read_bytes()
+                and str(marker).encode() in (entry / "environ").read_bytes()
+            ):
+                return True
+        except OSError:
+            continue
+    return False

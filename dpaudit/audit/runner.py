@@ -4,7 +4,6 @@ claims over a pool, :mod:`~dpaudit.audit.results` holds what they produce)."""
 
 from __future__ import annotations
 
-import signal
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
@@ -22,7 +21,7 @@ from dpaudit.checks.budget_limits import run_time_limit
 from dpaudit.errors import AuditInterrupted
 from dpaudit.kernel.claims import Claim
 
-__all__ = ["run_audit", "spec_display_path"]
+__all__ = ["audit_report", "run_audit", "spec_display_path"]
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,7 @@ def _run_claims_here(
             if run.progress is not None:
                 run.progress.claim_finished(len(finished), len(claims), finished[-1], time.perf_counter() - claim_start)
         except KeyboardInterrupt as exc:
-            return finished, int(exc.signal_number if isinstance(exc, AuditInterrupted) else signal.SIGINT)
+            return finished, AuditInterrupted.number_of(exc)
     return finished, None
 
 
@@ -110,27 +109,54 @@ def run_audit(
     else:
         run = _ClaimRun(seed, quick, executor, candidate, deadline, progress)
         finished, interrupted_signal = _run_claims_here(claims, run)
+    report = audit_report(
+        [claim for claim, _ in claims],
+        finished,
+        interrupted_signal,
+        seed=seed,
+        quick=quick,
+        command=command,
+        started_at=started,
+        elapsed_seconds=time.perf_counter() - start,
+    )
+    if progress is not None:
+        progress.audit_finished(report.verdict_counts(), report.elapsed_seconds or 0.0, interrupted=report.interrupted)
+        progress.close()
+    return report
+
+
+def audit_report(
+    claims: Sequence[Claim],
+    finished: Sequence[ClaimResult],
+    interrupted_signal: int | None,
+    *,
+    seed: int,
+    quick: bool,
+    command: str | None,
+    started_at: float,
+    elapsed_seconds: float,
+) -> AuditReport:
+    """The report of a run of ``claims`` of which ``finished`` finished; when a signal interrupted it, the
+    report says so, naming the claims it does not hold."""
     interrupted = None
     if interrupted_signal is not None:
+        done = {result.claim.id for result in finished}
+        left = [claim.id for claim in claims if claim.id not in done]
         interrupted = (
-            f"signal {interrupted_signal}: {len(claims) - len(finished)} of {len(claims)} claim(s) not finished, "
-            "not in this report"
+            f"signal {interrupted_signal}: {len(left)} of {len(claims)} claim(s) not finished, not in this report: "
+            + ", ".join(left)
         )
-    report = AuditReport(
+    return AuditReport(
         claims=tuple(finished),
         interrupted=interrupted,
         interrupted_signal=interrupted_signal,
         seed=seed,
         quick=quick,
         command=command,
-        started_at=started,
-        elapsed_seconds=time.perf_counter() - start,
+        started_at=started_at,
+        elapsed_seconds=elapsed_seconds,
         environment=numeric_environment(),
     )
-    if progress is not None:
-        progress.audit_finished(report.verdict_counts(), report.elapsed_seconds or 0.0, interrupted=interrupted)
-        progress.close()
-    return report
 
 
 def spec_display_path(path: Path) -> str:

@@ -3,7 +3,6 @@ the longest first, merged until they fill the workers; an interrupt stops the wo
 
 from __future__ import annotations
 
-import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from typing import Any
@@ -206,7 +205,7 @@ def run_claims_in_pool(
         for process in list(getattr(pool, "_processes", {}).values()):
             process.terminate()
         pool.shutdown(wait=False, cancel_futures=True)
-        number = int(exc.signal_number if isinstance(exc, AuditInterrupted) else signal.SIGINT)
+        number = AuditInterrupted.number_of(exc)
         return [results[index] for index in sorted(results)], number
     return [results[index] for index in range(len(claims))], None
 

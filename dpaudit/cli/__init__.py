@@ -108,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.error("%s", exc)
         return EXIT_USAGE
     except KeyboardInterrupt as exc:
-        number = exc.signal_number if isinstance(exc, AuditInterrupted) else int(signal.SIGINT)
+        number = AuditInterrupted.number_of(exc)
         if not isinstance(exc, AuditInterrupted):
             log.error("interrupted")
         return 128 + number

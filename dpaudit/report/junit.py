@@ -136,6 +136,12 @@ def render_junit(document: dict[str, Any], *, fail_on: str = "violated") -> str:
             totals[key] += value
         suite.set("time", f"{suite_time:.3f}")
         total_time += suite_time
+    if document.get("interrupted"):  # a run cut short: an error of its own, naming what the report lacks
+        suite = ET.SubElement(root, "testsuite", name="dpaudit", tests="1", failures="0", errors="1", skipped="0")
+        case = ET.SubElement(suite, "testcase", classname="dpaudit", name="run")
+        ET.SubElement(case, "error", message="interrupted").text = _xml_text(document["interrupted"])
+        totals["tests"] += 1
+        totals["errors"] += 1
     for key, value in totals.items():
         root.set(key, str(value))
     root.set("time", f"{total_time:.3f}")

@@ -295,6 +295,7 @@ def render_markdown(
         f"obligations: {escape_markdown(obligation_counts)}"
         + (f" · run {_code(header['run'])}" if header["run"] else ""),
         "",
+        *([f"**Interrupted**: {escape_markdown(header['interrupted'])}", ""] if header["interrupted"] else []),
         "Everything below is also in `audit.html` (one page, with filters) and `audit.json` (with certificates; "
         "`dpaudit recheck audit.json` replays them).",
         "",

@@ -274,6 +274,7 @@ def _header(document: dict[str, Any], claims: list[dict[str, Any]]) -> dict[str,
         "schema_version": str(document.get("schema_version", "")),
         "seed": format_value(document.get("seed")),
         "budgets": "quick" if document.get("quick") else "full",
+        "interrupted": str(document.get("interrupted") or ""),
         "summary": _label_counts(relations)
         or [(str(key), value, verdict_class(key)) for key, value in summary.items() if to_float(value)],
         "legend": _legend(claims),

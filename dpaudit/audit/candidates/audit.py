@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -14,9 +15,9 @@ from dpaudit.audit.candidates.refs import CandidateLimits, CandidateRef
 from dpaudit.audit.candidates.user_inputs import check_user_pairs, user_pairs
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.results import AuditReport
-from dpaudit.audit.runner import run_audit
+from dpaudit.audit.runner import audit_report, run_audit
 from dpaudit.checks.budget_limits import run_time_limit
-from dpaudit.errors import CandidateLoadError, InvalidArgument, SpecError
+from dpaudit.errors import AuditInterrupted, CandidateLoadError, InvalidArgument, SpecError
 from dpaudit.kernel.claims import Claim
 from dpaudit.mechanisms.views import AuditPairsView
 
@@ -141,22 +142,38 @@ def audit_candidate(
             "(dpaudit audit SPEC runs them)",
             ", ".join(white_box),
         )
+    started, start = time.time(), time.perf_counter()
     with CandidateMechanism(candidate, limits, kind, claim.mechanism.params, claim.candidate_call) as mechanism:
-        mechanism.start()
-        _make_user_pairs(claim, mechanism, str(spec_path), seed)
-        limit = run_time_limit(DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
-        probe = _first_input(claim, mechanism)
-        if probe is not None:
-            check_pace(restricted, mechanism, probe, quick=quick, time_limit=limit, ref=str(candidate))
-        report = run_audit(
-            [(restricted, str(spec_path))],
-            seed=seed,
-            quick=quick,
-            command=command,
-            candidate=mechanism,
-            time_limit=limit,
-            progress=progress,
-        )
+        try:
+            mechanism.start()
+            _make_user_pairs(claim, mechanism, str(spec_path), seed)
+            limit = run_time_limit(DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
+            probe = _first_input(claim, mechanism)
+            if probe is not None:
+                check_pace(restricted, mechanism, probe, quick=quick, time_limit=limit, ref=str(candidate))
+        except KeyboardInterrupt as exc:  # before any check: a report that says so, as an audit writes one
+            stopped = AuditInterrupted.number_of(exc)
+            elapsed = time.perf_counter() - start
+            report = audit_report(
+                [restricted],
+                [],
+                stopped,
+                seed=seed,
+                quick=quick,
+                command=command,
+                started_at=started,
+                elapsed_seconds=elapsed,
+            )
+        else:
+            report = run_audit(
+                [(restricted, str(spec_path))],
+                seed=seed,
+                quick=quick,
+                command=command,
+                candidate=mechanism,
+                time_limit=limit,
+                progress=progress,
+            )
     if kind.candidate is None:
         raise CandidateLoadError(f"mechanism {kind.name!r} has no candidate signature")
     return replace(
