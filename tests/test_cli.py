@@ -389,3 +389,12 @@ def _worker_of(marker):
         except OSError:
             continue
     return False
+
+
+def test_an_empty_out_is_a_usage_error_not_the_working_directory(write_gaussian_spec, tmp_path, monkeypatch, caplog):
+    spec = write_gaussian_spec()
+    monkeypatch.chdir(tmp_path)
+    before = sorted(tmp_path.iterdir())
+    assert main(["audit", str(spec), "--out", ""]) == 2
+    assert "--out '': expected a folder's path" in caplog.text
+    assert sorted(tmp_path.iterdir()) == before

@@ -227,6 +227,8 @@ def check_output_folder(out: str) -> None:
     Raises:
         InvalidArgument: naming the folder and what is in the way.
     """
+    if not out.strip():  # Path("") is the working directory, whose stale figures a report would remove
+        raise InvalidArgument("--out '': expected a folder's path (use --out . for the working directory)")
     folder = Path(out)
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -418,3 +418,12 @@ def test_a_candidate_printing_past_the_capture_limit_is_told_so_in_one_line():
         pytest.raises(CandidateError, match=r"wrote more than 64 MiB to its standard output"),
     ):
         candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(1))
+
+
+def test_a_library_that_cannot_be_mapped_under_the_memory_limit_is_a_limit_naming_the_option():
+    with (
+        CandidateProcess(_ref("cannot_map_a_library"), CandidateLimits(memory_mib=512)) as candidate,
+        pytest.raises(CandidateLimitReached) as raised,
+    ):
+        candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(1))
+    assert "its memory limit: 512 MiB; raise it with --memory" in str(raised.value)

@@ -377,7 +377,7 @@ def main(argv: list[str]) -> int:
         _send(channel_out, {"status": "error", "message": f"could not load {module}:{attribute}: {exc}"})
         return 1
     except BaseException as exc:
-        hint = f" (its memory limit: {memory_mib} MiB; raise it with --memory)" if isinstance(exc, MemoryError) else ""
+        hint = _memory_hint(exc, memory_mib)
         _send(
             channel_out,
             {"status": "error", "message": f"could not load {module}:{attribute}{hint}:\n{traceback.format_exc()}"},
@@ -412,11 +412,23 @@ def main(argv: list[str]) -> int:
         except _Misspelt as exc:  # one of the user's input functions' modules or names
             _send(channel_out, {"status": "error", "message": f"could not load {request.get('ref')}: {exc}"})
         except BaseException as exc:  # its own error ("raised": the input may be one it refuses), or a limit
-            limit = isinstance(exc, MemoryError | RecursionError | SystemExit)  # out of memory or stack; it exits
+            hint = _memory_hint(exc, memory_mib)  # out of memory (a library failing to load under it too)
+            limit = bool(hint) or isinstance(exc, RecursionError | SystemExit)  # or out of stack; it exits
             raised = isinstance(exc, Exception) and not limit
-            message = f"candidate raised:\n{traceback.format_exc()}"
+            message = f"candidate raised{hint}:\n{traceback.format_exc()}"
             _send(channel_out, {"status": "error", "raised": raised, "limit": limit, "message": message})
     return 0
+
+
+def _memory_hint(exc: BaseException, memory_mib: str) -> str:
+    """The ``--memory`` hint when ``exc`` is the address-space limit's doing (a MemoryError, a library not mapped)."""
+    text = str(exc).lower() if isinstance(exc, ImportError | OSError) else ""
+    mapped = "failed to map segment" in text or "cannot allocate memory" in text
+    return (
+        f" (its memory limit: {memory_mib} MiB; raise it with --memory)"
+        if mapped or isinstance(exc, MemoryError)
+        else ""
+    )
 
 
 def _leave(code: int) -> NoReturn:

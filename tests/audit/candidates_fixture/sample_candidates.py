@@ -433,3 +433,7 @@ def escapes_then_hangs(value, sigma, *, rng):
     subprocess.Popen(["sleep", "600"], start_new_session=True)
     while True:
         time.sleep(1)
+
+
+def cannot_map_a_library(value, sigma, *, rng):  # what an import says when the memory limit leaves no room to map
+    raise ImportError("_bounded_integers.so: failed to map segment from shared object")
