@@ -286,3 +286,23 @@ def test_a_relation_the_kind_is_not_audited_under_is_refused_at_load_even_withou
     said = r"claim.relations\[0\].*'simplex_adjacent\(0.5\)': mechanism 'gaussian' is audited under \['replace_one'"
     with pytest.raises(SpecError, match=said):
         load_spec(spec)
+
+
+@pytest.mark.parametrize(
+    ("example", "params", "said"),
+    [
+        ("black_box_randomized_response.toml", "inputs = [0, 1]", "the black_box kind has no reference implementation"),
+        ("dirichlet_candidate.toml", "samples = 100", "inputs: missing; mechanism 'dirichlet' proposes no datasets"),
+    ],
+)
+def test_a_conformance_check_that_cannot_apply_is_refused_at_load(tmp_path, example, params, said):
+    """Nothing to compare with (a kind without a reference) or nothing to compare on: a spec error naming the
+    obligation, not an error once the candidate ran."""
+    text = (builtin_spec_dir() / "examples" / example).read_text()
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        text + f'\n[[obligations]]\nid = "law"\nstatement = "s"\nchecker = "candidate_matches_reference"\n'
+        f"params = {{ {params} }}\n"
+    )
+    with pytest.raises(SpecError, match=r"obligations\[\d+\]\.params.*" + re.escape(said)):
+        load_spec(spec)

@@ -37,7 +37,19 @@ class ConformanceConfig(CheckerConfig):
     )
 
     def check_claim(self, claim: Claim) -> None:
-        """Refuse inputs the claim's mechanism cannot read."""
+        """Refuse a kind without a reference (nothing to compare with), and inputs its mechanism cannot read."""
+        if not get_mechanism(claim.mechanism.name).has_reference:
+            raise InvalidArgument(
+                f"the {claim.mechanism.name} kind has no reference implementation to compare your output law with: "
+                "leave this obligation out (dpaudit's own checks audit the candidate's privacy)"
+            )
+        if self.inputs is None and not isinstance(
+            build_mechanism(claim.mechanism.name, claim.mechanism.params), AuditPairsView
+        ):
+            raise InvalidArgument(
+                f"inputs: missing; mechanism {claim.mechanism.name!r} proposes no datasets (no AuditPairsView): "
+                "give inputs = [...]"
+            )
         convert = input_converter(claim)
         for index, item in enumerate(self.inputs or ()):
             try:
