@@ -282,12 +282,16 @@ def _clipping_pairs(pairs: Sequence[Any], params: Mapping[str, Any], relation: R
 
 def _explore(pairs: Sequence[Any], params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
     """Tables that stress the clipping (:func:`_clipping_pairs`), then the given pairs explored as datasets,
-    keeping only tables of ``records`` rows (padded or one-record tables are outside the step's domain)."""
+    keeping only tables of ``records`` rows, or of a given pair's sizes (an add/remove pair with its added
+    record at the boundary): padded or one-record tables are outside the step's domain."""
     records = params.get("records")
+    sizes = {
+        (len(first), len(second)) for first, second in pairs if isinstance(first, list) and isinstance(second, list)
+    }
     given = [
         (first, second, label)
         for first, second, label in explore_records(pairs, params, relation)
-        if not isinstance(records, int) or len(first) == len(second) == records
+        if not isinstance(records, int) or len(first) == len(second) == records or (len(first), len(second)) in sizes
     ]
     return _clipping_pairs(pairs, params, relation) + given
 

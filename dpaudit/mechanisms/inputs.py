@@ -326,7 +326,13 @@ def _is_trajectory(record: Any) -> bool:
 
 def _degenerate_records(record: Any) -> list[tuple[Any, str]]:
     """Boundary variants of one record: for a trajectory its first step alone and its rewards set to
-    zero; for a row of numbers the zero row and the row scaled far beyond any clipping norm."""
+    zero; for a row of numbers (or a number) the zero row and the row scaled far beyond any clipping norm."""
+    if isinstance(record, int | float) and not isinstance(record, bool):
+        if record == 0:
+            return []
+        return [(0.0, "zero")] + [
+            (factor * float(record), f"the record times {factor:g}") for factor in SEARCH_RECORD_SCALES
+        ]
     if _is_trajectory(record):
         variants = [(record[:1], "its first step alone"), ([[*step[:-1], 0.0] for step in record], "zero rewards")]
         return [(variant, text) for variant, text in variants if variant != record]
@@ -361,9 +367,29 @@ def _explore_differing_record(first: list[Any], second: list[Any]) -> list[tuple
     return found
 
 
+def _explore_added_record(first: list[Any], second: list[Any]) -> list[tuple[Any, Any, str]]:
+    """For two datasets one of which is the other with a record added (last, or first): that record
+    replaced by a boundary variant (:func:`_degenerate_records`), so that an add/remove claim meets the
+    huge record an implementation that forgets to clip leaks."""
+    longer, shorter = (first, second) if len(first) > len(second) else (second, first)
+    if longer[:-1] == shorter:
+        index = len(longer) - 1
+    elif longer[1:] == shorter:
+        index = 0
+    else:
+        return []
+    found: list[tuple[Any, Any, str]] = []
+    for variant, text in _degenerate_records(longer[index]):
+        changed = [*longer]
+        changed[index] = variant
+        pair = (changed, shorter) if len(first) > len(second) else (shorter, changed)
+        found.append((*pair, f"search: the added record replaced by {text}"))
+    return found
+
+
 def explore_records(pairs: Any, params: Mapping[str, Any], relation: Relation) -> list[tuple[Any, Any, str]]:
-    """More neighbouring datasets from a given pair: the differing record at the boundary of the
-    domain (alone; a one-step or zero-reward trajectory; a zero or huge gradient row), the same
+    """More neighbouring datasets from a given pair: the differing (or added) record at the boundary of the
+    domain (alone; a one-step or zero-reward trajectory; a zero or huge gradient row or number), the same
     extra records added to both sides (copies of its own records, to 10, 50 and 100 records),
     and both sides rotated so that the record that differs sits at another position (a dataset
     is a multiset; an implementation that reads records by position, e.g. with a fixed seed,
@@ -374,6 +400,8 @@ def explore_records(pairs: Any, params: Mapping[str, Any], relation: Relation) -
             continue
         if len(first) == len(second):
             found.extend(_explore_differing_record(first, second))
+        elif abs(len(first) - len(second)) == 1:
+            found.extend(_explore_added_record(first, second))
         for size in SEARCH_SIZES:
             extra = [first[index % len(first)] for index in range(max(size - len(first), 0))]
             if extra:

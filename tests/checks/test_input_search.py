@@ -113,6 +113,50 @@ def test_a_differing_gradient_record_is_pushed_to_the_boundary():
         assert kind.neighbourhood.distance(a, b, relation, {}) == 1.0
 
 
+def test_a_differing_number_record_is_pushed_to_the_boundary_too():
+    """Records that are plain numbers (a mean of values meant to lie in [0, 1]) get the same boundary variants as
+    rows: an implementation that forgets to clip leaks only on a huge one."""
+    kind = get_mechanism("black_box")
+    first, second = [0.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]
+    relation = parse_relation("replace_one")
+    explored = {label: (a, b) for a, b, label in kind.neighbourhood.explore([(first, second)], {}, relation)}
+    assert explored["search: the differing record on X' replaced by the record times 1000"] == (
+        first,
+        [1000.0, 0.0, 0.0, 0.0],
+    )
+    assert not any(label.startswith("search: the differing record on X replaced") for label in explored)  # 0 stays
+
+
+@pytest.mark.parametrize("kind_name", ["black_box", "gpope_step"])
+def test_an_added_record_is_pushed_to_the_boundary_under_add_remove(kind_name):
+    """Under add/remove the added record is the one that may leak: the search scales it (padding alone, the
+    only search before, never exceeds a clipping bound). The gradient step keeps the given pair's sizes."""
+    kind = get_mechanism(kind_name)
+    first = [[0.0]] * 3
+    second = [*first, [1.0]]
+    relation = parse_relation("add_remove_one")
+    params = {"records": 4} if kind_name == "gpope_step" else {}
+    explored = {label: (a, b) for a, b, label in kind.neighbourhood.explore([(first, second)], params, relation)}
+    assert explored["search: the added record replaced by the record times 1000"] == (first, [*first, [1000.0]])
+    for a, b in explored.values():
+        assert kind.neighbourhood.distance(a, b, relation, params) == 1.0
+
+
+def test_an_add_remove_pair_the_spec_gives_vouches_for_its_sizes_where_the_reference_takes_one_size():
+    """The gradient step's reference takes exactly ``records`` rows, so it refuses every add/remove pair; the
+    spec's own pair (3 rows against 4) says the candidate takes those sizes, and the search keeps them."""
+    claim = load_spec(builtin_spec_dir() / "examples" / "gpope_step_candidate.toml")
+    relation = parse_relation("add_remove_one")
+    claim = replace(claim, relations=(relation,))
+    context = CheckContext(claim=claim, relation=relation, rng=np.random.default_rng(0), seed=np.random.SeedSequence(0))
+    kind = get_mechanism("gpope_step")
+    first, second = [[0.0, 0.0]] * 3, [[0.0, 0.0]] * 3 + [[1.0, 1.0]]
+    given = NeighbourPair(kind.input_domain.from_plain(first), kind.input_domain.from_plain(second), "spec")
+    labels = [pair.label for pair in searched_pairs([given], context).pairs]
+    assert "search: the added record replaced by the record times 1000" in labels
+    assert not any("padded" in label for label in labels)  # other sizes: the reference still decides
+
+
 def _audit(name, search):
     searched = {} if search is None else {"search": search}
     return obligation_evidence(

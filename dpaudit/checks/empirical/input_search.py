@@ -75,7 +75,15 @@ def searched_pairs(audited: list[NeighbourPair], context: CheckContext) -> Searc
         return Search([])
     plain = [(kind.input_domain.to_plain(pair.first), kind.input_domain.to_plain(pair.second)) for pair in audited]
     proposed = explore(plain, context.claim.mechanism.params, context.relation)
-    return _admitted(proposed, {repr(pair) for pair in plain}, context, MAX_SEARCHED_PAIRS, SEARCH_PILOT, None)
+    sizes = {size for first, second in plain if (size := _sizes(first, second)) and size[0] != size[1]}
+    return _admitted(
+        proposed, {repr(pair) for pair in plain}, context, MAX_SEARCHED_PAIRS, SEARCH_PILOT, None, vouched=sizes
+    )
+
+
+def _sizes(first: Any, second: Any) -> tuple[int, int] | None:
+    """The record counts of a pair of datasets (lists), else None."""
+    return (len(first), len(second)) if isinstance(first, list) and isinstance(second, list) else None
 
 
 def searched_pairs_whole(audited: list[NeighbourPair], context: CheckContext) -> list[NeighbourPair]:
@@ -113,10 +121,13 @@ def _admitted(
     most: int,
     pilot_cap: int,
     draws_cap: int | None,
+    vouched: set[tuple[int, int]] | None = None,
 ) -> Search:
     """Up to ``most`` of the ``proposed`` plain pairs not in ``seen``, inside the spec's input domain,
     neighbours under the relation, accepted by the reference and by the candidate (one call on each
-    side, on a fixed seed), as :class:`NeighbourPair` s; and how many the candidate refused."""
+    side, on a fixed seed), as :class:`NeighbourPair` s; and how many the candidate refused. A pair with
+    the unequal record counts of one the spec gave (``vouched``) needs no reference's acceptance: the spec
+    audits datasets of those sizes (an add/remove pair of a kind whose reference takes one size only)."""
     kind = get_mechanism(context.claim.mechanism.name)
     params = context.claim.mechanism.params
     reference = build_mechanism(context.claim.mechanism.name, params) if kind.has_reference else None
@@ -137,7 +148,7 @@ def _admitted(
                 kind.input_domain.from_plain(first), kind.input_domain.from_plain(second), label, pilot_cap, draws_cap
             )
             for data in (pair.first, pair.second):
-                if reference is not None:
+                if reference is not None and _sizes(first, second) not in (vouched or set()):
                     kind.release(reference, data, rng=rng)
         except (DpAuditError, ValueError, TypeError):
             continue  # outside the claim's domain: never judge a candidate there
