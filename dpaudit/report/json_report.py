@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import tempfile
 from fractions import Fraction
@@ -23,6 +24,8 @@ from dpaudit._bounded_json import loads_bounded
 from dpaudit.errors import SpecError
 from dpaudit.kernel.evidence import json_number
 from dpaudit.report.integrity import DIGEST_FIELD, content_digest, verify_report
+
+log = logging.getLogger("dpaudit")
 
 __all__ = [
     "TIMING_FIELDS",
@@ -130,6 +133,12 @@ def load_report(path: str | Path) -> dict[str, Any]:
     recomputed = None
     if DIGEST_FIELD in document:
         recomputed = with_digest(document)[DIGEST_FIELD]
+    else:  # dpaudit has written one since its first reports: older, or edited with the digest taken out
+        log.warning(
+            "%s: no digest, so its content is not checked against one (a report from before digests, or edited); "
+            "dpaudit recheck refuses it",
+            location,
+        )
     verify_report(document, location, recomputed_digest=recomputed)
     return document
 

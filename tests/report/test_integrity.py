@@ -33,6 +33,15 @@ def test_an_untouched_report_renders(tmp_path, audited):
     assert main(["report", str(path), "--format", "junit"]) == 0
 
 
+def test_a_report_without_its_digest_renders_with_a_warning_that_nothing_was_checked(tmp_path, audited, caplog):
+    path = _audit(tmp_path, audited)
+    document = json.loads(path.read_text())
+    del document["digest"]
+    path.write_text(json.dumps(document))
+    assert main(["report", str(path), "--format", "md"]) == 0  # the reports from before digests still render
+    assert "no digest, so its content is not checked against one" in caplog.text
+
+
 def test_an_edited_verdict_is_refused(tmp_path, audited, caplog):
     path = _audit(tmp_path, audited)
     document = json.loads(path.read_text())
