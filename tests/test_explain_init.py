@@ -17,6 +17,24 @@ def test_explain_prints_every_obligation_and_how_it_is_checked(capsys):
     assert "white box (needs the reference)" in text and "black box (also runs on candidates)" in text
 
 
+def test_explain_says_what_dpaudit_check_adds_leaves_out_or_refuses(tmp_path, capsys):
+    assert main(["explain", "gaussian-mechanism"]) == 0
+    text = capsys.readouterr().out
+    assert "dpaudit check on a candidate also runs 3 check(s) of its own:" in text
+    assert "- implied-black-box-epsilon: empirical_epsilon_lower_bound, 2000000 draws per side" in text
+    assert "leaves out the white-box obligation(s) exact-profile, privacy-loss-histogram" in text
+    from dpaudit.audit.spec import builtin_spec_dir
+
+    spec = tmp_path / "spec.toml"  # a kind proposing no pairs, and none given: refused
+    text = (builtin_spec_dir() / "examples" / "smooth_gaussian_candidate.toml").read_text()
+    spec.write_text(
+        text.split("[[obligations]]")[0] + '[[obligations]]\nid = "a"\nstatement = "s"\n'
+        'checker = "noise_multiplier_fit"\n'
+    )
+    assert main(["explain", str(spec)]) == 0
+    assert "dpaudit check: refused: " in capsys.readouterr().out
+
+
 def test_explain_unknown_claim_is_a_usage_error(caplog):
     assert main(["explain", "no-such-claim"]) == 2
     assert "known:" in caplog.text

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dpaudit.audit.candidates.audit import candidate_obligations
 from dpaudit.audit.candidates.kinds import candidate_kind_for
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.spec import builtin_spec_dir, builtin_specs, load_spec
-from dpaudit.errors import InvalidArgument
+from dpaudit.errors import DpAuditError, InvalidArgument
 from dpaudit.kernel.claims import Claim
 
 __all__ = ["explain_claim", "find_claim", "write_starter"]
@@ -68,7 +69,28 @@ def explain_claim(claim: Claim, path: Path) -> str:
             )
     for finding in claim.known_findings:
         lines.append(f"  known finding under {finding.relation} ({', '.join(finding.obligations)}): {finding.finding}")
-    return "\n".join(lines)
+    return "\n".join(lines + _under_check(claim, path))
+
+
+def _under_check(claim: Claim, path: Path) -> list[str]:
+    """What ``dpaudit check`` runs on a candidate beyond the spec's black-box obligations, or why it refuses."""
+    if not any(get_checker(obligation.checker).audits_candidates for obligation in claim.obligations):
+        return ["", "  dpaudit check: refused (no obligation of this spec runs on a candidate)"]
+    try:
+        checked = candidate_obligations(claim, str(path))
+    except DpAuditError as exc:
+        return ["", f"  dpaudit check: refused: {exc}"]
+    stated = {obligation.id for obligation in claim.obligations}
+    added = [obligation for obligation in checked.obligations if obligation.id not in stated]
+    left_out = [o.id for o in claim.obligations if not get_checker(o.checker).audits_candidates]
+    lines = ["", f"  dpaudit check on a candidate also runs {len(added)} check(s) of its own:"]
+    for obligation in added:
+        full, quick = obligation.params.get("samples"), obligation.for_run(quick=True).params.get("samples")
+        budget = "its default budget" if full is None else f"{full} draws per side (--quick: {quick})"
+        lines.append(f"  - {obligation.id}: {obligation.checker}, {budget}")
+    if left_out:
+        lines.append(f"  and leaves out the white-box obligation(s) {', '.join(left_out)} (they read the reference)")
+    return lines
 
 
 _MODULE = '''"""Starter candidate for the {kind} mechanism: replace the body with your implementation.
