@@ -42,7 +42,9 @@ def test_explain_unknown_claim_is_a_usage_error(caplog):
 
 def test_init_writes_a_starter_that_dpaudit_check_runs(tmp_path):
     assert main(["init", "laplace", "--out", str(tmp_path)]) == 0
-    assert (tmp_path / "laplace_candidate.toml").exists()
+    spec = (tmp_path / "laplace_candidate.toml").read_text()
+    assert "#   dpaudit check laplace_candidate.toml --candidate laplace_candidate:laplace" in spec
+    assert "example_candidates" not in spec  # the example's own instructions are not copied
     starter = (tmp_path / "laplace_candidate.py").read_text()
     assert "def laplace(value, *, scale, sensitivity, rng):" in starter
     run = subprocess.run(

@@ -148,5 +148,21 @@ def write_starter(kind: str, out: Path) -> tuple[Path, Path]:
         ),
         encoding="utf-8",
     )
-    spec_path.write_text(example.read_text(encoding="utf-8"), encoding="utf-8")
+    spec_path.write_text(_starter_spec(example, kind, spec_path.name, module_path.stem), encoding="utf-8")
     return module_path, spec_path
+
+
+def _starter_spec(example: Path, kind: str, spec: str, module: str) -> str:
+    """The example spec with its opening comments (which name the example's own files) replaced by the command
+    that audits the starter just written."""
+    lines = example.read_text(encoding="utf-8").splitlines()
+    first_table = next(index for index, line in enumerate(lines) if line.startswith("["))
+    kept = [line for line in lines[:first_table] if not line.startswith("#")]
+    while kept and not kept[-1].strip():
+        kept.pop()
+    header = [
+        f"# Written by dpaudit init {kind} from specs/examples/{example.name}. Audit your implementation with",
+        f"#   dpaudit check {spec} --candidate {module}:{kind}",
+        f"# run from this folder, once the body of {kind}() in {module}.py is yours.",
+    ]
+    return "\n".join([*kept, "", *header, "", *lines[first_table:]]) + "\n"
