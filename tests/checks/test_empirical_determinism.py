@@ -2,6 +2,7 @@
 
 import functools
 import operator
+import time
 
 import numpy as np
 import pytest
@@ -79,3 +80,24 @@ def test_one_coordinates_scores_are_the_matrix_products_numbers_and_a_zero_is_po
     for got, expected in ((got_linear, expected_linear), (got_quadratic, expected_quadratic)):
         np.testing.assert_array_equal(got, expected)
         assert not np.signbit(got[got == 0.0]).any()
+
+
+def test_tasks_waiting_on_a_dask_cluster_without_workers_are_warned_about(caplog, monkeypatch):
+    """With its last worker gone a Dask cluster keeps the tasks queued: dpaudit says so rather than wait silently."""
+    distributed = pytest.importorskip("distributed", reason="Dask is an optional extra: pip install 'dpaudit[dask]'")
+    from dpaudit.checks.empirical.executors import DaskExecutor
+
+    monkeypatch.setattr(DaskExecutor, "worker_check_seconds", 0.1)
+    monkeypatch.setattr(DaskExecutor, "no_worker_seconds", 0.3)
+    with (
+        distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        executor = make_executor(client)
+        future = executor.submit(operator.neg, 1)
+        deadline = time.monotonic() + 20
+        while "has had no worker" not in caplog.text and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "the Dask cluster has had no worker for" in caplog.text
+        assert not future.done()
+        executor.shutdown(cancel_futures=True)

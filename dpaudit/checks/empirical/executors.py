@@ -77,6 +77,8 @@ class DaskExecutor(Executor):
         self.client = client
         self._owns_client = owns_client
         self._inner = client.get_executor(pure=False)
+        self._closed = threading.Event()
+        threading.Thread(target=self._watch_workers, name="dpaudit-dask-workers", daemon=True).start()
         try:  # a diagnostic: a worker that cannot answer (another dpaudit, dying) is left out
             answers = client.run(_trim_threshold, on_error="return")
         except Exception:
@@ -112,8 +114,32 @@ class DaskExecutor(Executor):
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Wait for (or cancel) outstanding work; close the client if this executor opened it."""
         self._inner.shutdown(wait=wait and not cancel_futures)
+        self._closed.set()
         if self._owns_client:
             self.client.close()
+
+    #: Seconds between two looks at the cluster's workers, and without one before each warning.
+    worker_check_seconds = 5.0
+    no_worker_seconds = 30.0
+
+    def _watch_workers(self) -> None:
+        """Warn while the cluster has no worker left and tasks wait (they would wait for ever, silently): once
+        every :attr:`no_worker_seconds` without one."""
+        without = 0.0
+        while not self._closed.wait(self.worker_check_seconds):
+            try:
+                workers = self.client.scheduler_info().get("workers") or {}
+                waiting = bool(self.client.futures)
+            except Exception:  # the client closing or the scheduler gone: its own errors say so
+                continue
+            without = 0.0 if workers or not waiting else without + self.worker_check_seconds
+            if without >= self.no_worker_seconds:
+                log.warning(
+                    "the Dask cluster has had no worker for %.0f s: dpaudit's tasks wait until one joins "
+                    "(start a worker, or stop with Ctrl-C)",
+                    without,
+                )
+                without = 0.0
 
 
 #: Dask tasks per worker thread in :meth:`DaskExecutor.submit_all`: two, so that the scheduler can
