@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import signal
 from collections.abc import Iterable
+from typing import Any
 
 __all__ = [
     "AuditInterrupted",
@@ -131,9 +132,11 @@ class AuditInterrupted(KeyboardInterrupt):
     A KeyboardInterrupt, not an Exception: no ``except Exception`` in a checker swallows it.
     """
 
-    def __init__(self, signal_number: int):
+    def __init__(self, signal_number: int, finished: list[Any] | None = None):
         super().__init__(f"interrupted by signal {signal_number}")
         self.signal_number = signal_number
+        #: What finished before the signal, when the raiser keeps it (``dpaudit corpus``: its checks' rows).
+        self.finished = finished or []
 
     @staticmethod
     def number_of(interrupt: KeyboardInterrupt) -> int:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 import shlex
 from collections.abc import Sequence
-from contextlib import ExitStack
 
 from dpaudit._validation import check_integer
-from dpaudit.cli.common import EXIT_OK, Command, add_out_option, add_quick_option, parse_call_seconds
-from dpaudit.errors import InvalidArgument
+from dpaudit.cli.common import EXIT_OK, Command, add_out_option, add_quick_option, log, parse_call_seconds
+from dpaudit.errors import AuditInterrupted, InvalidArgument
 
 #: What ``dpaudit corpus --help`` says above its options.
 DESCRIPTION = """\
@@ -54,7 +53,7 @@ def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     """Run ``dpaudit corpus`` and return its exit code."""
     from dpaudit.audit.candidates.corpus import load_manifest, run_corpus, write_corpus_tables
     from dpaudit.audit.candidates.refs import CandidateLimits
-    from dpaudit.checks.empirical.executors import make_executor
+    from dpaudit.checks.empirical.executors import make_executor, stop_at_once
 
     first = check_integer("first-seed", arguments.first_seed, low=0, high=2**31)
     seeds = list(range(first, first + check_integer("seeds", arguments.seeds, low=1, high=1000)))
@@ -63,19 +62,38 @@ def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
         raise InvalidArgument("give --jobs or --executor, not both (--executor process:N is --jobs N)")
     executor_spec = arguments.executor or (f"process:{jobs}" if jobs > 1 else None)
     entries = load_manifest(arguments.manifest)
-    with ExitStack() as stack:
-        executor = None if executor_spec is None else stack.enter_context(make_executor(executor_spec))
+    only = set(arguments.only) if arguments.only else None
+    planned = sum(only is None or entry.name in only for entry in entries) * len(seeds)
+    command, interrupted = "dpaudit " + shlex.join(argv), None
+    executor = None if executor_spec is None else make_executor(executor_spec)
+    try:
         rows = run_corpus(
             entries,
             seeds=seeds,
             quick=arguments.quick,
             limits=CandidateLimits(timeout_seconds=arguments.timeout),
-            only=set(arguments.only) if arguments.only else None,
+            only=only,
             executor=executor,
         )
-    json_path, markdown_path = write_corpus_tables(rows, arguments.out, command="dpaudit " + shlex.join(argv))
+    except AuditInterrupted as exc:  # the checks that finished are written; the running ones are stopped
+        rows, interrupted = exc.finished, exc.signal_number
+        if executor is not None:
+            stop_at_once(executor)
+            executor = None
+    finally:
+        if executor is not None:
+            executor.shutdown()
+    said = (
+        None
+        if interrupted is None
+        else f"signal {interrupted}: {planned - len(rows)} of {planned} check(s) not finished"
+    )
+    json_path, markdown_path = write_corpus_tables(rows, arguments.out, command=command, interrupted=said)
     print(markdown_path.read_text(encoding="utf-8"))
     print(f"tables: {json_path}, {markdown_path}")
+    if interrupted is not None:
+        log.error("interrupted (%s); the tables hold the checks that finished", said)
+        return 128 + interrupted
     return EXIT_OK
 
 

@@ -175,3 +175,21 @@ def test_an_interrupted_check_stops_the_run_with_the_signal(corpus, tmp_path, mo
 
     monkeypatch.setattr(corpus_module, "audit_candidate", interrupted)
     assert main(["corpus", str(corpus), "--quick", "--out", str(tmp_path)]) == 128 + 15
+
+
+def test_an_interrupted_run_writes_the_checks_that_finished_and_says_what_is_missing(corpus, tmp_path, monkeypatch):
+    from dpaudit.audit.candidates import corpus as corpus_module
+    from dpaudit.errors import AuditInterrupted
+
+    def first_then_interrupted(entry, seed, quick, limits):
+        if entry.name == "good":
+            return corpus_module.CorpusRow(entry, seed, "consistent", 0.5, 1.0, "fine", 0.1)
+        raise AuditInterrupted(15)
+
+    monkeypatch.setattr(corpus_module, "check_one", first_then_interrupted)
+    out = tmp_path / "out"
+    assert main(["corpus", str(corpus), "--quick", "--out", str(out)]) == 128 + 15
+    document = json.loads((out / "corpus.json").read_text())
+    assert [row["name"] for row in document["rows"]] == ["good"]
+    assert document["interrupted"] == "signal 15: 1 of 2 check(s) not finished"
+    assert "**Interrupted**: signal 15" in (out / "corpus.md").read_text()

@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 import tomllib
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -286,12 +286,25 @@ def run_corpus(
     (:mod:`dpaudit.audit.candidates.corpus_task`), as many at once as the executor has workers.
     The rows are the same either way (their times aside), in the same order: by candidate, then
     by seed.
+
+    Raises:
+        AuditInterrupted: on SIGINT or SIGTERM, with the rows of the checks that finished (``finished``).
     """
     runs = [(entry, seed) for entry in entries if only is None or entry.name in only for seed in seeds]
-    if executor is None:
-        return [check_one(entry, seed, quick, limits) for entry, seed in runs]
-    futures = [executor.submit(check_in_own_process, entry, seed, quick, limits) for entry, seed in runs]
-    return [future.result() for future in futures]
+    rows: list[CorpusRow] = []
+    futures: list[Future[CorpusRow]] = []
+    try:
+        if executor is None:
+            for entry, seed in runs:
+                rows.append(check_one(entry, seed, quick, limits))
+            return rows
+        futures = [executor.submit(check_in_own_process, entry, seed, quick, limits) for entry, seed in runs]
+        return [future.result() for future in futures]
+    except KeyboardInterrupt as exc:  # the checks that finished, in the run's order; the others are not started
+        for future in futures:
+            future.cancel()
+        done = [f for f in futures if f.done() and not f.cancelled() and f.exception() is None]
+        raise AuditInterrupted(AuditInterrupted.number_of(exc), rows + [f.result() for f in done]) from None
 
 
 def check_one(entry: CorpusEntry, seed: int, quick: bool, limits: CandidateLimits) -> CorpusRow:
@@ -378,8 +391,11 @@ def _describe(detail: dict[str, Any]) -> str:
     return text.replace("|", "/").replace("\n", " ")
 
 
-def write_corpus_tables(rows: list[CorpusRow], out: str | Path, *, command: str) -> tuple[Path, Path]:
-    """Write ``corpus.json`` and ``corpus.md`` into ``out``; return their paths."""
+def write_corpus_tables(
+    rows: list[CorpusRow], out: str | Path, *, command: str, interrupted: str | None = None
+) -> tuple[Path, Path]:
+    """Write ``corpus.json`` and ``corpus.md`` into ``out``; return their paths. ``interrupted`` says what a run
+    cut short by a signal left out (its tables hold the checks that finished)."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     by_name: dict[str, list[CorpusRow]] = {}
@@ -398,6 +414,8 @@ def write_corpus_tables(rows: list[CorpusRow], out: str | Path, *, command: str)
         "seeds": seeds,
     }
     document = {"command": command, "summary": summary, "rows": [row.to_json() for row in rows]}
+    if interrupted is not None:
+        document["interrupted"] = interrupted
     json_path = folder / "corpus.json"
     json_path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     lines = [
@@ -405,6 +423,7 @@ def write_corpus_tables(rows: list[CorpusRow], out: str | Path, *, command: str)
         "",
         f"Command: `{command}`",
         "",
+        *([f"**Interrupted**: {interrupted}", ""] if interrupted is not None else []),
         f"- leaky candidates `violated` on every seed: **{caught} of {len(leaky)}**",
         f"- false `violated` on private candidates: **{false_alarms}** over {len(private)} candidates "
         f"x {len(seeds)} seed(s)",

@@ -18,6 +18,7 @@ it does not carry them.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -25,12 +26,14 @@ from pathlib import Path
 from dpaudit._bounded_json import loads_bounded
 from dpaudit.audit.candidates.corpus import CorpusEntry, check_one
 from dpaudit.audit.candidates.refs import CandidateLimits
+from dpaudit.checks.empirical.executors import leave_with
 from dpaudit.errors import AuditInterrupted, DpAuditError
 
 __all__: list[str] = []
 
 
 def _serve() -> None:
+    leave_with(os.getppid())  # a task stopped at once (its pool worker terminated) does not run on
     request = loads_bounded(sys.stdin.buffer.read())
     fields = request["entry"]
     entry = CorpusEntry(**(fields | {"spec": Path(fields["spec"]), "folder": Path(fields["folder"])}))

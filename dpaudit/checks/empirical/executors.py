@@ -32,7 +32,7 @@ import numpy as np
 
 from dpaudit.errors import InvalidArgument, InvalidType
 
-__all__ = ["DaskExecutor", "SerialExecutor", "make_executor", "process_pool", "run_tasks"]
+__all__ = ["DaskExecutor", "SerialExecutor", "leave_with", "make_executor", "process_pool", "run_tasks", "stop_at_once"]
 
 log = logging.getLogger("dpaudit")
 
@@ -259,12 +259,24 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
     and exits once it is gone (SIGKILLed, it could not shut its pool down; without the watch the workers,
     the forkserver and its resource tracker would wait for work for ever)."""
     return ProcessPoolExecutor(
-        max_workers=workers, mp_context=forkserver_context(), initializer=_leave_with, initargs=(os.getpid(),)
+        max_workers=workers, mp_context=forkserver_context(), initializer=leave_with, initargs=(os.getpid(),)
     )
 
 
-def _leave_with(owner: int) -> None:
-    """Pool initializer: a daemon thread ends this worker once the process ``owner`` is gone (or a zombie)."""
+def stop_at_once(executor: Executor) -> None:
+    """Shut ``executor`` down without waiting for its running tasks: the queued ones cancelled, a local pool's
+    worker processes terminated (they would otherwise finish their tasks, however long, before this process may
+    exit). A task that started a process of its own should end it with its worker (:func:`leave_with`)."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())  # a ProcessPoolExecutor's, by pid
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with suppress(OSError, ValueError):
+            process.terminate()
+
+
+def leave_with(owner: int) -> None:
+    """Start a daemon thread that ends this process once the process ``owner`` is gone (or a zombie): a pool
+    worker's initializer, or a task's own process watching the worker that started it."""
 
     def watch() -> None:
         while _alive(owner):
