@@ -357,6 +357,8 @@ def test_a_check_interrupted_before_any_obligation_ran_writes_a_report_saying_so
         cwd=fixtures,
         stderr=subprocess.PIPE,
         env={**os.environ, "DPAUDIT_TEST_MARKER": str(out)},
+        # a test worker may ignore SIGINT (pytest-xdist's do), and a child keeps an ignored signal ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not _worker_of(out):  # the candidate's worker is up: the pace is measured

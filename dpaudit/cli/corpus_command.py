@@ -51,7 +51,8 @@ def add_arguments(corpus: argparse.ArgumentParser) -> None:
 
 def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     """Run ``dpaudit corpus`` and return its exit code."""
-    from dpaudit.audit.candidates.corpus import load_manifest, run_corpus, write_corpus_tables
+    from dpaudit.audit.candidates.corpus import load_manifest, run_corpus
+    from dpaudit.audit.candidates.corpus_tables import write_corpus_tables
     from dpaudit.audit.candidates.refs import CandidateLimits
     from dpaudit.checks.empirical.executors import make_executor, stop_at_once
 

@@ -326,8 +326,9 @@ def _is_trajectory(record: Any) -> bool:
 
 def _degenerate_records(record: Any) -> list[tuple[Any, str]]:
     """Boundary variants of one record: for a trajectory its first step alone and its rewards set to
-    zero; for a row of numbers (or a number) the zero row and the row scaled far beyond any clipping norm."""
-    if isinstance(record, int | float) and not isinstance(record, bool):
+    zero; for a row of numbers, or a record that is a float (a measurement), the zero row and the row scaled far
+    beyond any clipping norm. An integer record is a count, a bit or a category's code: no scale of it is one."""
+    if isinstance(record, float):
         if record == 0:
             return []
         return [(0.0, "zero")] + [

@@ -115,7 +115,7 @@ def test_all_rows_reading_with_a_large_claimed_delta_holds_with_an_enclosed_marg
     ("relation", "params", "match"),
     [
         ("replace_one", "{ n = 2 }", "simplex_adjacent"),
-        ("row_adjacent(0.2)", "{ n = 2 }", r"row_adjacent\(0.2\): the Dirichlet mechanism is audited under"),
+        ("row_adjacent(0.2)", "{ n = 2 }", r"'row_adjacent\(0.2\)': mechanism 'dirichlet' is audited under"),
         ("simplex_adjacent(0.2)", "{ n = 1 }", "n=1"),
         ("simplex_adjacent(0.2)", "{ digits = 30 }", "digits=30"),
         ("simplex_adjacent(0.2)", "{ bogus = 1 }", "unknown params"),

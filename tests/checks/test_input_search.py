@@ -125,6 +125,8 @@ def test_a_differing_number_record_is_pushed_to_the_boundary_too():
         [1000.0, 0.0, 0.0, 0.0],
     )
     assert not any(label.startswith("search: the differing record on X replaced") for label in explored)  # 0 stays
+    bits = kind.neighbourhood.explore([([0, 1, 1], [1, 1, 1])], {}, relation)  # integers: bits, counts, codes
+    assert not any("times" in label for _, _, label in bits)
 
 
 @pytest.mark.parametrize("kind_name", ["black_box", "gpope_step"])

@@ -135,29 +135,17 @@ def audit_candidate(
     """
     kind = candidate_kind_for(claim.mechanism.name)
     restricted = candidate_obligations(claim, str(spec_path))
-    white_box = [o.id for o in claim.obligations if not get_checker(o.checker).audits_candidates]
-    if white_box:
-        log.warning(
-            "white-box obligation(s) %s read the reference, not your candidate: dpaudit check leaves them out "
-            "(dpaudit audit SPEC runs them)",
-            ", ".join(white_box),
-        )
+    white_box = _white_box_left_out(claim)
     started, start = time.time(), time.perf_counter()
     with CandidateMechanism(candidate, limits, kind, claim.mechanism.params, claim.candidate_call) as mechanism:
         try:
-            mechanism.start()
-            _make_user_pairs(claim, mechanism, str(spec_path), seed)
-            limit = run_time_limit(DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
-            probe = _first_input(claim, mechanism)
-            if probe is not None:
-                check_pace(restricted, mechanism, probe, quick=quick, time_limit=limit, ref=str(candidate))
+            limit = _prepare(claim, restricted, mechanism, str(spec_path), seed, quick, time_limit, str(candidate))
         except KeyboardInterrupt as exc:  # before any check: a report that says so, as an audit writes one
-            stopped = AuditInterrupted.number_of(exc)
             elapsed = time.perf_counter() - start
             report = audit_report(
                 [restricted],
                 [],
-                stopped,
+                AuditInterrupted.number_of(exc),
                 seed=seed,
                 quick=quick,
                 command=command,
@@ -189,3 +177,36 @@ def audit_candidate(
             **({"white_box_left_out": white_box} if white_box else {}),
         },
     )
+
+
+def _white_box_left_out(claim: Claim) -> list[str]:
+    """The ids of the claim's white-box obligations, which a candidate audit leaves out (a warning names them)."""
+    white_box = [o.id for o in claim.obligations if not get_checker(o.checker).audits_candidates]
+    if white_box:
+        log.warning(
+            "white-box obligation(s) %s read the reference, not your candidate: dpaudit check leaves them out "
+            "(dpaudit audit SPEC runs them)",
+            ", ".join(white_box),
+        )
+    return white_box
+
+
+def _prepare(
+    claim: Claim,
+    restricted: Claim,
+    mechanism: CandidateMechanism,
+    spec_path: str,
+    seed: int,
+    quick: bool,
+    time_limit: float | None,
+    ref: str,
+) -> float | None:
+    """Start the candidate's worker, make and check the user's pairs, and refuse a candidate too slow for the
+    run's time limit (:func:`~dpaudit.audit.candidates.pace.check_pace`); return that limit."""
+    mechanism.start()
+    _make_user_pairs(claim, mechanism, spec_path, seed)
+    limit = run_time_limit(DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
+    probe = _first_input(claim, mechanism)
+    if probe is not None:
+        check_pace(restricted, mechanism, probe, quick=quick, time_limit=limit, ref=ref)
+    return limit
