@@ -12,6 +12,7 @@ from dpaudit.audit.candidates.process import MAX_PROCESSES, CandidateProcess
 from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 from dpaudit.errors import CandidateError, CandidateLimitReached, CandidateLoadError, CandidateRaised, InvalidArgument
 from dpaudit.mechanisms.interface import CandidateCall
+from tests.processes import alive_with
 
 FIXTURES = str(Path(__file__).parent / "candidates_fixture")
 VALUE = [0.0, 1.0]
@@ -289,22 +290,6 @@ def test_total_budget_stops_a_long_batch():
         candidate.sample(VALUE, PARAMS, CALL, 100_000, np.random.SeedSequence(0))
 
 
-def _alive_with(marker: Path) -> list[int]:
-    """Processes whose command line mentions ``marker`` or that carry the test's marker variable."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if str(marker).encode() in (entry / "cmdline").read_bytes() + (entry / "environ").read_bytes():
-                stat = (entry / "stat").read_text()
-                if stat[stat.rfind(")") + 2] not in "ZX":
-                    found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
-
-
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
 @pytest.mark.parametrize("name", ["escapes_and_writes", "escapes_with_clean_environment"])
 def test_detached_descendants_are_killed(name, tmp_path, monkeypatch):
@@ -313,8 +298,8 @@ def test_detached_descendants_are_killed(name, tmp_path, monkeypatch):
     with CandidateProcess(_ref(name)) as candidate:
         candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(0))
         time.sleep(0.3)
-        assert _alive_with(marker), "the planted grandchild should be running before stop()"
-    assert _alive_with(marker) == []
+        assert alive_with(marker), "the planted grandchild should be running before stop()"
+    assert alive_with(marker) == []
     time.sleep(3.5)
     assert not marker.exists()
 
@@ -328,7 +313,7 @@ def test_a_candidate_running_too_many_processes_is_stopped_and_they_are_killed(t
         pytest.raises(CandidateLimitReached, match=rf"ran \d+ processes, more than the limit of {MAX_PROCESSES}"),
     ):
         candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(0))
-    assert _alive_with(marker) == []
+    assert alive_with(marker) == []
 
 
 _AUDITOR_KILLED_MID_CALL = """
@@ -359,16 +344,16 @@ def test_a_worker_in_a_call_that_never_returns_leaves_with_its_auditor_when_the_
     )
     assert auditor.stdout is not None and auditor.stdout.readline() == b"started\n"
     deadline = time.monotonic() + 30
-    while len(_alive_with(marker)) < 3 and time.monotonic() < deadline:  # the auditor, the worker, its sleep
+    while len(alive_with(marker)) < 3 and time.monotonic() < deadline:  # the auditor, the worker, its sleep
         time.sleep(0.1)
-    assert len(_alive_with(marker)) == 3
+    assert len(alive_with(marker)) == 3
     auditor.kill()
     auditor.wait()
     deadline = time.monotonic() + 30
-    while _alive_with(marker) and time.monotonic() < deadline:  # (zombies do not count)
+    while alive_with(marker) and time.monotonic() < deadline:  # (zombies do not count)
         time.sleep(0.1)
     auditor.stdout.close()
-    assert _alive_with(marker) == []
+    assert alive_with(marker) == []
 
 
 def test_a_candidate_folder_holding_a_standard_library_name_neither_breaks_the_worker_nor_loads_silently(tmp_path):

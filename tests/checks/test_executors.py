@@ -11,6 +11,7 @@ import pytest
 
 from dpaudit.checks.empirical.executors import SerialExecutor, make_executor, run_tasks
 from dpaudit.errors import InvalidArgument, InvalidType
+from tests.processes import alive_with
 
 
 def _square(x):
@@ -193,28 +194,16 @@ def test_a_process_pools_workers_leave_with_the_process_that_started_it(tmp_path
     marker = f"dpaudit-pool-test-{tmp_path.name}"
     monkeypatch.setenv("DPAUDIT_TEST_MARKER", marker)
 
-    def left() -> list[int]:
-        found = []
-        for entry in Path("/proc").iterdir():
-            try:
-                if entry.name.isdigit() and marker.encode() in (entry / "environ").read_bytes():
-                    stat = (entry / "stat").read_text()
-                    if stat[stat.rfind(")") + 2] not in "ZX":
-                        found.append(int(entry.name))
-            except OSError:
-                continue
-        return found
-
     owner = subprocess.Popen([sys.executable, "-c", _POOL_OWNER], stdout=subprocess.PIPE)
     assert owner.stdout is not None and owner.stdout.readline() == b"started\n"
     deadline = time.monotonic() + 30
-    while len(left()) < 5 and time.monotonic() < deadline:  # the owner, the forkserver, its tracker, 2 workers
+    while len(alive_with(marker)) < 5 and time.monotonic() < deadline:  # owner, forkserver, tracker, 2 workers
         time.sleep(0.1)
-    assert len(left()) >= 4
+    assert len(alive_with(marker)) >= 4
     owner.kill()
     owner.wait()
     owner.stdout.close()
     deadline = time.monotonic() + 30
-    while left() and time.monotonic() < deadline:
+    while alive_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert left() == []
+    assert alive_with(marker) == []
