@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import dpaudit
+from dpaudit.audit.candidates import implied
 from dpaudit.audit.spec import builtin_spec_dir
 
 ECOSYSTEM = builtin_spec_dir() / "examples" / "ecosystem"
@@ -63,10 +64,17 @@ def _smaller_budgets(text: str, share: float, escalations: int | None) -> str:
 
 
 @pytest.fixture
-def ecosystem_audit(tmp_path: Path) -> Audit:
+def ecosystem_audit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Audit:
     """``audit(candidate, spec_name, share=1.0, escalations=None)``: the claim's verdict and, per
     obligation, its verdict and summary (the spec's quick budget, its sample budgets times ``share``,
-    its black-box obligations' escalation rounds set to ``escalations`` unless None, seed 1)."""
+    its black-box obligations' escalation rounds set to ``escalations`` unless None, seed 1).
+
+    The spec's smaller black-box obligation stands in for dpaudit's own (its floor of draws and its
+    escalations), as the spec's whole one does: these tests are about the adapters, the implied audit's
+    rules are tests/audit/test_implied_obligations.py's (without this, each sweep ran that audit too, at
+    10^5 draws with escalation: 2-4 times the test's time)."""
+    monkeypatch.setattr(implied, "BLACK_BOX_FLOOR", 10_000)
+    monkeypatch.setattr(implied, "NARROWING", {})
 
     def audit(
         candidate: str, name: str, share: float = 1.0, escalations: int | None = None
