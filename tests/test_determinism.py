@@ -52,3 +52,15 @@ def test_audit_json_is_byte_identical_across_hash_seeds_and_executors(tmp_path):
     first = json.dumps(documents[0], sort_keys=True)
     for (hash_seed, executor), document in zip(RUNS[1:], documents[1:], strict=True):
         assert json.dumps(document, sort_keys=True) == first, f"PYTHONHASHSEED={hash_seed}, --executor {executor}"
+
+
+def test_a_builtin_specs_path_in_a_report_is_the_same_from_any_working_directory(tmp_path, monkeypatch):
+    """The report's spec_path, and with it the digest, no longer depend on where dpaudit runs from."""
+    from dpaudit.audit.runner import spec_display_path
+
+    spec = builtin_spec_dir() / "gaussian_mechanism.toml"
+    shown = {spec_display_path(spec)}
+    monkeypatch.chdir(tmp_path)
+    shown.add(spec_display_path(spec))
+    assert shown == {"specs/gaussian_mechanism.toml"}
+    assert spec_display_path(tmp_path / "mine.toml") == "mine.toml"  # the user's own: relative to where it runs

@@ -17,6 +17,7 @@ from dpaudit.audit.plugins import found_by_a_fresh_process
 from dpaudit.audit.progress import ProgressReporter
 from dpaudit.audit.results import AuditReport, ClaimResult
 from dpaudit.audit.scheduling import audit_tasks, claim_pool, run_claims_in_pool, tasks_fill_the_workers
+from dpaudit.audit.spec import builtin_spec_dir
 from dpaudit.checks.budget_limits import run_time_limit
 from dpaudit.errors import AuditInterrupted
 from dpaudit.kernel.claims import Claim
@@ -160,8 +161,13 @@ def audit_report(
 
 
 def spec_display_path(path: Path) -> str:
-    """A path for reports: relative to the working directory when below it, else absolute."""
+    """A path for reports: a built-in spec's as ``specs/...`` wherever dpaudit runs from (the same report bytes
+    from any working directory), another relative to the working directory when below it, else absolute."""
+    resolved = path.resolve()
+    builtin = builtin_spec_dir()
+    if resolved.is_relative_to(builtin):
+        return str(resolved.relative_to(builtin.parent))
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return str(resolved.relative_to(Path.cwd().resolve()))
     except ValueError:
-        return str(path.resolve())
+        return str(resolved)
