@@ -1,4 +1,5 @@
-"""Whether each claim of a report holds every obligation its spec makes it run, under every relation.
+"""Whether each claim of a report holds every obligation its spec makes it run, under every relation, each run
+from the report's seed.
 
 A report's digest binds its content, but anyone can compute it: a report re-signed after its
 ``violated`` obligations were deleted reads as a clean one. dpaudit never leaves an obligation out
@@ -39,6 +40,16 @@ def missing_obligations(document: dict[str, Any], report: Path, claim_id: str | 
         name = entry.get("claim", {}).get("id")
         if claim_id is not None and name != claim_id:
             continue
+        seeds = {
+            item.get("seed", {}).get("entropy")
+            for relation in entry.get("relations", [])
+            for item in relation.get("obligations", [])
+        }
+        if seeds - {document.get("seed")}:
+            ran = ", ".join(sorted(map(str, seeds)))
+            outcomes.append(
+                ("fail", f"{name}: its obligations ran from seed {ran}, not the report's {document.get('seed')}")
+            )
         try:
             relations, expected = _expected(entry, report, candidate=candidate)
         except DpAuditError as exc:

@@ -218,3 +218,10 @@ def test_one_claim_is_rechecked_alone_and_an_unknown_claim_is_a_usage_error(repo
     assert all(line.startswith(f"{claim_id}/") for line in result.replayed)
     assert main(["recheck", str(report), "--claim", "no-such-claim"]) == 2
     assert main(["recheck", str(report), "--claim", claim_id, "--jobs", "1"]) == 0
+
+
+def test_a_report_re_signed_with_another_seed_than_its_obligations_ran_from_fails(report, tmp_path):
+    document = json.loads(report.read_text())
+    document["seed"] += 1  # the seed a reader would re-run with: it must be the one every obligation ran from
+    result = recheck_report(_write(tmp_path, document))
+    assert any("its obligations ran from seed" in line for line in result.failures), result.failures
