@@ -30,10 +30,20 @@ def approx_dp_of(claim: Claim) -> ApproxDP:
         isinstance(claim.guarantee, RenyiDP) and claim.guarantee.delta is not None
     ):
         return claim.guarantee.implied_approx_dp()
+    if isinstance(claim.guarantee, RenyiDP):
+        raise InvalidArgument(
+            f"claim {claim.id!r}: a renyi_dp claim without delta: this checker audits the (epsilon(delta), delta) "
+            "the curve implies; give claim.guarantee.delta (a number, or a list of them)"
+        )
     if not isinstance(claim.guarantee, ApproxDP):
         raise InvalidArgument(
-            f"claim {claim.id!r}: guarantee kind={claim.guarantee.kind!r}: this checker needs approx_dp (or zcdp, "
-            "or renyi_dp with delta)"
+            f"claim {claim.id!r}: guarantee kind={claim.guarantee.kind!r}: this checker audits an (epsilon, delta) "
+            "claim (approx_dp, zcdp, or renyi_dp with delta), not this one"
+            + (
+                ": an accountant's claim is audited by accountant_certified"
+                if claim.guarantee.kind == "accountant"
+                else ""
+            )
         )
     return claim.guarantee
 

@@ -331,10 +331,12 @@ class Mechanism:
         try:
             return self.factory(**dict(params))
         except TypeError as exc:
+            names = self.parameter_names()
             raise InvalidArgument(
-                f"mechanism {self.name!r}: bad parameters {sorted(params)}: {exc}; it takes "
-                f"{self.parameter_names()}. A candidate called with other parameters (epsilon, a library's "
-                "own arguments) gets them from the spec's [candidate] params table (docs/candidates.md)"
+                f"mechanism {self.name!r}: bad parameters {sorted(params)}: {exc}"
+                + (f"; it takes {names}" if names else "")
+                + ". A candidate called with other parameters (epsilon, a library's own arguments) gets them from "
+                "the spec's [candidate] params table (docs/candidates.md)"
             ) from exc
 
     def parameter_names(self) -> list[str]:

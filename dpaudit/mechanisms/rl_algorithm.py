@@ -371,6 +371,13 @@ def _rl_datasets(**params: Any) -> RlDatasets:
             f"rl_algorithm: unknown parameters {unknown}; it takes {sorted(known)} and a built-in domain's "
             f"options {sorted(domain_keys)}"
         )
+    name = plain.get("mdp", "chain")
+    foreign = sorted(set(options) - set(MDP_DOMAINS.get(name, ()))) if isinstance(name, str) else sorted(options)
+    if foreign:  # another domain's options: they would be echoed in the report as if they were used
+        owned = (
+            f"the {name} domain takes {list(MDP_DOMAINS[name])}" if name in MDP_DOMAINS else "an inline MDP takes none"
+        )
+        raise InvalidArgument(f"rl_algorithm: {foreign} are not options of mdp={name!r}; {owned}")
     return RlDatasets(**{key: value for key, value in plain.items() if key in known}, domain=options)
 
 

@@ -306,3 +306,13 @@ def test_a_conformance_check_that_cannot_apply_is_refused_at_load(tmp_path, exam
     )
     with pytest.raises(SpecError, match=r"obligations\[\d+\]\.params.*" + re.escape(said)):
         load_spec(spec)
+
+
+def test_a_renyi_claim_without_delta_is_told_to_give_claim_guarantee_delta(tmp_path):
+    text = (builtin_spec_dir() / "examples" / "gaussian_candidate.toml").read_text()
+    guarantee = 'kind = "approx_dp"\nepsilon = 4.38\ndelta = 1e-5'
+    assert guarantee in text
+    spec = tmp_path / "spec.toml"
+    spec.write_text(text.replace(guarantee, 'kind = "renyi_dp"\norders = [2, 8]\nepsilons = [1.0, 4.0]'))
+    with pytest.raises(SpecError, match=r"a renyi_dp claim without delta: .*give claim\.guarantee\.delta"):
+        load_spec(spec)

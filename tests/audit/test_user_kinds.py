@@ -189,6 +189,8 @@ def test_rl_inline_mdp_and_bad_parameters():
         kind.build({"mdp": "chain", "n_state": 4})
     with pytest.raises(InvalidArgument, match="expected one of"):
         kind.build({"mdp": "cartpole"})
+    with pytest.raises(InvalidArgument, match=r"\['bins', 'p'\] are not options of mdp='investment'; the investment"):
+        kind.build({"mdp": "investment", "p": 0.5, "bins": 3})  # another domain's: the report would echo them
     with pytest.raises(InvalidArgument, match="missing"):
         kind.build({"mdp": {"rewards": [[0.0]]}})
 
