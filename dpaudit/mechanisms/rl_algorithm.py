@@ -1,24 +1,21 @@
 """The ``rl_algorithm`` kind: any DP-RL algorithm on a dataset of trajectories, audited from its outputs.
 
-dpaudit holds no reference for the algorithm. The spec names an MDP — a built-in domain
-(``chain``, ``investment``, ``random``; the continuous ``mountain_car`` and ``hiv``, discretised:
-a state is the cell of a uniform grid over the observation box, ``bins`` cells per dimension)
-or a tabular MDP written inline (transitions, rewards, discount, start law, horizon, behaviour
-policy) — and dpaudit builds neighbouring datasets by
-rolling the behaviour policy out in it: a dataset of ``trajectories`` rollouts, and the same
-dataset with one trajectory replaced (``replace_one``) or added, removed, duplicated
-(``add_remove_one``) by an *extreme* trajectory: the largest and the smallest return, the
-longest and the shortest, the one through the rarest state-action pairs, and the longest with
-every reward at the upper or the lower reward bound. The input search (:mod:`dpaudit.mechanisms.inputs`)
-adds covering trajectories at the reward bound (one step per state, and a long episode whose first-visit
-returns reach R_max/(1 − γ)), a longest-rollout stay in one state against one in another (visit counts
-move by T in two states at once), padded and rotated datasets. The release is whatever the
-algorithm returns: a value vector, a Q-table, a policy, an action (numbers or categories).
+dpaudit holds no reference for the algorithm. The spec names an MDP — a built-in domain (``chain``,
+``investment``, ``random``; the continuous ``mountain_car`` and ``hiv``, discretised: a state is the cell of
+a uniform grid over the observation box, ``bins`` cells per dimension) or a tabular MDP written inline
+(transitions, rewards, discount, start law, horizon, behaviour policy) — and dpaudit builds neighbouring
+datasets by rolling the behaviour policy out in it: a dataset of ``trajectories`` rollouts, and the same
+dataset with one trajectory replaced (``replace_one``) or added, removed, duplicated (``add_remove_one``) by
+an *extreme* trajectory: the largest and the smallest return, the longest and the shortest, the one through
+the rarest state-action pairs, and the longest with every reward at the upper or the lower reward bound.
+The input search (:mod:`dpaudit.mechanisms.inputs`) adds covering trajectories at the reward bound (one step
+per state, and a long episode whose first-visit returns reach R_max/(1 − γ)), a longest-rollout stay in one
+state against one in another (visit counts move by T in two states at once), padded and rotated datasets.
+The release is whatever the algorithm returns: a value vector, a Q-table, a policy, an action.
 
 References:
-    Balle et al. 2016, Sec. 2 (datasets of trajectories; neighbours differ in one trajectory);
-    Xie et al. 2019, Sec. 3 (neighbouring datasets of trajectories); Gohari et al. 2020,
-    Example 1 (the investment MDP) and Example 2 (random MDPs).
+    Balle et al. 2016, Sec. 2 (datasets of trajectories; neighbours differ in one trajectory); Xie et al. 2019,
+    Sec. 3 (neighbouring datasets of trajectories); Gohari et al. 2020, Examples 1 (investment) and 2 (random MDPs).
 """
 
 from __future__ import annotations
@@ -364,20 +361,18 @@ def _rl_datasets(**params: Any) -> RlDatasets:
     plain = check_json_data(params, "params")
     known = {"mdp", "trajectories", "policy", "max_steps", "reward_bounds", "dataset_seed"}
     options = {key: value for key, value in plain.items() if key not in known}
-    domain_keys = {key for keys in MDP_DOMAINS.values() for key in keys}
-    unknown = sorted(set(options) - domain_keys)
-    if unknown:
+    name = plain.get("mdp", "chain")
+    allowed = set(MDP_DOMAINS.get(name, ())) if isinstance(name, str) else set()  # an inline MDP takes none
+    if set(options) - allowed:  # a misspelling, or another domain's options (the report would echo them as used)
+        everywhere = {key for keys in MDP_DOMAINS.values() for key in keys}
+        unknown = sorted(set(options) - everywhere)
         raise InvalidArgument(
             f"rl_algorithm: unknown parameters {unknown}; it takes {sorted(known)} and a built-in domain's "
-            f"options {sorted(domain_keys)}"
+            f"options {sorted(everywhere)}"
+            if unknown
+            else f"rl_algorithm: {sorted(set(options) - allowed)} are not options of mdp={name!r}; the {name} "
+            f"domain takes {sorted(allowed)}"
         )
-    name = plain.get("mdp", "chain")
-    foreign = sorted(set(options) - set(MDP_DOMAINS.get(name, ()))) if isinstance(name, str) else sorted(options)
-    if foreign:  # another domain's options: they would be echoed in the report as if they were used
-        owned = (
-            f"the {name} domain takes {list(MDP_DOMAINS[name])}" if name in MDP_DOMAINS else "an inline MDP takes none"
-        )
-        raise InvalidArgument(f"rl_algorithm: {foreign} are not options of mdp={name!r}; {owned}")
     return RlDatasets(**{key: value for key, value in plain.items() if key in known}, domain=options)
 
 
