@@ -156,3 +156,14 @@ def test_a_candidates_report_re_signed_with_its_violated_obligations_deleted_is_
     result = _rechecked(_every_verdict(edited, "inconclusive"), tmp_path)
     assert any("missing" in line and "its spec states" in line for line in result.failures), result.failures
     assert not _rechecked(copy.deepcopy(document), tmp_path).failures  # the report as dpaudit wrote it passes
+
+
+@pytest.mark.slow  # the fixture is a whole candidate audit: the main CI job runs these, not the floors one
+def test_a_missing_implied_check_fails_and_says_another_dpaudit_may_have_chosen_others(document, tmp_path):
+    edited = copy.deepcopy(document)
+    relation = edited["claims"][0]["relations"][0]
+    implied = [item for item in relation["obligations"] if item["obligation"]["id"].startswith("implied-")]
+    assert implied and all(item["evidence"]["verdict"] != "violated" for item in implied[-1:])
+    relation["obligations"].remove(implied[-1])
+    failures = _rechecked(edited, tmp_path).failures
+    assert any("which another dpaudit version may choose otherwise" in line for line in failures), failures
