@@ -70,11 +70,14 @@ def test_a_narrowed_black_box_audit_in_the_spec_does_not_replace_dpaudits_own(pa
     assert "empirical_epsilon_lower_bound" not in {o.checker for o in implied_obligations(claim, (whole,))}
 
 
-def test_a_family_that_cannot_refute_the_claim_is_left_out():
-    claim = load_spec(builtin_spec_dir() / "examples" / "gaussian_candidate.toml")
-    pure = replace(claim, guarantee=replace(claim.guarantee, delta=0.0))  # a Gaussian is never pure DP
-    added = implied_obligations(pure, ())
+def test_a_family_that_cannot_refute_the_claim_is_left_out_and_a_pure_claim_keeps_the_gaussian_fit():
+    laplace = load_spec(builtin_spec_dir() / "examples" / "laplace_candidate.toml")
+    approximate = replace(laplace, guarantee=replace(laplace.guarantee, delta=1e-5))  # the fit bounds pure claims
+    added = implied_obligations(approximate, ())
     assert [o.checker for o in added] == ["empirical_epsilon_lower_bound", "randomness_contract"]
+    claim = load_spec(builtin_spec_dir() / "examples" / "gaussian_candidate.toml")
+    pure = replace(claim, guarantee=replace(claim.guarantee, delta=0.0))  # a Gaussian is never pure DP: a fit says so
+    assert "parametric_noise_fit" in {o.checker for o in implied_obligations(pure, ())}
 
 
 def test_each_kind_gets_its_own_familys_fit():
@@ -142,7 +145,7 @@ def test_a_release_gaussian_given_its_input_gets_the_unequal_covariance_fit(spec
     assert fit.params["confidence"] == 0.999 and fit.for_run(quick=True).params["samples"] < fit.params["samples"]
     pure = replace(claim, guarantee=replace(claim.guarantee, delta=0.0))
     kept = tuple(o for o in claim.obligations if o.checker == "empirical_epsilon_lower_bound")
-    assert "gaussian_release_fit" not in {o.checker for o in implied_obligations(pure, kept)}
+    assert "gaussian_release_fit" in {o.checker for o in implied_obligations(pure, kept)}  # never pure DP: it says so
 
 
 def test_a_spec_without_pairs_for_a_kind_that_proposes_none_is_refused_not_audited_with_fewer_checks():

@@ -245,8 +245,18 @@ def test_bad_params_are_refused(params):
     validate({**pairs, "samples": 400, "search": "off"}, claim)
     with pytest.raises(InvalidArgument, match="pairs: missing"):  # the kind proposes none
         validate({"samples": 400, "search": "off"}, claim)
-    with pytest.raises(InvalidArgument, match="never pure"):
-        validate(pairs, replace(claim, guarantee=replace(claim.guarantee, delta=0.0)))
+    validate(pairs, replace(claim, guarantee=replace(claim.guarantee, delta=0.0)))  # a pure claim is bounded too
+
+
+@pytest.mark.parametrize(("second_sd", "caught"), [(1.1, True), (1.0, False)])
+def test_a_pure_claim_is_refuted_deep_in_the_tails_of_two_laws_the_boxes_tell_apart(second_sd, caught):
+    """Two Gaussian laws with scales 10% apart have an unbounded likelihood ratio, so no ε holds at
+    δ = 0; the fit certifies ε > 5 from events far past the draws (their probabilities come from the
+    boxes), while one law against itself certifies nothing."""
+    rng = np.random.default_rng(4)
+    first, second = rng.standard_normal((40_000, 1)), second_sd * rng.standard_normal((40_000, 1))
+    fit = fit_gaussian_release(first, second, 0.0, 1e-3)
+    assert fit is not None and (fit.epsilon_lower > 5.0) is caught, fit.to_json()
 
 
 class _QuietOnLargeDatasets:

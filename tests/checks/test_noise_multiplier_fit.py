@@ -20,14 +20,14 @@ from dpaudit.privacy.relations import parse_relation
 PARAMS = {"records": 4, "clip_norm": 1.0, "noise_multiplier": 1.7908, "steps": 1, "sampling": "poisson"}
 
 
-def _evidence(epsilon, implementation, samples=20_000, seed=0, kind="gpope_step", params=PARAMS):
+def _evidence(epsilon, implementation, samples=20_000, seed=0, kind="gpope_step", params=PARAMS, delta=1e-5):
     obligation = Obligation("fit", "the fit", "noise_multiplier_fit", {"samples": samples})
     claim = Claim(
         id="fit",
         title="a noise multiplier",
         source=Source("Xie et al. 2019; Balle et al. 2016", "Algorithm 1; Lemma 1"),
         mechanism=MechanismSpec(kind, params),
-        guarantee=ApproxDP(epsilon, 1e-5),
+        guarantee=ApproxDP(epsilon, delta),
         relations=(parse_relation("replace_one"),),
         obligations=(obligation,),
     )
@@ -115,3 +115,12 @@ def test_a_hundredth_of_the_noise_is_violated_quickly_and_no_noise_is_left_to_th
     assert evidence.verdict is Verdict.VIOLATED and evidence.details["fit"]["delta_lower"] > 0.1, evidence.summary
     silent = GpopeStep(**{**PARAMS, "noise_multiplier": 1e-300})
     assert _evidence(1.27, silent).verdict is Verdict.INCONCLUSIVE
+
+
+def test_a_pure_claim_is_violated_by_the_kinds_delta_at_its_epsilon_and_a_looser_approximate_one_is_not():
+    """Gaussian noise is never pure DP: the reference step claimed (2, 0)-DP has a certified δ(2) > 0,
+    while (2, 1e-5) holds for it (the old check refused a pure claim, and a candidate audit then dropped
+    the fit without a word)."""
+    pure = _evidence(2.0, GpopeStep(**PARAMS), delta=0.0)
+    assert pure.verdict is Verdict.VIOLATED and pure.details["fit"]["delta_lower"] > 0, pure.summary
+    assert _evidence(2.0, GpopeStep(**PARAMS)).verdict is Verdict.CONSISTENT

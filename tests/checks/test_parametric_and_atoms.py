@@ -18,7 +18,7 @@ from dpaudit.checks.empirical.events import (
     atoms_of,
     outcome_projection,
 )
-from dpaudit.checks.empirical.parametric import fit_centred_pair, fit_pair
+from dpaudit.checks.empirical.parametric_fits import fit_centred_pair, fit_pair
 from dpaudit.checks.empirical.recertification import ESCALATED_PER_ROUND
 from dpaudit.checks.empirical.sampling import NeighbourPair
 from dpaudit.checks.empirical.statistics import clopper_pearson_lower, clopper_pearson_upper
@@ -433,3 +433,26 @@ def test_one_value_rows_keep_the_atoms_and_outcomes_their_bytes_give():
     assert projection.scores(probe)[3] == projection.unseen_rank
     atoms = AtomProjection(atoms_of(rows, np.array([9.0])), "test")
     assert atoms.scores(np.array([[-0.0], [4.0], [9.0]])).tolist() == [1.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize(("second", "verdict"), [("1.0", "violated"), ("0.0", "consistent")])
+def test_a_pure_claim_under_the_gaussian_fit_is_bounded_by_delta_at_its_epsilon(
+    write_gaussian_spec, tmp_path, second, verdict
+):
+    """No Gaussian with a shift is pure DP: sigma = 1 claimed (10, 0)-DP has a certified δ(10) > 0 on a
+    shift of 1 (it is (10, 1e-5)-DP), and a pair of equal inputs shows no shift."""
+    extra = FIT.format(extra="").replace("second = [1.0]", f"second = [{second}]")
+    spec = write_gaussian_spec(epsilon="10.0", delta="0.0", extra=extra)
+    out = tmp_path / "out"
+    main(["audit", str(spec), "--out", str(out), "--quiet"])
+    document = json.loads((out / "audit.json").read_text())
+    (evidence,) = [
+        item["evidence"]
+        for relation in document["claims"][0]["relations"]
+        for item in relation["obligations"]
+        if item["obligation"]["id"] == "fit"
+    ]
+    assert evidence["verdict"] == verdict, evidence["summary"]
+    (measurement,) = evidence["measurements"]
+    assert measurement["quantity"] == "delta at epsilon=10.0"
+    assert (measurement["measured"] > 0) is (verdict == "violated")

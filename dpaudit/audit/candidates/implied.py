@@ -210,6 +210,6 @@ def implied_obligations(claim: Claim, kept: tuple[Obligation, ...]) -> tuple[Obl
             if validate is not None:
                 validate(obligation.params, claim)
         except DpAuditError:
-            continue  # the claim is not of a form this check can refute (e.g. a pure claim and a Gaussian fit)
+            continue  # the claim is not of a form this check can refute (e.g. an approximate claim and a Laplace fit)
         added.append(obligation)
     return tuple(added)

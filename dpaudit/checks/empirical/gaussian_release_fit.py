@@ -13,7 +13,9 @@ below under the assumption "the release is Gaussian given the input" as follows,
    means and covariances; the candidate directions are the mean difference, the Fisher direction
    (Σ1 + Σ2)⁻¹(μ1 − μ2) and the generalised eigenvectors of (Σ1, Σ2) with the largest and the
    smallest variance ratio. The direction and the order of the sides whose point estimates give
-   the largest float64 ε at the claimed δ are kept. Split A is not used again.
+   the largest float64 ε at the claimed δ are kept (for a pure claim, at :data:`PURE_CHOICE_DELTA`:
+   every bound is still certified at δ = 0, which no Gaussian release with a shift meets). Split A
+   is not used again.
 2. **Confidence box, on the rest (split B).** Projected on the fixed unit vector v, each side is
    N(m_i, s_i²) under the assumption; :func:`~dpaudit.checks.empirical.gaussian_projection.normal_box`
    gives a rectangle for each side's (m_i, s_i) (t and χ² pivots); both rectangles hold together
@@ -84,10 +86,9 @@ from dpaudit.checks.empirical.sampling import (
     reference_or_given_pairs,
 )
 from dpaudit.checks.empirical.statistics import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
-from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checker_config import param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
-from dpaudit.kernel.claims import Claim, Obligation
+from dpaudit.kernel.claims import Obligation
 from dpaudit.kernel.evidence import Evidence, epsilon_measurement
 from dpaudit.kernel.verdicts import Verdict
 
@@ -103,6 +104,14 @@ SEARCHED_FITS = 2
 SELECTION_SHARE = 0.25
 #: The ε of the likelihood-ratio events tried, as multiples of the point estimate's ε.
 EVENT_TARGETS = (0.5, 0.75, 0.9, 1.0, 1.1)
+#: The δ at which a pure claim's directions, events and searched pairs are chosen (only chosen: every
+#: bound is certified at the claimed δ = 0). At δ = 0 any shift or change of scale gives an infinite
+#: point ε, which ranks nothing; the events of a δ this size hold enough draws to certify.
+PURE_CHOICE_DELTA = 1e-3
+#: The δ at which a pure claim's parametric events are chosen: their probabilities come from the
+#: fitted laws, not from counts, so events deep in the tails certify too (two Gaussian laws whose
+#: boxes are apart have an unbounded likelihood ratio there).
+PURE_EVENT_DELTAS = (PURE_CHOICE_DELTA, 1e-6, 1e-12, 1e-24, 1e-48)
 #: How many radial events (:mod:`dpaudit.checks.empirical.radial_events`) split A chooses.
 RADIAL_EVENTS = 2
 #: The smallest share of variance (relative to the total) a side keeps along the chosen direction;
@@ -154,6 +163,12 @@ class GaussianReleaseFit:
 def _normality_p_value(*samples: np.ndarray) -> float:
     """The Anderson–Darling p-value of each sample; the smallest times the number of samples (capped at 1)."""
     return min(1.0, len(samples) * min(anderson_darling_p_value(x) for x in samples))
+
+
+def _choosing_delta(delta: float) -> float:
+    """The δ at which directions, events and pairs are chosen: the claimed one, or :data:`PURE_CHOICE_DELTA`
+    for a pure claim."""
+    return delta if delta > 0 else PURE_CHOICE_DELTA
 
 
 def _likelihood_ratio_events(estimates: tuple[tuple[float, float], ...], delta: float) -> list[tuple[bool, TailEvent]]:
@@ -225,7 +240,8 @@ def fit_gaussian_release(
         law fits; an atom check sees such outputs).
     """
     selected = max(int(first.shape[0] * SELECTION_SHARE), 2)
-    chosen = choose_direction(first[:selected], second[:selected], delta)
+    choosing = _choosing_delta(delta)
+    chosen = choose_direction(first[:selected], second[:selected], choosing)
     if chosen is None:
         return None
     _, name, vector = chosen
@@ -233,11 +249,16 @@ def fit_gaussian_release(
     spread = max(float(np.var(np.concatenate(projected))), 1e-300)
     if min(float(np.var(side)) for side in projected) <= _DEGENERATE * spread:
         return None
-    model_free = _model_free_epsilon(_held_out_events(first, second, selected, vector, delta), delta, alpha / 2)
+    model_free = _model_free_epsilon(_held_out_events(first, second, selected, vector, choosing), delta, alpha / 2)
     boxes = normal_box(projected[0], alpha / 4), normal_box(projected[1], alpha / 4)
     estimates = projected_moments(projected[0]), projected_moments(projected[1])
     best = (0.0, "none (no event shows a loss above the claimed delta)", False)
-    for order, event in _likelihood_ratio_events(estimates, delta):  # any event: the boxes hold for all at once
+    events = {
+        found: None
+        for at in (PURE_EVENT_DELTAS if delta == 0 else (delta,))
+        for found in _likelihood_ratio_events(estimates, at)
+    }
+    for order, event in events:  # any event: the boxes hold for all at once
         bound = certified_epsilon(event, *((boxes[1], boxes[0]) if order else boxes), delta)
         if bound > best[0]:
             best = (bound, event.describe(), order)
@@ -267,7 +288,7 @@ def _fitted_pairs(
     many searched pairs were piloted."""
     pairs = reference_or_given_pairs(config.pairs, context)
     found = searched_pairs_whole(pairs, context)[:PILOTED_PAIRS] if search_enabled(config.search, context) else []
-    chosen = most_revealing_pairs(found, draw, guarantee.delta, FIT_PILOT, SEARCHED_FITS)
+    chosen = most_revealing_pairs(found, draw, _choosing_delta(guarantee.delta), FIT_PILOT, SEARCHED_FITS)
     return pairs + [pair for pair, score in chosen if score >= guarantee.epsilon], len(found)
 
 
@@ -284,12 +305,6 @@ class ReleaseFitConfig(FitConfig):
         "auto",
         choices=SEARCH_MODES,
     )
-
-    def check_claim(self, claim: Claim) -> None:
-        """Refuse a pure claim: a Gaussian release is never pure DP."""
-        super().check_claim(claim)
-        if approx_dp_of(claim).delta == 0:
-            raise InvalidArgument("a Gaussian release is never pure DP: gaussian_release_fit needs delta > 0")
 
 
 @register_checker(

@@ -13,7 +13,9 @@ Families:
 
 * ``gaussian``: y = m(X) + N(0, σ² I). The scale is bounded above by the χ² interval of the
   pooled variance, the shift ‖m(X) − m(X')‖₂ below by its estimate minus a χ² radius of the
-  estimation noise; ε(δ) of the Gaussian mechanism (Balle–Wang) is increasing in shift/scale.
+  estimation noise; ε(δ) of the Gaussian mechanism (Balle–Wang) is increasing in shift/scale. A
+  pure claim (δ = 0) is met by no Gaussian with a shift: the bound is then δ(ε) at the claimed ε,
+  also increasing in shift/scale, against the claimed δ = 0.
 * ``laplace``: y = m(X) + Lap(b) per coordinate, δ = 0. The scale is bounded above through
   Σ|r| ~ Gamma(n, b) (the medians as centres), the L1 shift below by its estimate minus a
   Hoeffding-type radius; ε = shift / b.
@@ -48,10 +50,10 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpaudit._lazy import lazy_module
 from dpaudit.checks.claim_inputs import approx_dp_of
 from dpaudit.checks.empirical.dirichlet_fit import DirichletFit, fit_dirichlet_pair, least_private_delta
 from dpaudit.checks.empirical.input_search import searched_pairs_whole
+from dpaudit.checks.empirical.parametric_fits import fit_centred_pair, fit_pair
 from dpaudit.checks.empirical.samplers import as_sampler
 from dpaudit.checks.empirical.sampling import PairsConfig, reference_or_given_pairs, with_unique_labels
 from dpaudit.errors import InvalidArgument
@@ -61,11 +63,10 @@ from dpaudit.kernel.claims import Claim, Obligation
 from dpaudit.kernel.evidence import Evidence, delta_measurement, epsilon_measurement
 from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.catalogue import get_mechanism
-from dpaudit.privacy.profiles import gaussian_epsilon
+from dpaudit.privacy.guarantees import ApproxDP
+from dpaudit.privacy.profiles import gaussian_delta, gaussian_epsilon
 
-stats = lazy_module("scipy.stats")
-
-__all__ = ["FAMILIES", "FitConfig", "ParametricConfig", "check_parametric_noise_fit", "fit_centred_pair", "fit_pair"]
+__all__ = ["FAMILIES", "FitConfig", "ParametricConfig", "check_parametric_noise_fit"]
 
 FAMILIES = ("gaussian", "laplace", "dirichlet")
 #: The default confidence of the fitted region. A fit pins the noise scale to a fraction of a percent,
@@ -111,112 +112,11 @@ class ParametricConfig(FitConfig):
             raise InvalidArgument("centres_at_inputs applies to the gaussian and laplace families")
 
     def check_claim(self, claim: Claim) -> None:
-        """Refuse a family that cannot bound the claim: laplace bounds pure claims, the others delta > 0."""
+        """Refuse a family that cannot bound the claim: laplace bounds pure claims only (the gaussian and
+        dirichlet families bound δ at the claimed ε when the claim is pure: neither is ever pure DP)."""
         super().check_claim(claim)
-        delta = approx_dp_of(claim).delta
-        if self.family == "laplace" and delta != 0:
+        if self.family == "laplace" and approx_dp_of(claim).delta != 0:
             raise InvalidArgument("family='laplace' audits pure claims (delta = 0)")
-        if self.family in ("gaussian", "dirichlet") and delta == 0:
-            raise InvalidArgument(f"family={self.family!r} needs delta > 0 (the family is never pure DP)")
-
-
-def fit_centred_pair(
-    first: np.ndarray, second: np.ndarray, centres: tuple[np.ndarray, np.ndarray], family: str, alpha: float
-) -> tuple[float, float, float, dict[str, float]]:
-    """Fit ``family`` with its centres known: the outputs are ``centres`` plus noise of one scale.
-
-    Args:
-        first, second: outputs (rows) on X and X'.
-        centres: the centre of each side (the inputs, for a mechanism stated as y = X + noise).
-        family: ``gaussian`` or ``laplace``.
-        alpha: the error probability of the scale bound.
-
-    Returns:
-        ``(shift, scale_upper, fit_p_value, estimates)`` as :func:`fit_pair`, with the exact shift
-        of the centres (L2 or L1) and a p-value that is the smaller of the KS test and the
-        location test (Bonferroni-corrected), so a wrong centre rejects the fit.
-    """
-    n, dimension = first.shape
-    residuals_by_side = (first - centres[0], second - centres[1])
-    residuals = np.concatenate(residuals_by_side).ravel()
-    count = residuals.size
-    if family == "gaussian":
-        variance = float(np.sum(residuals**2)) / count
-        if not variance > 0:
-            return 0.0, math.inf, 0.0, {"shift": 0.0, "scale": 0.0}
-        scale_upper = math.sqrt(count * variance / stats.chi2.ppf(alpha, count))
-        location = min(
-            float(stats.chi2.sf(n * float(np.sum(side.mean(axis=0) ** 2)) / variance, dimension))
-            for side in residuals_by_side
-        )
-        ks = float(stats.kstest(residuals / math.sqrt(variance), "norm").pvalue)
-        shift = float(np.linalg.norm(centres[0] - centres[1]))
-        scale = math.sqrt(variance)
-    else:
-        scale = float(np.sum(np.abs(residuals))) / count
-        if not scale > 0:
-            return 0.0, math.inf, 0.0, {"shift": 0.0, "scale": 0.0}
-        scale_upper = scale * count / stats.gamma.ppf(alpha, count)
-        location = min(
-            float(stats.binomtest(int(np.count_nonzero(column > 0)), n, 0.5).pvalue)
-            for side in residuals_by_side
-            for column in side.T
-        )
-        ks = float(stats.kstest(residuals / scale, "laplace").pvalue)
-        shift = float(np.abs(centres[0] - centres[1]).sum())
-    tests = 2 * dimension if family == "laplace" else 2  # sign tests run per coordinate and side
-    p_value = min(ks, min(1.0, tests * location))
-    return shift, scale_upper, p_value, {"shift": shift, "scale": scale, "location_p_value": location}
-
-
-def fit_pair(
-    first: np.ndarray, second: np.ndarray, family: str, alpha: float
-) -> tuple[float, float, float, dict[str, float]]:
-    """Fit ``family`` to the outputs on both inputs of a pair.
-
-    Args:
-        first, second: outputs (rows) on X and X'.
-        family: ``gaussian`` or ``laplace``.
-        alpha: the error probability of the two bounds together.
-
-    Returns:
-        ``(shift_lower, scale_upper, fit_p_value, estimates)``: a lower confidence bound on the
-        shift of the centres (L2 for Gaussian, L1 for Laplace), an upper bound on the scale
-        (σ, or b), the KS p-value of the standardised residuals, and the point estimates.
-    """
-    n, dimension = first.shape
-    if family == "gaussian":
-        centres = first.mean(axis=0), second.mean(axis=0)
-        residuals = np.concatenate([first - centres[0], second - centres[1]]).ravel()
-        dof = 2 * (n - 1) * dimension
-        variance = float(np.sum(residuals**2)) / dof
-        if not variance > 0:  # a point mass: no Gaussian fits (an atom check sees it)
-            return 0.0, math.inf, 0.0, {"shift": 0.0, "scale": 0.0}
-        scale_upper = math.sqrt(dof * variance / stats.chi2.ppf(alpha / 2, dof))
-        shift = float(np.linalg.norm(centres[0] - centres[1]))
-        radius = scale_upper * math.sqrt(2.0 / n) * math.sqrt(stats.chi2.ppf(1 - alpha / 2, dimension))
-        standardised = residuals / math.sqrt(variance)
-        p_value = float(stats.kstest(standardised, "norm").pvalue)
-        return max(shift - radius, 0.0), scale_upper, p_value, {"shift": shift, "scale": math.sqrt(variance)}
-    centres = np.median(first, axis=0), np.median(second, axis=0)
-    residuals = np.concatenate([first - centres[0], second - centres[1]]).ravel()
-    count = residuals.size
-    absolute = float(np.sum(np.abs(residuals)))
-    scale = absolute / count
-    if not scale > 0:  # a point mass: no Laplace law fits
-        return 0.0, math.inf, 0.0, {"shift": 0.0, "scale": 0.0}
-    scale_upper = absolute / stats.gamma.ppf(alpha / 2, count)
-    shift = float(np.abs(centres[0] - centres[1]).sum())
-    # A sample median of n Laplace(m, b) draws exceeds m + t only if n/2 draws do, each with
-    # probability q = e^(-t/b) / 2; Hoeffding: P <= exp(-2n(1/2 - q)^2). Both tails, every
-    # coordinate of both sides share alpha/2.
-    each = alpha / (8 * dimension)
-    gap = math.sqrt(math.log(1.0 / each) / (2.0 * n))
-    if gap >= 0.5:
-        return 0.0, scale_upper, float(stats.kstest(residuals / scale, "laplace").pvalue), {"shift": shift}
-    deviation = -scale_upper * math.log(1.0 - 2.0 * gap)
-    p_value = float(stats.kstest(residuals / scale, "laplace").pvalue)
-    return max(shift - 2 * dimension * deviation, 0.0), scale_upper, p_value, {"shift": shift, "scale": scale}
 
 
 @register_checker(
@@ -254,7 +154,7 @@ def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) ->
             rejected.append(f"{pair.label} (fit p = {max(fit[2] for _, fit in fits):.2g})")
             continue
         for centre, (shift_lower, scale_upper, p_value, estimates) in accepted:
-            epsilon_lower = _family_epsilon(family, guarantee.delta, shift_lower, scale_upper)
+            bound = _family_bound(family, guarantee, shift_lower, scale_upper)
             record = {
                 "pair": pair.label,
                 "centres": centre,
@@ -263,8 +163,8 @@ def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) ->
                 "fit_p_value": p_value,
                 **{f"{key}_estimate": value for key, value in estimates.items()},
             }
-            if best is None or epsilon_lower > best[0]:
-                best = (epsilon_lower, pair.label, record)
+            if best is None or bound > best[0]:
+                best = (bound, pair.label, record)
     assumption = (
         f"the output is a centre per input plus {family} noise of one scale (fit test: KS and, for centres at the "
         f"inputs, a location test, at level {fit_alpha:g})"
@@ -277,22 +177,25 @@ def check_parametric_noise_fit(obligation: Obligation, context: CheckContext) ->
     )
     if best is None:
         return _rejected(family, rejected, domain, method, samples, len(pairs), assumption)
-    epsilon_lower, label, record = best
-    violated = epsilon_lower > guarantee.epsilon
+    bound, label, record = best
+    by_delta = _bounds_delta(family, guarantee)
+    violated = bound > (guarantee.delta if by_delta else guarantee.epsilon)
     verdict = Verdict.VIOLATED if violated else Verdict.CONSISTENT
     wording = "violated under assumption" if violated else "consistent under assumption"
+    certified = (
+        f"delta({guarantee.epsilon:g}) >= {bound:.4g} on {label} against the claimed {guarantee.delta:g} (the family "
+        "is never pure DP)"
+        if by_delta
+        else f"epsilon >= {bound:.4g} at delta={guarantee.delta:g} on {label} against the claimed {guarantee.epsilon:g}"
+    )
     summary = (
-        f"{wording}: {family} noise (fit p = {record['fit_p_value']:.2g}); certified epsilon >= "
-        f"{epsilon_lower:.4g} at delta={guarantee.delta:g} on {label} against the claimed {guarantee.epsilon:g} "
+        f"{wording}: {family} noise (fit p = {record['fit_p_value']:.2g}); certified {certified} "
         f"(scale <= {record['scale_upper']:.4g}, shift >= {record['shift_lower']:.4g}, centres: {record['centres']}, "
         f"{confidence * 100:.4g}% confidence)"
     )
-    measurement = epsilon_measurement(
-        guarantee,
-        epsilon_lower,
-        f"lower bound at confidence {confidence} under assumption: {family} noise",
-        lower_bound=True,
-    )
+    direction = f"lower bound at confidence {confidence} under assumption: {family} noise"
+    measure = delta_measurement if by_delta else epsilon_measurement
+    measurement = measure(guarantee, bound, direction, lower_bound=True)
     return Evidence(
         verdict,
         summary,
@@ -316,12 +219,21 @@ def _input_centres(pair: Any, dimension: int) -> tuple[np.ndarray, np.ndarray] |
     return centres[0], centres[1]
 
 
-def _family_epsilon(family: str, delta: float, shift: float, scale: float) -> float:
-    """ε(δ) of the family at the given shift and scale (0 when the shift is 0)."""
+def _bounds_delta(family: str, guarantee: ApproxDP) -> bool:
+    """Whether the fit bounds δ at the claimed ε: a pure claim on the Gaussian family, which no shift
+    of a Gaussian meets (the bound on ε at δ = 0 would be infinite)."""
+    return family == "gaussian" and guarantee.delta == 0
+
+
+def _family_bound(family: str, guarantee: ApproxDP, shift: float, scale: float) -> float:
+    """The family's ε(δ) at the given shift and scale, or its δ(ε) when :func:`_bounds_delta` (the
+    certified lower end); 0 when the shift is 0."""
     if shift == 0 or not math.isfinite(scale):
         return 0.0
+    if _bounds_delta(family, guarantee):
+        return max(float(gaussian_delta(guarantee.epsilon, shift, scale, digits=30).lower), 0.0)
     if family == "gaussian":
-        return float(gaussian_epsilon(delta, shift, scale, digits=30)[0])
+        return float(gaussian_epsilon(guarantee.delta, shift, scale, digits=30)[0])
     return shift / scale
 
 
