@@ -336,13 +336,10 @@ def test_a_memory_limit_out_of_its_bounds_is_a_usage_error_naming_the_option(mem
     assert f"argument --memory: {said}" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
-def test_a_check_interrupted_before_any_obligation_ran_writes_a_report_saying_so(tmp_path, stop):
-    """The candidate hangs in the call that measures its pace: interrupted there, the report says what is missing
-    (as an interrupted audit's does), and the exit code is 128 + the signal."""
+def _interrupted_check(out: Path, stop: int) -> tuple[int, str]:
+    """Run a check whose candidate hangs in the call that measures its pace and send it ``stop`` there."""
     spec = Path(__file__).parent / "specs" / "gaussian_candidate_small.toml"
     fixtures = Path(__file__).parent / "audit" / "candidates_fixture"
-    out = tmp_path / "o"
     command = [
         sys.executable,
         "-m",
@@ -366,7 +363,16 @@ def test_a_check_interrupted_before_any_obligation_ran_writes_a_report_saying_so
     time.sleep(0.5)
     run.send_signal(stop)
     _, err = run.communicate(timeout=60)
-    assert run.returncode == 128 + stop, err
+    return run.returncode, err.decode()
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_check_interrupted_before_any_obligation_ran_writes_a_report_saying_so(tmp_path, stop):
+    """The candidate hangs in the call that measures its pace: interrupted there, the report says what is missing
+    (as an interrupted audit's does), and the exit code is 128 + the signal."""
+    out = tmp_path / "o"
+    returncode, err = _interrupted_check(out, stop)
+    assert returncode == 128 + stop, err
     report = json.loads((out / "audit.json").read_text())
     assert report["claims"] == [] and report["interrupted"].startswith(f"signal {int(stop)}: ")
     assert report["interrupted"].endswith("1 of 1 claim(s) not finished, not in this report: gaussian-candidate")
@@ -400,3 +406,17 @@ def test_an_empty_out_is_a_usage_error_not_the_working_directory(write_gaussian_
     assert main(["audit", str(spec), "--out", ""]) == 2
     assert "--out '': expected a folder's path" in caplog.text
     assert sorted(tmp_path.iterdir()) == before
+
+
+def test_an_interrupted_run_keeps_the_finished_report_already_in_its_folder(tmp_path):
+    """Re-running into a used --out and stopping it must not replace a report that finished with a part of a
+    run: the part goes to OUT/interrupted, and the finished report stays as it was."""
+    out = tmp_path / "o"
+    out.mkdir()
+    finished = (Path(__file__).parents[1] / "reports" / "audit.json").read_bytes()
+    (out / "audit.json").write_bytes(finished)
+    returncode, err = _interrupted_check(out, signal.SIGTERM)
+    assert returncode == 128 + signal.SIGTERM, err
+    assert (out / "audit.json").read_bytes() == finished
+    assert json.loads((out / "interrupted" / "audit.json").read_text())["interrupted"].startswith("signal 15: ")
+    assert "is kept; what this interrupted run finished is in" in err

@@ -4,6 +4,7 @@ console table and the end of an audit (report folder, table, exit code)."""
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 import tempfile
@@ -267,7 +268,8 @@ def finish(report: AuditReport, arguments: argparse.Namespace, drawer: FigureDra
 
     document = report.to_json()
     figures = collect_figures(document, None if drawer is None else drawer.drawn)
-    files = write_report_folder(document, arguments.out, fail_on=arguments.fail_on, figures=figures)
+    out = arguments.out if report.interrupted_signal is None else _beside_a_finished_report(Path(arguments.out))
+    files = write_report_folder(document, out, fail_on=arguments.fail_on, figures=figures)
     print(summary_table(report))
     print(f"report: {files.json}, {files.markdown}, {files.html}, {files.junit}, {len(files.figures)} figures")
     if report.internal_errors:
@@ -282,6 +284,27 @@ def finish(report: AuditReport, arguments: argparse.Namespace, drawer: FigureDra
         show_what_fails(report, arguments.fail_on)
         return EXIT_INCONCLUSIVE
     return EXIT_OK
+
+
+#: The subfolder of ``--out`` an interrupted run writes to when ``--out`` holds a finished report.
+INTERRUPTED_DIR = "interrupted"
+
+
+def _beside_a_finished_report(out: Path) -> Path:
+    """Where an interrupted run writes its report: ``out``, unless ``out`` already holds a report that
+    finished, which a part of a run must not replace; then ``out/interrupted``."""
+    try:
+        previous = json.loads((out / "audit.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return out  # none, or not a report: nothing finished is lost
+    if not isinstance(previous, dict) or previous.get("interrupted") or "claims" not in previous:
+        return out
+    log.warning(
+        "the report already in %s finished and is kept; what this interrupted run finished is in %s",
+        out,
+        out / INTERRUPTED_DIR,
+    )
+    return out / INTERRUPTED_DIR
 
 
 def show_what_fails(report: AuditReport, policy: str) -> None:
