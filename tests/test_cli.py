@@ -306,6 +306,8 @@ def test_the_console_table_gives_an_errors_reason_in_one_line_and_whole_numbers_
     table = capsys.readouterr().out
     (row,) = [line for line in table.splitlines() if line.startswith("gaussian-candidate")]
     assert "error" in row and "planted bug in the candidate gaussian" in row and "…" not in row
+    # what raised and on which input, before the exception's own line
+    assert "candidate sample_candidates:raising_gaussian: candidate raised on input [" in row
 
 
 def test_dash_capital_v_prints_the_version(capsys):

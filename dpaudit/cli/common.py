@@ -171,12 +171,14 @@ def parse_seed(text: str) -> int:
 
 
 def reason(obligation: str, summary: str) -> str:
-    """One line saying why an obligation is ``error`` or ``inconclusive``: the exception line of a
-    traceback, else the summary's first line."""
+    """One line saying why an obligation is ``error`` or ``inconclusive``: the summary's first line, and
+    the exception line of a traceback after it (a candidate's raise: what raised, on which input, and why)."""
     lines = [line.strip() for line in summary.splitlines() if line.strip()]
     if not lines:
         return ""
-    text = lines[-1] if any(line.startswith("Traceback") for line in lines) else lines[0]
+    text = lines[0]
+    if any(line.startswith("Traceback") for line in lines):
+        text = f"{text.removeprefix('the check could not run: ').rstrip(':')}: {lines[-1]}"
     return f"{obligation}: {text}" if obligation else text
 
 

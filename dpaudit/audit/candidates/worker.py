@@ -415,9 +415,17 @@ def main(argv: list[str]) -> int:
             hint = _memory_hint(exc, memory_mib)  # out of memory (a library failing to load under it too)
             limit = bool(hint) or isinstance(exc, RecursionError | SystemExit)  # or out of stack; it exits
             raised = isinstance(exc, Exception) and not limit
-            message = f"candidate raised{hint}:\n{traceback.format_exc()}"
+            message = f"candidate raised{hint}{_on_input(request)}:\n{traceback.format_exc()}"
             _send(channel_out, {"status": "error", "raised": raised, "limit": limit, "message": message})
     return 0
+
+
+def _on_input(request: dict[str, Any]) -> str:
+    """`` on input <the input, cut to 100 characters>`` for a sampling request, which the message names."""
+    if request.get("op") != "sample":
+        return ""
+    shown = json.dumps(request.get("input"), separators=(",", ":"))
+    return f" on input {shown if len(shown) <= 100 else shown[:99] + '…'}"
 
 
 def _memory_hint(exc: BaseException, memory_mib: str) -> str:
