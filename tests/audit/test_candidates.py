@@ -1,5 +1,6 @@
 """Candidates run isolated, with time and memory limits, and fail with a reason."""
 
+import platform
 import subprocess
 import sys
 import time
@@ -314,6 +315,22 @@ def test_a_candidate_running_too_many_processes_is_stopped_and_they_are_killed(t
     ):
         candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(0))
     assert alive_with(marker) == []
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "aarch64"), reason="the fences are built for these")
+def test_a_candidate_can_neither_trace_nor_write_into_nor_signal_its_auditor_nor_leave_its_group(tmp_path, monkeypatch):
+    """The worker's fences (dpaudit.audit.candidates.sandbox): tracing the auditor, opening its memory or its
+    standard output, leaving the process group and signalling the auditor or everyone all fail; writing outside
+    the worker's folder fails where the kernel has Landlock, which the report then names."""
+    monkeypatch.setenv("DPAUDIT_TEST_MARKER", str(tmp_path / "written"))
+    with CandidateProcess(_ref("tries_to_reach_its_auditor")) as candidate:
+        worked = candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(0))[0]
+        fences = candidate.fences
+    traced, memory, stdout, written, left, signalled, everyone = (bool(value) for value in worked)
+    assert any(fence.startswith("seccomp: no tracing") for fence in fences), fences
+    assert not (traced or memory or stdout or left or signalled or everyone), worked
+    if any(fence.startswith("Landlock ABI") for fence in fences):
+        assert not written and not (tmp_path / "written").exists()
 
 
 _AUDITOR_KILLED_MID_CALL = """

@@ -114,6 +114,7 @@ class CandidateMechanism:
         self.captured_output: list[str] = []
         self.category_labels: dict[str, str] = {}
         self.used_global_random = False
+        self.fences: tuple[str, ...] = ()
         self.proposed_pairs: dict[str, list[tuple[Any, Any, str]]] = {}
         self._process: CandidateProcess | None = None
 
@@ -146,6 +147,7 @@ class CandidateMechanism:
             process.stop()
             raise
         self._process = process
+        self.fences = self.fences or process.fences
 
     @property
     def vectorised(self) -> bool:

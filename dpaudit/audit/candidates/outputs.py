@@ -22,6 +22,12 @@ class BadOutput(ValueError):
 #: The most category names a batch reports (the codes themselves are unlimited).
 _MAX_LABELS = 256
 
+#: What this worker's candidate has returned so far: each category's text by its code, and the sorts of value
+#: (``text``, ``bool``, ``number``). Two texts with one code, or text and numbers, or booleans and numbers, would
+#: reach the audit as the same numbers while the release tells them apart: refused (:func:`_one_sort`).
+_TEXTS: dict[int, str] = {}
+_SORTS: set[str] = set()
+
 
 def category_code(text: str) -> int:
     """The code of a categorical output: the first 48 bits of the BLAKE2b digest of its UTF-8 text."""
@@ -35,6 +41,11 @@ def _as_codes(array: np.ndarray, labels: dict[str, str]) -> np.ndarray:
     for index, value in enumerate(flat.tolist()):
         if isinstance(value, str):
             code = category_code(value)
+            if _TEXTS.setdefault(code, value) != value:
+                raise BadOutput(
+                    f"returned the categories {_TEXTS[code][:40]!r} and {value[:40]!r}, whose codes coincide: dpaudit "
+                    "could not tell them apart (rename one)"
+                )
             if len(labels) < _MAX_LABELS:
                 labels.setdefault(str(code), value[:80])
             codes[index] = code
@@ -52,11 +63,14 @@ def as_real(output: Any, call: int, labels: dict[str, str] | None = None, *, cop
         array = np.asarray(output)
     except ValueError as exc:  # a ragged list
         raise BadOutput(f"call {call} returned a {type(output).__name__} that is no array: {exc}") from None
+    sorts = {"bool" if array.dtype.kind == "b" else "number"}
     if labels is not None and array.dtype.kind in "USO":
         try:
+            sorts = {"text" if isinstance(value, str) else "number" for value in array.ravel().tolist()}
             array = _as_codes(array, labels)
         except ValueError as exc:
             raise BadOutput(f"call {call} {exc}") from None
+    _one_sort(sorts, call)
     if array.dtype.kind not in _REAL_KINDS:
         shown = repr(array.ravel()[:1].tolist() if array.size else array)[:120]
         raise BadOutput(f"call {call} returned {array.dtype} values (first: {shown}); expected real numbers")
@@ -65,6 +79,18 @@ def as_real(output: Any, call: int, labels: dict[str, str] | None = None, *, cop
     if copy:
         return np.array(array, dtype="<f8", order="C")
     return np.asarray(array, dtype="<f8", order="C")
+
+
+def _one_sort(sorts: set[str], call: int) -> None:
+    """Refuse an output whose sort of value differs from the candidate's earlier ones (see :data:`_SORTS`)."""
+    _SORTS.update(sorts)
+    if len(_SORTS) > 1:
+        earlier = " and ".join(sorted(_SORTS - sorts)) or "of another sort"
+        raise BadOutput(
+            f"call {call} returned {' and '.join(sorted(sorts))} where its outputs so far were {earlier}: dpaudit "
+            "audits text as codes and booleans as 0/1, so outputs that mix them with numbers could differ where the "
+            "audit sees the same numbers; return one sort (e.g. str(x) for every value, or numbers only)"
+        )
 
 
 def same_shapes(outputs: list[np.ndarray]) -> None:

@@ -21,7 +21,6 @@ import os
 import secrets
 import subprocess
 import sys
-import tempfile
 import time
 from collections import deque
 from collections.abc import Generator, Iterable
@@ -31,6 +30,7 @@ import numpy as np
 
 from dpaudit._bounded_json import loads_bounded
 from dpaudit._validation import check_integer
+from dpaudit.audit.candidates.capture import CaptureFile
 from dpaudit.audit.candidates.channel import AnswerChannel, announced_shape, widen_pipe
 from dpaudit.audit.candidates.descendants import (
     TOKEN_VARIABLE,
@@ -40,13 +40,13 @@ from dpaudit.audit.candidates.descendants import (
     start_time,
 )
 from dpaudit.audit.candidates.refs import CandidateLimits, CandidateRef
+from dpaudit.audit.candidates.sandbox import protect_the_auditor
 from dpaudit.errors import CandidateError, CandidateLimitReached, CandidateLoadError, CandidateRaised
 
 __all__ = ["MAX_OUTPUT_MAGNITUDE", "MAX_PROCESSES", "CandidateProcess"]
 
 _MAX_INPUT_BYTES = 64 << 20
 _MAX_LABELS = 256
-_CAPTURE_SHOWN_BYTES = 2048
 _LIVE_WORKERS: set[int] = set()
 #: The most processes a candidate may run at once, its worker included (checked while the auditor waits).
 MAX_PROCESSES = 256
@@ -68,13 +68,14 @@ class CandidateProcess:
         self.vectorised = False
         self._process: subprocess.Popen[bytes] | None = None
         self._channel: AnswerChannel | None = None
-        self._capture: str | None = None
+        self._capture: CaptureFile | None = None
         self._token = ""
         self._started: int | None = None
         self._spent = 0.0
         self.captured_output = ""
         self.category_labels: dict[str, str] = {}
         self.used_global_random = False
+        self.fences: tuple[str, ...] = ()
 
     def __enter__(self) -> CandidateProcess:
         self.start()
@@ -90,10 +91,10 @@ class CandidateProcess:
             CandidateLoadError: if the import fails or exceeds the startup limit.
         """
         become_subreaper()
-        handle, self._capture = tempfile.mkstemp(prefix="dpaudit-candidate-", suffix=".out")
-        os.close(handle)
+        protect_the_auditor()
+        self._capture = CaptureFile()
         self._token = secrets.token_hex(16)
-        environment = {**os.environ, TOKEN_VARIABLE: self._token}
+        environment = {**os.environ, TOKEN_VARIABLE: self._token, "TMPDIR": self._capture.folder}
         command = [
             sys.executable,
             "-P",  # the working directory stays off sys.path: the worker places the candidate's folder itself
@@ -102,7 +103,7 @@ class CandidateProcess:
             self.ref.module,
             self.ref.attribute,
             self.ref.path or "",
-            self._capture,
+            self._capture.path,
             str(self.limits.memory_mib),
             *([self.ref.pickled] if self.ref.pickled is not None else []),
         ]
@@ -121,6 +122,8 @@ class CandidateProcess:
         except CandidateError as exc:
             raise CandidateLoadError(str(exc)) from None
         self.vectorised = bool(header.get("vectorised", False))
+        fences = header.get("fences")
+        self.fences = tuple(str(fence)[:200] for fence in fences[:8]) if isinstance(fences, list) else ()
 
     @property
     def running(self) -> bool:
@@ -147,9 +150,7 @@ class CandidateProcess:
                         stream.close()
         self._channel = None
         if self._capture is not None:
-            self.captured_output = _read_capture(self._capture)
-            with contextlib.suppress(OSError):
-                os.unlink(self._capture)
+            self.captured_output = self._capture.close()
             self._capture = None
 
     def _request(self, request: dict[str, Any]) -> None:
@@ -420,23 +421,14 @@ class CandidateProcess:
         for code, name in labels.items():
             if len(self.category_labels) >= _MAX_LABELS:
                 return
-            if isinstance(code, str) and code.isdigit() and isinstance(name, str):
-                self.category_labels.setdefault(code, name[:80])
-
-
-def _read_capture(path: str) -> str:
-    try:
-        size = os.path.getsize(path)
-        with open(path, "rb") as handle:
-            if size <= 2 * _CAPTURE_SHOWN_BYTES:
-                return handle.read().decode("utf-8", "replace")
-            head = handle.read(_CAPTURE_SHOWN_BYTES)
-            handle.seek(size - _CAPTURE_SHOWN_BYTES)
-            tail = handle.read()
-    except OSError:
-        return ""
-    skipped = size - 2 * _CAPTURE_SHOWN_BYTES
-    return f"{head.decode('utf-8', 'replace')}\n[... {skipped} bytes not shown ...]\n{tail.decode('utf-8', 'replace')}"
+            if not (isinstance(code, str) and code.isdigit() and isinstance(name, str)):
+                continue
+            first = self.category_labels.setdefault(code, name[:80])
+            if first != name[:80]:
+                raise CandidateError(
+                    f"candidate {self.ref} returned the categories {first!r} and {name[:80]!r} under one code: "
+                    "dpaudit could not tell them apart"
+                )
 
 
 def _shown(captured: str) -> str:

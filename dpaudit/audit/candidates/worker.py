@@ -6,8 +6,9 @@ with ``PICKLED``, the candidate is the callable the auditor pickled into that fi
 value: a function from a notebook or a test), unpickled here, in the candidate's own process.
 It keeps the inherited stdin/stdout as its channel to the auditor, points the file
 descriptors 0, 1 and 2 of the process at ``/dev/null`` and the capture file (so whatever
-the candidate prints, from Python or C, cannot reach the channel), limits the address
-space, imports the candidate and answers requests.
+the candidate prints, from Python or C, cannot reach the channel), fences itself off from the
+auditor (:mod:`dpaudit.audit.candidates.sandbox`), limits the address space, imports the candidate
+and answers requests.
 
 The channel carries no pickle. Requests are JSON lines. Answers are a JSON header line,
 followed for a batch of outputs by their raw little-endian float64 bytes, and for a call of one
@@ -46,7 +47,9 @@ import numpy as np
 
 from dpaudit._validation import check_json_data
 from dpaudit.audit.candidates.descendants import TOKEN_VARIABLE, watch_the_auditor
+from dpaudit.audit.candidates.global_random import drew_from_global_state, seed_global_state
 from dpaudit.audit.candidates.outputs import BadOutput, as_real, same_shapes
+from dpaudit.audit.candidates.sandbox import confine, limit_resources
 from dpaudit.audit.candidates.strategies import is_strategy, strategy_example
 
 __all__ = ["main"]
@@ -56,16 +59,6 @@ _TICK_SECONDS = 0.05
 _MESSAGE_LIMIT = 64 * 1024  # characters of an error message (the auditor reads headers of 1 MiB at most)
 
 Arguments = tuple[list[Any], dict[str, Any]]
-
-
-def _limit_resources(memory_mib: int) -> None:
-    try:
-        import resource
-    except ImportError:  # not on POSIX: no limits available
-        return
-    limit = memory_mib * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (_CAPTURE_LIMIT_BYTES, _CAPTURE_LIMIT_BYTES))
 
 
 def _isolate_descriptors(capture: str) -> tuple[BinaryIO, BinaryIO]:
@@ -233,25 +226,6 @@ def _signature_problem(function: Callable[..., Any], call: dict[str, Any], param
     return None
 
 
-def _seed_global_state(entropy: int) -> tuple[Any, Any]:
-    """Seed ``numpy.random``'s and ``random``'s global state from the request, so that a candidate
-    drawing from them still gives the same outputs for the same audit; return both states, to tell
-    afterwards whether the candidate drew from them."""
-    import random
-
-    np.random.seed(entropy % 2**32)
-    random.seed(entropy)
-    return np.random.get_state(legacy=True), random.getstate()
-
-
-def _drew_from_global_state(before: tuple[Any, Any]) -> bool:
-    import random
-
-    numpy_state: Any = np.random.get_state(legacy=True)
-    moved_numpy = numpy_state[2] != before[0][2] or not np.array_equal(numpy_state[1], before[0][1])
-    return bool(moved_numpy or random.getstate() != before[1])
-
-
 def _sample(function: Callable[..., Any], request: dict[str, Any], channel: BinaryIO) -> None:
     """Answer a sample request: ``count`` outputs from one generator seeded by ``entropy``, or, when the
     request lists ``entropies``, one call of the callable itself per entropy (never its vectorised ``sample``:
@@ -293,7 +267,7 @@ def _draw(
     whether the candidate drew from the global state; ``first_call`` numbers the calls in messages."""
     params = dict(request["params"])
     rng = np.random.default_rng(np.random.SeedSequence(entropy))
-    global_state = _seed_global_state(entropy)
+    global_state = seed_global_state(entropy)
     sample = _vectorised(function) if request.get("vectorised") else None
     if sample is not None:
         data = copy.deepcopy(request["input"])  # one call: its edits to its input reach no other request
@@ -314,7 +288,7 @@ def _draw(
                 last_tick = now
         same_shapes(outputs)
         stacked = np.stack(outputs)
-    return stacked, _drew_from_global_state(global_state)
+    return stacked, drew_from_global_state(global_state)
 
 
 class _FreshArguments:
@@ -367,11 +341,12 @@ def _call_input_function(request: dict[str, Any], path: str, channel: BinaryIO) 
 def main(argv: list[str]) -> int:
     """Serve one candidate until the auditor says stop or closes the channel."""
     module, attribute, path, capture, memory_mib, *pickled = argv
+    fences = confine(os.path.dirname(capture))  # before any thread starts: each inherits the fences
     if TOKEN_VARIABLE in os.environ:  # started by an auditor: leave with it
         watch_the_auditor(os.environ[TOKEN_VARIABLE])
     channel_in, channel_out = _isolate_descriptors(capture)
     try:
-        _limit_resources(int(memory_mib))
+        limit_resources(int(memory_mib), _CAPTURE_LIMIT_BYTES)
         function = _load_pickled(pickled[0]) if pickled else _load(module, attribute, path)
     except _Misspelt as exc:
         _send(channel_out, {"status": "error", "message": f"could not load {module}:{attribute}: {exc}"})
@@ -383,7 +358,7 @@ def main(argv: list[str]) -> int:
             {"status": "error", "message": f"could not load {module}:{attribute}{hint}:\n{traceback.format_exc()}"},
         )
         return 1
-    _send(channel_out, {"status": "ready", "vectorised": _vectorised(function) is not None})
+    _send(channel_out, {"status": "ready", "vectorised": _vectorised(function) is not None, "fences": list(fences)})
     for line in channel_in:
         request = json.loads(line)
         if request.get("op") == "stop":

@@ -1,5 +1,6 @@
 """Candidates used by the candidate-runner tests: good and misbehaving."""
 
+import contextlib
 import functools
 import time
 
@@ -210,7 +211,8 @@ def escapes_and_writes(value, sigma, *, rng):
 
     marker = os.environ.get("DPAUDIT_TEST_MARKER", "/tmp/dpaudit-escaped")
     if os.fork() == 0:
-        os.setsid()
+        with contextlib.suppress(PermissionError):  # refused where the worker's seccomp fence holds
+            os.setsid()
         if os.fork() == 0:
             time.sleep(3)
             with open(marker, "w") as handle:
@@ -227,7 +229,8 @@ def escapes_with_clean_environment(value, sigma, *, rng):
 
     marker = os.environ.get("DPAUDIT_TEST_MARKER", "/tmp/dpaudit-escaped")
     if os.fork() == 0:
-        os.setsid()
+        with contextlib.suppress(PermissionError):
+            os.setsid()
         if os.fork() == 0:
             code = f"import time; time.sleep(3); open({marker!r}, 'w').write('escaped')"
             os.execve(sys.executable, [sys.executable, "-c", code], {})
@@ -408,10 +411,8 @@ raising_getattr = _RaisingGetattr()
 
 def starts_too_many_processes(value, sigma, *, rng):
     """Starts sleeping processes, each in a session of its own, until it is stopped (a fork bomb, slowed)."""
-    import subprocess
-
     while True:  # each carries the worker's environment (the test's marker variable too)
-        subprocess.Popen(["sleep", "600"], start_new_session=True)
+        _detached(["sleep", "600"])
 
 
 def one_row_too_many(value, sigma, *, rng):
@@ -428,12 +429,46 @@ def scaled_past_float64(value, sigma, *, rng):
 
 def escapes_then_hangs(value, sigma, *, rng):
     """Starts a sleeping process in a session of its own, then never returns."""
-    import subprocess
-
-    subprocess.Popen(["sleep", "600"], start_new_session=True)
+    _detached(["sleep", "600"])
     while True:
         time.sleep(1)
 
 
+def _detached(command):
+    """Start ``command`` in a session of its own, or in the worker's where the seccomp fence refuses that."""
+    import subprocess
+
+    try:
+        return subprocess.Popen(command, start_new_session=True)
+    except PermissionError:
+        return subprocess.Popen(command)
+
+
 def cannot_map_a_library(value, sigma, *, rng):  # what an import says when the memory limit leaves no room to map
     raise ImportError("_bounded_integers.so: failed to map segment from shared object")
+
+
+def tries_to_reach_its_auditor(value, sigma, *, rng):
+    """Tries what a hostile candidate would do to the process auditing it; returns 1.0 for each that worked:
+    trace it, open its memory and standard output, write beside dpaudit, leave the process group, signal it."""
+    import ctypes
+    import os
+
+    parent = os.getppid()
+    libc = ctypes.CDLL(None, use_errno=True)
+    worked = [libc.ptrace(16, parent, 0, 0) == 0]  # PTRACE_ATTACH
+    if worked[0]:
+        libc.ptrace(17, parent, 0, 0)  # PTRACE_DETACH, should it have worked
+    for path in (f"/proc/{parent}/mem", f"/proc/{parent}/fd/1", os.environ["DPAUDIT_TEST_MARKER"]):
+        try:
+            with open(path, "wb"):
+                worked.append(True)
+        except OSError:
+            worked.append(False)
+    for attempt in (os.setsid, lambda: os.kill(parent, 0), lambda: os.kill(-1, 0)):
+        try:
+            attempt()
+            worked.append(True)
+        except OSError:
+            worked.append(False)
+    return np.array(worked, dtype=float)
