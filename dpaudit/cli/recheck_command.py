@@ -25,7 +25,9 @@ def add_arguments(recheck: argparse.ArgumentParser) -> None:
     recheck.add_argument(
         "--require-all",
         action="store_true",
-        help="also fail when a verified obligation has no certificate or no independent route",
+        help="also fail when a verified obligation has no certificate or no independent route, when a claim "
+        "cannot be compared with its spec (not found here, or no longer stating the report's claim), or when "
+        "the run was interrupted",
     )
     recheck.add_argument(
         "--no-rerun",
@@ -55,7 +57,7 @@ def run(arguments: argparse.Namespace, argv: Sequence[str]) -> int:
     )
     for line in result.lines():
         print(line)
-    incomplete = arguments.require_all and (result.uncertified or result.no_route)
+    incomplete = arguments.require_all and (result.uncertified or result.no_route or result.unchecked)
     return EXIT_OK if result.ok and not incomplete else EXIT_FAILED
 
 

@@ -12,6 +12,7 @@ with, for a candidate's report, the checks every candidate audit adds
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -23,18 +24,66 @@ from dpaudit.errors import DpAuditError
 __all__ = ["missing_obligations"]
 
 
-def _expected(entry: dict[str, Any], report: Path, *, candidate: bool) -> tuple[list[str], list[str]]:
-    """The relation names and obligation ids the entry's spec makes a run state."""
+def _expected(
+    entry: dict[str, Any], report: Path, *, candidate: bool
+) -> tuple[list[str], dict[str, str], set[tuple[str, str]]]:
+    """The relation names and obligations (by id, as JSON text) the entry's spec makes a run state, and the
+    (relation, obligation) its known findings pin."""
     claim = claim_of_entry(entry, report)
     if candidate:
         claim = candidate_obligations(claim, str(entry.get("spec_path")))
-    return [relation.name for relation in claim.relations], [obligation.id for obligation in claim.obligations]
+    pinned = {(finding.relation, obligation) for finding in claim.known_findings for obligation in finding.obligations}
+    stated = {obligation.id: _text(_bound(obligation.to_json())) for obligation in claim.obligations}
+    return [relation.name for relation in claim.relations], stated, pinned
+
+
+def _bound(obligation: Any) -> Any:
+    """What of an obligation a run never changes: its checker and statement (its params may be capped by
+    ``--quick``, ``--time-limit``, ``--samples`` or a ceiling)."""
+    return {key: obligation.get(key) for key in ("checker", "statement")} if isinstance(obligation, dict) else None
+
+
+def _text(obligation: Any) -> str:
+    return json.dumps(obligation, sort_keys=True, default=str)
+
+
+def _restated(name: str, relation: str, held: dict[str, Any], expected: dict[str, str]) -> list[tuple[str, str]]:
+    """``unchecked`` for an obligation whose checker or statement are not its spec's: the spec changed since
+    the run, or the report was edited after it."""
+    return [
+        (
+            "unchecked",
+            f"{name}/{relation}/{identifier}: its checker or statement are not those its spec states now "
+            "(the spec changed since the run, or the report was edited)",
+        )
+        for item in held.get("obligations", [])
+        if (identifier := str(item.get("obligation", {}).get("id"))) in expected
+        and _text(_bound(item.get("obligation"))) != expected[identifier]
+    ]
+
+
+def _findings_as_pinned(name: str, stated: dict[str, Any], pinned: set[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``fail`` for an obligation the report marks a known finding that its spec does not pin (a violation
+    waved through), and for a pinned one the report does not show violated (a finding edited away; or the
+    audit that wrote it failed on the change)."""
+    outcomes = []
+    for relation, held in stated.items():
+        for item in held.get("obligations", []):
+            key = (relation, str(item.get("obligation", {}).get("id")))
+            if item.get("known_finding") is not None and key not in pinned:
+                outcomes.append(("fail", f"{name}/{key[0]}/{key[1]}: marked a known finding its spec does not state"))
+            if key in pinned and (item.get("evidence") or {}).get("verdict") != "violated":
+                outcomes.append(
+                    ("fail", f"{name}/{key[0]}/{key[1]}: its spec pins a known finding here, and it is not violated")
+                )
+    return outcomes
 
 
 def missing_obligations(document: dict[str, Any], report: Path, claim_id: str | None = None) -> list[tuple[str, str]]:
     """``(status, message)`` per claim of ``document`` (a report read from ``report``): ``fail`` when a
-    relation or an obligation its spec states is missing or one it does not state is there, ``note``
-    when the spec cannot be loaded here (the claim's other checks still run)."""
+    relation or an obligation its spec states is missing or one it does not state is there, or its known
+    findings are not the spec's; ``unchecked`` when the spec cannot be loaded here or no longer states the
+    report's claim (the claim's other checks still run; ``--require-all`` fails on it)."""
     outcomes: list[tuple[str, str]] = []
     candidate = isinstance(document.get("candidate"), dict)
     for entry in document["claims"]:
@@ -52,14 +101,24 @@ def missing_obligations(document: dict[str, Any], report: Path, claim_id: str | 
                 ("fail", f"{name}: its obligations ran from seed {ran}, not the report's {document.get('seed')}")
             )
         try:
-            relations, expected = _expected(entry, report, candidate=candidate)
+            relations, expected, pinned = _expected(entry, report, candidate=candidate)
         except DpAuditError as exc:
-            outcomes.append(("note", f"{name}: its obligations are not compared with its spec: {exc}"))
+            outcomes.append(
+                (
+                    "unchecked",
+                    f"{name}: its obligations could not be compared with its spec, so one deleted from the report "
+                    f"would go unseen: {exc}",
+                )
+            )
             continue
         stated = {str(relation.get("relation")): relation for relation in entry.get("relations", [])}
         if sorted(stated) != sorted(relations):
             outcomes.append(("fail", f"{name}: the report's relations {sorted(stated)} are not the spec's {relations}"))
             continue
+        outcomes += _findings_as_pinned(name, stated, pinned)
+        outcomes += [
+            outcome for relation, held in stated.items() for outcome in _restated(name, relation, held, expected)
+        ]
         for relation, held in stated.items():
             ids = [str(item.get("obligation", {}).get("id")) for item in held.get("obligations", [])]
             missing = [i for i in expected if i not in ids]

@@ -69,10 +69,9 @@ def _counted_bound(event: dict[str, Any], delta: float) -> float | str:
     return epsilon_lower_bound(p_lower, q_upper, delta)
 
 
-def replay_event(event: dict[str, Any], epsilon: float, delta: float) -> str | None:
-    """Why a certified event's recorded ε bound does not follow from its counts (and those of its
-    confirmation on fresh draws: the smaller bound is the event's), or does not exceed ε; None when
-    it does."""
+def _event_bound(event: dict[str, Any], delta: float) -> float | str:
+    """The ε lower bound an event's counts give: the smaller of its own and its confirmation's on fresh
+    draws, or why its counts do not give its recorded bounds."""
     bounds = []
     for part in (event, event.get("confirmation")):
         if part is not None:
@@ -80,7 +79,16 @@ def replay_event(event: dict[str, Any], epsilon: float, delta: float) -> str | N
             if isinstance(bound, str):
                 return bound
             bounds.append(bound)
-    bound = min(bounds)
+    return min(bounds)
+
+
+def replay_event(event: dict[str, Any], epsilon: float, delta: float) -> str | None:
+    """Why a certified event's recorded ε bound does not follow from its counts (and those of its
+    confirmation on fresh draws: the smaller bound is the event's), or does not exceed ε; None when
+    it does."""
+    bound = _event_bound(event, delta)
+    if isinstance(bound, str):
+        return bound
     if not _close(bound, event.get("epsilon_lower_bound")):
         return f"its counts give epsilon >= {bound:.12g}, not the recorded {event.get('epsilon_lower_bound')}"
     if not bound > epsilon:
@@ -103,38 +111,85 @@ def _audited_point(evidence: dict[str, Any]) -> tuple[float, float] | None:
 _AUDITED = "epsilon at delta="
 
 
-def _refutation_left_unsaid(evidence: dict[str, Any]) -> tuple[str, str] | None:
-    """("fail", why) when an obligation that is not ``violated`` records a certified event whose own counts
-    refute the (ε, δ) it audited (a verdict edited away from the events below it), else None."""
-    point = _audited_point(evidence)
+def _refutation_left_unsaid(claim: dict[str, Any], evidence: dict[str, Any]) -> tuple[str, str] | None:
+    """("fail", why) when an obligation that is not ``violated`` records a certified lower bound above its
+    claim, or a certified event whose own counts refute the (ε, δ) it audited, or counts that do not give
+    the event's recorded bounds (a verdict edited away from the numbers below it), else None. Every event
+    is replayed, whatever bound it records."""
+    verdict = evidence.get("verdict")
+    for measurement in evidence.get("measurements") or []:
+        low = _certified_low(measurement)
+        if low is not None and low > float(measurement["claimed"]):
+            return "fail", (
+                f"the verdict is {verdict!r}, but its measurement of {measurement.get('quantity')} is a certified "
+                f"lower bound {low:.6g} above the claimed {float(measurement['claimed']):g}"
+            )
+    point = _audited_point(evidence) or _claimed_point(claim)
     if point is None:
         return None
     for event in (evidence.get("details") or {}).get("certified_events") or []:
-        if not isinstance(event, dict) or not _close_or_above(event.get("epsilon_lower_bound"), point[0]):
-            continue
-        if replay_event(event, *point) is None:
+        bound = _event_bound(event, point[1]) if isinstance(event, dict) else "it is not an event"
+        if isinstance(bound, str) or bound > point[0]:
+            shown = bound if isinstance(bound, str) else f"its counts give epsilon >= {bound:.6g} > {point[0]:g}"
             return "fail", (
-                f"the verdict is {evidence.get('verdict')!r}, but the certified event {event.get('event')!r} on "
-                f"{event.get('pair')!r} gives epsilon >= {float(event['epsilon_lower_bound']):.6g} > {point[0]:g} "
-                "from its own counts"
+                f"the verdict is {verdict!r}, but of the certified event "
+                f"{event.get('event') if isinstance(event, dict) else event!r}: {shown}"
             )
     return None
 
 
-def _close_or_above(value: Any, epsilon: float) -> bool:
+def _claimed_point(claim: dict[str, Any]) -> tuple[float, float] | None:
+    """The (ε, δ) of an approximate-DP claim (where an evidence states none, its measurements deleted)."""
+    guarantee = claim.get("guarantee") or {}
     try:
-        return float(value) > epsilon * (1 - RELATIVE_TOLERANCE)
-    except (TypeError, ValueError):
-        return False
+        return (
+            (float(guarantee["epsilon"]), float(guarantee["delta"])) if guarantee.get("kind") == "approx_dp" else None
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
-def _replay_one(item: dict[str, Any]) -> tuple[str, str] | None:
+def _certified_low(measurement: Any) -> float | None:
+    """The low end of a measurement that is a certified lower bound of the mechanism's own ε or δ, else None."""
+    if not isinstance(measurement, dict) or not str(measurement.get("direction", "")).startswith("lower bound"):
+        return None
+    interval = measurement.get("interval")
+    try:
+        low = float(interval[0]) if isinstance(interval, list) and interval else None
+        float(measurement["claimed"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return low if low is not None and math.isfinite(low) else None
+
+
+def claimed_as_the_claim(claim: dict[str, Any], evidence: dict[str, Any]) -> str | None:
+    """Why a measurement at the claim's δ (or ε) states another claimed ε (or δ) than the claim does (the
+    claimed value edited so that a verdict follows), or None."""
+    guarantee = claim.get("guarantee") or {}
+    if guarantee.get("kind") != "approx_dp":
+        return None
+    epsilon, delta = guarantee.get("epsilon"), guarantee.get("delta")
+    expected = {f"epsilon at delta={delta!r}": epsilon, f"delta at epsilon={epsilon!r}": delta}
+    for measurement in evidence.get("measurements") or []:
+        quantity = measurement.get("quantity") if isinstance(measurement, dict) else None
+        if quantity in expected and measurement.get("claimed") != expected[quantity]:
+            return (
+                f"its measurement of {quantity} states the claimed value {measurement.get('claimed')!r}, "
+                f"where the claim states {expected[quantity]!r}"
+            )
+    return None
+
+
+def _replay_one(claim: dict[str, Any], item: dict[str, Any]) -> tuple[str, str] | None:
     """(status, message) for one violated obligation with a Monte Carlo counterexample, or for one that is
-    not violated but whose certified events refute its claim; None for the others."""
+    not violated but whose certified numbers refute its claim; None for the others."""
     evidence = item.get("evidence", {})
     counterexample = evidence.get("counterexample") or {}
+    mismatch = claimed_as_the_claim(claim, evidence)
+    if mismatch is not None:
+        return "fail", mismatch
     if evidence.get("verdict") != "violated":
-        return _refutation_left_unsaid(evidence)
+        return _refutation_left_unsaid(claim, evidence)
     if not all(key in counterexample for key in _COUNTS):
         return None
     point = _audited_point(evidence)
@@ -193,7 +248,7 @@ def replay_counterexamples(document: dict[str, Any]) -> list[tuple[str, str, str
         claim = entry.get("claim", {})
         for relation in entry.get("relations", []):
             for item in relation.get("obligations", []):
-                outcome = _replay_one(item)
+                outcome = _replay_one(claim, item)
                 if outcome is not None:
                     where = f"{claim.get('id')}/{relation.get('relation')}/{item.get('obligation', {}).get('id')}"
                     replayed.append((outcome[0], where, outcome[1]))

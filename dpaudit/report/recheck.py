@@ -68,7 +68,7 @@ class RecheckResult:
     environment: list[str] = field(default_factory=list)
     no_route: list[str] = field(default_factory=list)
     uncertified: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -81,7 +81,7 @@ class RecheckResult:
         out += [f"ok   {line}" for line in self.replayed]
         out += [f"note {line} (no independent route to replay it)" for line in self.no_route]
         out += [f"note {line}: verified without a certificate (not replayed)" for line in self.uncertified]
-        out += [f"note {line}" for line in self.notes]
+        out += [f"note {line} (unchecked: fails under --require-all)" for line in self.unchecked]
         out.append(
             f"{len(self.replayed)} facts replayed, {len(self.failures)} failures, {len(self.no_route)} facts "
             f"without a route, {len(self.uncertified)} verified obligations without a certificate"
@@ -267,7 +267,9 @@ def recheck_report(
     if claim_id is not None and not units and not any(_claim_id(entry) == claim_id for entry in document["claims"]):
         raise SpecError(f"no claim {claim_id!r} in the report", path=location, key="claims")
     for status, message in missing_obligations(document, Path(path), claim_id):
-        (result.failures if status == "fail" else result.notes).append(message)
+        (result.failures if status == "fail" else result.unchecked).append(message)
+    if document.get("interrupted"):
+        result.unchecked.append(f"the run was interrupted: {document['interrupted']}")
     if not isinstance(document.get("candidate"), dict):  # dpaudit certifies every verdict verified on a reference
         result.failures += [f"{where}: verified without a certificate" for where in result.uncertified]
         result.uncertified.clear()

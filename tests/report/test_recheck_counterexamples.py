@@ -135,7 +135,87 @@ def _every_verdict(document, verdict):
 def test_a_violation_edited_away_with_a_fresh_digest_is_refused_by_its_own_events(document, tmp_path, verdict):
     result = _rechecked(_every_verdict(document, verdict), tmp_path)
     assert not any("integrity" in line for line in result.failures)  # the forgery is consistent in itself
-    assert any(f"the verdict is {verdict!r}, but the certified event" in line for line in result.failures)
+    assert any(f"the verdict is {verdict!r}, but" in line for line in result.failures), result.failures
+
+
+def _edited_away(document, change):
+    """The document with its violations edited to consistent, and ``change`` applied to each such evidence."""
+    edited = copy.deepcopy(document)
+    for claim in edited["claims"]:
+        for relation in claim["relations"]:
+            for item in relation["obligations"]:
+                if item["evidence"]["verdict"] == "violated":
+                    change(item["evidence"])
+    return _every_verdict(edited, "consistent")
+
+
+def _drop_events(evidence):
+    evidence["details"].pop("certified_events", None)
+
+
+def _events_below_the_claim(evidence):
+    for event in evidence["details"].get("certified_events") or []:
+        event["epsilon_lower_bound"] = 0.5
+    evidence["measurements"] = [m for m in evidence["measurements"] if not m["direction"].startswith("lower bound")]
+
+
+def _claimed_raised(evidence):
+    for measurement in evidence["measurements"]:
+        measurement["claimed"] = 5.0
+
+
+@pytest.mark.slow  # the fixture is a whole candidate audit: the main CI job runs these, not the floors one
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (_drop_events, "is a certified lower bound"),  # its measurement says what the events said
+        (_events_below_the_claim, "its counts give epsilon"),  # every event is replayed from its counts
+        (_claimed_raised, "where the claim states 1.0"),  # the claimed value is the claim's, not the measurement's
+    ],
+)
+def test_a_violation_edited_away_with_its_numbers_edited_too_is_refused(document, tmp_path, change, said):
+    result = _rechecked(_edited_away(document, change), tmp_path)
+    assert any(said in line for line in result.failures), result.failures
+
+
+@pytest.mark.slow  # the fixture is a whole candidate audit: the main CI job runs these, not the floors one
+def test_a_known_finding_its_spec_does_not_pin_is_refused(document, tmp_path):
+    edited = copy.deepcopy(document)
+    _violated(edited)["known_finding"] = "accepted risk"
+    result = _rechecked(edited, tmp_path)
+    assert any("marked a known finding its spec does not state" in line for line in result.failures)
+
+
+@pytest.mark.slow  # the fixture is a whole candidate audit: the main CI job runs these, not the floors one
+def test_an_interrupted_run_or_a_spec_not_found_is_unchecked_which_require_all_fails_on(document, tmp_path):
+    interrupted = {**copy.deepcopy(document), "interrupted": "signal 15: 1 of 1 claim(s) not finished"}
+    result = _rechecked(interrupted, tmp_path)
+    assert result.ok and any("the run was interrupted" in line for line in result.unchecked)
+    moved = copy.deepcopy(document)
+    moved["claims"][0]["spec_path"] = "/nowhere/laplace.toml"
+    moved["claims"][0]["claim"]["title"] += " "  # and the built-in spec of that name states another claim
+    result = _rechecked(moved, tmp_path)
+    assert any("could not be compared with its spec" in line for line in result.unchecked), result.unchecked
+
+
+def test_a_known_finding_edited_away_from_the_committed_report_is_refused():
+    """The white-box findings of the default audit: one edited to consistent (its claim still listing it)
+    fails, as the audit that wrote it would have."""
+    from dpaudit.report.completeness import missing_obligations
+
+    root = Path(__file__).parents[2]
+    committed = json.loads((root / "reports" / "audit.json").read_text())
+    assert missing_obligations(committed, root / "reports" / "audit.json") == []
+    pinned = next(
+        item
+        for claim in committed["claims"]
+        for relation in claim["relations"]
+        for item in relation["obligations"]
+        if item.get("known_finding")
+    )
+    pinned["evidence"]["verdict"], pinned["known_finding"] = "consistent", None
+    outcomes = missing_obligations(committed, root / "reports" / "audit.json")
+    assert any("pins a known finding here, and it is not violated" in message for _, message in outcomes)
 
 
 @pytest.mark.slow  # the fixture is a whole candidate audit: the main CI job runs these, not the floors one
