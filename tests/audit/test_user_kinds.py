@@ -97,6 +97,14 @@ def test_the_users_distance_function_refuses_pairs_that_are_not_neighbours(tmp_p
         _audit(spec, "noisy_max", folder=tmp_path)
 
 
+def test_a_pair_of_equal_inputs_is_refused_before_any_run(tmp_path):
+    """X = X' can show no leak: under a user relation without a distance function, a spec giving only such a
+    pair made a leaky candidate consistent."""
+    text = _black_box_spec(tmp_path).read_text().replace("second = 1", "second = 0")
+    with pytest.raises(SpecError, match="pair 'bit 0 vs bit 1': its two inputs are equal"):
+        _audit(_spec(tmp_path, text), "randomized_response")
+
+
 def test_a_failing_generator_stops_the_check_with_its_reason(tmp_path):
     (tmp_path / "broken.py").write_text("def make(rng):\n    raise RuntimeError('no data today')\n")
     import shutil

@@ -12,7 +12,7 @@ from dpaudit.audit.candidates.implied import implied_obligations
 from dpaudit.audit.candidates.kinds import CandidateMechanism, candidate_kind_for
 from dpaudit.audit.candidates.pace import DEFAULT_TIME_LIMIT, check_pace
 from dpaudit.audit.candidates.refs import CandidateLimits, CandidateRef
-from dpaudit.audit.candidates.user_inputs import check_user_pairs, user_pairs
+from dpaudit.audit.candidates.user_inputs import check_user_pairs, refuse_equal_inputs, user_pairs
 from dpaudit.audit.plugins import get_checker
 from dpaudit.audit.results import AuditReport
 from dpaudit.audit.runner import audit_report, run_audit
@@ -71,6 +71,7 @@ def _make_user_pairs(claim: Claim, mechanism: CandidateMechanism, path: str, see
     """
     given = _given_pairs(claim)
     try:
+        refuse_equal_inputs(given, mechanism.kind.input_domain)
         if claim.candidate_inputs.functions:
             mechanism.proposed_pairs = user_pairs(claim, mechanism, given, seed)
             for relation in claim.relations:
@@ -174,6 +175,7 @@ def audit_candidate(
             **({"input_functions": claim.candidate_inputs.functions} if claim.candidate_inputs.functions else {}),
             **({"categories": dict(sorted(mechanism.category_labels.items()))} if mechanism.category_labels else {}),
             "captured_output": "\n".join(mechanism.captured_output),
+            **({"isolation": list(mechanism.fences)} if mechanism.fences else {}),
             **({"white_box_left_out": white_box} if white_box else {}),
         },
     )

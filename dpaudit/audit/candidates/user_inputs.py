@@ -21,6 +21,7 @@ A pair that is not is a spec error (exit 2), never audited.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -33,7 +34,7 @@ from dpaudit.kernel.claims import Claim
 from dpaudit.mechanisms.interface import NEIGHBOUR_TOLERANCE
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, USER, Relation
 
-__all__ = ["USER_INPUTS_SPAWN_KEY", "check_user_pairs", "user_pairs"]
+__all__ = ["USER_INPUTS_SPAWN_KEY", "check_user_pairs", "refuse_equal_inputs", "user_pairs"]
 
 #: The spawn key under the audit's seed of the generator calls (never shared with a check's stream).
 USER_INPUTS_SPAWN_KEY = 0x05E2
@@ -162,9 +163,25 @@ def user_pairs(claim: Claim, mechanism: CandidateMechanism, given: list[Pair], s
     return pairs
 
 
+def refuse_equal_inputs(pairs: list[Pair], domain: Any) -> None:
+    """Refuse a pair whose two inputs are equal: no release can tell them apart, so it shows no leak, and a
+    spec (or a neighbour function) that gives only such pairs would make any candidate pass.
+
+    Raises:
+        SpecError: naming the pair.
+    """
+    for first, second, label in pairs:
+        if json.dumps(domain.to_plain(first), sort_keys=True) == json.dumps(domain.to_plain(second), sort_keys=True):
+            raise SpecError(
+                f"pair '{label}': its two inputs are equal, so it can show no leak; give neighbours that differ"
+            )
+
+
 def _by_relation(claim: Claim, mechanism: CandidateMechanism, made: list[Pair]) -> dict[str, list[Pair]]:
     """The made pairs that are neighbours under each relation of the claim (by the kind's rule; a
-    ``user`` relation takes them all). A pair that is a neighbour under none is a spec error."""
+    ``user`` relation takes them all). A pair that is a neighbour under none, or of equal inputs, is a
+    spec error."""
+    refuse_equal_inputs(made, mechanism.kind.input_domain)
     pairs: dict[str, list[Pair]] = {relation.name: [] for relation in claim.relations}
     for first, second, label in made:
         reasons = []
