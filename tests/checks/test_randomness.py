@@ -38,6 +38,8 @@ class _Candidate:
             return (rng.random(value.shape if size is None else (size, *value.shape)) < 0.3).astype(float)
         if size is not None and self.mode == "copied_batch":  # one noise draw copied to every row of a batch
             return np.tile(value + rng.standard_normal(value.shape), (size, 1))
+        if size is None and self.mode == "single_call_leak":  # the callable releases its input 0.5% of the time
+            return value.copy() if rng.random() < 0.005 else value + rng.standard_normal(value.shape)
         if size is not None and self.mode == "wider_batch":  # a batch entry point with twice the noise
             return value + 2 * rng.standard_normal((size, *value.shape))
         if size is not None:
@@ -66,6 +68,7 @@ def _run(mode: str):
         ("alternating_size", Verdict.INCONCLUSIVE, "not reproducible"),
         ("copied_batch", Verdict.ERROR, "are not independent draws"),
         ("wider_batch", Verdict.ERROR, "Kolmogorov-Smirnov"),
+        ("single_call_leak", Verdict.ERROR, "which none of 100000 batch releases is"),
     ],
 )
 def test_randomness_contract(mode, verdict, fragment):
@@ -92,3 +95,15 @@ def test_a_correct_batch_of_many_coordinates_is_not_an_error():
 
     for start in range(3):
         assert _batch_disagreement(Bits(), [0.0], list(range(500 * start, 500 * start + 500)), 10**6 + start) is None
+
+
+def test_discrete_outputs_the_batch_also_gives_are_no_disagreement():
+    """A coin and a six-sided die: every value the single releases repeat, the batch gives too."""
+    from dpaudit.checks.empirical.randomness import _batch_disagreement
+
+    class Die:
+        def release(self, data, *, rng, size=None):
+            return rng.integers(1, 7, size=(1,) if size is None else (size, 1)).astype(float)
+
+    for start in range(3):
+        assert _batch_disagreement(Die(), [0.0], list(range(500 * start, 500 * start + 500)), 10**6 + start) is None
