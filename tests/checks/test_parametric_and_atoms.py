@@ -367,13 +367,8 @@ params = {{ family = "gaussian", samples = 20000, pairs = [{{ first = [0.0], sec
 """
 
 
-@pytest.mark.parametrize(("epsilon", "verdict"), [("4.30", "violated"), ("4.38", "consistent")])
-def test_the_checker_with_centres_at_the_inputs_says_violated_only_below_the_truth(
-    write_gaussian_spec, tmp_path, epsilon, verdict
-):
-    """sigma = 1 on a shift of 1 is (4.3772, 1e-5)-DP: a claim of 4.30 is refuted from 2*10^4 draws per
-    side, a claim of 4.38 is not."""
-    spec = write_gaussian_spec(epsilon=epsilon, extra=FIT.format(extra=", centres_at_inputs = true"))
+def _fit_evidence(spec, tmp_path):
+    """The evidence of the obligation ``fit`` when ``dpaudit audit`` runs ``spec``."""
     out = tmp_path / "out"
     main(["audit", str(spec), "--out", str(out), "--quiet"])
     document = json.loads((out / "audit.json").read_text())
@@ -382,7 +377,18 @@ def test_the_checker_with_centres_at_the_inputs_says_violated_only_below_the_tru
         for relation in document["claims"][0]["relations"]
         for item in relation["obligations"]
         if item["obligation"]["id"] == "fit"
-    ][:1]
+    ]
+    return evidence
+
+
+@pytest.mark.parametrize(("epsilon", "verdict"), [("4.30", "violated"), ("4.38", "consistent")])
+def test_the_checker_with_centres_at_the_inputs_says_violated_only_below_the_truth(
+    write_gaussian_spec, tmp_path, epsilon, verdict
+):
+    """sigma = 1 on a shift of 1 is (4.3772, 1e-5)-DP: a claim of 4.30 is refuted from 2*10^4 draws per
+    side, a claim of 4.38 is not."""
+    spec = write_gaussian_spec(epsilon=epsilon, extra=FIT.format(extra=", centres_at_inputs = true"))
+    evidence = _fit_evidence(spec, tmp_path)
     assert evidence["verdict"] == verdict, evidence["summary"]
     if verdict == "violated":
         assert "centres: the inputs" in evidence["summary"]
@@ -442,16 +448,7 @@ def test_a_pure_claim_under_the_gaussian_fit_is_bounded_by_delta_at_its_epsilon(
     """No Gaussian with a shift is pure DP: sigma = 1 claimed (10, 0)-DP has a certified δ(10) > 0 on a
     shift of 1 (it is (10, 1e-5)-DP), and a pair of equal inputs shows no shift."""
     extra = FIT.format(extra="").replace("second = [1.0]", f"second = [{second}]")
-    spec = write_gaussian_spec(epsilon="10.0", delta="0.0", extra=extra)
-    out = tmp_path / "out"
-    main(["audit", str(spec), "--out", str(out), "--quiet"])
-    document = json.loads((out / "audit.json").read_text())
-    (evidence,) = [
-        item["evidence"]
-        for relation in document["claims"][0]["relations"]
-        for item in relation["obligations"]
-        if item["obligation"]["id"] == "fit"
-    ]
+    evidence = _fit_evidence(write_gaussian_spec(epsilon="10.0", delta="0.0", extra=extra), tmp_path)
     assert evidence["verdict"] == verdict, evidence["summary"]
     (measurement,) = evidence["measurements"]
     assert measurement["quantity"] == "delta at epsilon=10.0"
