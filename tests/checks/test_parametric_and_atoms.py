@@ -453,3 +453,24 @@ def test_a_pure_claim_under_the_gaussian_fit_is_bounded_by_delta_at_its_epsilon(
     (measurement,) = evidence["measurements"]
     assert measurement["quantity"] == "delta at epsilon=10.0"
     assert (measurement["measured"] > 0) is (verdict == "violated")
+
+
+class _Laplace:
+    def release(self, data, *, rng, size=None):
+        value = np.asarray(data, dtype=float)
+        return value + rng.laplace(0.0, 1.0, (size, *value.shape))
+
+
+@pytest.mark.parametrize("seed", [3, 9])
+def test_pairs_are_ranked_on_equal_pilots_so_a_later_users_pair_with_the_leak_is_kept(seed):
+    """A user's first two pairs get the full pilot, the others 2,000 draws: ranked on their own pilots, the
+    first two (epsilon 0.49, under the claim of 0.5) outscored a later one at 0.62 on these seeds, and the
+    audit said consistent; each ranked on 2,000 draws, the leaking pair is kept."""
+    shifts = [0.49, 0.49, 0.1, 0.1, 0.1, 0.62, 0.1, 0.1]
+    pairs = [
+        NeighbourPair(np.zeros(1), np.full(1, shift), f"shift {index}", None if index < 2 else 2000)
+        for index, shift in enumerate(shifts)
+    ]
+    budget = AuditBudget(200_000, pilot_samples=20_000, events=("threshold",))
+    bound = certify_privacy_lower_bound(_Laplace(), pairs, delta=0.0, epsilon=0.5, budget=budget, seed=seed)
+    assert bound.epsilon_lower_bound > 0.5

@@ -59,11 +59,10 @@ __all__ = ["certify_privacy_lower_bound"]
 _MAX_COORDINATES = 16
 
 
-#: Each pilot event's ε lower bound for ranking pairs is at this level: with thousands of events per
-#: pair, a looser one lets the rarest events of a pair at the claim outscore a pair past it (noise
-#: in a handful of counts. Measured: a 2-d Laplace pair at twice the claim among 18 at it, kept among
-#: two on 20 of 20 seeds at 0.001 and 14 of 20 at 0.05; in the corpus, the half-integer pair of
-#: laplace-rounded-input ranked 11th of 59 at 0.05 on seed 5 and in the top 4 at 0.001 on seeds 3-5).
+#: Each pilot event's ε lower bound for ranking pairs is at this level: with thousands of events per pair,
+#: a looser one lets the rarest events of a pair at the claim outscore a pair past it (measured: a 2-d
+#: Laplace pair at twice the claim among 18 at it, kept among two on 20 of 20 seeds at 0.001 and 14 of 20
+#: at 0.05; laplace-rounded-input's half-integer pair 11th of 59 at 0.05, in the top 4 at 0.001).
 _SCREENING_ALPHA = 0.001
 
 #: Projections whose scores are 0 or 1: an interval event adds nothing to their threshold events.
@@ -173,8 +172,7 @@ def _objectives(
     the best plug-in values first, then for every event whose plug-in value, an upper bound on its
     objective (the lower bound on p is at most k/n, the upper bound on q at least k/n; both objectives
     grow with p and fall with q), is not below the best exact value found: the others have an exact
-    value below that best, so they are neither the maximum nor its first index.
-    """
+    value below that best, so they are neither the maximum nor its first index."""
     p_hat = p_counts / trials * (1 + _PLUG_IN_SLACK)
     q_hat = q_counts / trials * (1 - _PLUG_IN_SLACK)
     ceilings = {"epsilon": epsilon_lower_bound_array(p_hat, q_hat, delta)}
@@ -295,11 +293,13 @@ def _kept_pairs(
     ``budget.max_pairs`` the ones whose pilot scores best (ties to the lower index). Of the screened
     pairs (``draws_cap``) one at most competes: the best, and only when its pilot's score (the largest
     of its events' 99.9% ε lower bounds on the pilot alone: a ranking, the later phases draw afresh)
-    exceeds the claimed ε (0 without one)."""
+    exceeds the claimed ε (0 without one). Each pair is scored on the shortest pilot's number of draws
+    (a longer pilot's tighter bounds made the first pairs a user gives win wherever the leak was)."""
     screened = [i for i, pair in enumerate(pairs) if pair.draws_cap is not None]
     if len(pilots) <= budget.max_pairs and not screened:
         return list(range(len(pilots)))
-    scores = [_pilot_screen_score(s[0], s[1], p, g, delta, "interval" in budget.events) for s, p, g in pilots]
+    n = min(len(sides[0]) for sides, _, _ in pilots)
+    scores = [_pilot_screen_score(s[0][:n], s[1][:n], p, g, delta, "interval" in budget.events) for s, p, g in pilots]
     floor = 0.0 if epsilon is None else epsilon
     eligible = [i for i in range(len(pilots)) if i not in screened]
     best = min(screened, key=lambda i: (-scores[i], i), default=None)
