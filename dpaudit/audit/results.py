@@ -10,7 +10,7 @@ from typing import Any
 from dpaudit._version import __version__
 from dpaudit.errors import ClaimFailed
 from dpaudit.kernel.claims import Claim, Obligation
-from dpaudit.kernel.evidence import Evidence
+from dpaudit.kernel.evidence import Evidence, named_event
 from dpaudit.kernel.verdicts import Verdict, combine_verdicts, deciding, fails_policy, set_aside
 from dpaudit.privacy.relations import Relation
 from dpaudit.rng import SeedRecord
@@ -155,6 +155,7 @@ class AuditReport:
                     for key in ("pair", "shrunk", "event", "neighbours", "replay"):
                         if key in example:
                             shown = _shrunk_text(example[key]) if key == "shrunk" else str(example[key])
+                            shown = named_event(example) or shown if key == "event" else shown
                             lines.append(f"    {key}: {shown[:300]}")
         if lines and self.command:
             lines.append(f"replay: {self.command} (seed {self.seed})")

@@ -178,8 +178,21 @@ def reason(obligation: str, summary: str) -> str:
         return ""
     text = lines[0]
     if any(line.startswith("Traceback") for line in lines):
-        text = f"{text.removeprefix('the check could not run: ').rstrip(':')}: {lines[-1]}"
+        text = f"{text.removeprefix('the check could not run: ').rstrip(':')}: {_exception_lines(summary)}"
     return f"{obligation}: {text}" if obligation else text
+
+
+def _exception_lines(summary: str) -> str:
+    """The exception of the last traceback in ``summary``, its message on one line (a message may span lines:
+    everything after the last frame's indented lines, up to a blank line or the captured output)."""
+    lines = summary[summary.rfind("Traceback") :].splitlines()
+    last_frame = max((index for index, line in enumerate(lines) if line.startswith(" ")), default=0)
+    message = []
+    for line in lines[last_frame + 1 :]:
+        if not line.strip() or line.startswith("candidate output"):
+            break
+        message.append(line.strip())
+    return " ".join(message) or lines[-1].strip()
 
 
 def summary_table(report: AuditReport) -> str:

@@ -24,6 +24,7 @@ __all__ = [
     "epsilon_measurement",
     "exact_fraction",
     "json_number",
+    "named_event",
 ]
 
 
@@ -285,3 +286,16 @@ class Evidence:
             "details": self.details,
             "elapsed_seconds": self.elapsed_seconds,
         } | ({"certificate": self.certificate.to_json()} if self.certificate is not None else {})
+
+
+def named_event(counterexample: Any) -> str | None:
+    """A counterexample's event with the names of the categories behind its codes (``categories``: code to
+    name, for a candidate that releases text) in their place, for a reader; the event itself keeps the codes
+    a replay matches."""
+    if not isinstance(counterexample, dict) or counterexample.get("event") is None:
+        return None
+    text = str(counterexample["event"])
+    categories = counterexample.get("categories")
+    for code, name in categories.items() if isinstance(categories, dict) else ():
+        text = text.replace(str(code), repr(name))
+    return text

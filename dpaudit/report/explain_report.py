@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from dpaudit.errors import InvalidArgument
+from dpaudit.kernel.evidence import named_event
 
 __all__ = ["explain_report"]
 
@@ -78,9 +79,9 @@ def _obligation_lines(item: dict[str, Any]) -> list[str]:
         lines.append(f"    rests on: the pair {counterexample.get('pair')}")
         pictured = counterexample.get("event_histogram")
         if isinstance(pictured, dict) and pictured.get("in_output_coordinates") and pictured.get("event"):
-            lines.append(f"      event: {pictured['event']} (chosen as {counterexample.get('event')})")
+            lines.append(f"      event: {pictured['event']} (chosen as {named_event(counterexample)})")
         elif counterexample.get("event"):
-            lines.append(f"      event: {counterexample['event']}")
+            lines.append(f"      event: {named_event(counterexample)}")
         if counterexample.get("replay"):
             lines.append(f"      replay: {counterexample['replay']}")
     seed = item.get("seed")

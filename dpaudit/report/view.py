@@ -14,6 +14,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
+from dpaudit.kernel.evidence import named_event
 from dpaudit.report.evidence_figures import POWER_ROLE
 from dpaudit.report.figures import PlacedFigure
 from dpaudit.report.labels import (
@@ -99,7 +100,7 @@ def _counterexample(value: Any) -> dict[str, Any] | None:
             # a float shows 5 digits (every digit in the title); other values as they are
             short = short_number(inner)[0] if isinstance(inner, float) else ""
             other.append((str(key), short or text, "\n" in text or len(text) > 100, text if short else ""))
-    event = None if value.get("event") is None else _pretty(value.get("event"))
+    event = None if value.get("event") is None else _pretty(named_event(value))
     pictured = value.get("event_histogram")
     if isinstance(pictured, dict) and pictured.get("in_output_coordinates") and pictured.get("event"):
         # the event in the output's own coordinates; the score it was chosen on follows

@@ -60,6 +60,9 @@ def test_categorical_outputs_are_certified_by_outcome_events_and_named(spec_obli
     assert "y in {" in evidence.counterexample["event"]
     names = set(evidence.counterexample["categories"].values())
     assert names and names <= {"alpha", "beta", "gamma", "delta"}
+    shown = report.failure_text("violated")  # a reader is shown the names, not the codes
+    assert "event: y in {" in shown and all(repr(name) in shown for name in names), shown
+    assert not any(code in shown for code in evidence.counterexample["categories"])
     assert report.candidate["categories"][str(category_code("alpha"))] == "alpha"
     assert report.candidate["input_functions"]["neighbours"] == "generic_candidates:count_neighbours"
 
@@ -310,6 +313,25 @@ def test_each_relation_keeps_its_own_neighbours_of_varied_records(tmp_path):
         mechanism.start()
         pairs = user_pairs(claim, mechanism, [], seed=1)
     assert [len(pairs[name]) for name in ("replace_one", "add_remove_one")] == [16, 16]
+
+
+def test_a_neighbour_function_giving_more_than_are_kept_is_told_how_many_are_audited(tmp_path, caplog):
+    (tmp_path / "nb.py").write_text(
+        "def make(rng):\n    return [0] * 10\n"
+        "def up(counts):\n    return [counts[:i] + [1] + counts[i + 1:] for i in range(len(counts))]\n"
+        "def count(counts, *, rng):\n    return sum(counts) + float(rng.laplace(0, 1))\n"
+    )
+    spec = _black_box_spec(
+        tmp_path, candidate='params = {}\ndatasets = "nb:make"\nneighbours = "nb:up"\ndatasets_count = 1', pairs=False
+    )
+    claim = load_spec(spec)
+    with CandidateMechanism(
+        parse_candidate("nb:count", path=str(tmp_path)), CandidateLimits(), candidate_kind_for("black_box"), {}
+    ) as mechanism:
+        mechanism.start()
+        pairs = user_pairs(claim, mechanism, [], seed=1)
+    assert len(next(iter(pairs.values()))) == 8
+    assert "gave 10 neighbours of dataset 0; the first 8 are audited" in caplog.text
 
 
 @pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one

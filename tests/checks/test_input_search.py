@@ -297,14 +297,16 @@ def _rows_candidate(folder, on_small_entries, *, gamma_of="k * p"):
 
 
 @pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
-def test_a_searched_input_the_candidate_refuses_is_left_out_and_counted(tmp_path):
+def test_a_searched_input_the_candidate_refuses_is_left_out_and_counted(tmp_path, caplog):
     # the candidate raises on the search's rows at the claim's eta = 0.2: those pairs are left out (the report
-    # says how many), the audit goes on and is not an error
+    # says how many, and so does a warning), the audit goes on and is not an error
     spec = _rows_candidate(tmp_path, "raise ValueError('this model has no row entry below 0.25')")
     evidence = obligation_evidence(spec, "rows:release", str(tmp_path), "rows")
     assert evidence.verdict is Verdict.CONSISTENT, evidence.summary
     assert "found by the input search" in evidence.domain
     assert "searched but refused by the candidate (it raised), left out" in evidence.domain
+    refused = evidence.details["searched_inputs_refused"]
+    assert refused > 0 and f"the candidate raised on {refused} input(s) the search tried" in caplog.text
 
 
 def _rows_evidence(folder, on_small_entries, *, gamma_of="k * p"):

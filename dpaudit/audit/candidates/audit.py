@@ -165,6 +165,7 @@ def audit_candidate(
             )
     if kind.candidate is None:
         raise CandidateLoadError(f"mechanism {kind.name!r} has no candidate signature")
+    _warn_of_refused_inputs(report)
     return replace(
         report,
         candidate={
@@ -179,6 +180,24 @@ def audit_candidate(
             **({"white_box_left_out": white_box} if white_box else {}),
         },
     )
+
+
+def _warn_of_refused_inputs(report: AuditReport) -> None:
+    """Warn when the candidate raised on inputs the search tried: those inputs are left out of the audit (an
+    implementation may refuse what is outside its domain), so a leak that shows only there is not seen."""
+    refused = sum(
+        int(item.evidence.details.get("searched_inputs_refused", 0))
+        for claim in report.claims
+        for relation in claim.relations
+        for item in relation.obligations
+    )
+    if refused:
+        log.warning(
+            "the candidate raised on %d input(s) the search tried; they are left out of the audit, so a leak "
+            "that shows only on them is not seen (a crash on a valid input is a bug of its own; the report's "
+            "domain names them)",
+            refused,
+        )
 
 
 def _white_box_left_out(claim: Claim) -> list[str]:

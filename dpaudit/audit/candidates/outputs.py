@@ -52,7 +52,11 @@ def _as_codes(array: np.ndarray, labels: dict[str, str]) -> np.ndarray:
         elif isinstance(value, bool | int | float) and not isinstance(value, complex):
             codes[index] = float(value)
         else:
-            raise BadOutput(f"returned a {type(value).__name__} inside a categorical output; expected str or numbers")
+            where = " inside its output" if array.ndim else ""
+            raise BadOutput(
+                f"returned a {type(value).__name__}{where}; expected numbers or text (for a missing answer, ⊥, "
+                "return a string such as '⊥')"
+            )
     return codes.reshape(array.shape)
 
 
@@ -97,4 +101,8 @@ def same_shapes(outputs: list[np.ndarray]) -> None:
     """Refuse per-call outputs of different shapes (they cannot be stacked into one batch)."""
     shapes = sorted({output.shape for output in outputs})
     if len(shapes) != 1:
-        raise BadOutput(f"the calls returned outputs of different shapes: {shapes[:4]}")
+        raise BadOutput(
+            f"the calls returned outputs of different shapes: {shapes[:4]}; a release whose length follows its "
+            "randomness (a sparse vector that stops at its c-th answer) can be returned as text (e.g. "
+            "''.join('T' if answer else 'F' for answer in answers)) or padded to a fixed length"
+        )

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -33,6 +34,8 @@ from dpaudit.errors import CandidateError, CandidateLoadError, DpAuditError, Spe
 from dpaudit.kernel.claims import Claim
 from dpaudit.mechanisms.interface import NEIGHBOUR_TOLERANCE
 from dpaudit.privacy.relations import ADD_REMOVE_ONE, REPLACE_ONE, USER, Relation
+
+log = logging.getLogger("dpaudit")
 
 __all__ = ["USER_INPUTS_SPAWN_KEY", "check_user_pairs", "refuse_equal_inputs", "user_pairs"]
 
@@ -139,6 +142,15 @@ def user_pairs(claim: Claim, mechanism: CandidateMechanism, given: list[Pair], s
                     "expected a list of neighbouring inputs"
                 )
             neighbours = [(value, f"neighbour {index}") for index, value in enumerate(returned)][: inputs.per_input]
+            if len(returned) > inputs.per_input:
+                log.warning(
+                    "the neighbour function %s gave %d neighbours of %s; the first %d are audited (the others only "
+                    "if [candidate] neighbours_per_dataset, at most 64, is raised, or as pairs of the spec)",
+                    inputs.neighbours,
+                    len(returned),
+                    name,
+                    inputs.per_input,
+                )
         else:  # each relation its own: the first relation's would otherwise crowd out the second's
             neighbours = [
                 item

@@ -274,6 +274,9 @@ def check_empirical_epsilon_lower_bound(obligation: Obligation, context: CheckCo
         + (f"; {bound.sizing}" if bound.sizing else ""),
     )
     evidence = _with_category_names(evidence, context)
+    refused = explored.refused + screened.refused
+    if refused:  # named in the console too (dpaudit.audit.candidates.audit): a crash there may hide a leak
+        evidence = replace(evidence, details={**evidence.details, "searched_inputs_refused": refused})
     if stopped is not None:
         evidence = _with_search_stopped(evidence, stopped)
     # the verdict is decided: if the time budget stops the shrinking below, the runner reports this
