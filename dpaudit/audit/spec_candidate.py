@@ -47,7 +47,7 @@ def candidate_call(reader: SpecReader, data: dict[str, Any], params: dict[str, A
     args = names["args"]
     randomness = table.get("randomness", "rng")
     if not isinstance(randomness, str):
-        raise reader.fail("candidate.randomness", f"got {randomness!r}; expected 'rng' or 'external'")
+        raise reader.fail("candidate.randomness", f"got {randomness!r}; expected 'rng', 'seed' or 'external'")
     call = CandidateCall(
         args=("input",) if args is None else args,
         keywords=names["keywords"],

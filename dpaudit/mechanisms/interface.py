@@ -46,7 +46,7 @@ __all__ = [
 NEIGHBOUR_TOLERANCE = 1e-9
 
 #: Where a candidate's noise comes from (``[candidate] randomness``).
-RANDOMNESS_SOURCES = ("rng", "external")
+RANDOMNESS_SOURCES = ("rng", "seed", "external")
 
 
 #: ``(reference, data, rng, size) -> releases``: how a reference whose ``release`` takes its input apart
@@ -155,7 +155,10 @@ class CandidateCall:
         rename: keyword name -> the name the candidate's parameter has.
         params: the candidate's own parameters, or ``None`` for the mechanism's.
         randomness: ``rng`` (the noise comes from the generator it is given: checked by the
-            randomness contract) or ``external`` (a cryptographic or library RNG by design, as
+            randomness contract), ``seed`` (the ``rng`` argument is an integer seed in [0, 2^63), a new
+            one per call, for code that seeds its own generator: ``random.Random(seed)``,
+            ``np.random.default_rng(seed)``; checked by the contract too) or ``external`` (a
+            cryptographic or library RNG by design, as
             OpenDP's and python-dp's: the contract is not checked, and the audit is reproducible
             in distribution only, not bit for bit).
     """
@@ -210,7 +213,8 @@ class CandidateCall:
 
     def to_json(self, params: Sequence[str]) -> dict[str, Any]:
         """The call as plain data for the candidate worker."""
-        return {"args": list(self.args), "keywords": list(self.keyword_names(params)), "rename": dict(self.rename)}
+        call = {"args": list(self.args), "keywords": list(self.keyword_names(params)), "rename": dict(self.rename)}
+        return {**call, "seed": True} if self.randomness == "seed" else call
 
 
 @dataclass(frozen=True)

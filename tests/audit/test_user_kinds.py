@@ -100,6 +100,35 @@ def test_the_users_distance_function_refuses_pairs_that_are_not_neighbours(tmp_p
         _audit(spec, "noisy_max", folder=tmp_path)
 
 
+@pytest.mark.slow  # two candidate audits end to end: the main CI job runs them, not the floors one
+def test_code_that_seeds_its_own_generator_is_audited_as_written_with_an_integer_seed(tmp_path):
+    """`randomness = "seed"`: the function gets an integer seed, a new one per call, for `random.Random(seed)`;
+    the randomness contract holds it to the seed, and the privacy verdict follows its epsilon."""
+    (tmp_path / "seeded.py").write_text(  # one call with random.Random; a batch with numpy, as fast code would
+        "import math, random\n"
+        "import numpy as np\n"
+        "def rr(bit, *, epsilon, seed=None):\n"
+        "    keep = random.Random(seed).random() < math.exp(epsilon) / (1 + math.exp(epsilon))\n"
+        "    return bit if keep else 1 - bit\n"
+        "def _many(bit, n, *, epsilon, seed=None):\n"
+        "    keep = np.random.default_rng(seed).random(n) < math.exp(epsilon) / (1 + math.exp(epsilon))\n"
+        "    return np.where(keep, bit, 1 - bit)\n"
+        "rr.sample = _many\n"
+        "def rr_tripled(bit, *, epsilon, seed=None):\n"
+        "    return rr(bit, epsilon=3 * epsilon, seed=seed)\n"
+        "rr_tripled.sample = lambda bit, n, *, epsilon, seed=None: _many(bit, n, epsilon=3 * epsilon, seed=seed)\n"
+    )
+    call = 'params = { epsilon = 1.0 }\nrandomness = "seed"\nrename = { rng = "seed" }'
+    spec = _black_box_spec(tmp_path, candidate=call)
+    correct = _audit(spec, "rr", module="seeded", folder=tmp_path)
+    (relation,) = correct.claims[0].relations
+    assert {item.obligation.id: item.evidence.verdict.value for item in relation.obligations} == {
+        "empirical-privacy": "consistent",
+        "implied-randomness-contract": "consistent",
+    }
+    assert _privacy(_audit(spec, "rr_tripled", module="seeded", folder=tmp_path)).verdict.value == "violated"
+
+
 def test_a_pair_of_equal_inputs_is_refused_before_any_run(tmp_path):
     """X = X' can show no leak: under a user relation without a distance function, a spec giving only such a
     pair made a leaky candidate consistent."""

@@ -134,7 +134,7 @@ def _candidates(claim: Claim, kept: tuple[Obligation, ...], pairs: dict[str, Any
     if not mechanism.randomised:
         return []
     added = [_black_box(kept, pairs)]
-    if claim.candidate_call.randomness == "rng":
+    if claim.candidate_call.randomness != "external":
         added.append(
             Obligation(
                 id=f"{IMPLIED_PREFIX}randomness-contract",

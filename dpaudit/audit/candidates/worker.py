@@ -192,7 +192,8 @@ def _arguments(call: dict[str, Any], data: Any, params: dict[str, Any], rng: Any
 
     ``count`` (the vectorised entry point's sample count) goes right after the input.
     """
-    values = {**params, "input": data, "rng": rng}
+    seeded = call.get("seed") is True and isinstance(rng, np.random.Generator)  # [candidate] randomness = "seed"
+    values = {**params, "input": data, "rng": int(rng.integers(2**63)) if seeded else rng}
     positional: list[Any] = []
     for name in call["args"]:
         positional.append(values[name])
@@ -281,7 +282,7 @@ def _draw(
         last_tick = time.monotonic()
         for call in range(count):
             outputs.append(as_real(function(*given.arguments, **given.keywords), first_call + call, labels))
-            given.renew_if_changed()
+            given.renew_if_changed(reseed=request["call"].get("seed") is True)
             now = time.monotonic()
             if now - last_tick >= _TICK_SECONDS:
                 _write_all(channel, b".")
@@ -307,9 +308,10 @@ class _FreshArguments:
         self._data, self._params = copy.deepcopy(data), copy.deepcopy(params)
         self.arguments, self.keywords = _arguments(call, self._data, self._params, rng, None)
 
-    def renew_if_changed(self) -> None:
+    def renew_if_changed(self, *, reseed: bool = False) -> None:
         """Renew the copies if the last call edited them (or put in them what does not compare, such as
-        an array where a list was: a changed input too)."""
+        an array where a list was: a changed input too); with ``reseed`` (an integer seed passed for the
+        rng), renew the arguments for the next seed in any case."""
         _, data, params, _ = self._request
         try:
             changed = bool(self._data != data) or bool(self._params != params)
@@ -317,6 +319,9 @@ class _FreshArguments:
             changed = True
         if changed:
             self.renew()
+        elif reseed:
+            call, _, _, rng = self._request
+            self.arguments, self.keywords = _arguments(call, self._data, self._params, rng, None)
 
 
 def _call_input_function(request: dict[str, Any], path: str, channel: BinaryIO) -> None:
