@@ -52,8 +52,9 @@ def pytest_configure(config: pytest.Config) -> None:
     """Declare the ``dpaudit`` marker."""
     config.addinivalue_line(
         "markers",
-        "dpaudit(spec, candidate=None, quick=False, seed=20161, fail_on='violated'): audit a spec (on the "
-        "candidate when given: a callable or 'module:callable') for this test",
+        "dpaudit(spec, candidate=None, quick=False, seed=20161, fail_on='violated', timeout=, memory=, time_limit=, "
+        "out=): audit a spec (on the candidate when given: a callable or 'module:callable', with dpaudit.check's "
+        "options) for this test",
     )
 
 
@@ -128,6 +129,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 _REPORT_KEY = pytest.StashKey[tuple[AuditReport, str]]()
 
 
+#: What the marker passes on to :func:`dpaudit.check` for a candidate, besides ``quick`` and ``seed``.
+_CHECK_OPTIONS = ("timeout", "memory", "time_limit", "out")
+_MARKER_OPTIONS = "candidate, quick, seed, fail_on, and for a candidate timeout, memory, time_limit, out"
+
+
 @pytest.fixture
 def dpaudit_report(request: pytest.FixtureRequest) -> AuditReport:
     """Run the audit named by the test's ``dpaudit`` marker and return the report.
@@ -140,12 +146,18 @@ def dpaudit_report(request: pytest.FixtureRequest) -> AuditReport:
     if marker is None or not marker.args:
         pytest.fail("dpaudit_report needs @pytest.mark.dpaudit('path/to/spec.toml')")
     spec = Path(marker.args[0])
+    unknown = sorted(set(marker.kwargs) - {"candidate", "quick", "seed", "fail_on", *_CHECK_OPTIONS})
+    if unknown:
+        pytest.fail(f"@pytest.mark.dpaudit: unknown option(s) {unknown}; expected {_MARKER_OPTIONS}", pytrace=False)
     seed, quick = marker.kwargs.get("seed", DEFAULT_SEED), marker.kwargs.get("quick", False)
     candidate = marker.kwargs.get("candidate")
+    options = {name: marker.kwargs[name] for name in _CHECK_OPTIONS if name in marker.kwargs}
     if candidate is not None:
         from dpaudit.api import check
 
-        report = check(candidate, spec, quick=quick, seed=seed)
+        report = check(candidate, spec, quick=quick, seed=seed, **options)
+    elif options:
+        pytest.fail(f"@pytest.mark.dpaudit: {sorted(options)} apply to a candidate's check only", pytrace=False)
     else:
         report = run_audit([(load_spec(spec), str(spec))], seed=seed, quick=quick)
     request.node.stash[_REPORT_KEY] = (report, marker.kwargs.get("fail_on", "violated"))

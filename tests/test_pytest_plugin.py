@@ -35,6 +35,27 @@ def test_marker_and_fixture(pytester, write_gaussian_spec):
     result.assert_outcomes(passed=1, errors=0, failed=1)
 
 
+def test_a_marker_option_it_does_not_know_fails_the_test_naming_it(pytester, write_gaussian_spec):
+    """A misspelt or unsupported keyword was ignored: the test ran without the limit it asked for."""
+    good = write_gaussian_spec(name="good.toml")
+    pytester.makepyfile(
+        f"""
+        import pytest
+
+        @pytest.mark.dpaudit({str(good)!r}, time_limt=30)
+        def test_misspelt(dpaudit_report):
+            pass
+
+        @pytest.mark.dpaudit({str(good)!r}, timeout=5)
+        def test_a_check_option_without_a_candidate(dpaudit_report):
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(errors=2)
+    result.stdout.fnmatch_lines(["*unknown option(s)*time_limt*", "*timeout*apply to a candidate's check only*"])
+
+
 # The example spec at a tenth of its budgets: these tests are about how the plugin runs the user's code and
 # reports, not the power of the statistics.
 LAPLACE_SPEC = __import__("pathlib").Path(__file__).parent / "specs" / "laplace_candidate_small.toml"
