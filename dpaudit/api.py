@@ -79,7 +79,8 @@ def check(
             command = f"dpaudit check {shlex.quote(str(path))} --candidate {candidate}" + (" --quick" if quick else "")
         else:
             ref = candidate_by_value(candidate, folder)
-            command = f"dpaudit.check({ref.attribute}, {str(path)!r}, quick={quick}, seed={seed})"
+            named = ref.attribute if ref.attribute.isidentifier() else f"<your callable {ref.attribute}>"
+            command = f"dpaudit.check({named}, {str(path)!r}, quick={quick}, seed={seed})"
         report = audit_candidate(
             claim,
             spec_display_path(path),

@@ -50,6 +50,21 @@ def test_a_function_of_a_test_module_is_audited_by_value(tmp_path):  # the floor
     assert (tmp_path / "out" / "audit.json").is_file()
 
 
+def test_the_replay_of_a_closure_or_an_instance_does_not_pose_as_python_that_names_it(tmp_path):
+    from dpaudit.audit.candidates.refs import candidate_by_value
+
+    def release(value, *, scale, sensitivity, rng):
+        return value
+
+    class Mechanism:
+        def __call__(self, value, *, scale, sensitivity, rng):
+            return value
+
+    assert candidate_by_value(release, str(tmp_path)).attribute.endswith("<locals>.release")
+    instance = candidate_by_value(Mechanism(), str(tmp_path)).attribute
+    assert instance.endswith("<locals>.Mechanism(...)") and not instance.isidentifier()
+
+
 @pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_a_named_candidate_and_a_failing_report(tmp_path, monkeypatch):
     (tmp_path / "mine.py").write_text(

@@ -90,7 +90,7 @@ def candidate_by_value(function: Any, folder: str) -> CandidateRef:
     handle, path = tempfile.mkstemp(prefix="dpaudit-candidate-", suffix=".pickle", dir=folder)
     with os.fdopen(handle, "wb") as stream:
         stream.write(payload)
-    name = getattr(function, "__qualname__", None) or type(function).__name__
+    name = getattr(function, "__qualname__", None) or f"{type(function).__qualname__}(...)"  # an instance
     return CandidateRef(module_name, name, None, path)
 
 
