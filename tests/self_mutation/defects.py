@@ -251,7 +251,7 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         "parametric-scale-interval-side",
         "empirical",
-        "dpaudit/checks/empirical/parametric.py",
+        "dpaudit/checks/empirical/parametric_fits.py",
         "scale_upper = math.sqrt(dof * variance / stats.chi2.ppf(alpha / 2, dof))",
         "scale_upper = math.sqrt(dof * variance / stats.chi2.ppf(1 - alpha / 2, dof))",
         _EMPIRICAL,
