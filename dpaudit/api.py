@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import shlex
 import tempfile
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from dpaudit._version import DEFAULT_SEED
-from dpaudit.audit.candidates.audit import audit_candidate
+from dpaudit.audit.candidates.audit import audit_candidate, refused_inputs_warning
 from dpaudit.audit.candidates.refs import CandidateLimits, candidate_by_value, parse_candidate
 from dpaudit.audit.results import AuditReport
 from dpaudit.audit.runner import run_audit, spec_display_path
@@ -91,6 +92,9 @@ def check(
             command=command,
             time_limit=time_limit,
         )
+    warning = refused_inputs_warning(report)
+    if warning is not None:  # a test that passes shows it in pytest's warnings summary
+        warnings.warn(warning, UserWarning, stacklevel=2)
     _write(report, out)
     return report
 

@@ -17,6 +17,7 @@ Three ways in:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -99,10 +100,10 @@ class ClaimRelationItem(pytest.Item):
 
 def _check_claim(candidate: str, spec: Path, claim: Any, *, seed: int, quick: bool) -> AuditReport:
     """The candidate audit of one relation of ``spec``'s claim (the spec file names the rest)."""
-    from dpaudit.audit.candidates.audit import audit_candidate
+    from dpaudit.audit.candidates.audit import audit_candidate, refused_inputs_warning
     from dpaudit.audit.candidates.refs import CandidateLimits, parse_candidate
 
-    return audit_candidate(
+    report = audit_candidate(
         claim,
         str(spec),
         parse_candidate(candidate),
@@ -111,6 +112,10 @@ def _check_claim(candidate: str, spec: Path, claim: Any, *, seed: int, quick: bo
         quick=quick,
         command=f"dpaudit check {spec} --candidate {candidate} --seed {seed}" + (" --quick" if quick else ""),
     )
+    warning = refused_inputs_warning(report)
+    if warning is not None:  # a test that passes shows it in pytest's warnings summary
+        warnings.warn(warning, UserWarning, stacklevel=2)
+    return report
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:

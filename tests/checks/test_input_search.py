@@ -309,6 +309,17 @@ def test_a_searched_input_the_candidate_refuses_is_left_out_and_counted(tmp_path
     assert refused > 0 and f"the candidate raised on {refused} input(s) the search tried" in caplog.text
 
 
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
+def test_from_python_the_refused_inputs_are_a_warning_a_passing_test_shows(tmp_path, monkeypatch):
+    import dpaudit
+
+    spec = _rows_candidate(tmp_path, "raise ValueError('this model has no row entry below 0.25')")
+    monkeypatch.chdir(tmp_path)
+    with pytest.warns(UserWarning, match=r"the candidate raised on \d+ input\(s\) the search tried"):
+        report = dpaudit.check("rows:release", spec, quick=True, seed=3)
+    assert not report.failed()
+
+
 def _rows_evidence(folder, on_small_entries, *, gamma_of="k * p"):
     """Every obligation's evidence, by id, of the rows candidate's audit (seed 3, quick, 1 s per call)."""
     spec = _rows_candidate(folder, on_small_entries, gamma_of=gamma_of)

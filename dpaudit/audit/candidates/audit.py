@@ -165,7 +165,9 @@ def audit_candidate(
             )
     if kind.candidate is None:
         raise CandidateLoadError(f"mechanism {kind.name!r} has no candidate signature")
-    _warn_of_refused_inputs(report)
+    warning = refused_inputs_warning(report)
+    if warning is not None:
+        log.warning("%s", warning)
     return replace(
         report,
         candidate={
@@ -182,22 +184,23 @@ def audit_candidate(
     )
 
 
-def _warn_of_refused_inputs(report: AuditReport) -> None:
-    """Warn when the candidate raised on inputs the search tried: those inputs are left out of the audit (an
-    implementation may refuse what is outside its domain), so a leak that shows only there is not seen."""
+def refused_inputs_warning(report: AuditReport) -> str | None:
+    """What to warn of when the candidate raised on inputs the search tried: those inputs are left out of the
+    audit (an implementation may refuse what is outside its domain), so a leak that shows only there is not
+    seen; None when it raised on none."""
     refused = sum(
         int(item.evidence.details.get("searched_inputs_refused", 0))
         for claim in report.claims
         for relation in claim.relations
         for item in relation.obligations
     )
-    if refused:
-        log.warning(
-            "the candidate raised on %d input(s) the search tried; they are left out of the audit, so a leak "
-            "that shows only on them is not seen (a crash on a valid input is a bug of its own; the report's "
-            "domain names them)",
-            refused,
-        )
+    if not refused:
+        return None
+    return (
+        f"the candidate raised on {refused} input(s) the search tried; they are left out of the audit, so a leak "
+        "that shows only on them is not seen (a crash on a valid input is a bug of its own; the report's domain "
+        "names them)"
+    )
 
 
 def _white_box_left_out(claim: Claim) -> list[str]:
