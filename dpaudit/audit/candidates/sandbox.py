@@ -35,6 +35,7 @@ import ctypes
 import os
 import platform
 import struct
+import sys
 
 __all__ = ["confine", "limit_resources", "protect_the_auditor"]
 
@@ -76,13 +77,15 @@ _LANDLOCK_REFER, _LANDLOCK_TRUNCATE, _LANDLOCK_WRITE_FILE = 1 << 13, 1 << 14, 1 
 _LANDLOCK_SCOPE_SIGNAL = 2
 _LANDLOCK_RULE_PATH_BENEATH = 1
 
+_LINUX = sys.platform.startswith("linux")
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
 def protect_the_auditor() -> None:
     """Make this process non-dumpable: a candidate (same user, ``CAP_SYS_PTRACE`` dropped) can then
     neither trace it nor open its ``/proc`` memory or descriptors. Core dumps are off for it too."""
-    _libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    if _LINUX:
+        _libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 
 def limit_resources(memory_mib: int, file_bytes: int) -> None:
@@ -99,15 +102,22 @@ def limit_resources(memory_mib: int, file_bytes: int) -> None:
 def confine(writable: str) -> tuple[str, ...]:
     """Fence this process and all it will start (see the module docstring); ``writable`` is the one
     folder it may write in. Returns the fences that applied and those the machine lacks."""
-    said = []
+    if not _LINUX:
+        return (f"no fence: the fences are Linux's, and this is {sys.platform}",)
     if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return ("no fence: prctl(PR_SET_NO_NEW_PRIVS) failed",)
-    said.append(_drop_capabilities())
     arch = _ARCHITECTURES.get(platform.machine())
+    steps = [_drop_capabilities]
+    if arch is not None:
+        steps += [lambda: _landlock(arch, writable), lambda: _seccomp(arch, _ancestors())]
+    said = []
+    for step in steps:
+        try:
+            said.append(step())
+        except (OSError, AttributeError, ValueError) as exc:  # a libc or kernel without the call: said, not fatal
+            said.append(f"a fence not set up ({type(exc).__name__}: {exc})")
     if arch is None:
-        return (*said, f"no seccomp or Landlock fence on {platform.machine()}")
-    said.append(_landlock(arch, writable))
-    said.append(_seccomp(arch, _ancestors()))
+        said.append(f"no seccomp or Landlock fence on {platform.machine()}")
     return tuple(said)
 
 
