@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from dpaudit.checks.empirical.statistics import (
@@ -119,12 +120,13 @@ def _refutation_left_unsaid(claim: dict[str, Any], evidence: dict[str, Any]) -> 
     verdict = evidence.get("verdict")
     for measurement in evidence.get("measurements") or []:
         low = _certified_low(measurement)
-        if low is not None and low > float(measurement["claimed"]):
+        claimed = _claimed_for(claim, measurement)
+        if low is not None and claimed is not None and low > claimed:
             return "fail", (
                 f"the verdict is {verdict!r}, but its measurement of {measurement.get('quantity')} is a certified "
-                f"lower bound {low:.6g} above the claimed {float(measurement['claimed']):g}"
+                f"lower bound {low:.6g} above the claimed {claimed:g}"
             )
-    point = _audited_point(evidence) or _claimed_point(claim)
+    point = _claimed_point(claim) or _audited_point(evidence)
     if point is None:
         return None
     for event in (evidence.get("details") or {}).get("certified_events") or []:
@@ -162,20 +164,48 @@ def _certified_low(measurement: Any) -> float | None:
     return low if low is not None and math.isfinite(low) else None
 
 
+_POINT = re.compile(r"^(epsilon at delta|delta at epsilon)=(\S+)")
+
+
+def _claimed_for(claim: dict[str, Any], measurement: dict[str, Any]) -> float | None:
+    """The value a lower bound of ``measurement`` is held against: the claim's ε for a bound on ε at a δ at or
+    above the claim's (ε(δ) falls as δ grows, so the claim's ε(δ) is at least as large), the claim's δ for a
+    bound on δ at an ε at or above the claim's; else the measurement's own claimed value."""
+    found = _POINT.match(str(measurement.get("quantity", "")))
+    point = _claimed_point(claim)
+    try:
+        own = float(measurement["claimed"])
+        at = float(found.group(2)) if found else math.nan
+    except (KeyError, TypeError, ValueError):
+        return None
+    if found is None or point is None:
+        return own
+    epsilon, delta = point
+    if found.group(1) == "epsilon at delta":
+        return epsilon if at >= delta else own
+    return delta if at >= epsilon else own
+
+
 def claimed_as_the_claim(claim: dict[str, Any], evidence: dict[str, Any]) -> str | None:
     """Why a measurement at the claim's δ (or ε) states another claimed ε (or δ) than the claim does (the
     claimed value edited so that a verdict follows), or None."""
-    guarantee = claim.get("guarantee") or {}
-    if guarantee.get("kind") != "approx_dp":
+    point = _claimed_point(claim)
+    if point is None:
         return None
-    epsilon, delta = guarantee.get("epsilon"), guarantee.get("delta")
-    expected = {f"epsilon at delta={delta!r}": epsilon, f"delta at epsilon={epsilon!r}": delta}
+    epsilon, delta = point
     for measurement in evidence.get("measurements") or []:
-        quantity = measurement.get("quantity") if isinstance(measurement, dict) else None
-        if quantity in expected and measurement.get("claimed") != expected[quantity]:
+        found = _POINT.match(str(measurement.get("quantity", ""))) if isinstance(measurement, dict) else None
+        if found is None:
+            continue
+        try:
+            at, claimed = float(found.group(2)), float(measurement["claimed"])
+        except (KeyError, TypeError, ValueError):
+            return f"its measurement of {measurement.get('quantity')} cannot be read"
+        expected = (epsilon, delta) if found.group(1) == "epsilon at delta" else (delta, epsilon)
+        if at == expected[1] and claimed != expected[0]:
             return (
-                f"its measurement of {quantity} states the claimed value {measurement.get('claimed')!r}, "
-                f"where the claim states {expected[quantity]!r}"
+                f"its measurement of {measurement.get('quantity')} states the claimed value {claimed!r}, "
+                f"where the claim states {expected[0]!r}"
             )
     return None
 
@@ -192,7 +222,7 @@ def _replay_one(claim: dict[str, Any], item: dict[str, Any]) -> tuple[str, str] 
         return _refutation_left_unsaid(claim, evidence)
     if not all(key in counterexample for key in _COUNTS):
         return None
-    point = _audited_point(evidence)
+    point = _claimed_point(claim) or _audited_point(evidence)
     if point is None:
         return "fail", "the evidence states no (epsilon, delta) the counterexample refutes"
     epsilon, delta = point

@@ -164,6 +164,20 @@ def _claimed_raised(evidence):
         measurement["claimed"] = 5.0
 
 
+def _quantity_respelt(evidence):  # "epsilon at delta=0.0" as "...=0.00", so no exact string matches it
+    _drop_events(evidence)
+    for measurement in evidence["measurements"]:
+        measurement["quantity"] = measurement["quantity"].replace("=0.0", "=0.00").replace("=1.0", "=1.00")
+        measurement["claimed"] = 5.0
+
+
+def _another_delta(evidence):  # a bound on epsilon at a larger delta still bounds it at the claim's
+    _drop_events(evidence)
+    for measurement in evidence["measurements"]:
+        measurement["quantity"] = measurement["quantity"].replace("epsilon at delta=0.0", "epsilon at delta=0.5")
+        measurement["claimed"] = 5.0
+
+
 @pytest.mark.slow  # the fixture is a whole candidate audit: the main CI job runs these, not the floors one
 @pytest.mark.parametrize(
     ("change", "said"),
@@ -171,6 +185,8 @@ def _claimed_raised(evidence):
         (_drop_events, "is a certified lower bound"),  # its measurement says what the events said
         (_events_below_the_claim, "its counts give epsilon"),  # every event is replayed from its counts
         (_claimed_raised, "where the claim states 1.0"),  # the claimed value is the claim's, not the measurement's
+        (_quantity_respelt, "where the claim states 1.0"),  # the point read as a number, not matched as text
+        (_another_delta, "is a certified lower bound"),
     ],
 )
 def test_a_violation_edited_away_with_its_numbers_edited_too_is_refused(document, tmp_path, change, said):
