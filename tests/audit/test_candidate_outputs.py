@@ -1,5 +1,6 @@
 """What a candidate returns, as the worker turns it into numbers: outputs that differ must not reach the
-audit as the same numbers (two texts with one code, text and its code, a boolean and its 0/1)."""
+audit as the same numbers (two texts with one code, a text and the number that is its code), while text and
+numbers that cannot meet may mix (a number, or '⊥' when there is none)."""
 
 from __future__ import annotations
 
@@ -13,13 +14,19 @@ from dpaudit.audit.candidates.outputs import BadOutput, as_real, category_code
 @pytest.fixture(autouse=True)
 def _a_fresh_worker(monkeypatch):
     monkeypatch.setattr(outputs, "_TEXTS", {})
-    monkeypatch.setattr(outputs, "_SORTS", set())
+    monkeypatch.setattr(outputs, "_CODED_NUMBERS", set())
 
 
 def test_a_text_and_the_number_that_is_its_code_are_refused_in_either_order():
     as_real("heads", 0, {})
-    with pytest.raises(BadOutput, match="returned number where its outputs so far were text"):
+    with pytest.raises(BadOutput, match="would reach the audit as the same code"):
         as_real(category_code("heads"), 1, {})
+
+
+def test_a_number_then_the_text_whose_code_it_is_are_refused():
+    as_real(np.array([float(category_code("tails")), 2.0]), 0, {})
+    with pytest.raises(BadOutput, match="would reach the audit as the same code"):
+        as_real("tails", 1, {})
 
 
 def test_two_texts_whose_codes_coincide_are_refused(monkeypatch):
@@ -30,14 +37,11 @@ def test_two_texts_whose_codes_coincide_are_refused(monkeypatch):
         as_real("tails", 2, {})
 
 
-def test_a_boolean_where_numbers_were_is_refused_and_integers_with_floats_are_not():
-    as_real(1, 0)
-    as_real(0.5, 1)  # max(0, x) returns an int or a float: one sort, numbers
-    with pytest.raises(BadOutput, match="returned bool where its outputs so far were number"):
-        as_real(True, 2)
-
-
-def test_one_output_mixing_text_and_numbers_is_refused_and_a_list_numpy_makes_text_of_is_text():
-    as_real(["stop", 3.0], 0, {})  # numpy makes both text ('3.0'): one sort
-    with pytest.raises(BadOutput, match="number and text"):
-        as_real(np.array(["stop", 3.0], dtype=object), 1, {})
+def test_numbers_booleans_and_text_that_cannot_meet_mix():
+    """A callable returning a bool beside a `sample` returning 0/1, and 'a number, or ⊥ when there is none',
+    are correct outputs: no sort is refused for its type alone."""
+    as_real(True, 0, {})
+    as_real(np.int64(1), 1, {})
+    as_real(0.5, 2, {})
+    as_real(np.array(["⊥", 3.0], dtype=object), 3, {})
+    as_real("⊥", 4, {})

@@ -22,11 +22,14 @@ class BadOutput(ValueError):
 #: The most category names a batch reports (the codes themselves are unlimited).
 _MAX_LABELS = 256
 
-#: What this worker's candidate has returned so far: each category's text by its code, and the sorts of value
-#: (``text``, ``bool``, ``number``). Two texts with one code, or text and numbers, or booleans and numbers, would
-#: reach the audit as the same numbers while the release tells them apart: refused (:func:`_one_sort`).
+#: What this worker's candidate has returned so far: each category's text by its code, and the whole numbers it
+#: returned as numbers in the codes' range [0, 2^48). Two texts with one code, or a text and a number equal to its
+#: code, would reach the audit as the same number while the release tells them apart: refused
+#: (:func:`_no_collision`). Text and numbers may mix otherwise (a number, or '⊥' when there is none).
 _TEXTS: dict[int, str] = {}
-_SORTS: set[str] = set()
+_CODED_NUMBERS: set[float] = set()
+#: The most whole numbers kept; past it, a text whose code is not among them is refused as well (conservative).
+_MAX_CODED_NUMBERS = 1_000_000
 
 
 def category_code(text: str) -> int:
@@ -46,6 +49,8 @@ def _as_codes(array: np.ndarray, labels: dict[str, str]) -> np.ndarray:
                     f"returned the categories {_TEXTS[code][:40]!r} and {value[:40]!r}, whose codes coincide: dpaudit "
                     "could not tell them apart (rename one)"
                 )
+            if float(code) in _CODED_NUMBERS or len(_CODED_NUMBERS) >= _MAX_CODED_NUMBERS:
+                raise BadOutput(_clash(code, value))
             if len(labels) < _MAX_LABELS:
                 labels.setdefault(str(code), value[:80])
             codes[index] = code
@@ -54,8 +59,8 @@ def _as_codes(array: np.ndarray, labels: dict[str, str]) -> np.ndarray:
         else:
             where = " inside its output" if array.ndim else ""
             raise BadOutput(
-                f"returned a {type(value).__name__}{where}; expected numbers or text (for a missing answer, ⊥, "
-                "return a string such as '⊥')"
+                f"returned a {type(value).__name__}{where}; expected numbers or text (for a missing answer, return "
+                "a string such as '⊥')"
             )
     return codes.reshape(array.shape)
 
@@ -67,14 +72,16 @@ def as_real(output: Any, call: int, labels: dict[str, str] | None = None, *, cop
         array = np.asarray(output)
     except ValueError as exc:  # a ragged list
         raise BadOutput(f"call {call} returned a {type(output).__name__} that is no array: {exc}") from None
-    sorts = {"bool" if array.dtype.kind == "b" else "number"}
-    if labels is not None and array.dtype.kind in "USO":
+    texts = labels is not None and array.dtype.kind in "USO"
+    if texts:
         try:
-            sorts = {"text" if isinstance(value, str) else "number" for value in array.ravel().tolist()}
+            numbers_before = {value for value in array.ravel().tolist() if not isinstance(value, str)}
             array = _as_codes(array, labels)
         except ValueError as exc:
             raise BadOutput(f"call {call} {exc}") from None
-    _one_sort(sorts, call)
+        _no_collision(np.array([float(v) for v in numbers_before if isinstance(v, int | float)]), call)
+    elif labels is not None and array.dtype.kind in _REAL_KINDS:
+        _no_collision(np.asarray(array, dtype=np.float64).ravel(), call)
     if array.dtype.kind not in _REAL_KINDS:
         shown = repr(array.ravel()[:1].tolist() if array.size else array)[:120]
         raise BadOutput(f"call {call} returned {array.dtype} values (first: {shown}); expected real numbers")
@@ -85,16 +92,28 @@ def as_real(output: Any, call: int, labels: dict[str, str] | None = None, *, cop
     return np.asarray(array, dtype="<f8", order="C")
 
 
-def _one_sort(sorts: set[str], call: int) -> None:
-    """Refuse an output whose sort of value differs from the candidate's earlier ones (see :data:`_SORTS`)."""
-    _SORTS.update(sorts)
-    if len(_SORTS) > 1:
-        earlier = " and ".join(sorted(_SORTS - sorts)) or "of another sort"
-        raise BadOutput(
-            f"call {call} returned {' and '.join(sorted(sorts))} where its outputs so far were {earlier}: dpaudit "
-            "audits text as codes and booleans as 0/1, so outputs that mix them with numbers could differ where the "
-            "audit sees the same numbers; return one sort (e.g. str(x) for every value, or numbers only)"
+def _no_collision(numbers: np.ndarray, call: int) -> None:
+    """Keep the whole numbers in the codes' range among ``numbers`` and refuse one equal to the code of a text
+    the candidate returned (see :data:`_CODED_NUMBERS`)."""
+    whole = numbers[(numbers == np.floor(numbers)) & (numbers >= 0) & (numbers < 2.0**48)]
+    if not whole.size:
+        return
+    new = set(np.unique(whole).tolist()) - _CODED_NUMBERS
+    for number in new:
+        if int(number) in _TEXTS:
+            raise BadOutput(f"call {call}: {_clash(int(number), _TEXTS[int(number)])}")
+    if len(_CODED_NUMBERS) < _MAX_CODED_NUMBERS:
+        _CODED_NUMBERS.update(new)
+
+
+def _clash(code: int, text: str) -> str:
+    if len(_CODED_NUMBERS) >= _MAX_CODED_NUMBERS and float(code) not in _CODED_NUMBERS:
+        shown = (
+            f"more than {_MAX_CODED_NUMBERS} whole numbers beside the text {text[:40]!r}: codes cannot be kept apart"
         )
+    else:
+        shown = f"the number {code} and the text {text[:40]!r} would reach the audit as the same code"
+    return f"{shown}; return text for every value (e.g. str(x)) or numbers only"
 
 
 def same_shapes(outputs: list[np.ndarray]) -> None:
