@@ -72,14 +72,13 @@ def as_real(output: Any, call: int, labels: dict[str, str] | None = None, *, cop
         array = np.asarray(output)
     except ValueError as exc:  # a ragged list
         raise BadOutput(f"call {call} returned a {type(output).__name__} that is no array: {exc}") from None
-    texts = labels is not None and array.dtype.kind in "USO"
-    if texts:
+    if labels is not None and array.dtype.kind in "USO":
+        numbers = [float(value) for value in array.ravel().tolist() if isinstance(value, int | float)]
         try:
-            numbers_before = {value for value in array.ravel().tolist() if not isinstance(value, str)}
             array = _as_codes(array, labels)
         except ValueError as exc:
             raise BadOutput(f"call {call} {exc}") from None
-        _no_collision(np.array([float(v) for v in numbers_before if isinstance(v, int | float)]), call)
+        _no_collision(np.array(numbers, dtype=np.float64), call)
     elif labels is not None and array.dtype.kind in _REAL_KINDS:
         _no_collision(np.asarray(array, dtype=np.float64).ravel(), call)
     if array.dtype.kind not in _REAL_KINDS:
