@@ -155,7 +155,7 @@ class CandidateCall:
         rename: keyword name -> the name the candidate's parameter has.
         params: the candidate's own parameters, or ``None`` for the mechanism's.
         randomness: ``rng`` (the noise comes from the generator it is given: checked by the
-            randomness contract), ``seed`` (the ``rng`` argument is an integer seed in [0, 2^63), a new
+            randomness contract), ``seed`` (the ``rng`` argument is an integer seed in [0, 2^32), a new
             one per call, for code that seeds its own generator: ``random.Random(seed)``,
             ``np.random.default_rng(seed)``; checked by the contract too) or ``external`` (a
             cryptographic or library RNG by design, as

@@ -10,13 +10,16 @@ everything it will start (each fence is inherited across ``fork`` and ``exec``):
 * **capabilities**: a worker running as root drops those that reach into other processes or the
   kernel (``CAP_SYS_PTRACE``, ``CAP_KILL``, ``CAP_SYS_ADMIN``, ...);
 * **Landlock** (where the kernel has it): files may be written only beneath the worker's own
-  temporary folder (its ``TMPDIR``) and ``/dev/shm``, and ``/dev`` (``/dev/null``) — not the report,
+  temporary folder (its ``TMPDIR``) and ``/dev/shm``, and to ``/dev/null`` — not the report,
   not dpaudit, not ``/proc/PID/mem`` or ``/proc/PID/fd/1`` of any process; from Landlock ABI 6 on, no
   signal leaves the worker's processes;
 * **seccomp**: ``ptrace``, ``process_vm_readv``/``writev``, ``setsid`` and ``setpgid`` fail with
   EPERM (so every process the candidate starts stays in the worker's process group, which one
   ``killpg`` ends at once), and so does a signal (``kill``, ``tgkill``, ``rt_sigqueueinfo``, a pidfd)
-  aimed at the worker's ancestors, their process groups or every process (-1).
+  aimed at the worker's ancestors or their threads (as they were when the fence went up), their
+  process groups or every process (-1), and a file set to signal a process (``F_SETOWN``,
+  ``FIOSETOWN``). Before Landlock ABI 6 (Linux 6.12), a thread the auditor starts later can still be
+  signalled: the auditor then stops or dies, which fails the run, never passes it.
 
 The auditor, for its part, is made non-dumpable (:func:`protect_the_auditor`): with
 ``CAP_SYS_PTRACE`` gone, no process of the same user may then trace it or open its ``/proc``
@@ -31,11 +34,13 @@ References:
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import platform
 import struct
 import sys
+from typing import Any
 
 __all__ = ["confine", "limit_resources", "protect_the_auditor"]
 
@@ -55,7 +60,9 @@ _ARCHITECTURES = {
         "audit": 0xC000003E,
         "seccomp": 317,
         "landlock": (444, 445, 446),
-        "denied": (101, 109, 112, 200, 310, 311, 424, 425, 438),  # ptrace setpgid setsid tkill vm_r vm_w pidfd_send
+        # ptrace setpgid setsid tkill process_vm_readv process_vm_writev pidfd_send_signal io_uring_setup pidfd_getfd
+        "denied": (101, 109, 112, 200, 310, 311, 424, 425, 438),
+        "owner": (72, 16),  # fcntl, ioctl: the commands that make a file signal a process (F_SETOWN, FIOSETOWN)
         "aimed": (62, 129, 234, 297, 434),  # kill rt_sigqueueinfo tgkill rt_tgsigqueueinfo pidfd_open
     },
     "aarch64": {
@@ -63,9 +70,12 @@ _ARCHITECTURES = {
         "seccomp": 277,
         "landlock": (444, 445, 446),
         "denied": (117, 154, 157, 130, 270, 271, 424, 425, 438),
+        "owner": (25, 29),
         "aimed": (129, 138, 131, 240, 434),
     },
 }
+#: The commands of fcntl and ioctl that make a file signal a process (F_SETOWN, F_SETOWN_EX; FIOSETOWN, SIOCSPGRP).
+_OWNER_COMMANDS = ((8, 15), (0x8901, 0x8902))
 _X32_BIT = 0x40000000
 _RET_ALLOW, _RET_EPERM = 0x7FFF0000, 0x00050001
 _LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06
@@ -78,13 +88,13 @@ _LANDLOCK_SCOPE_SIGNAL = 2
 _LANDLOCK_RULE_PATH_BENEATH = 1
 
 _LINUX = sys.platform.startswith("linux")
-_libc = ctypes.CDLL(None, use_errno=True)
+_libc: Any = ctypes.CDLL(None, use_errno=True) if _LINUX else None
 
 
 def protect_the_auditor() -> None:
     """Make this process non-dumpable: a candidate (same user, ``CAP_SYS_PTRACE`` dropped) can then
     neither trace it nor open its ``/proc`` memory or descriptors. Core dumps are off for it too."""
-    if _LINUX:
+    if _libc is not None:
         _libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 
@@ -102,11 +112,12 @@ def limit_resources(memory_mib: int, file_bytes: int) -> None:
 def confine(writable: str) -> tuple[str, ...]:
     """Fence this process and all it will start (see the module docstring); ``writable`` is the one
     folder it may write in. Returns the fences that applied and those the machine lacks."""
-    if not _LINUX:
+    if _libc is None:
         return (f"no fence: the fences are Linux's, and this is {sys.platform}",)
     if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return ("no fence: prctl(PR_SET_NO_NEW_PRIVS) failed",)
-    arch = _ARCHITECTURES.get(platform.machine())
+    # the syscall table is the interpreter's: a 32-bit Python on a 64-bit kernel has another one
+    arch = _ARCHITECTURES.get(platform.machine()) if struct.calcsize("P") == 8 else None
     steps = [_drop_capabilities]
     if arch is not None:
         steps += [lambda: _landlock(arch, writable), lambda: _seccomp(arch, _ancestors())]
@@ -138,10 +149,13 @@ def _drop_capabilities() -> str:
 
 
 def _ancestors() -> tuple[set[int], set[int]]:
-    """The pids from this process's parent up to init, and their process groups (other than its own)."""
+    """The pids from this process's parent up to init, with their threads' ids (a signal to a thread reaches its
+    process), and their process groups (other than its own)."""
     pids, pid = set(), os.getppid()
     while pid > 0 and pid not in pids:
         pids.add(pid)
+        with contextlib.suppress(OSError, ValueError):
+            pids.update(int(thread) for thread in os.listdir(f"/proc/{pid}/task"))
         try:
             with open(f"/proc/{pid}/stat", "rb") as handle:
                 text = handle.read()
@@ -166,6 +180,10 @@ def _seccomp(arch: dict, ancestors: tuple[set[int], set[int]]) -> str:
     code += [(_JGE_K, 0, 1, _X32_BIT), (_RET_K, 0, 0, _RET_EPERM)]
     for number in arch["denied"]:
         code += [(_JEQ_K, 0, 1, number), (_RET_K, 0, 0, _RET_EPERM)]
+    for number, commands in zip(arch["owner"], _OWNER_COMMANDS, strict=True):  # a signal by proxy: refused
+        code += [(_JEQ_K, 0, len(commands) + 3, number), (_LD_W_ABS, 0, 0, 24)]  # the second argument's low word
+        code += [(_JEQ_K, len(commands) - index, 0, command) for index, command in enumerate(commands)]
+        code += [(_RET_K, 0, 0, _RET_ALLOW), (_RET_K, 0, 0, _RET_EPERM)]
     aimed = arch["aimed"]
     for index, number in enumerate(aimed):  # to the pid check below: past the other dispatches and the allow
         code.append((_JEQ_K, len(aimed) - index, 0, number))
@@ -194,21 +212,27 @@ def _landlock(arch: dict, writable: str) -> str:
     ruleset = _libc.syscall(create, attribute, len(attribute), 0)
     if ruleset < 0:
         return f"Landlock: not applied ({os.strerror(ctypes.get_errno())})"
+    missing = []
     try:
         file_writes = _LANDLOCK_WRITE_FILE | (_LANDLOCK_TRUNCATE if abi >= 3 else 0)
-        for path, rights in ((writable, handled), ("/dev/shm", handled), ("/dev", file_writes)):
+        for path, rights in ((writable, handled), ("/dev/shm", handled), (os.devnull, file_writes)):
             try:
-                folder = os.open(path, os.O_PATH | os.O_DIRECTORY)
+                place = os.open(path, os.O_PATH)
             except OSError:
+                missing.append(path)
                 continue
             try:
-                rule = struct.pack("=Qi", rights, folder)
-                _libc.syscall(add_rule, ruleset, _LANDLOCK_RULE_PATH_BENEATH, rule, 0)
+                rule = struct.pack("=Qi", rights, place)
+                if _libc.syscall(add_rule, ruleset, _LANDLOCK_RULE_PATH_BENEATH, rule, 0) != 0:
+                    missing.append(path)
             finally:
-                os.close(folder)
+                os.close(place)
+        if writable in missing:
+            return "Landlock: not applied (its own folder could not be allowed)"
         if _libc.syscall(restrict, ruleset, 0) != 0:
             return f"Landlock: not applied ({os.strerror(ctypes.get_errno())})"
     finally:
         os.close(ruleset)
     signals = ", no signal leaves the candidate's processes" if abi >= 6 else ""
-    return f"Landlock ABI {abi}: writes only in the worker's temporary folder and /dev{signals}"
+    also = f" (not allowed: {', '.join(missing)})" if missing else ""
+    return f"Landlock ABI {abi}: writes only in the worker's temporary folder, /dev/shm and /dev/null{also}{signals}"

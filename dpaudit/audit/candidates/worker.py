@@ -193,7 +193,7 @@ def _arguments(call: dict[str, Any], data: Any, params: dict[str, Any], rng: Any
     ``count`` (the vectorised entry point's sample count) goes right after the input.
     """
     seeded = call.get("seed") is True and isinstance(rng, np.random.Generator)  # [candidate] randomness = "seed"
-    values = {**params, "input": data, "rng": int(rng.integers(2**63)) if seeded else rng}
+    values = {**params, "input": data, "rng": int(rng.integers(2**32)) if seeded else rng}  # np.random.seed's range
     positional: list[Any] = []
     for name in call["args"]:
         positional.append(values[name])
