@@ -474,3 +474,25 @@ def test_pairs_are_ranked_on_equal_pilots_so_a_later_users_pair_with_the_leak_is
     budget = AuditBudget(200_000, pilot_samples=20_000, events=("threshold",))
     bound = certify_privacy_lower_bound(_Laplace(), pairs, delta=0.0, epsilon=0.5, budget=budget, seed=seed)
     assert bound.epsilon_lower_bound > 0.5
+
+
+@pytest.mark.parametrize(
+    ("whole", "equal", "kept"),
+    [
+        # a rare-event leak on a long pilot (1.88) looks small on 1,000 draws (0.56): the whole-pilot ranking keeps it
+        ([1.88, 0.93, 0.70, 0.60], [0.56, 0.68, 0.70, 0.60], [0, 2]),
+        # the first pairs' long pilots outscore a short-pilot leak on their own draws: the equal ranking keeps it
+        ([0.46, 0.43, 0.30, 0.41], [0.21, 0.20, 0.30, 0.62], [0, 3]),
+    ],
+)
+def test_pairs_are_kept_by_both_rankings_in_turn(whole, equal, kept):
+    from dpaudit.checks.empirical.pair_screening import kept_pairs
+
+    pairs = [NeighbourPair(np.zeros(1), np.ones(1), f"pair {index}") for index in range(4)]
+    lengths = [20_000, 20_000, 1_000, 1_000]
+
+    def score(index, draws):
+        return whole[index] if draws is None else equal[index]
+
+    assert kept_pairs(pairs, lengths, score, 2, 0.5) == kept
+    assert kept_pairs(pairs, [1_000] * 4, score, 2, 0.5) == sorted(np.argsort(whole)[::-1][:2].tolist())

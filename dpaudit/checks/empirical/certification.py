@@ -33,6 +33,7 @@ from dpaudit.checks.empirical.events import (
     outcome_projection,
 )
 from dpaudit.checks.empirical.laplace_ratio import laplace_ratio_projection
+from dpaudit.checks.empirical.pair_screening import kept_pairs
 from dpaudit.checks.empirical.power_sizing import SelectionCounts, Sizing, size_certification
 from dpaudit.checks.empirical.precision_events import PrecisionProjection, precision_projections
 from dpaudit.checks.empirical.recertification import (
@@ -286,28 +287,6 @@ def _draw_pilots(
     return held, pilots
 
 
-def _kept_pairs(
-    pairs: Sequence[NeighbourPair], pilots: Sequence[_Pilot], budget: AuditBudget, delta: float, epsilon: float | None
-) -> list[int]:
-    """The indices of the pairs sampled further, in index order: all of them, or with more than
-    ``budget.max_pairs`` the ones whose pilot scores best (ties to the lower index). Of the screened
-    pairs (``draws_cap``) one at most competes: the best, and only when its pilot's score (the largest
-    of its events' 99.9% ε lower bounds on the pilot alone: a ranking, the later phases draw afresh)
-    exceeds the claimed ε (0 without one). Each pair is scored on the shortest pilot's number of draws
-    (a longer pilot's tighter bounds made the first pairs a user gives win wherever the leak was)."""
-    screened = [i for i, pair in enumerate(pairs) if pair.draws_cap is not None]
-    if len(pilots) <= budget.max_pairs and not screened:
-        return list(range(len(pilots)))
-    n = min(len(sides[0]) for sides, _, _ in pilots)
-    scores = [_pilot_screen_score(s[0][:n], s[1][:n], p, g, delta, "interval" in budget.events) for s, p, g in pilots]
-    floor = 0.0 if epsilon is None else epsilon
-    eligible = [i for i in range(len(pilots)) if i not in screened]
-    best = min(screened, key=lambda i: (-scores[i], i), default=None)
-    if best is not None and scores[best] > floor:
-        eligible.append(best)
-    return sorted(sorted(eligible, key=lambda i: (-scores[i], i))[: budget.max_pairs])
-
-
 def _selection_candidates(
     sampler: Any,
     pairs: Sequence[NeighbourPair],
@@ -414,7 +393,14 @@ def certify_privacy_lower_bound(
     common: dict[str, Any] = {"chunk_size": budget.chunk_size, "batch_size": budget.batch_size}
     common |= {"executor": executor, "progress": progress}
     held, pilots = _draw_pilots(sampler, pairs, root, budget, common)
-    kept = _kept_pairs(pairs, pilots, budget, audited_delta, claimed_epsilon)
+    intervals = "interval" in budget.events
+
+    def score(index: int, draws: int | None) -> float:
+        (first, second), projections, grids = pilots[index]
+        return _pilot_screen_score(first[:draws], second[:draws], projections, grids, audited_delta, intervals)
+
+    lengths = [len(sides[0]) for sides, _, _ in pilots]
+    kept = kept_pairs(pairs, lengths, score, budget.max_pairs, claimed_epsilon)
     candidates, tried = _selection_candidates(
         held, pairs, kept, pilots, root, budget, audited_delta, claimed_epsilon, common
     )
