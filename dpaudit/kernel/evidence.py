@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
@@ -296,6 +297,7 @@ def named_event(counterexample: Any) -> str | None:
         return None
     text = str(counterexample["event"])
     categories = counterexample.get("categories")
-    for code, name in categories.items() if isinstance(categories, dict) else ():
-        text = text.replace(str(code), repr(name))
+    for code, name in categories.items() if isinstance(categories, dict) else ():  # whole numbers only
+        shown = repr(name).replace("\\", "\\\\")  # a replacement string: its backslashes escaped
+        text = re.sub(rf"(?<![\d.]){re.escape(str(code))}(?![\d.])", shown, text)
     return text

@@ -45,3 +45,10 @@ def test_numbers_booleans_and_text_that_cannot_meet_mix():
     as_real(0.5, 2, {})
     as_real(np.array(["⊥", 3.0], dtype=object), 3, {})
     as_real("⊥", 4, {})
+
+
+def test_a_category_is_named_only_where_its_code_stands_as_a_whole_number():
+    from dpaudit.kernel.evidence import named_event
+
+    event = {"event": "y in {12, 123, 1.5, 312}", "categories": {"12": "a", "312": "b\\c"}}
+    assert named_event(event) == "y in {'a', 123, 1.5, 'b\\\\c'}"

@@ -122,7 +122,8 @@ class ParametricConfig(FitConfig):
 @register_checker(
     "parametric_noise_fit",
     description="fits a noise family (gaussian, laplace, dirichlet) to the outputs, tests the fit, and bounds "
-    "epsilon with the family's exact profile at the least private corner of the confidence region",
+    "epsilon (delta at the claimed epsilon for a pure claim on the gaussian family) with the family's exact profile "
+    "at the least private corner of the confidence region",
     config=ParametricConfig,
     audits_candidates=True,
 )
