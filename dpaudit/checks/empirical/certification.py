@@ -235,6 +235,21 @@ def _pilot_screen_score(
     return best
 
 
+def _kept(
+    pairs: Sequence[NeighbourPair], pilots: Sequence[_Pilot], budget: AuditBudget, delta: float, epsilon: float | None
+) -> list[int]:
+    """The pairs sampled beyond their pilot (:func:`~dpaudit.checks.empirical.pair_screening.kept_pairs`), each
+    scored on its first n pilot draws by its events' 99.9% ε lower bounds."""
+    intervals = "interval" in budget.events
+
+    def score(index: int, draws: int | None) -> float:
+        (first, second), projections, grids = pilots[index]
+        return _pilot_screen_score(first[:draws], second[:draws], projections, grids, delta, intervals)
+
+    lengths = [len(sides[0]) for sides, _, _ in pilots]
+    return kept_pairs(pairs, lengths, score, budget.max_pairs, epsilon)
+
+
 def _choose(candidates: Sequence[ChosenEvent]) -> list[ChosenEvent]:
     chosen: dict[tuple[str, bool], ChosenEvent] = {}
     for candidate in candidates:
@@ -393,14 +408,7 @@ def certify_privacy_lower_bound(
     common: dict[str, Any] = {"chunk_size": budget.chunk_size, "batch_size": budget.batch_size}
     common |= {"executor": executor, "progress": progress}
     held, pilots = _draw_pilots(sampler, pairs, root, budget, common)
-    intervals = "interval" in budget.events
-
-    def score(index: int, draws: int | None) -> float:
-        (first, second), projections, grids = pilots[index]
-        return _pilot_screen_score(first[:draws], second[:draws], projections, grids, audited_delta, intervals)
-
-    lengths = [len(sides[0]) for sides, _, _ in pilots]
-    kept = kept_pairs(pairs, lengths, score, budget.max_pairs, claimed_epsilon)
+    kept = _kept(pairs, pilots, budget, audited_delta, claimed_epsilon)
     candidates, tried = _selection_candidates(
         held, pairs, kept, pilots, root, budget, audited_delta, claimed_epsilon, common
     )
