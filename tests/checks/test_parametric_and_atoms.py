@@ -479,13 +479,13 @@ def test_pairs_are_ranked_on_equal_pilots_so_a_later_users_pair_with_the_leak_is
 @pytest.mark.parametrize(
     ("whole", "equal", "kept"),
     [
-        # a rare-event leak on a long pilot (1.88) looks small on 1,000 draws (0.56): the whole-pilot ranking keeps it
+        # a rare-event leak on a long pilot (1.88, past the claim) looks small on 1,000 draws (0.56): kept first
         ([1.88, 0.93, 0.70, 0.60], [0.56, 0.68, 0.70, 0.60], [0, 2]),
-        # the first pairs' long pilots outscore a short-pilot leak on their own draws: the equal ranking keeps it
-        ([0.46, 0.43, 0.30, 0.41], [0.21, 0.20, 0.30, 0.62], [0, 3]),
+        # the first pairs' long pilots outscore a short-pilot leak on their own draws: ranked on 1,000 draws each
+        ([0.46, 0.43, 0.30, 0.41], [0.21, 0.20, 0.30, 0.62], [2, 3]),
     ],
 )
-def test_pairs_are_kept_by_both_rankings_in_turn(whole, equal, kept):
+def test_pairs_of_unequal_pilots_are_ranked_on_equal_draws_but_a_pilot_past_the_claim_is_kept(whole, equal, kept):
     from dpaudit.checks.empirical.pair_screening import kept_pairs
 
     pairs = [NeighbourPair(np.zeros(1), np.ones(1), f"pair {index}") for index in range(4)]
@@ -496,3 +496,15 @@ def test_pairs_are_kept_by_both_rankings_in_turn(whole, equal, kept):
 
     assert kept_pairs(pairs, lengths, score, 2, 0.5) == kept
     assert kept_pairs(pairs, [1_000] * 4, score, 2, 0.5) == sorted(np.argsort(whole)[::-1][:2].tolist())
+
+
+def test_a_long_pilot_below_the_claim_takes_no_place_of_its_own():
+    from dpaudit.checks.empirical.pair_screening import kept_pairs
+
+    pairs = [NeighbourPair(np.zeros(1), np.ones(1), f"pair {index}") for index in range(4)]
+    whole, equal = [0.43, 0.46, 0.10, 0.30], [0.20, 0.45, 0.10, 0.40]  # pair 1 leads both; 0.46 is below 0.5
+
+    def score(index, draws):
+        return whole[index] if draws is None else equal[index]
+
+    assert kept_pairs(pairs, [20_000, 20_000, 2_000, 2_000], score, 2, 0.5) == [1, 3]
