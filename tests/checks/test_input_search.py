@@ -297,27 +297,23 @@ def _rows_candidate(folder, on_small_entries, *, gamma_of="k * p"):
 
 
 @pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
-def test_a_searched_input_the_candidate_refuses_is_left_out_and_counted(tmp_path, caplog):
+def test_a_searched_input_the_candidate_refuses_is_left_out_counted_and_warned_of(tmp_path, monkeypatch, caplog):
     # the candidate raises on the search's rows at the claim's eta = 0.2: those pairs are left out (the report
-    # says how many, and so does a warning), the audit goes on and is not an error
-    spec = _rows_candidate(tmp_path, "raise ValueError('this model has no row entry below 0.25')")
-    evidence = obligation_evidence(spec, "rows:release", str(tmp_path), "rows")
-    assert evidence.verdict is Verdict.CONSISTENT, evidence.summary
-    assert "found by the input search" in evidence.domain
-    assert "searched but refused by the candidate (it raised), left out" in evidence.domain
-    refused = evidence.details["searched_inputs_refused"]
-    assert refused > 0 and f"the candidate raised on {refused} input(s) the search tried" in caplog.text
-
-
-@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
-def test_from_python_the_refused_inputs_are_a_warning_a_passing_test_shows(tmp_path, monkeypatch):
+    # says how many, and so do a log line and, from Python, a UserWarning a passing test shows), the audit goes
+    # on and is not an error
     import dpaudit
 
     spec = _rows_candidate(tmp_path, "raise ValueError('this model has no row entry below 0.25')")
     monkeypatch.chdir(tmp_path)
     with pytest.warns(UserWarning, match=r"the candidate raised on \d+ input\(s\) the search tried"):
         report = dpaudit.check("rows:release", spec, quick=True, seed=3)
-    assert not report.failed()
+    (relation,) = report.claims[0].relations
+    evidence = next(item.evidence for item in relation.obligations if item.obligation.id == "rows")
+    assert evidence.verdict is Verdict.CONSISTENT and not report.failed(), evidence.summary
+    assert "found by the input search" in evidence.domain
+    assert "searched but refused by the candidate (it raised), left out" in evidence.domain
+    assert evidence.details["searched_inputs_refused"] > 0  # the warning counts every obligation's
+    assert "input(s) the search tried; they are left out of the audit" in caplog.text
 
 
 def _rows_evidence(folder, on_small_entries, *, gamma_of="k * p"):
