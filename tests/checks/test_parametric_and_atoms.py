@@ -461,11 +461,11 @@ class _Laplace:
         return value + rng.laplace(0.0, 1.0, (size, *value.shape))
 
 
-@pytest.mark.parametrize("seed", [3, 9])
+@pytest.mark.parametrize("seed", [0, 3, 5, 9, 11, 17])
 def test_pairs_are_ranked_on_equal_pilots_so_a_later_users_pair_with_the_leak_is_kept(seed):
     """A user's first two pairs get the full pilot, the others 2,000 draws: ranked on their own pilots, the
-    first two (epsilon 0.49, under the claim of 0.5) outscored a later one at 0.62 on these seeds, and the
-    audit said consistent; each ranked on 2,000 draws, the leaking pair is kept."""
+    first two (epsilon 0.49, under the claim of 0.5) outscored a later one at 0.62 on seeds 3 and 9, and the
+    audit said consistent; each ranked on 2,000 draws, the leaking pair is kept on every seed."""
     shifts = [0.49, 0.49, 0.1, 0.1, 0.1, 0.62, 0.1, 0.1]
     pairs = [
         NeighbourPair(np.zeros(1), np.full(1, shift), f"shift {index}", None if index < 2 else 2000)
