@@ -107,3 +107,55 @@ def test_discrete_outputs_the_batch_also_gives_are_no_disagreement():
 
     for start in range(3):
         assert _batch_disagreement(Die(), [0.0], list(range(500 * start, 500 * start + 500)), 10**6 + start) is None
+
+
+class _Atom:
+    """A correct mechanism with an atom at a tight claim: 10 with probability p on X and p e^-ε on X' (ε = the
+    claim's), a normal draw otherwise (a clamp or a randomized response looks the same to the contract)."""
+
+    def __init__(self, on_first: float, on_second: float):
+        self.on_first, self.on_second = on_first, on_second
+
+    def release(self, data, *, rng, size=None):
+        p = self.on_first if float(np.asarray(data).ravel()[0]) == 0 else self.on_second
+        count = 1 if size is None else size
+        out = np.where(rng.random(count) < p, 10.0, rng.standard_normal(count))[:, None]
+        return out[0] if size is None else out
+
+
+def _contract(candidate, seed):
+    obligation = Obligation("randomness", "noise comes from rng", "randomness_contract", {"samples": 500})
+    sequence = np.random.SeedSequence(seed)
+    context = CheckContext(CLAIM, CLAIM.relations[0], np.random.default_rng(sequence), sequence, candidate=candidate)
+    return get_checker("randomness_contract").function(obligation, context)
+
+
+def test_an_atom_at_a_tight_claim_refuting_it_in_one_unlucky_round_is_withdrawn_on_fresh_releases():
+    """The review's case (a Laplace release clamped at its input, claimed at its exact ε): the atom repeats on X, so
+    it was the event, and one round of 500 releases on X' without it certified more than the claim, violated about
+    once in a hundred runs. The round is now repeated on fresh releases, its event chosen anew."""
+    from dpaudit.checks.empirical.randomness import _repeat_round
+    from dpaudit.checks.empirical.sampling import NeighbourPair
+
+    atom = _Atom(0.9, 0.9 * np.exp(-4.38))
+    seeds = [int(s) for s in np.random.default_rng(np.random.SeedSequence(240)).integers(0, 2**62, size=500)]
+    pair = NeighbourPair(np.zeros(1), np.ones(1), "pair")
+    assert _repeat_round(atom, pair, seeds, 0, 0.025, 1e-5)["epsilon_lower_bound"] > 4.38  # the unlucky round
+    evidence = _contract(atom, 240)
+    assert evidence.verdict is Verdict.CONSISTENT, evidence.summary
+    # and an atom X' never releases is still violated, confirmed
+    evidence = _contract(_Atom(0.9, 0.0), 240)
+    assert evidence.verdict is Verdict.VIOLATED and "repeated outputs" in evidence.summary, evidence.summary
+    confirmation = evidence.counterexample["confirmation"]
+    assert confirmation["epsilon_lower_bound"] > 4.38 and evidence.measurements[0].measured <= min(
+        evidence.counterexample["epsilon_lower_bound"], confirmation["epsilon_lower_bound"]
+    )
+
+
+def test_an_output_that_is_one_value_on_x_and_refutes_nothing_is_consistent():
+    """An exponential mechanism with a clear winner (or a clamp far from the input) releases one value on X every
+    time: that is not public noise when X' releases it as often, so not inconclusive (a gate on inconclusive
+    failed a correct mechanism)."""
+    evidence = _contract(_Atom(1.0, 0.99), 1)
+    assert evidence.verdict is Verdict.CONSISTENT, evidence.summary
+    assert "one value for all 500 seeds" in evidence.summary and evidence.details["one_value"]
