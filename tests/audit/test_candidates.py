@@ -347,6 +347,17 @@ candidate.sample([0.0, 1.0], {"sigma": 1.0}, CandidateCall().to_json(["sigma"]),
 """
 
 
+def _command_lines(pids):
+    """What each of ``pids`` runs, for a failure's message."""
+    lines = {}
+    for pid in pids:
+        try:
+            lines[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")[:100]
+        except OSError as exc:
+            lines[pid] = exc
+    return lines
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
 def test_a_worker_in_a_call_that_never_returns_leaves_with_its_auditor_when_the_auditor_is_killed(
     tmp_path, monkeypatch
@@ -363,7 +374,7 @@ def test_a_worker_in_a_call_that_never_returns_leaves_with_its_auditor_when_the_
     deadline = time.monotonic() + 30
     while len(alive_with(marker)) < 3 and time.monotonic() < deadline:  # the auditor, the worker, its sleep
         time.sleep(0.1)
-    assert len(alive_with(marker)) == 3
+    assert len(alive_with(marker)) == 3, _command_lines(alive_with(marker))
     auditor.kill()
     auditor.wait()
     deadline = time.monotonic() + 30

@@ -45,10 +45,12 @@ def corpus(tmp_path):
     return tmp_path / "manifest.toml"
 
 
-@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
-def test_corpus_tables(corpus, tmp_path):
+@pytest.mark.slow  # whole candidate audits end to end: the main CI job runs it, not the floors one
+def test_corpus_tables_and_the_same_tables_on_two_jobs_and_on_a_dask_cluster(corpus, tmp_path):
+    # one serial run, read for its tables, then the two other ways of running the corpus against it (each run is
+    # a whole audit of two candidates: three runs, not one serial run per comparison)
     out = tmp_path / "out"
-    assert main(["corpus", str(corpus), "--quick", "--out", str(out)]) == 0
+    serial = _tables(corpus, out)
     document = json.loads((out / "corpus.json").read_text())
     assert document["summary"]["leaky_violated_on_every_seed"] == 1
     assert document["summary"]["false_violated"] == 0
@@ -65,6 +67,12 @@ def test_corpus_tables(corpus, tmp_path):
     assert halved["detail"]["samples_per_side"] > 0 and "neighbouring pair(s)" in halved["detail"]["pairs"]
     assert good["detail"]["power"].startswith("an event of probability") and good["seconds"] > 0
     assert "- **halved** (violated, " in (out / "corpus.md").read_text()
+
+    assert _tables(corpus, tmp_path / "jobs-2", "--jobs", "2") == serial
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        address = cluster.scheduler_address.replace("tcp://", "dask://")
+        assert _tables(corpus, tmp_path / "dask", "--executor", address) == serial
 
 
 def test_bad_manifest_is_refused(corpus):
@@ -137,22 +145,6 @@ def _tables(corpus, out, *options):
         row.pop("seconds")
         row["detail"].pop("seconds", None)
     return {key: value for key, value in document.items() if key != "command"}
-
-
-@pytest.mark.slow  # the same library calls as test_corpus_tables, on two processes
-def test_checking_two_candidates_at_once_gives_the_same_tables(corpus, tmp_path):
-    assert _tables(corpus, tmp_path / "jobs-1") == _tables(corpus, tmp_path / "jobs-2", "--jobs", "2")
-
-
-@pytest.mark.slow  # a whole audit end to end: the main CI job runs it, not the floors one
-def test_a_dask_cluster_gives_the_same_tables(corpus, tmp_path):
-    distributed = pytest.importorskip("distributed")
-    serial = _tables(corpus, tmp_path / "serial")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        assert (
-            _tables(corpus, tmp_path / "dask", "--executor", cluster.scheduler_address.replace("tcp://", "dask://"))
-            == serial
-        )
 
 
 def test_jobs_and_executor_together_are_refused(corpus, tmp_path, caplog):
