@@ -196,18 +196,37 @@ def beta_pair_delta(epsilon: float, pair: BetaPair, *, digits: int = DEFAULT_DIG
     return _two_precisions(compute, digits)
 
 
+#: |logit| past which the loss threshold u* (or 1 − u*) is below the smallest float64: the tail is then taken
+#: from I_t(a, b) = t^a / (a B(a, b)) (1 + O(t)) in logs (the leading term; t < e^-700 leaves O(t) far below any
+#: float64 digit). Without it u* underflowed to 0 and the tail to 0, though with a small shape a the tail of a
+#: threshold of e^-800 is e^(-800 a), 0.45 for a = 0.001: a grid search ranked the worst pair last.
+_UNDERFLOW_LOGIT = 700.0
+
+
+def _small_tail(log_t: float, a: float, b: float) -> float:
+    """I_t(a, b) for log t < −:data:`_UNDERFLOW_LOGIT` (the leading term of its series, in logs)."""
+    return math.exp(a * log_t - math.log(a) - float(special.betaln(a, b)))
+
+
 def _float64_tails(epsilon: float, pair: BetaPair) -> tuple[float, float]:
-    """(P_p[loss > ε], P_q[loss > ε]) in float64 (scipy)."""
+    """(P_p[loss > ε], P_q[loss > ε]) in float64 (scipy); the loss exceeds ε on U > u* (slope > 0) or on
+    U < u*, with logit(u*) = (ε − constant) / slope."""
     if pair.a_p == pair.a_q:
         return 0.0, 0.0
     constant = special.betaln(pair.a_q, pair.b_q) - special.betaln(pair.a_p, pair.b_p)
     slope = pair.a_p - pair.a_q
-    threshold = special.expit((epsilon - constant) / slope)
+    logit = float((epsilon - constant) / slope)
     if slope > 0:
+        if logit > _UNDERFLOW_LOGIT:  # P(U > u*) = I_{1−u*}(b, a), log(1 − u*) = −logit up to e^-700
+            return _small_tail(-logit, pair.b_p, pair.a_p), _small_tail(-logit, pair.b_q, pair.a_q)
+        threshold = special.expit(logit)
         return (
             float(special.betaincc(pair.a_p, pair.b_p, threshold)),
             float(special.betaincc(pair.a_q, pair.b_q, threshold)),
         )
+    if logit < -_UNDERFLOW_LOGIT:  # P(U < u*) = I_{u*}(a, b), log u* = logit up to e^-700
+        return _small_tail(logit, pair.a_p, pair.b_p), _small_tail(logit, pair.a_q, pair.b_q)
+    threshold = special.expit(logit)
     return float(special.betainc(pair.a_p, pair.b_p, threshold)), float(special.betainc(pair.a_q, pair.b_q, threshold))
 
 

@@ -34,6 +34,7 @@ References:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import mpmath
@@ -50,7 +51,15 @@ from dpaudit.privacy.dirichlet_pair import (
 )
 from dpaudit.privacy.precise_values import PreciseValue
 
-__all__ = ["ACC2020_SOURCE", "WorstPair", "acc2020_delta", "acc2020_epsilon", "worst_pair_delta"]
+__all__ = [
+    "ACC2020_SOURCE",
+    "OPEN_SIMPLEX_FLOOR",
+    "WorstPair",
+    "acc2020_delta",
+    "acc2020_epsilon",
+    "worst_pair_delta",
+    "worst_pair_delta_float64",
+]
 
 
 """Tolerance on |sum(p) - 1| for an input of the Dirichlet mechanism."""
@@ -100,6 +109,60 @@ def _admissible_box(n: int, b: float, eta: float | None) -> tuple[float, float, 
     return low, mass, shift
 
 
+#: How close to 0 the search goes on the open simplex (eta None), on a log grid below the linear grid's floor of
+#: 1e-9: a component of 1e-300 is a float64 input the mechanism accepts. There δ(ε) tends to 1 as a component
+#: tends to 0 (the law under p concentrates at the vertex, under q it does not), so no pair attains the supremum.
+OPEN_SIMPLEX_FLOOR = 1e-300
+_LINEAR_FLOOR = 1e-9
+_LOG_POINTS = 30
+
+#: A pair's coordinates (p_i, p_j, q_i, q_j) and whether it lies on the edge of the searched box.
+_Position = tuple[tuple[float, float, float, float], bool]
+
+
+def _positions(n: int, b: float, eta: float | None, grid: int) -> tuple[list[_Position], list[_Position]]:
+    """The searched positions of ordered b-adjacent pairs with shift b/2 (see :func:`worst_pair_delta`) and
+    the box's corners among them (each corner also on the grid)."""
+    low, max_mass, shift = _admissible_box(n, b, eta)
+    floor = low if low > 0 else _LINEAR_FLOOR
+    masses = [max_mass] if n == 2 else list(np.linspace(2 * floor + shift, max_mass, grid)[::-1])
+    if n > 2 and eta is None:
+        masses = [m for m in masses if m < 1.0] or [1.0 - _LINEAR_FLOOR]
+    positions: list[_Position] = []
+    corners: list[_Position] = []
+    for mass_index, mass in enumerate(masses):
+        xs = np.linspace(floor, mass - shift - floor, grid)
+        outer_mass = mass_index in (0, len(masses) - 1)
+        for index, x in enumerate(xs):
+            edge = index in (0, xs.size - 1) or (n > 2 and outer_mass)
+            position = ((float(x), float(mass - x), float(x + shift), float(mass - x - shift)), edge)
+            positions.append(position)
+            if outer_mass and index in (0, xs.size - 1):
+                corners.append(position)
+        if eta is None and outer_mass:  # toward the open simplex's boundary: p_i -> 0, and q_j -> 0
+            for t in np.logspace(math.log10(OPEN_SIMPLEX_FLOOR), math.log10(floor), _LOG_POINTS)[:-1]:
+                t = float(t)
+                toward = [
+                    ((t, mass - t, t + shift, mass - t - shift), True),
+                    ((mass - shift - t, shift + t, mass - t, t), True),
+                ]
+                positions.extend(toward)
+                if t == OPEN_SIMPLEX_FLOOR:
+                    corners.extend(toward)
+    return positions, corners
+
+
+def _beta_pair(k: float, position: tuple[float, float, float, float]) -> BetaPair:
+    x, y, qx, qy = position
+    return BetaPair(k * x, k * y, k * qx, k * qy)
+
+
+def worst_pair_delta_float64(epsilon: float, k: float, b: float, *, n: int, eta: float | None, grid: int) -> float:
+    """The largest float64 δ(ε) over the positions :func:`worst_pair_delta` searches (an estimate, not a verdict)."""
+    positions, _ = _positions(n, b, eta, grid)
+    return max(beta_pair_delta_float64(epsilon, _beta_pair(k, position)) for position, _ in positions)
+
+
 def worst_pair_delta(
     epsilon: float,
     k: float,
@@ -115,8 +178,12 @@ def worst_pair_delta(
     Parametrisation (covers every ordered pair, up to relabelling i ↔ j): p has pair
     coordinates (x, y), q has (x + d, y − d), with x >= eta, y − d >= eta, and pair mass
     x + y <= 1 − (n − 2) eta (= 1 for n = 2). d = b/2 (worst shift, Karlin–Rubin; re-checked
-    on the grid with d = b/4). The grid runs over x (and the pair mass when n > 2) in float64;
-    the best grid point and the box's corners are then evaluated exactly in mpmath.
+    on the grid with d = b/4). The grid runs over x (and the pair mass when n > 2) in float64
+    (tails below the smallest float64 taken in logs); the best grid point and the box's corners
+    are then evaluated exactly in mpmath, and the largest exact value is the result. With
+    eta None (the open simplex) the grid's floor is 1e-9 and a log grid goes on to
+    :data:`OPEN_SIMPLEX_FLOOR` at both ends: there the supremum (1) is approached, never
+    attained, so the result is a lower bound only.
 
     Args:
         epsilon: ε >= 0.
@@ -140,30 +207,26 @@ def worst_pair_delta(
     grid = check_integer("grid", grid, low=8)
     if eta is not None:
         eta = check_real("eta", eta, low=0.0, high=1.0 / n, low_open=True)
-    low, max_mass, shift = _admissible_box(n, b, eta)
-    floor = low if low > 0 else 1e-9
-    masses = [max_mass] if n == 2 else list(np.linspace(2 * floor + shift, max_mass, grid)[::-1])
-    if n > 2 and eta is None:
-        masses = [m for m in masses if m < 1.0] or [1.0 - 1e-9]
-    best: tuple[float, tuple[float, float, float, float], bool] | None = None
+    positions, corners = _positions(n, b, eta, grid)
+    best: tuple[float, _Position] | None = None
     monotone = True
-    count = 0
-    for mass_index, mass in enumerate(masses):
-        xs = np.linspace(floor, mass - shift - floor, grid)
-        for index, x in enumerate(xs):
-            y = mass - x
-            pair = BetaPair(k * x, k * y, k * (x + shift), k * (y - shift))
-            value = beta_pair_delta_float64(eps, pair)
-            half = beta_pair_delta_float64(eps, BetaPair(k * x, k * y, k * (x + shift / 2), k * (y - shift / 2)))
-            monotone = monotone and value >= half - 1e-12
-            count += 1
-            edge = index in (0, xs.size - 1) or mass_index in (0, len(masses) - 1)
-            if best is None or value > best[0]:
-                best = (value, (x, y, x + shift, y - shift), edge)
+    for position, edge in positions:
+        x, y, _, _ = position
+        value = beta_pair_delta_float64(eps, _beta_pair(k, position))
+        shift = position[2] - x
+        half = beta_pair_delta_float64(eps, BetaPair(k * x, k * y, k * (x + shift / 2), k * (y - shift / 2)))
+        monotone = monotone and value >= half - 1e-12
+        if best is None or value > best[0]:
+            best = (value, (position, edge))
     assert best is not None
-    x, y, qx, qy = best[1]
-    exact = beta_pair_delta(eps, BetaPair(k * x, k * y, k * qx, k * qy), digits=digits)
-    return WorstPair(exact, BetaPair(k * x, k * y, k * qx, k * qy), best[1], best[2], count, monotone)
+    exact = None
+    for position, edge in dict.fromkeys([best[1], *corners]):
+        value = beta_pair_delta(eps, _beta_pair(k, position), digits=digits)
+        if exact is None or value.value > exact[0].value:
+            exact = (value, position, edge)
+    assert exact is not None
+    delta, position, edge = exact
+    return WorstPair(delta, _beta_pair(k, position), position, edge, len(positions), monotone)
 
 
 def acc2020_epsilon(

@@ -22,7 +22,7 @@ paper = "Gohari et al."
 location = "test"
 [claim.mechanism]
 name = "dirichlet"
-params = {{ k = {k}, eta = 0.1 }}
+params = {{ k = {k}{eta} }}
 [claim.guarantee]
 kind = "approx_dp"
 epsilon = {epsilon}
@@ -46,12 +46,19 @@ def _evidence(
     relation="simplex_adjacent(0.2)",
     checker="dirichlet_exact_profile",
     params="{ n = 2, grid = 40 }",
+    eta: float | None = 0.1,
 ):
     path = tmp_path / "spec.toml"
-    path.write_text(
-        TEMPLATE.format(k=k, epsilon=epsilon, delta=delta, relation=relation, checker=checker, params=params),
-        encoding="utf-8",
+    text = TEMPLATE.format(
+        k=k,
+        eta="" if eta is None else f", eta = {eta!r}",
+        epsilon=epsilon,
+        delta=delta,
+        relation=relation,
+        checker=checker,
+        params=params,
     )
+    path.write_text(text, encoding="utf-8")
     result = run_claim(load_spec(path), seed=5)
     (relation_result,) = result.relations
     (item,) = relation_result.obligations
@@ -254,3 +261,52 @@ def test_the_float_radius_lies_within_its_stated_error_of_the_exact_one(beta, k)
     with mpmath.workdps(50):
         exact = mpmath.sqrt(mpmath.log(1 / mpmath.mpf(beta)) / (2 * (mpmath.mpf(k) + 1)))
         assert abs(mpmath.mpf(concentration_radius(k, beta)) / exact - 1) <= _radius_relative_error(beta)
+
+
+@pytest.mark.parametrize(
+    ("checker", "params"),
+    [
+        ("dirichlet_exact_profile", "{ n = 2, grid = 200 }"),
+        ("dirichlet_composition_profile", '{ rows = 4, reading = "one_row", grid = 200 }'),
+    ],
+)
+def test_a_worst_pair_whose_float64_tails_underflow_is_still_found(tmp_path, checker, params):
+    """A reviewer's case: k = 1000, eta = 1e-6, b = 2e-6. At the edge pair p = (1e-6, ...), q = (2e-6, ...) the loss
+    threshold is e^-800, below every float64: its tail, e^(-800 a) for the shape a = 0.001, was taken as 0, an
+    interior pair with a float64 delta of 1e-221 won the grid, and a claim of delta 1e-10 was verified. The exact
+    delta(0.1) there is 0.22621 (the reviewer's own quadrature: 0.2262097)."""
+    evidence = _evidence(
+        tmp_path,
+        k=1000.0,
+        epsilon=0.1,
+        delta=1e-10,
+        relation="simplex_adjacent(2e-6)",
+        checker=checker,
+        params=params,
+        eta=1e-6,
+    )
+    assert evidence.verdict is Verdict.VIOLATED, evidence.summary
+    assert 0.2262 < float(evidence.measurements[0].measured) < 0.2263
+
+
+def test_on_the_open_simplex_no_claim_is_verified_and_a_pair_near_a_vertex_refutes_it(tmp_path):
+    """Without eta, delta(epsilon) tends to 1 as a component tends to 0: the search stopped at 1e-9 and verified
+    (1, 0.01) for k = 1e10; it now goes on to 1e-300, where the exact delta is 1 to the digits shown."""
+    evidence = _evidence(tmp_path, k=1e10, epsilon=1.0, delta=0.01, relation="simplex_adjacent(2e-10)", eta=None)
+    assert evidence.verdict is Verdict.VIOLATED and float(evidence.measurements[0].measured) > 0.99, evidence.summary
+    assert "open simplex" in evidence.domain
+    # a claim no pair found refutes would still not be verified: the supremum is approached, not attained
+    from dpaudit.checks.profiles.dirichlet import _searched_verdict
+
+    assert _searched_verdict(Verdict.VERIFIED, True, None) is Verdict.INCONCLUSIVE
+    assert _searched_verdict(Verdict.VERIFIED, True, 0.1) is Verdict.VERIFIED
+
+
+def test_on_the_2_simplex_only_the_ends_of_the_grid_are_the_box_edge():
+    """With one pair mass (n = 2) every position counted as the box's edge, so a verified worst pair in the
+    interior was never demoted to inconclusive."""
+    from dpaudit.privacy.dirichlet_worst_case import _positions
+
+    positions, corners = _positions(2, 0.2, 0.1, 40)
+    assert [edge for _, edge in positions] == [True] + [False] * 38 + [True]
+    assert corners == [positions[0], positions[-1]]

@@ -28,7 +28,7 @@ from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.views import ConcentrationView
 from dpaudit.privacy.dirichlet_composition import composition_delta_bounds
 from dpaudit.privacy.dirichlet_pair import BetaPair
-from dpaudit.privacy.dirichlet_worst_case import worst_pair_delta
+from dpaudit.privacy.dirichlet_worst_case import OPEN_SIMPLEX_FLOOR, worst_pair_delta, worst_pair_delta_float64
 from dpaudit.privacy.guarantees import MAX_EPSILON, ApproxDP
 from dpaudit.privacy.relations import SIMPLEX_ADJACENT
 
@@ -116,7 +116,7 @@ def _float64_epsilon_at(delta: float, k: float, b: float, n: int, eta: float | N
     """A float64 estimate of the smallest ε with worst-pair δ(ε) <= delta (bisection; informational)."""
 
     def worst(epsilon: float) -> float:
-        return float(worst_pair_delta(epsilon, k, b, n=n, eta=eta, grid=grid, digits=50).delta.value)
+        return worst_pair_delta_float64(epsilon, k, b, n=n, eta=eta, grid=grid)
 
     low, high = 0.0, 1.0
     if worst(0.0) <= delta:
@@ -129,6 +129,21 @@ def _float64_epsilon_at(delta: float, k: float, b: float, n: int, eta: float | N
         middle = (low + high) / 2.0
         low, high = (middle, high) if worst(middle) > delta else (low, middle)
     return high
+
+
+#: Why no claim is verified on the open simplex (eta None): see :data:`OPEN_SIMPLEX_FLOOR`.
+_OPEN_SIMPLEX_NOTE = (
+    "; open simplex (no eta): delta(epsilon) tends to 1 as a component tends to 0, so no claim with delta < 1 "
+    "holds and none is verified (a pair found above the claim is a violation)"
+)
+
+
+def _searched_verdict(verdict: Verdict, at_boundary: bool, eta: float | None) -> Verdict:
+    """``verified`` only when the worst pair found lies on the edge of the searched box (where the convexity of
+    log Γ puts the maximiser) and the box is closed (eta given); else ``inconclusive``."""
+    if verdict is Verdict.VERIFIED and (not at_boundary or eta is None):
+        return Verdict.INCONCLUSIVE
+    return verdict
 
 
 def _verdict(lower: mpmath.mpf, upper: mpmath.mpf, claimed: mpmath.mpf) -> Verdict:
@@ -172,7 +187,8 @@ def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext)
     The exact δ(ε_claim) of every ordered b-adjacent pair with components >= eta is searched
     (see :func:`~dpaudit.privacy.dirichlet_worst_case.worst_pair_delta`) and the worst one is
     evaluated in mpmath. ``violated`` is a rigorous counterexample (one concrete pair);
-    ``verified`` covers the stated grid of pairs with rigorous error at each point.
+    ``verified`` covers the stated grid of pairs with rigorous error at each point, with the worst
+    at the box's edge, and is never said on the open simplex (no eta), where δ(ε) tends to 1.
 
     References:
         Gohari et al. 2020, Def. 1 and Sec. II-D; ACC 2020 statement (see the spec's source).
@@ -188,8 +204,7 @@ def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext)
         verdict = _verdict(worst.delta.lower, worst.delta.upper, claimed)
         margin = claimed - worst.delta.value
         interval = (worst.delta.lower, worst.delta.upper)
-    if verdict is Verdict.VERIFIED and not worst.at_boundary:
-        verdict = Verdict.INCONCLUSIVE
+    verdict = _searched_verdict(verdict, worst.at_boundary, eta)
     epsilon_estimate = _float64_epsilon_at(guarantee.delta, k, b, n, eta, min(grid, 60))
     p_i, p_j, q_i, q_j = (float(v) for v in worst.pair_inputs)
     counterexample = None
@@ -208,9 +223,9 @@ def check_dirichlet_exact_profile(obligation: Obligation, context: CheckContext)
             f"delta: {epsilon_estimate:.6g}"
         ),
         domain=(
-            f"b-adjacent pairs of the {n}-simplex with components >= {eta!r}, shift b/2 = {b / 2:g} "
-            f"(worst by Karlin-Rubin), {worst.grid_points} pair positions; maximiser at the box edge: "
-            f"{worst.at_boundary}"
+            f"b-adjacent pairs of the {n}-simplex with components >= {eta if eta is not None else OPEN_SIMPLEX_FLOOR!r}"
+            f", shift b/2 = {b / 2:g} (worst by Karlin-Rubin), {worst.grid_points} pair positions; maximiser at the "
+            f"box edge: {worst.at_boundary}{_OPEN_SIMPLEX_NOTE if eta is None else ''}"
         ),
         method=f"Beta reduction of the loss, regularised incomplete beta in mpmath at {worst.delta.digits} digits",
         measurements=(
@@ -287,7 +302,12 @@ def check_dirichlet_composition(obligation: Obligation, context: CheckContext) -
         lower, upper, pair = worst.delta.lower, worst.delta.upper, worst.pair
         method = "single-row exact profile (the other rows carry no information)"
         certificate = _beta_certificate(
-            _verdict(lower, upper, mpmath.mpf(guarantee.delta)), guarantee, pair, (lower, upper), digits, grid
+            _searched_verdict(_verdict(lower, upper, mpmath.mpf(guarantee.delta)), worst.at_boundary, eta),
+            guarantee,
+            pair,
+            (lower, upper),
+            digits,
+            grid,
         )
     else:
         worst = worst_pair_delta(guarantee.epsilon / rows, k, b, n=n, eta=eta, grid=grid, digits=digits)
@@ -297,7 +317,7 @@ def check_dirichlet_composition(obligation: Obligation, context: CheckContext) -
         certificate = None  # no independent route for the composed bound: recheck re-runs it (its enclosure below)
     with mpmath.workdps(digits + 20):
         claimed = mpmath.mpf(guarantee.delta)
-        verdict = _verdict(lower, upper, claimed)
+        verdict = _searched_verdict(_verdict(lower, upper, claimed), worst.at_boundary, eta)
         margin = claimed - lower if verdict is Verdict.VIOLATED else claimed - upper
         spread = _COMPOSED_RELATIVE_SPREAD * (abs(upper) + abs(lower))
         verified_composed = reading == "all_rows" and verdict is Verdict.VERIFIED
@@ -318,7 +338,8 @@ def check_dirichlet_composition(obligation: Obligation, context: CheckContext) -
             f"reading '{reading}' with {rows} rows: delta({guarantee.epsilon:g}) in "
             f"[{mpmath.nstr(lower, 6)}, {mpmath.nstr(upper, 6)}] vs claimed {guarantee.delta:g}"
         ),
-        domain=f"{rows} rows, b = {b:g}, eta = {eta!r}, n = {n}, worst single-row pair",
+        domain=f"{rows} rows, b = {b:g}, eta = {eta!r}, n = {n}, worst single-row pair"
+        + (_OPEN_SIMPLEX_NOTE if eta is None else ""),
         method=method,
         measurements=(
             Measurement(
