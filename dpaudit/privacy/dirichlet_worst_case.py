@@ -219,11 +219,11 @@ def worst_pair_delta(
         if best is None or value > best[0]:
             best = (value, (position, edge))
     assert best is not None
-    exact = None
+    exact: tuple[PreciseValue, tuple[float, float, float, float], bool] | None = None
     for position, edge in dict.fromkeys([best[1], *corners]):
-        value = beta_pair_delta(eps, _beta_pair(k, position), digits=digits)
-        if exact is None or value.value > exact[0].value:
-            exact = (value, position, edge)
+        delta = beta_pair_delta(eps, _beta_pair(k, position), digits=digits)
+        if exact is None or delta.value > exact[0].value:
+            exact = (delta, position, edge)
     assert exact is not None
     delta, position, edge = exact
     return WorstPair(delta, _beta_pair(k, position), position, edge, len(positions), monotone)
