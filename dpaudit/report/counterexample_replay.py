@@ -140,6 +140,34 @@ def _refutation_left_unsaid(claim: dict[str, Any], evidence: dict[str, Any]) -> 
     return None
 
 
+def _verified_above_the_claim(evidence: dict[str, Any]) -> str | None:
+    """Why a ``verified`` obligation's own numbers do not verify it, or None: a measurement of ε at a δ or of
+    δ at an ε that is exact or an upper bound (not a lower bound, not an informational estimate) whose upper end
+    exceeds the value it is claimed against (a verdict edited to verified above numbers that refute it)."""
+    for measurement in evidence.get("measurements") or []:
+        if not isinstance(measurement, dict) or _POINT.match(str(measurement.get("quantity", ""))) is None:
+            continue
+        direction = str(measurement.get("direction", ""))
+        if direction.startswith("lower bound") or "informational" in direction:
+            continue
+        interval = measurement.get("interval")
+        try:
+            high = (
+                float(interval[1])
+                if isinstance(interval, list) and len(interval) == 2
+                else float(measurement["measured"])
+            )
+            claimed = float(measurement["claimed"])
+        except (KeyError, TypeError, ValueError):
+            return f"its measurement of {measurement.get('quantity')} cannot be read"
+        if high > claimed:
+            return (
+                f"the verdict is 'verified', but its measurement of {measurement.get('quantity')} reaches {high:.6g}, "
+                f"above the claimed {claimed:g}"
+            )
+    return None
+
+
 def _claimed_point(claim: dict[str, Any]) -> tuple[float, float] | None:
     """The (ε, δ) of an approximate-DP claim (where an evidence states none, its measurements deleted)."""
     guarantee = claim.get("guarantee") or {}
@@ -218,6 +246,10 @@ def _replay_one(claim: dict[str, Any], item: dict[str, Any]) -> tuple[str, str] 
     mismatch = claimed_as_the_claim(claim, evidence)
     if mismatch is not None:
         return "fail", mismatch
+    if evidence.get("verdict") == "verified":
+        above = _verified_above_the_claim(evidence)
+        if above is not None:
+            return "fail", above
     if evidence.get("verdict") != "violated":
         return _refutation_left_unsaid(claim, evidence)
     if not all(key in counterexample for key in _COUNTS):

@@ -3,14 +3,16 @@
 Each certified fact is checked four ways, without running the audited code:
 
 1. it is bound to the claim: its ε and its bound are the claim's (ε, δ) or on the
-   obligation's grid, and every input named like a mechanism parameter has the claim's value;
+   obligation's grid, every input named like a mechanism parameter has the claim's value, and a
+   pair of inputs is one the claim admits (:mod:`dpaudit.report.fact_binding`);
 2. its enclosure is ordered and supports the verdict (``high <= bound`` for ``<=``);
 3. its route (:mod:`dpaudit.checks.certificates.routes`) re-derives the value by an
    independent computation, and the value lies in the enclosure up to the route's error;
 4. the file's digest (a file without one fails) and the verdicts above each obligation follow (as
    ``dpaudit report``).
 
-The counterexample of every ``violated`` Monte Carlo obligation is replayed too (its event and
+A ``verified`` obligation whose own measurement of ε or δ (exact or an upper bound) exceeds the claimed
+value fails. The counterexample of every ``violated`` Monte Carlo obligation is replayed too (its event and
 counts are certified ones and give the recorded bound: :mod:`dpaudit.report.counterexample_replay`),
 so a candidate's report, which has no ``verified`` facts, is rechecked as well.
 
@@ -45,13 +47,13 @@ from dpaudit._interrupts import interrupts_deferred
 from dpaudit.audit.environment import environment_differences
 from dpaudit.audit.rerun import RERUN_ROUTE, replayed_enclosure, rerun_obligation
 from dpaudit.audit.scheduling import decided_by_relation
-from dpaudit.checks.certificates.facts import exact_decimal
 from dpaudit.checks.certificates.routes import MAX_RELATIVE_WIDTH, ROUTES, replay
 from dpaudit.checks.empirical.executors import process_pool
 from dpaudit.errors import DpAuditError, SpecError
 from dpaudit.kernel.evidence import NOT_INSTALLED
 from dpaudit.report.completeness import missing_obligations
 from dpaudit.report.counterexample_replay import replay_counterexamples
+from dpaudit.report.fact_binding import bound_to_claim
 from dpaudit.report.folder import verify_report_folder
 from dpaudit.report.integrity import check_shapes, verify_report
 from dpaudit.report.json_report import with_digest
@@ -101,42 +103,6 @@ def _fraction(text: Any, what: str) -> Fraction:
     return Fraction(value)
 
 
-def _numbers(values: list[Any]) -> set[str]:
-    return {exact_decimal(float(v)) for v in values if isinstance(v, int | float) and not isinstance(v, bool)}
-
-
-def _allowed(claim: dict[str, Any], obligation: dict[str, Any], name: str) -> set[str] | None:
-    """Exact decimals ``name`` may take: the claim's value (guarantee or mechanism parameter) and
-    the obligation's grid ``<name>s`` (full and quick budgets); None when the claim fixes nothing."""
-    values: list[Any] = []
-    for table in (claim.get("guarantee", {}), claim.get("mechanism", {}).get("params", {})):
-        if isinstance(table, dict) and name in table:
-            values.append(table[name])
-    for table in (obligation.get("params") or {}, obligation.get("quick_params") or {}):
-        listed = table.get(f"{name}s", []) if isinstance(table, dict) else []
-        values += listed if isinstance(listed, list) else []
-    return _numbers(values) if values else None
-
-
-def _bound_to_claim(fact: dict[str, Any], claim: dict[str, Any], obligation: dict[str, Any]) -> str | None:
-    """Why the fact does not belong to the claim and obligation, or None.
-
-    Every input the claim or the obligation fixes (ε, a mechanism parameter, a grid such as
-    ``dims``) must take one of their values, and the bound must be the claim's δ or on the
-    obligation's ``deltas``.
-    """
-    inputs = fact.get("inputs", {})
-    if not isinstance(inputs, dict):
-        return "its inputs are not a table"
-    for name, value in inputs.items():
-        allowed = _allowed(claim, obligation, name)
-        if allowed is not None and value not in allowed:
-            return f"its input {name} = {value} is neither the claim's nor on the obligation's grid"
-    if fact.get("bound") not in (_allowed(claim, obligation, "delta") or set()):
-        return f"its bound {fact.get('bound')} is neither the claim's delta nor on the obligation's grid"
-    return None
-
-
 def _check_fact(
     fact: Any, claim: dict[str, Any], obligation: dict[str, Any], rerun: Callable[[], Any] | None
 ) -> tuple[str, str]:
@@ -151,7 +117,7 @@ def _check_fact(
         if fact.get("relation") != ">=" or fact.get("bound") not in ("0", "1"):
             return "fail", "a re-run fact must state a margin >= 0"
     else:
-        problem = _bound_to_claim(fact, claim, obligation)
+        problem = bound_to_claim(fact, claim, obligation)
         if problem:
             return "fail", problem
     try:

@@ -225,3 +225,35 @@ def test_a_report_re_signed_with_another_seed_than_its_obligations_ran_from_fail
     document["seed"] += 1  # the seed a reader would re-run with: it must be the one every obligation ran from
     result = recheck_report(_write(tmp_path, document))
     assert any("its obligations ran from seed" in line for line in result.failures), result.failures
+
+
+def _dirichlet(document):
+    return next(
+        evidence
+        for evidence in _certified(document)
+        if evidence["certificate"]["facts"][0]["route"] == "beta_pair_delta"
+    )
+
+
+def test_a_dirichlet_fact_about_a_pair_the_claim_does_not_admit_fails(report, tmp_path):
+    """A reviewer's forgery: a violated Dirichlet report turned verified with a certificate about a pair of equal
+    inputs (its delta is 0 for any claim). The pair must be the Beta reduction of b-adjacent inputs of the claim's
+    k, every component at least its eta."""
+    for edit, fragment in [
+        ({"a_p": "5", "b_p": "15", "a_q": "5", "b_q": "15"}, "shift"),  # equal inputs
+        ({"a_p": "1", "b_p": "19", "a_q": "3", "b_q": "17"}, "below k eta"),  # a component under eta
+        ({"a_p": "20", "b_p": "80", "a_q": "22", "b_q": "78"}, "mass"),  # another k
+    ]:
+        document = json.loads(report.read_text())
+        _dirichlet(document)["certificate"]["facts"][0]["inputs"].update(edit)
+        failures = recheck_report(_write(tmp_path, document)).failures
+        assert any(fragment in line for line in failures), (edit, failures)
+
+
+def test_a_verified_obligation_whose_own_measurement_exceeds_the_claim_fails(report, tmp_path):
+    """The same forgery kept the measurement that refutes the claim (0.226 against 1e-10) under the edited verdict."""
+    document = json.loads(report.read_text())
+    measurement = _dirichlet(document)["measurements"][0]
+    measurement["measured"] = measurement["interval"][1] = "0.5"
+    failures = recheck_report(_write(tmp_path, document)).failures
+    assert any("reaches 0.5, above the claimed 0.015273" in line for line in failures), failures

@@ -1,0 +1,87 @@
+"""Whether a certified fact of a report belongs to its claim (:mod:`dpaudit.report.recheck`, check 1).
+
+Every input the claim or the obligation fixes must take one of their values, the bound must be the claim's δ
+or on the obligation's grid, and a fact about a pair of inputs must be about a pair the claim admits: a
+Dirichlet pair (route ``beta_pair_delta``) is the Beta reduction of b-adjacent inputs of the claim's k, with
+every component at least its eta and the shift b/2 of one of its ``simplex_adjacent(b)`` relations (an edited
+report could otherwise certify a pair of equal inputs, whose δ is 0, for any claim).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from dpaudit.checks.certificates.facts import exact_decimal
+
+__all__ = ["bound_to_claim"]
+
+
+def _numbers(values: list[Any]) -> set[str]:
+    return {exact_decimal(float(v)) for v in values if isinstance(v, int | float) and not isinstance(v, bool)}
+
+
+def _allowed(claim: dict[str, Any], obligation: dict[str, Any], name: str) -> set[str] | None:
+    """Exact decimals ``name`` may take: the claim's value (guarantee or mechanism parameter) and
+    the obligation's grid ``<name>s`` (full and quick budgets); None when the claim fixes nothing."""
+    values: list[Any] = []
+    for table in (claim.get("guarantee", {}), claim.get("mechanism", {}).get("params", {})):
+        if isinstance(table, dict) and name in table:
+            values.append(table[name])
+    for table in (obligation.get("params") or {}, obligation.get("quick_params") or {}):
+        listed = table.get(f"{name}s", []) if isinstance(table, dict) else []
+        values += listed if isinstance(listed, list) else []
+    return _numbers(values) if values else None
+
+
+def bound_to_claim(fact: dict[str, Any], claim: dict[str, Any], obligation: dict[str, Any]) -> str | None:
+    """Why the fact does not belong to the claim and obligation, or None.
+
+    Every input the claim or the obligation fixes (ε, a mechanism parameter, a grid such as
+    ``dims``) must take one of their values, and the bound must be the claim's δ or on the
+    obligation's ``deltas``.
+    """
+    inputs = fact.get("inputs", {})
+    if not isinstance(inputs, dict):
+        return "its inputs are not a table"
+    for name, value in inputs.items():
+        allowed = _allowed(claim, obligation, name)
+        if allowed is not None and value not in allowed:
+            return f"its input {name} = {value} is neither the claim's nor on the obligation's grid"
+    if fact.get("bound") not in (_allowed(claim, obligation, "delta") or set()):
+        return f"its bound {fact.get('bound')} is neither the claim's delta nor on the obligation's grid"
+    if fact.get("route") == "beta_pair_delta":
+        return _beta_pair_problem(inputs, claim)
+    return None
+
+
+_SIMPLEX_ADJACENT = re.compile(r"^simplex_adjacent\((.+)\)$")
+#: Relative room for the float64 products k x of the pair's coordinates.
+_ROUNDING = 1e-9
+
+
+def _beta_pair_problem(inputs: dict[str, Any], claim: dict[str, Any]) -> str | None:
+    """Why a ``beta_pair_delta`` fact's (a_p, b_p, a_q, b_q) is not the Beta reduction of a pair the claim
+    admits, or None (see the module docstring)."""
+    params = (claim.get("mechanism") or {}).get("params") or {}
+    try:
+        a_p, b_p, a_q, b_q = (float(inputs[name]) for name in ("a_p", "b_p", "a_q", "b_q"))
+        k = float(params["k"])
+        eta = float(params["eta"]) if params.get("eta") is not None else 0.0
+    except (KeyError, TypeError, ValueError):
+        return "its Beta pair or the claim's k cannot be read"
+    radii = []
+    for relation in claim.get("relations") or []:
+        found = _SIMPLEX_ADJACENT.match(str(relation))
+        if found:
+            try:
+                radii.append(float(found.group(1)))
+            except ValueError:
+                continue
+    if a_p + b_p > k * (1 + _ROUNDING):
+        return f"its Beta pair's mass {a_p + b_p:g} exceeds the claim's k = {k:g}"
+    if min(a_p, b_p, a_q, b_q) < k * eta * (1 - _ROUNDING):
+        return f"its Beta pair has a shape below k eta = {k * eta:g}: a component below the claim's eta"
+    if not any(abs(abs(a_q - a_p) - k * b / 2) <= _ROUNDING * k * max(b, 1e-300) for b in radii):
+        return f"its Beta pair's shift {abs(a_q - a_p):g} is not k b / 2 for a simplex_adjacent(b) of the claim"
+    return None
