@@ -33,13 +33,24 @@ def test_laplace_route_agrees_with_the_closed_form(scale, epsilon):
     assert abs(value - exact) <= error + mpmath.mpf(10) ** -40
 
 
-@pytest.mark.parametrize("pair", [BetaPair(2.0, 18.0, 4.0, 16.0), BetaPair(15.0, 5.0, 13.0, 7.0)])
-def test_beta_route_agrees_with_the_incomplete_beta(pair):
+@pytest.mark.parametrize(
+    ("pair", "epsilon"),
+    [
+        (BetaPair(2.0, 18.0, 4.0, 16.0), 0.5),
+        (BetaPair(15.0, 5.0, 13.0, 7.0), 0.5),
+        # a reviewer's small shapes (k = 5, eta = 1e-4): the route integrated in u gave 1.03e-6, error "1e-9"
+        (BetaPair(0.025608040201005027, 4.974391959798995, 0.02810804020100503, 4.971891959798995), 1.0),
+        (BetaPair(2e-8, 19.99999998, 1.2e-7, 19.99999988), 1.0),  # a component of 1e-9 on the open simplex
+        (BetaPair(0.001, 999.999, 0.002, 999.998), 0.1),  # the loss threshold at e^-800
+    ],
+)
+def test_beta_route_agrees_with_the_incomplete_beta(pair, epsilon):
     value, error = replay(
-        "beta_pair_delta", _inputs(a_p=pair.a_p, b_p=pair.b_p, a_q=pair.a_q, b_q=pair.b_q, epsilon=0.5)
+        "beta_pair_delta", _inputs(a_p=pair.a_p, b_p=pair.b_p, a_q=pair.a_q, b_q=pair.b_q, epsilon=epsilon)
     )
-    exact = beta_pair_delta(0.5, pair, digits=60)
+    exact = beta_pair_delta(epsilon, pair, digits=60)
     assert abs(value - exact.value) <= error + exact.error
+    assert error <= abs(exact.value) * 1e-20
 
 
 @pytest.mark.parametrize(
