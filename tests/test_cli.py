@@ -198,7 +198,7 @@ def test_check_command_audits_a_candidate(tmp_path, monkeypatch, capsys):
             "--candidate",
             "sample_candidates:hanging_gaussian",
             "--timeout",
-            "1",
+            "0.3",  # each of the seven obligations waits for it once
             "--quick",
             "--out",
             str(out),
