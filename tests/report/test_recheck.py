@@ -257,3 +257,21 @@ def test_a_verified_obligation_whose_own_measurement_exceeds_the_claim_fails(rep
     measurement["measured"] = measurement["interval"][1] = "0.5"
     failures = recheck_report(_write(tmp_path, document)).failures
     assert any("reaches 0.5, above the claimed 0.015273" in line for line in failures), failures
+
+
+def test_a_dirichlet_fact_about_an_admissible_pair_that_is_not_the_worst_fails(report, tmp_path):
+    """The review of the binding: a pair in the middle of the simplex is one the claim admits and its fact replays,
+    but it is not the worst pair; recheck runs the search again and finds a worse one."""
+    from dpaudit.checks.certificates.facts import certified_fact
+    from dpaudit.privacy.dirichlet_pair import BetaPair, beta_pair_delta
+
+    document = json.loads(report.read_text())
+    evidence = _dirichlet(document)
+    fact = evidence["certificate"]["facts"][0]
+    middle = BetaPair(9.0, 11.0, 11.0, 9.0)  # p = (0.45, 0.55), q = (0.55, 0.45): k b / 2 = 2
+    delta = beta_pair_delta(float(fact["inputs"]["epsilon"]), middle)
+    inputs = {"a_p": 9.0, "b_p": 11.0, "a_q": 11.0, "b_q": 9.0, "epsilon": float(fact["inputs"]["epsilon"])}
+    forged = certified_fact("beta_pair_delta", fact["quantity"], inputs, (delta.lower, delta.upper), 0.015273)
+    evidence["certificate"]["facts"][0] = forged.to_json()
+    failures = recheck_report(_write(tmp_path, document)).failures
+    assert any("the search finds a worse case" in line for line in failures), failures
