@@ -146,13 +146,23 @@ def _log_beta(a: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
     return mpmath.loggamma(a) + mpmath.loggamma(b) - mpmath.loggamma(a + b)
 
 
-def _loss_threshold(epsilon: mpmath.mpf, pair: BetaPair) -> tuple[mpmath.mpf, bool]:
-    """u* and the side of the event {loss > ε}: True means U > u*, False means U < u*."""
+def _loss_side(epsilon: mpmath.mpf, pair: BetaPair) -> tuple[mpmath.mpf, mpmath.mpf, bool]:
+    """(u*, 1 − u*, upper): the event {loss > ε} is {U > u*} (``upper``) or {U < u*}; both ends computed
+    from the threshold's logit directly (1 − u* taken as a difference lost its digits once u* was within
+    10^-digits of 1, and the two precisions then disagreed: an error instead of a verdict)."""
     a_p, b_p, a_q, b_q = (mpmath.mpf(v) for v in (pair.a_p, pair.b_p, pair.a_q, pair.b_q))
     constant = _log_beta(a_q, b_q) - _log_beta(a_p, b_p)
     slope = a_p - a_q  # loss = constant + slope * logit(U)
     logit = (epsilon - constant) / slope
-    return 1 / (1 + mpmath.exp(-logit)), slope > 0
+    return 1 / (1 + mpmath.exp(-logit)), 1 / (1 + mpmath.exp(logit)), slope > 0
+
+
+def _below(a: float, b: float, u: mpmath.mpf, rest: mpmath.mpf) -> mpmath.mpf:
+    """P(U < u) for U ~ Beta(a, b), ``rest`` = 1 − u: near 1 as 1 − P(1 − U < rest), so neither end of the
+    integral lies within rounding of 1."""
+    if u <= rest:
+        return mpmath.betainc(a, b, 0, u, regularized=True)
+    return 1 - mpmath.betainc(b, a, 0, rest, regularized=True)
 
 
 def beta_pair_loss_tails(epsilon: float, pair: BetaPair) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -160,14 +170,10 @@ def beta_pair_loss_tails(epsilon: float, pair: BetaPair) -> tuple[mpmath.mpf, mp
     eps = mpmath.mpf(epsilon)
     if pair.a_p == pair.a_q:
         return mpmath.mpf(0), mpmath.mpf(0)
-    threshold, upper = _loss_threshold(eps, pair)
-    if upper:
-        tail_p = mpmath.betainc(pair.a_p, pair.b_p, threshold, 1, regularized=True)
-        tail_q = mpmath.betainc(pair.a_q, pair.b_q, threshold, 1, regularized=True)
-    else:
-        tail_p = mpmath.betainc(pair.a_p, pair.b_p, 0, threshold, regularized=True)
-        tail_q = mpmath.betainc(pair.a_q, pair.b_q, 0, threshold, regularized=True)
-    return tail_p, tail_q
+    u, rest, upper = _loss_side(eps, pair)
+    if upper:  # P(U > u*) = P(1 − U < 1 − u*), 1 − U ~ Beta(b, a)
+        return _below(pair.b_p, pair.a_p, rest, u), _below(pair.b_q, pair.a_q, rest, u)
+    return _below(pair.a_p, pair.b_p, u, rest), _below(pair.a_q, pair.b_q, u, rest)
 
 
 def beta_pair_delta(epsilon: float, pair: BetaPair, *, digits: int = DEFAULT_DIGITS) -> PreciseValue:
@@ -208,26 +214,29 @@ def _small_tail(log_t: float, a: float, b: float) -> float:
     return math.exp(a * log_t - math.log(a) - float(special.betaln(a, b)))
 
 
+def _below_float64(a: float, b: float, logit: float) -> float:
+    """P(U < u) for U ~ Beta(a, b) and u = expit(``logit``), in float64: the end nearer 0 taken directly
+    (expit rounds to 1 from a logit of 37 on), and past :data:`_UNDERFLOW_LOGIT` from the series' leading term."""
+    if logit < -_UNDERFLOW_LOGIT:
+        return _small_tail(logit, a, b)
+    if logit > _UNDERFLOW_LOGIT:
+        return 1.0 - _small_tail(-logit, b, a)
+    if logit <= 0:
+        return float(special.betainc(a, b, special.expit(logit)))
+    return float(special.betaincc(b, a, special.expit(-logit)))  # 1 − P(1 − U < 1 − u), 1 − U ~ Beta(b, a)
+
+
 def _float64_tails(epsilon: float, pair: BetaPair) -> tuple[float, float]:
     """(P_p[loss > ε], P_q[loss > ε]) in float64 (scipy); the loss exceeds ε on U > u* (slope > 0) or on
-    U < u*, with logit(u*) = (ε − constant) / slope."""
+    U < u*, with logit(u*) = (ε − constant) / slope; U > u* is 1 − U < 1 − u*, 1 − U ~ Beta(b, a)."""
     if pair.a_p == pair.a_q:
         return 0.0, 0.0
     constant = special.betaln(pair.a_q, pair.b_q) - special.betaln(pair.a_p, pair.b_p)
     slope = pair.a_p - pair.a_q
     logit = float((epsilon - constant) / slope)
     if slope > 0:
-        if logit > _UNDERFLOW_LOGIT:  # P(U > u*) = I_{1−u*}(b, a), log(1 − u*) = −logit up to e^-700
-            return _small_tail(-logit, pair.b_p, pair.a_p), _small_tail(-logit, pair.b_q, pair.a_q)
-        threshold = special.expit(logit)
-        return (
-            float(special.betaincc(pair.a_p, pair.b_p, threshold)),
-            float(special.betaincc(pair.a_q, pair.b_q, threshold)),
-        )
-    if logit < -_UNDERFLOW_LOGIT:  # P(U < u*) = I_{u*}(a, b), log u* = logit up to e^-700
-        return _small_tail(logit, pair.a_p, pair.b_p), _small_tail(logit, pair.a_q, pair.b_q)
-    threshold = special.expit(logit)
-    return float(special.betainc(pair.a_p, pair.b_p, threshold)), float(special.betainc(pair.a_q, pair.b_q, threshold))
+        return _below_float64(pair.b_p, pair.a_p, -logit), _below_float64(pair.b_q, pair.a_q, -logit)
+    return _below_float64(pair.a_p, pair.b_p, logit), _below_float64(pair.a_q, pair.b_q, logit)
 
 
 def beta_pair_delta_float64(epsilon: float, pair: BetaPair) -> float:

@@ -56,8 +56,8 @@ def bound_to_claim(fact: dict[str, Any], claim: dict[str, Any], obligation: dict
 
 
 _SIMPLEX_ADJACENT = re.compile(r"^simplex_adjacent\((.+)\)$")
-#: Relative room for the float64 products k x of the pair's coordinates.
-_ROUNDING = 1e-9
+#: Room, as a share of k, for the float64 rounding of the pair's coordinates k x (a few ulps of 1 each).
+_ROUNDING = 1e-12
 
 
 def _beta_pair_problem(inputs: dict[str, Any], claim: dict[str, Any]) -> str | None:
@@ -78,10 +78,13 @@ def _beta_pair_problem(inputs: dict[str, Any], claim: dict[str, Any]) -> str | N
                 radii.append(float(found.group(1)))
             except ValueError:
                 continue
-    if a_p + b_p > k * (1 + _ROUNDING):
+    # the coordinates are float64 sums and differences of numbers up to 1: their rounding is absolute, of k
+    # times a few ulps of 1, however small the component or the shift they make
+    room = _ROUNDING * k
+    if a_p + b_p > k + room:
         return f"its Beta pair's mass {a_p + b_p:g} exceeds the claim's k = {k:g}"
-    if min(a_p, b_p, a_q, b_q) < k * eta * (1 - _ROUNDING):
+    if min(a_p, b_p, a_q, b_q) < k * eta - room:
         return f"its Beta pair has a shape below k eta = {k * eta:g}: a component below the claim's eta"
-    if not any(abs(abs(a_q - a_p) - k * b / 2) <= _ROUNDING * k * max(b, 1e-300) for b in radii):
+    if not any(abs(abs(a_q - a_p) - k * b / 2) <= room for b in radii):
         return f"its Beta pair's shift {abs(a_q - a_p):g} is not k b / 2 for a simplex_adjacent(b) of the claim"
     return None

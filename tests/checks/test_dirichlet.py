@@ -310,3 +310,20 @@ def test_on_the_2_simplex_only_the_ends_of_the_grid_are_the_box_edge():
     positions, corners = _positions(2, 0.2, 0.1, 40)
     assert [edge for _, edge in positions] == [True] + [False] * 38 + [True]
     assert corners == [positions[0], positions[-1]]
+
+
+def test_a_corner_whose_threshold_is_within_rounding_of_one_is_decided(tmp_path):
+    """The review of the corner evaluation: at the corner where q's small component sits at eta, the loss threshold
+    u* is within 10^-76 of 1; P(U < u*) taken at u* lost its digits and the two precisions disagreed (an error for
+    a claim that holds). It is now 1 - P(1 - U < 1 - u*). The worst delta(0.5) is 0.8972718840 (the other corner)."""
+    evidence = _evidence(
+        tmp_path,
+        k=0.5,
+        epsilon=0.5,
+        delta=0.95,
+        relation="simplex_adjacent(0.1)",
+        params="{ n = 2, grid = 40 }",
+        eta=1e-3,
+    )
+    assert evidence.verdict is Verdict.VERIFIED, evidence.summary
+    assert 0.8972718840 < float(evidence.measurements[0].measured) < 0.8972718841

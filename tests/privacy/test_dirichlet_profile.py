@@ -125,3 +125,20 @@ def test_concentration_bounds_are_exact_for_n_2_and_ordered_otherwise():
     assert float(low) == pytest.approx(reference, rel=1e-9)
     low3, high3 = concentration_tail_bounds(np.array([0.2, 0.3, 0.5]), 5.0, 0.2)
     assert low3 <= high3
+
+
+@pytest.mark.parametrize(
+    ("pair", "epsilon"),
+    [
+        (BetaPair(0.0005, 0.4995, 0.0255, 0.4745), 0.5),  # u* = e^-176: the lower tail of a small shape
+        (BetaPair(0.4745, 0.0255, 0.4995, 0.0005), 0.5),  # the same reversed: u* within 10^-76 of 1
+        (BetaPair(2.0, 1e-4, 1.9995, 6e-4), 0.5),  # slope > 0, logit 4584: the upper tail past every float
+        (BetaPair(0.001, 999.999, 0.002, 999.998), 0.1),  # logit -800 (a reviewer's false verified)
+        (BetaPair(2.0, 18.0, 4.0, 16.0), 1.0),
+    ],
+)
+def test_the_float64_tails_follow_the_exact_ones_where_the_threshold_rounds_to_0_or_1(pair, epsilon):
+    """expit rounds to 1 from a logit of 37 on and underflows below -745: the grid's float64 ranking then took a
+    tail of 0.5 or 0.9 as 0 (or a negative delta), and ranked the worst pair last."""
+    exact = float(beta_pair_delta(epsilon, pair).value)
+    assert beta_pair_delta_float64(epsilon, pair) == pytest.approx(exact, rel=1e-9, abs=1e-300)

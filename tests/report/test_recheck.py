@@ -275,3 +275,21 @@ def test_a_dirichlet_fact_about_an_admissible_pair_that_is_not_the_worst_fails(r
     evidence["certificate"]["facts"][0] = forged.to_json()
     failures = recheck_report(_write(tmp_path, document)).failures
     assert any("the search finds a worse case" in line for line in failures), failures
+
+
+def test_a_verified_dirichlet_report_with_a_shift_far_below_its_coordinates_rechecks(tmp_path):
+    """The review of the binding: with b = 1e-8 beside coordinates of 0.4 the float64 shift k (x + b/2) - k x is off by
+    1e-8 of itself, and a relative tolerance of 1e-9 failed a genuine report; the rounding is absolute."""
+    spec = tmp_path / "small_b.toml"
+    spec.write_text(
+        'schema = 1\n[claim]\nid = "small-b"\ntitle = "t"\nrelations = ["simplex_adjacent(1e-08)"]\n'
+        '[claim.source]\npaper = "p"\nlocation = "l"\n[claim.mechanism]\nname = "dirichlet"\n'
+        'params = { k = 100.0, eta = 0.4 }\n[claim.guarantee]\nkind = "approx_dp"\nepsilon = 0.0001\ndelta = 0.001\n'
+        '[[obligations]]\nid = "exact"\nstatement = "s"\nchecker = "dirichlet_exact_profile"\n'
+        "params = { n = 2, grid = 40 }\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    assert main(["audit", str(spec), "--quiet", "--executor", "serial", "--out", str(out)]) == 0
+    result = recheck_report(out / "audit.json")
+    assert result.ok and len(result.replayed) == 1, result.failures
