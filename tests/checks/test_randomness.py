@@ -87,26 +87,26 @@ def test_releases_whose_size_follows_the_seed_are_refused_by_name():
 def test_a_correct_batch_of_many_coordinates_is_not_an_error():
     """The review's case: a centre taken from the single releases alone sits closer to them, so a correct
     randomized response over 300 bits was an error every time; the centre of both sets keeps them exchangeable."""
-    from dpaudit.checks.empirical.randomness import _batch_disagreement
+    from dpaudit.checks.empirical.release_batches import batch_disagreement
 
     class Bits:
         def release(self, data, *, rng, size=None):
             return (rng.random((300,) if size is None else (size, 300)) < 0.5).astype(float)
 
     for start in range(3):
-        assert _batch_disagreement(Bits(), [0.0], list(range(500 * start, 500 * start + 500)), 10**6 + start) is None
+        assert batch_disagreement(Bits(), [0.0], list(range(500 * start, 500 * start + 500)), 10**6 + start) is None
 
 
 def test_discrete_outputs_the_batch_also_gives_are_no_disagreement():
     """A coin and a six-sided die: every value the single releases repeat, the batch gives too."""
-    from dpaudit.checks.empirical.randomness import _batch_disagreement
+    from dpaudit.checks.empirical.release_batches import batch_disagreement
 
     class Die:
         def release(self, data, *, rng, size=None):
             return rng.integers(1, 7, size=(1,) if size is None else (size, 1)).astype(float)
 
     for start in range(3):
-        assert _batch_disagreement(Die(), [0.0], list(range(500 * start, 500 * start + 500)), 10**6 + start) is None
+        assert batch_disagreement(Die(), [0.0], list(range(500 * start, 500 * start + 500)), 10**6 + start) is None
 
 
 class _Atom:
@@ -159,3 +159,22 @@ def test_an_output_that_is_one_value_on_x_and_refutes_nothing_is_consistent():
     evidence = _contract(_Atom(1.0, 0.99), 1)
     assert evidence.verdict is Verdict.CONSISTENT, evidence.summary
     assert "one value for all 500 seeds" in evidence.summary and evidence.details["one_value"]
+
+
+def test_no_noise_under_a_claim_above_what_the_seeds_can_refute_is_inconclusive_not_consistent():
+    """The review of the change: 500 seeds certify at most about 4.9; a release without noise (X' never gives X's
+    value) under a claim of 8 was called consistent once one-value outputs that refute nothing were."""
+    from dataclasses import replace
+
+    from dpaudit.privacy.guarantees import ApproxDP
+
+    claim = replace(CLAIM, guarantee=ApproxDP(8.0, 1e-5))
+    obligation = Obligation("randomness", "noise comes from rng", "randomness_contract", {"samples": 500})
+    sequence = np.random.SeedSequence(1)
+    no_noise = _Atom(1.0, 0.0)
+    context = CheckContext(claim, claim.relations[0], np.random.default_rng(sequence), sequence, candidate=no_noise)
+    evidence = get_checker("randomness_contract").function(obligation, context)
+    assert evidence.verdict is Verdict.INCONCLUSIVE and "no noise, or public noise" in evidence.summary, (
+        evidence.summary
+    )
+    assert 4.5 < evidence.measurements[0].measured < 8.0

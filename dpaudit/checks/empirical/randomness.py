@@ -23,13 +23,16 @@ Two things are checked on every neighbouring pair:
   such a round refutes the claim twice: on these releases and again, its event chosen anew, on
   fresh ones (seeds neither input used), the bound being the smaller of the two. Each round is a
   test at the stated confidence (n equal releases of a value of probability p come with
-  probability p^n, which is below α whenever the Clopper–Pearson bound from n of n exceeds p), so
-  a correct mechanism is violated with probability at most (1 − confidence)², as by the model-free
+  probability p^n, which is below α whenever the Clopper–Pearson bound from n of n exceeds p; over
+  the values a run can settle on, at most α^((n − 1)/n), 1.008 α at n = 500), so a correct
+  mechanism is violated with probability at most about (1 − confidence)², as by the model-free
   check's confirmation: an atom of a clamped release or a randomized response meets a tight
   claim's bound by chance in one round now and then. An event that refutes nothing is no finding:
-  a discrete output repeats by chance, and an output that is one value on X may be the likely
-  outcome of a private mechanism (the winner of an exponential mechanism, a clamp far from the
-  input).
+  a discrete output repeats by chance, and an output that is one value on X and released on X' too
+  may be the likely outcome of a private mechanism (the winner of an exponential mechanism, a clamp
+  far from the input): ``consistent``. One value on X that X' never releases is no noise or public
+  noise; when the seeds are too few to refute the claim with it (ε of about 4.9 at 500), the result
+  is ``inconclusive``, never ``consistent``.
 
 References:
     Dwork & Roth 2014, Def. 2.4 (an event E with P[M(X) in E] > e^ε P[M(X') in E] + δ
@@ -38,7 +41,6 @@ References:
 
 from __future__ import annotations
 
-import inspect
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -46,9 +48,14 @@ from typing import Any
 import numpy as np
 
 from dpaudit.checks.claim_inputs import approx_dp_of
+from dpaudit.checks.empirical.release_batches import (
+    batch_disagreement,
+    releases_per_seed,
+    same_size_releases,
+    value_key,
+)
 from dpaudit.checks.empirical.sampling import NeighbourPair, PairsConfig, reference_or_given_pairs
 from dpaudit.checks.empirical.statistics import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
-from dpaudit.errors import CheckerError
 from dpaudit.kernel.checker_config import param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Obligation
@@ -130,36 +137,13 @@ def _public_sequence(mechanism: Any, pair: NeighbourPair, seeds: list[int], clai
     )
 
 
-def _releases(mechanism: Any, data: Any, seeds: list[int]) -> np.ndarray | None:
-    """``mechanism.release(data, rng=np.random.default_rng(seed))`` for each seed, one flattened row each
-    (a candidate's ``release_each`` makes them in one round trip to its worker); None when the releases
-    differ in size (a candidate's that do are an error of its worker)."""
-    each = getattr(mechanism, "release_each", None)
-    if callable(each):
-        return np.asarray(each(data, list(seeds)), dtype=np.float64).reshape(len(seeds), -1)
-    rows = [np.asarray(mechanism.release(data, rng=np.random.default_rng(s)), dtype=np.float64).ravel() for s in seeds]
-    return np.stack(rows) if len({row.shape for row in rows}) == 1 else None
-
-
-def _same_size_releases(mechanism: Any, data: Any, seeds: list[int]) -> np.ndarray:
-    """:func:`_releases`, refusing releases of different sizes.
-
-    Raises:
-        CheckerError: when two releases differ in size.
-    """
-    rows = _releases(mechanism, data, seeds)
-    if rows is None:
-        raise CheckerError("the mechanism's releases differ in size from one seed to another")
-    return rows
-
-
 def _unreproducible(
     mechanism: Any, pairs: list[Any], seeds: list[int], epsilon: float, domain: str, budget: dict[str, Any]
 ) -> Evidence | None:
     """The evidence when two releases with generators seeded alike differ on some pair (a public
     sequence when one is found, else ``inconclusive``: the audit cannot be replayed); None otherwise."""
     for pair in pairs:
-        again = _releases(mechanism, pair.first, [seeds[0], seeds[0]])
+        again = releases_per_seed(mechanism, pair.first, [seeds[0], seeds[0]])
         if again is None or not np.array_equal(again[0], again[1]):
             public = _public_sequence(mechanism, pair, seeds, epsilon)
             if public is not None:
@@ -178,22 +162,24 @@ def _unreproducible(
 
 def _most_public_pair(
     mechanism: Any, pairs: list[Any], seeds: list[int], alpha: float, delta: float, epsilon: float
-) -> tuple[tuple[float, str, dict[str, Any]] | None, list[str]]:
+) -> tuple[tuple[float, str, dict[str, Any]] | None, dict[str, float | None]]:
     """(ε lower bound, finding, record) of the pair whose releases on X repeat across distinct seeds with
     the largest certified ε, or None; and the pairs whose releases on X were all one value without
-    refuting the claim. A pair is a finding when :func:`_repeat_round` refutes the claim on its releases
+    refuting the claim, each with None when X' released that value too, else with the bound its releases
+    reach (X' never released it: no noise or public noise, which the seeds' number cannot refute a claim
+    this large with). A pair is a finding when :func:`_repeat_round` refutes the claim on its releases
     and again on fresh ones (seeds used by neither input in the first round): the bound is the smaller of
     the two (see the module docstring). Values repeated by chance on a discrete output, or an output that
     is one value on both inputs, refute nothing."""
     worst: tuple[float, str, dict[str, Any]] | None = None
-    one_value: list[str] = []
+    one_value: dict[str, float | None] = {}
     for pair in pairs:
         first = _repeat_round(mechanism, pair, seeds, 0, alpha, delta)
         if first is None:
             continue
         if first["epsilon_lower_bound"] <= epsilon:
             if not first["held_out"]:
-                one_value.append(pair.label)
+                one_value[pair.label] = None if first["repeats_on_X_prime"] else first["epsilon_lower_bound"]
             continue
         again = _repeat_round(mechanism, pair, seeds, 2, alpha, delta)
         bound = min(first["epsilon_lower_bound"], -math.inf if again is None else again["epsilon_lower_bound"])
@@ -222,15 +208,15 @@ def _repeat_round(
     'y is one of the values that repeat' on X (:func:`_repeated_values`), counted on X's held-out releases and
     on X', Clopper–Pearson at ``alpha`` per side; None when no value repeats."""
     samples = len(seeds)
-    releases = _same_size_releases(mechanism, pair.first, [seed + offset for seed in seeds])
+    releases = same_size_releases(mechanism, pair.first, [seed + offset for seed in seeds])
     values, counted, held_out = _repeated_values(releases)
     if not values:
         return None
-    on_second = _same_size_releases(mechanism, pair.second, [seed + offset + 1 for seed in seeds])
-    hits_first, hits_second = (sum(_key(row) in values for row in rows) for rows in (counted, on_second))
+    on_second = same_size_releases(mechanism, pair.second, [seed + offset + 1 for seed in seeds])
+    hits_first, hits_second = (sum(value_key(row) in values for row in rows) for rows in (counted, on_second))
     p_lower = clopper_pearson_lower(hits_first, len(counted), alpha)
     q_upper = clopper_pearson_upper(hits_second, samples, alpha)
-    shown = next((row for row in counted if _key(row) in values), counted[0])
+    shown = next((row for row in counted if value_key(row) in values), counted[0])
     return {
         "held_out": held_out,
         "value_on_X": [float(v) for v in shown[:8]],
@@ -244,16 +230,6 @@ def _repeat_round(
     }
 
 
-def _key(row: np.ndarray) -> bytes:
-    return (row + 0.0).tobytes()  # -0.0 and 0.0 alike
-
-
-def _rounded_key(row: np.ndarray) -> bytes:
-    """:func:`_key` at float32 precision: a value computed in float32 by one entry point and in float64 by the
-    other is one value."""
-    return (row.astype(np.float32) + np.float32(0.0)).tobytes()
-
-
 def _repeated_values(first: np.ndarray) -> tuple[set[bytes], np.ndarray, bool]:
     """The values of the event, the releases it is counted on, and whether they are held out. Releases
     that are all one value give that value, counted on all of them (continuous noise never repeats).
@@ -261,94 +237,12 @@ def _repeated_values(first: np.ndarray) -> tuple[set[bytes], np.ndarray, bool]:
     ones, never used to choose it, are counted: noise seeded from the clock or a counter repeats in
     runs that the seeds do not break, and a run may end inside the releases."""
     if (first == first[0]).all():
-        return {_key(first[0])}, first, False
+        return {value_key(first[0])}, first, False
     held, counted = first[0::2], first[1::2]
     seen: dict[bytes, int] = {}
     for row in held:
-        seen[_key(row)] = seen.get(_key(row), 0) + 1
+        seen[value_key(row)] = seen.get(value_key(row), 0) + 1
     return {value for value, count in seen.items() if count >= 2}, counted, True
-
-
-#: The p-value below which a batch of releases and as many single releases are taken to follow different laws
-#: (two-sample Kolmogorov-Smirnov on two projections): a correct batch entry point fails it once in 10^6 runs.
-BATCH_DISAGREEMENT_P = 1e-6
-
-
-def _batch_disagreement(mechanism: Any, data: Any, seeds: list[int], seed: int) -> str | None:
-    """Why one batch of ``len(seeds)`` releases on ``data`` does not look like as many single releases (one per
-    seed), or None. A candidate's vectorised ``sample`` entry point is what the Monte Carlo checks draw from,
-    so a batch whose rows repeat (one noise draw copied to every row) or follow another law than the callable
-    would make their counts meaningless: far fewer distinct rows than the single releases have, or a
-    two-sample Kolmogorov-Smirnov p-value below :data:`BATCH_DISAGREEMENT_P` on the first coordinate or on the
-    L1 distance from the median of both sets together (a noise scale of its own; a centre taken from one side
-    alone would sit closer to that side and reject a correct batch of many coordinates)."""
-    if "size" not in inspect.signature(mechanism.release).parameters:
-        return None  # a plugin's reference without batches: the Monte Carlo checks call it one release at a time
-    singles = _same_size_releases(mechanism, data, seeds)
-    batch = np.asarray(mechanism.release(data, rng=np.random.default_rng(seed), size=len(seeds)), dtype=np.float64)
-    batch = batch.reshape(len(seeds), -1)
-    if batch.shape != singles.shape:
-        return f"a batch's rows hold {batch.shape[1]} numbers, a single release {singles.shape[1]}"
-    distinct_singles, distinct_batch = (len(np.unique(rows, axis=0)) for rows in (singles, batch))
-    if distinct_singles >= 20 and 4 * distinct_batch < distinct_singles:
-        return (
-            f"a batch of {len(seeds)} releases has {distinct_batch} distinct rows where {len(seeds)} single releases "
-            f"have {distinct_singles}: its rows are not independent draws"
-        )
-    exclusive = _values_the_batch_never_gives(mechanism, data, seed + 1)
-    if exclusive is not None:
-        return exclusive
-    from scipy.stats import ks_2samp
-
-    centre = np.median(np.concatenate([singles, batch]), axis=0)  # of both sides alike: they stay exchangeable
-    projections = (
-        ("first coordinate", lambda rows: rows[:, 0]),
-        ("distance from the median", lambda rows: np.abs(rows - centre).sum(axis=1)),
-    )
-    for name, project in projections:
-        p_value = float(ks_2samp(project(singles), project(batch), method="asymp").pvalue)
-        if p_value < BATCH_DISAGREEMENT_P:
-            return f"the {name} of a batch and of single releases differ (Kolmogorov-Smirnov p = {p_value:.2g})"
-    return None
-
-
-#: Single releases and batch releases of the exclusive-value test: a value the callable releases with
-#: probability 0.5% and its batch never does is seen about 10 times, p ~ 1e-17; at 0.1%, twice (not caught).
-EXCLUSIVE_SINGLES = 2_000
-EXCLUSIVE_BATCH = 100_000
-#: The most numbers the batch holds (its releases times their length): a long release gets fewer releases.
-EXCLUSIVE_NUMBERS = 5_000_000
-
-
-def _values_the_batch_never_gives(mechanism: Any, data: Any, seed: int) -> str | None:
-    """Why :data:`EXCLUSIVE_SINGLES` single releases hold a value, k >= 2 times, that :data:`EXCLUSIVE_BATCH`
-    batch releases never hold (a callable that sometimes releases its input, or a debugging branch, that its
-    vectorised ``sample`` lacks), or None. Under one law, given that the value occurs t = k times in both sets
-    together, all k fall among the n singles with probability (n / (n + B))^k; Bonferroni over the distinct
-    values of the singles."""
-    if getattr(mechanism, "vectorised", True) is False:
-        return None  # a candidate without `sample`: its batches are calls of the callable itself
-    seeds = [int(s) for s in np.random.default_rng(seed).integers(0, 2**62, size=EXCLUSIVE_SINGLES)]
-    singles = _same_size_releases(mechanism, data, seeds)
-    seen: dict[bytes, int] = {}
-    for row in singles:
-        seen[_rounded_key(row)] = seen.get(_rounded_key(row), 0) + 1
-    count = min(EXCLUSIVE_BATCH, max(EXCLUSIVE_SINGLES, EXCLUSIVE_NUMBERS // max(singles.shape[1], 1)))
-    share = len(singles) / (len(singles) + count)
-    suspects = {value for value, hits in seen.items() if hits >= 2 and len(seen) * share**hits < BATCH_DISAGREEMENT_P}
-    if not suspects:
-        return None  # nothing repeats often enough to test (continuous outputs): no batch drawn
-    batch = np.asarray(mechanism.release(data, rng=np.random.default_rng(seed), size=count), dtype=np.float64)
-    in_batch = {_rounded_key(row) for row in batch.reshape(count, -1)}
-    for value in sorted(suspects):
-        hits = seen[value]
-        if value not in in_batch:
-            shown = np.frombuffer(value, dtype=np.float32)[:4].tolist()
-            return (
-                f"{hits} of {len(singles)} single releases are {shown}, which none of {count} batch releases is "
-                f"(p = {share**hits:.2g} under one law, {len(seen)} values tested)"
-            )
-    return None
 
 
 @register_checker(
@@ -373,7 +267,7 @@ def check_randomness_contract(obligation: Obligation, context: CheckContext) -> 
     if unreproducible is not None:
         return unreproducible
     worst, one_value = _most_public_pair(mechanism, pairs, seeds, alpha, guarantee.delta, guarantee.epsilon)
-    disagreement = None if worst is not None else _batch_disagreement(mechanism, pairs[0].first, seeds, seeds[-1] + 1)
+    disagreement = None if worst is not None else batch_disagreement(mechanism, pairs[0].first, seeds, seeds[-1] + 1)
     if disagreement is not None:
         return Evidence(
             Verdict.ERROR,
@@ -397,13 +291,31 @@ def check_randomness_contract(obligation: Obligation, context: CheckContext) -> 
             budget=budget,
             details={"global_random": True},
         )
+    separated = {label: bound for label, bound in one_value.items() if bound is not None}
+    if worst is None and separated:
+        label, bound = max(separated.items(), key=lambda item: item[1])
+        return Evidence(
+            Verdict.INCONCLUSIVE,
+            f"no noise, or public noise: on {label} the releases on X were one value for all {samples} seeds and "
+            f"none of {samples} on X' was; that certifies epsilon >= {bound:.4g} only (the most {samples} seeds can), "
+            f"not the claimed {guarantee.epsilon:g}: raise the contract's samples to refute or clear it",
+            domain,
+            "same seed twice; distinct seeds; the repeated value as an event, Clopper-Pearson on both sides",
+            measurements=(
+                epsilon_measurement(
+                    guarantee, bound, f"lower bound at confidence {confidence} (Clopper-Pearson)", lower_bound=True
+                ),
+            ),
+            budget=budget,
+            details={"one_value": one_value},
+        )
     if worst is None:
         varying = f"the outputs are reproducible for one seed and vary with the seed on all {len(pairs)} pair(s)"
         if one_value:
             varying = (
                 f"the outputs are reproducible for one seed; on {', '.join(one_value)} the releases on X were one "
-                f"value for all {samples} seeds, and the event 'y equals it' refutes nothing on X' (a likely "
-                "outcome, or one the pair does not move)"
+                f"value for all {samples} seeds, and X' released it too: the event 'y equals it' refutes nothing (a "
+                "likely outcome, or one the pair does not move)"
             )
         return Evidence(
             Verdict.CONSISTENT,
