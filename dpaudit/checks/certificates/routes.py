@@ -120,8 +120,16 @@ def _beta_pair(inputs: Mapping[str, str]) -> Replay:
         return p - factor * q
 
     scale = 1 / min(alpha_p, alpha_q)  # the decay length of the integrand
-    points = [start] + [start + 10**j for j in range(-2, int(mpmath.log10(200 * scale)) + 2)] + [mpmath.inf]
-    return _integral(integrand, points)
+    points = [start + 10**j for j in range(-2, int(mpmath.log10(200 * scale)) + 2)]
+    for alpha, beta in shapes:  # large shapes: a peak of width about sqrt(beta / (alpha (alpha + beta))) in s
+        if beta > 1:
+            mode, width = mpmath.log((alpha + beta - 1) / alpha), mpmath.sqrt(beta / (alpha * (alpha + beta)))
+            points += [mode + j * width for j in range(-12, 13)]
+    split = [start, *sorted({point for point in points if point > start}), mpmath.inf]
+    value, error = _integral(integrand, split)
+    with mpmath.workdps(mpmath.mp.dps + 20):  # a quadrature's own estimate can be optimistic: a second precision
+        finer, _ = _integral(integrand, split)
+    return finer, error + 10 * abs(finer - value)
 
 
 def _gaussian_pair(inputs: Mapping[str, str]) -> Replay:
