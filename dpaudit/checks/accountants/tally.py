@@ -99,19 +99,22 @@ class Tally:
             (value.lower, value.upper),
             margin_interval=margin_interval,
         )
-        lower, upper, stated = _exact(value.lower), _exact(value.upper), _exact(claimed)
-        if lower > stated:
+        # a claimed value known only within claimed_range: violated above its upper end, verified below its lower
+        low_claim, high_claim = claimed_range or (claimed, claimed)
+        lower, upper = _exact(value.lower), _exact(value.upper)
+        stated, stated_high = _exact(low_claim), _exact(high_claim)
+        if lower > stated_high:
             self.violations.append(
                 {
                     **witness(),
                     "quantity": quantity,
-                    "claimed": text(claimed),
+                    "claimed": text(high_claim),
                     "measured_lower": text(value.lower),
                     "measured_upper": text(value.upper),
-                    "excess": text(mpmath.mpf(value.lower) - mpmath.mpf(claimed)),
+                    "excess": text(mpmath.mpf(value.lower) - mpmath.mpf(high_claim)),
                 }
             )
-            rank = (0, mpmath.mpf(claimed) - mpmath.mpf(value.lower))
+            rank = (0, mpmath.mpf(high_claim) - mpmath.mpf(value.lower))
         elif upper <= stated:
             self.verified += 1
             rank = (2, margin)
