@@ -245,6 +245,53 @@ def _repeated_values(first: np.ndarray) -> tuple[set[bytes], np.ndarray, bool]:
     return {value for value, count in seen.items() if count >= 2}, counted, True
 
 
+def _nothing_refuted(
+    one_value: dict[str, float | None],
+    guarantee: Any,
+    samples: int,
+    confidence: float,
+    pairs: int,
+    domain: str,
+    budget: dict[str, Any],
+) -> Evidence:
+    """The evidence when no repeated value refutes the claim: ``inconclusive`` when a pair's releases on X were
+    one value that X' never released (no noise or public noise, with too few seeds to refute the claim), else
+    ``consistent`` (naming the pairs whose one value X' released too)."""
+    separated = {label: bound for label, bound in one_value.items() if bound is not None}
+    if separated:
+        label, bound = max(separated.items(), key=lambda item: item[1])
+        return Evidence(
+            Verdict.INCONCLUSIVE,
+            f"no noise, or public noise: on {label} the releases on X were one value for all {samples} seeds and "
+            f"none of {samples} on X' was; that certifies epsilon >= {bound:.4g} only (the most {samples} seeds can), "
+            f"not the claimed {guarantee.epsilon:g}: raise the contract's samples to refute or clear it",
+            domain,
+            "same seed twice; distinct seeds; the repeated value as an event, Clopper-Pearson on both sides",
+            measurements=(
+                epsilon_measurement(
+                    guarantee, bound, f"lower bound at confidence {confidence} (Clopper-Pearson)", lower_bound=True
+                ),
+            ),
+            budget=budget,
+            details={"one_value": one_value},
+        )
+    varying = f"the outputs are reproducible for one seed and vary with the seed on all {pairs} pair(s)"
+    if one_value:
+        varying = (
+            f"the outputs are reproducible for one seed; on {', '.join(one_value)} the releases on X were one "
+            f"value for all {samples} seeds, and X' released it too: the event 'y equals it' refutes nothing (a "
+            "likely outcome, or one the pair does not move)"
+        )
+    return Evidence(
+        Verdict.CONSISTENT,
+        varying,
+        domain,
+        "same seed twice; distinct seeds",
+        budget=budget,
+        details={"one_value": one_value} if one_value else {},
+    )
+
+
 @register_checker(
     "randomness_contract",
     description="the outputs are reproducible for one seed and vary with the seed; an output that never varies "
@@ -291,40 +338,8 @@ def check_randomness_contract(obligation: Obligation, context: CheckContext) -> 
             budget=budget,
             details={"global_random": True},
         )
-    separated = {label: bound for label, bound in one_value.items() if bound is not None}
-    if worst is None and separated:
-        label, bound = max(separated.items(), key=lambda item: item[1])
-        return Evidence(
-            Verdict.INCONCLUSIVE,
-            f"no noise, or public noise: on {label} the releases on X were one value for all {samples} seeds and "
-            f"none of {samples} on X' was; that certifies epsilon >= {bound:.4g} only (the most {samples} seeds can), "
-            f"not the claimed {guarantee.epsilon:g}: raise the contract's samples to refute or clear it",
-            domain,
-            "same seed twice; distinct seeds; the repeated value as an event, Clopper-Pearson on both sides",
-            measurements=(
-                epsilon_measurement(
-                    guarantee, bound, f"lower bound at confidence {confidence} (Clopper-Pearson)", lower_bound=True
-                ),
-            ),
-            budget=budget,
-            details={"one_value": one_value},
-        )
     if worst is None:
-        varying = f"the outputs are reproducible for one seed and vary with the seed on all {len(pairs)} pair(s)"
-        if one_value:
-            varying = (
-                f"the outputs are reproducible for one seed; on {', '.join(one_value)} the releases on X were one "
-                f"value for all {samples} seeds, and X' released it too: the event 'y equals it' refutes nothing (a "
-                "likely outcome, or one the pair does not move)"
-            )
-        return Evidence(
-            Verdict.CONSISTENT,
-            varying,
-            domain,
-            "same seed twice; distinct seeds",
-            budget=budget,
-            details={"one_value": one_value} if one_value else {},
-        )
+        return _nothing_refuted(one_value, guarantee, samples, confidence, len(pairs), domain, budget)
     epsilon, finding, record = worst
     measurement = epsilon_measurement(
         guarantee, epsilon, f"lower bound at confidence {confidence} (Clopper-Pearson)", lower_bound=True
