@@ -10,11 +10,14 @@ report could otherwise certify a pair of equal inputs, whose δ is 0, for any cl
 from __future__ import annotations
 
 import re
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from dpaudit.checks.certificates.facts import exact_decimal
+from dpaudit.kernel.evidence import Evidence
 
-__all__ = ["bound_to_claim"]
+__all__ = ["WORST_CASE_SEARCHED", "bound_to_claim", "searched_again"]
 
 
 def _numbers(values: list[Any]) -> set[str]:
@@ -50,9 +53,30 @@ def bound_to_claim(fact: dict[str, Any], claim: dict[str, Any], obligation: dict
             return f"its input {name} = {value} is neither the claim's nor on the obligation's grid"
     if fact.get("bound") not in (_allowed(claim, obligation, "delta") or set()):
         return f"its bound {fact.get('bound')} is neither the claim's delta nor on the obligation's grid"
-    if fact.get("route") == "beta_pair_delta":
+    route, checker = fact.get("route"), obligation.get("checker")
+    if route in ROUTE_CHECKERS and checker not in ROUTE_CHECKERS[route]:
+        return f"its route {route} certifies no {checker} obligation"
+    mechanism = (claim.get("mechanism") or {}).get("name")
+    if route in ROUTE_MECHANISMS and mechanism != ROUTE_MECHANISMS[route]:
+        return f"its route {route} is about the {ROUTE_MECHANISMS[route]} mechanism, the claim's is {mechanism}"
+    if route == "beta_pair_delta":
         return _beta_pair_problem(inputs, claim)
     return None
+
+
+#: The checkers whose facts each closed-form route replays (a fact of another checker's route, a Laplace fact under a
+#: sensitivity lemma, certifies nothing about it), and the mechanism a route's formula is about.
+ROUTE_CHECKERS: dict[str, frozenset[str]] = {
+    "gaussian_shift_delta": frozenset({"gaussian_exact_profile", "exact_privacy_profile"}),
+    "laplace_shift_delta": frozenset({"exact_privacy_profile"}),
+    "beta_pair_delta": frozenset({"dirichlet_exact_profile", "dirichlet_composition_profile"}),
+    "gaussian_pair_delta": frozenset({"lemma1_exact_profile"}),
+}
+ROUTE_MECHANISMS = {
+    "gaussian_shift_delta": "gaussian",
+    "laplace_shift_delta": "laplace",
+    "beta_pair_delta": "dirichlet",
+}
 
 
 _SIMPLEX_ADJACENT = re.compile(r"^simplex_adjacent\((.+)\)$")
@@ -88,3 +112,32 @@ def _beta_pair_problem(inputs: dict[str, Any], claim: dict[str, Any]) -> str | N
     if not any(abs(abs(a_q - a_p) - k * b / 2) <= room for b in radii):
         return f"its Beta pair's shift {abs(a_q - a_p):g} is not k b / 2 for a simplex_adjacent(b) of the claim"
     return None
+
+
+#: Checkers whose certified facts are about the worst case a search found at each point (the search is no fact
+#: a route replays: an edited report could certify an admissible pair that is not the worst, or drop points).
+#: Recheck runs them again once, besides replaying their facts.
+WORST_CASE_SEARCHED = frozenset({"dirichlet_exact_profile", "dirichlet_composition_profile", "lemma1_exact_profile"})
+_RERUN = "rerun"
+
+
+def searched_again(facts: list[Any], evidence: Evidence) -> tuple[str, str]:
+    """(status, message) of a :data:`WORST_CASE_SEARCHED` obligation whose search ran again from its spec
+    (``evidence``): it must certify the same points (quantities) as the report's ``facts``, and at none of them
+    a worse case (a lower end above the recorded upper end)."""
+    found = evidence.certificate.facts if evidence.certificate else ()
+    try:
+        recorded = {fact["quantity"]: fact for fact in facts if fact.get("route") != _RERUN}
+        again = {fact.quantity: fact for fact in found if fact.route != _RERUN}
+        if set(recorded) != set(again):
+            missing, extra = sorted(set(again) - set(recorded)), sorted(set(recorded) - set(again))
+            return "fail", (
+                f"run again from its spec, the search certifies other points (not in the report: {missing[:2]}; "
+                f"not certified again: {extra[:2]})"
+            )
+        for quantity, fact in recorded.items():
+            if Fraction(Decimal(again[quantity].enclosure[0])) > Fraction(Decimal(fact["enclosure"][1])):
+                return "fail", f"run again from its spec, the search finds a worse case at {quantity}"
+    except (KeyError, IndexError, TypeError, ValueError, ArithmeticError, AttributeError) as exc:
+        return "fail", f"the search run again cannot be compared with the report: {exc!r}"
+    return "ok", f"the search run again from its spec finds no worse case at any of its {len(recorded)} point(s)"

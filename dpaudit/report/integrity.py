@@ -90,6 +90,26 @@ def check_shapes(document: dict[str, Any], path: str) -> None:
                     _expect(row, dict, f"{at}.evidence.measurements[{m}]", path)
 
 
+#: The checkers that set an obligation aside from its relation's verdict, and the verdict each sets aside
+#: (None: any): a parametric fit no family passes is inconclusive; conformance is not privacy. A flag on another
+#: checker's evidence, or on another verdict, is an edit: it counts.
+SETS_ASIDE: dict[str, Verdict | None] = {
+    "parametric_noise_fit": Verdict.INCONCLUSIVE,
+    "gaussian_release_fit": Verdict.INCONCLUSIVE,
+    "noise_multiplier_fit": Verdict.INCONCLUSIVE,
+    "candidate_matches_reference": None,
+}
+
+
+def _set_aside_by(checker: Any, verdict: Verdict, details: dict[str, Any]) -> bool:
+    """Whether a report's obligation is left out of its relation's verdict: :func:`set_aside` on its details,
+    honoured only where its checker sets obligations aside (:data:`SETS_ASIDE`)."""
+    if not isinstance(checker, str) or checker not in SETS_ASIDE or not set_aside(details):
+        return False
+    only = SETS_ASIDE[checker]
+    return only is None or verdict is only
+
+
 def verify_report(document: dict[str, Any], path: str, *, recomputed_digest: str | None) -> None:
     """Refuse a report whose digest or verdicts do not match its content.
 
@@ -127,7 +147,10 @@ def verify_report(document: dict[str, Any], path: str, *, recomputed_digest: str
                 )
                 verdict = _verdict(evidence.get("verdict"), f"{where}.obligations[{k}].evidence.verdict", path)
                 details = evidence.get("details")
-                verdicts.append((verdict, isinstance(details, dict) and set_aside(details)))
+                checker = (
+                    item.get("obligation", {}).get("checker") if isinstance(item.get("obligation"), dict) else None
+                )
+                verdicts.append((verdict, isinstance(details, dict) and _set_aside_by(checker, verdict, details)))
             stated = _verdict(relation.get("verdict"), f"{where}.verdict", path)
             derived = combine_verdicts(verdict for verdict, _ in deciding(verdicts, lambda pair: pair[1]))
             if stated is not derived:

@@ -37,7 +37,7 @@ def _write(tmp_path, document, *, digest=True):
 def test_a_fresh_audit_rechecks(report):
     result = recheck_report(report)
     assert result.ok, result.failures
-    assert len(result.replayed) == 3 and not result.uncertified
+    assert len(result.replayed) == 4 and not result.uncertified  # 3 facts and the Dirichlet search run again
     assert main(["recheck", str(report)]) == 0
 
 
@@ -207,7 +207,7 @@ def test_on_a_pool_the_lines_keep_the_reports_order_and_progress_names_each_obli
     assert pooled.lines() == serial.lines()
     finished = [line for line in lines if line.startswith("[")]
     assert len(finished) == len({line.split("] ", 1)[1].rsplit(":", 1)[0] for line in finished}) >= 2
-    assert all(line.endswith(": ok") and ", fact" in line for line in finished)
+    assert all(line.endswith(": ok") and (", fact" in line or ", its search run again" in line) for line in finished)
 
 
 def test_one_claim_is_rechecked_alone_and_an_unknown_claim_is_a_usage_error(report, capsys):
@@ -292,4 +292,80 @@ def test_a_verified_dirichlet_report_with_a_shift_far_below_its_coordinates_rech
     out = tmp_path / "out"
     assert main(["audit", str(spec), "--quiet", "--executor", "serial", "--out", str(out)]) == 0
     result = recheck_report(out / "audit.json")
-    assert result.ok and len(result.replayed) == 1, result.failures
+    assert result.ok and len(result.replayed) == 2, result.failures  # the fact, and the search run again
+
+
+@pytest.fixture(scope="module")
+def searched_report(tmp_path_factory):
+    """A quick audit with Lemma 1's grid of searched worst pairs and the tail bound's re-run margins."""
+    out = tmp_path_factory.mktemp("searched")
+    specs = [
+        builtin_spec_dir() / name for name in ("balle2016_lemma1_supplementary.toml", "xie2019_theorem4_abadi.toml")
+    ]
+    assert main(["audit", *map(str, specs), "--quick", "--quiet", "--out", str(out)]) == 0
+    return out / "audit.json"
+
+
+def _obligation(document, obligation_id):
+    return next(
+        item
+        for claim in document["claims"]
+        for relation in claim["relations"]
+        for item in relation["obligations"]
+        if item["obligation"]["id"] == obligation_id
+    )
+
+
+def test_a_fact_of_another_checkers_route_fails(report, tmp_path):
+    """A reviewer's forgery: the Gaussian exact profile's fact swapped for a Laplace fact of delta 0 (the margin grew
+    to the whole bound); any obligation could be certified so. A route replays the checkers it is written for."""
+    document = json.loads(report.read_text())
+    evidence = next(e for e in _certified(document) if e["certificate"]["facts"][0]["route"] == "gaussian_shift_delta")
+    fact = evidence["certificate"]["facts"][0]
+    fact["route"], fact["inputs"] = "laplace_shift_delta", {**fact["inputs"], "scale": "1000"}
+    failures = recheck_report(_write(tmp_path, document)).failures
+    assert any("certifies no gaussian_exact_profile obligation" in line for line in failures), failures
+
+
+def test_a_set_aside_flag_on_a_checker_that_sets_nothing_aside_counts(report, tmp_path):
+    """A reviewer's forgery: details.assumption_rejected on an obligation that is not a parametric fit took it out of
+    its relation's verdict, so a violated (or inconclusive) obligation left its relation and claim verified."""
+    document = json.loads(report.read_text())
+    relation = document["claims"][0]["relations"][0]
+    item = relation["obligations"][-1]
+    item["evidence"]["verdict"] = "violated"
+    item["evidence"]["details"] = {**(item["evidence"].get("details") or {}), "assumption_rejected": True}
+    failures = recheck_report(_write(tmp_path, document)).failures
+    assert any("does not follow from its obligations" in line for line in failures), failures
+
+
+@pytest.mark.parametrize("edit", ["favourable_pair", "points_dropped"])
+def test_lemma1_facts_are_the_worst_pairs_the_search_finds_again_at_every_point(searched_report, tmp_path, edit):
+    """A reviewer's forgeries: a Lemma 1 fact with a more favourable pair (its delta from 7.5e-19 to 3e-546), or
+    points of the grid deleted; each fact replayed by its route, so both passed."""
+    document = json.loads(searched_report.read_text())
+    facts = _obligation(document, "exact-worst-case-grid")["evidence"]["certificate"]["facts"]
+    if edit == "favourable_pair":
+        facts[0]["inputs"]["shift"] = "0.0001"
+        facts[0]["enclosure"] = ["0", "1e-300"]
+    else:
+        del facts[1:3]
+    failures = recheck_report(_write(tmp_path, document)).failures
+    fragment = "finds a worse case" if edit == "favourable_pair" else "certifies other points"
+    assert any(fragment in line for line in failures), failures
+
+
+def test_a_re_run_margin_widened_upward_fails(searched_report, tmp_path):
+    """A reviewer's forgery: a re-run fact's margin [1.94e-7, 1.94e-7] widened to [1.94e-7, 0.5] still met the re-run's
+    enclosure. The recorded enclosure may not reach far above the re-run's."""
+    document = json.loads(searched_report.read_text())
+    fact = _obligation(document, "tail-bound-poisson")["evidence"]["certificate"]["facts"][0]
+    fact["enclosure"][1] = "0.5"
+    failures = recheck_report(_write(tmp_path, document)).failures
+    assert any("the certified upper end 0.5 is above it" in line for line in failures), failures
+
+
+def test_a_fresh_audit_with_searched_worst_pairs_and_re_run_margins_rechecks(searched_report):
+    result = recheck_report(searched_report)
+    assert result.ok, result.failures
+    assert any("the search run again from its spec finds no worse case" in line for line in result.replayed)
