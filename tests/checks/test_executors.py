@@ -1,8 +1,6 @@
 """The executor layer: make_executor forms, ordered results, progress bar, optional Dask."""
 
 import operator
-import os
-import signal
 import subprocess
 import sys
 import time
@@ -209,17 +207,3 @@ def test_a_process_pools_workers_leave_with_the_process_that_started_it(tmp_path
     while alive_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert alive_with(marker) == []
-
-
-@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="needs POSIX signal masks")
-def test_a_ctrl_c_while_the_fork_server_starts_is_not_lost(monkeypatch):
-    """The server starts with SIGINT ignored (its workers inherit that); a Ctrl-C in that window was discarded and
-    the audit ran on to its end (a CI run's test of Ctrl-C at 0.6 s saw exit 0). SIGINT is now blocked meanwhile,
-    so it waits and reaches this process's handler as soon as the server has started."""
-    from multiprocessing import forkserver
-
-    from dpaudit.checks.empirical.executors import forkserver_context
-
-    monkeypatch.setattr(forkserver, "ensure_running", lambda: os.kill(os.getpid(), signal.SIGINT))
-    with pytest.raises(KeyboardInterrupt):
-        forkserver_context()

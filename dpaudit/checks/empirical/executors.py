@@ -242,21 +242,11 @@ def forkserver_context(preload: Sequence[str] = ()) -> Any:
         context.set_forkserver_preload(list(preload))
     if threading.current_thread() is not threading.main_thread():
         return context
-    # SIGINT blocked while it is ignored: a Ctrl-C that comes meanwhile waits in the kernel (a blocked signal is
-    # never discarded as ignored) and reaches this process's own handler once it is back, where with SIGINT only
-    # ignored it was lost and the audit ran on to its end; the server keeps SIGINT ignored (and blocked)
-    blocking = hasattr(signal, "pthread_sigmask")
-    if blocking:
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            forkserver.ensure_running()
-        finally:
-            signal.signal(signal.SIGINT, previous)
+        forkserver.ensure_running()
     finally:
-        if blocking:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.signal(signal.SIGINT, previous)
     return context
 
 
