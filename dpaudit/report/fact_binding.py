@@ -14,6 +14,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from dpaudit.audit.rerun import RERUN_ROUTE
 from dpaudit.checks.certificates.facts import exact_decimal
 from dpaudit.kernel.evidence import Evidence
 
@@ -118,7 +119,6 @@ def _beta_pair_problem(inputs: dict[str, Any], claim: dict[str, Any]) -> str | N
 #: a route replays: an edited report could certify an admissible pair that is not the worst, or drop points).
 #: Recheck runs them again once, besides replaying their facts.
 WORST_CASE_SEARCHED = frozenset({"dirichlet_exact_profile", "dirichlet_composition_profile", "lemma1_exact_profile"})
-_RERUN = "rerun"
 #: How much worse (relative) a case found again may be before the recorded one is not the worst.
 _TIE = Fraction(1, 10**9)
 
@@ -129,8 +129,8 @@ def searched_again(facts: list[Any], evidence: Evidence) -> tuple[str, str]:
     a worse case (a lower end above the recorded upper end)."""
     found = evidence.certificate.facts if evidence.certificate else ()
     try:
-        recorded = {fact["quantity"]: fact for fact in facts if fact.get("route") != _RERUN}
-        again = {fact.quantity: fact for fact in found if fact.route != _RERUN}
+        recorded = {fact["quantity"]: fact for fact in facts if fact.get("route") != RERUN_ROUTE}
+        again = {fact.quantity: fact for fact in found if fact.route != RERUN_ROUTE}
         if set(recorded) != set(again):
             missing, extra = sorted(set(again) - set(recorded)), sorted(set(recorded) - set(again))
             return "fail", (
