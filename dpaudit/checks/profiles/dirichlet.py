@@ -177,7 +177,8 @@ def _beta_certificate(
 
 @register_checker(
     "dirichlet_exact_profile",
-    description="exact delta(epsilon) of the Dirichlet mechanism, maximised over b-adjacent pairs (mpmath)",
+    description="exact delta(epsilon) of the Dirichlet mechanism, maximised over b-adjacent pairs (mpmath); never "
+    "verified without eta (on the open simplex delta tends to 1)",
     config=DirichletProfileConfig,
     requires_views=VIEWS,
 )
