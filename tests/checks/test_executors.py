@@ -1,8 +1,10 @@
 """The executor layer: make_executor forms, ordered results, progress bar, optional Dask."""
 
 import operator
+import signal
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
@@ -207,3 +209,45 @@ def test_a_process_pools_workers_leave_with_the_process_that_started_it(tmp_path
     while alive_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert alive_with(marker) == []
+
+
+def test_a_ctrl_c_while_the_fork_server_starts_reaches_the_auditor(monkeypatch):
+    """The server starts with SIGINT blocked in this thread, not ignored: a Ctrl-C meanwhile waits and raises
+    once it has started (ignored, it was discarded and the audit ran on to its end: a CI run's Ctrl-C test
+    at 0.6 s saw exit 0)."""
+    from multiprocessing import forkserver
+
+    from dpaudit.checks.empirical.executors import forkserver_context
+
+    main = threading.main_thread().ident
+    monkeypatch.setattr(forkserver, "ensure_running", lambda: signal.pthread_kill(main, signal.SIGINT))
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # a pytest-xdist worker ignores SIGINT
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            forkserver_context()
+        assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+WORKER_SIGNALS = """
+import signal
+from dpaudit.checks.empirical.executors import process_pool
+
+def sigint_held_off():
+    blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    return blocked or signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+
+if __name__ == "__main__":
+    with process_pool(1) as pool:
+        print(pool.submit(sigint_held_off).result(), sigint_held_off())
+"""
+
+
+def test_a_pool_worker_never_sees_a_ctrl_c_and_the_auditor_does(tmp_path):
+    """A fresh process's pool: its worker holds SIGINT off (a Ctrl-C to the process group would print its
+    traceback), the process that started it neither blocks nor ignores it."""
+    script = tmp_path / "probe.py"
+    script.write_text(WORKER_SIGNALS)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.split() == ["True", "False"], done.stderr

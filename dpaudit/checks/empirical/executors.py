@@ -227,26 +227,30 @@ def _dask_executor(spec: str, address: str) -> DaskExecutor:
 
 
 def forkserver_context(preload: Sequence[str] = ()) -> Any:
-    """The ``forkserver`` start context, its server started now with SIGINT ignored.
+    """The ``forkserver`` start context, its server started now with SIGINT blocked.
 
-    A Ctrl-C reaches the terminal's whole process group; the server and the workers forked from
-    it inherit the ignored SIGINT (Python keeps a signal ignored at startup ignored), so a worker
-    never prints a KeyboardInterrupt traceback of its own: the auditor, which gets the Ctrl-C,
-    stops them. From another thread the server starts as Python starts it (signals belong to the
-    main thread).
+    A Ctrl-C reaches the terminal's whole process group. The server inherits this thread's signal
+    mask and keeps it, and so do the workers it forks: SIGINT stays blocked in them, so a worker never
+    prints a KeyboardInterrupt traceback of its own (the auditor, which gets the Ctrl-C, stops them).
+    This process only blocks it for the server's start and never ignores it: a Ctrl-C meanwhile waits
+    and then reaches its handler, or another thread takes it for the main one (an ignored SIGINT, as
+    before, was discarded, and the audit ran on to its end). The resource tracker starts first, as it
+    unblocks SIGINT once it has started. From another thread the server starts as Python starts it
+    (signals belong to the main thread).
     """
-    from multiprocessing import forkserver
+    from multiprocessing import forkserver, resource_tracker
 
     context = multiprocessing.get_context("forkserver")
     if preload:
         context.set_forkserver_preload(list(preload))
     if threading.current_thread() is not threading.main_thread():
         return context
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    resource_tracker.ensure_running()
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         forkserver.ensure_running()
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
     return context
 
 
