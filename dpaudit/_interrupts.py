@@ -1,10 +1,11 @@
 """SIGINT and SIGTERM held back over a block that must not be cut in the middle.
 
-Two such blocks: a pool's ``submit``, which starts workers (an interrupt must never leave a worker
+Such blocks: a pool's ``submit``, which starts workers (an interrupt must never leave a worker
 half started that the auditor does not know of: it would fail later, printing a traceback of its
-own), and the loading of modules. A KeyboardInterrupt raised inside an extension module's import
-can come out as an ImportError (numpy importing ``datetime``: a traceback), and a library that falls
-back on ImportError then swallows it (the interrupt is lost and the audit runs on).
+own), and every loading of modules in the main thread (the command's at its start, a lazy module's at
+its first use, matplotlib's as it draws). A KeyboardInterrupt raised inside an extension module's
+import can come out as an ImportError (numpy importing ``datetime``: a traceback), or be lost
+(ElementTree importing ``_elementtree`` under ``except ImportError``: the audit ran on to its end).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Modules imported on first use, so that ``dpaudit --help`` and ``dpaudit list`` do not pay for scipy.
 
 ``stats = lazy_module("scipy.stats")`` at module level stands for ``from scipy import stats``: the
-import happens at the first attribute access (``stats.norm``), once.
+import happens at the first attribute access (``stats.norm``), once, with interrupts held back until it
+ends (a Ctrl-C inside a C extension's import can be lost: see :mod:`dpaudit._interrupts`).
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 from typing import Any
+
+from dpaudit._interrupts import interrupts_deferred
 
 __all__ = ["lazy_module"]
 
@@ -22,7 +25,8 @@ class _LazyModule:
 
     def __getattr__(self, attribute: str) -> Any:
         if self._module is None:
-            self._module = importlib.import_module(self._name)
+            with interrupts_deferred():
+                self._module = importlib.import_module(self._name)
         return getattr(self._module, attribute)
 
     def __repr__(self) -> str:

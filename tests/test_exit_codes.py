@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -331,3 +332,56 @@ def test_an_interrupt_during_a_pool_submit_lands_after_it():
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     finally:
         signal.signal(signal.SIGINT, inherited)
+
+
+LATE_IMPORTS = """
+import signal, sys, threading
+import dpaudit.cli as cli
+
+late = []
+armed = []
+
+
+def deferred():
+    return "interrupts_deferred" in getattr(signal.getsignal(signal.SIGINT), "__qualname__", "")
+
+
+class Spy:
+    def find_spec(self, name, path=None, target=None):
+        if armed and threading.current_thread() is threading.main_thread() and name not in sys.modules:
+            if not deferred():
+                late.append(name)
+
+
+sys.meta_path.insert(0, Spy())
+under_ceilings = cli._under_ceilings
+cli._under_ceilings = lambda arguments, run: under_ceilings(arguments, lambda: armed.append(1) or run())
+code = cli.main(sys.argv[1:])
+print(code, " ".join(sorted({name for name in late if not name.startswith("encodings.")})))
+"""
+
+
+@pytest.mark.parametrize("command", ["audit", "check"])
+def test_an_audit_loads_every_module_of_its_main_thread_while_interrupts_wait(command, write_gaussian_spec, tmp_path):
+    """A Ctrl-C inside a C extension's import can be lost (ElementTree imports ``_elementtree`` under
+    ``except ImportError``: the audit ran on to its end and exited 0). So the auditor's own thread imports
+    only with interrupts held back: its modules before any work, matplotlib when it draws a figure; the
+    codecs' lookups (pure Python, which a KeyboardInterrupt leaves as itself) aside."""
+    script = tmp_path / "late.py"
+    script.write_text(LATE_IMPORTS)
+    examples = Path(__file__).parent.parent / "specs" / "examples"
+    arguments = (
+        [str(examples / "gaussian_candidate.toml"), "--candidate", "example_candidates:gaussian", "--quick"]
+        if command == "check"
+        else [str(write_gaussian_spec())]
+    )
+    done = subprocess.run(
+        [sys.executable, str(script), command, *arguments, "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(examples), os.environ.get("PYTHONPATH", "")])},
+    )
+    code, *late = done.stdout.splitlines()[-1].split()
+    assert code == "0", done.stderr[-2000:]
+    assert late == [], f"imported in the auditor's thread after its modules loaded: {late}"

@@ -80,12 +80,19 @@ def _under_ceilings(arguments: argparse.Namespace, run: Callable[[], int]) -> in
     starts, so every worker inherits it)."""
     # hashlib's native part loads before the limit: under it, a failed load is logged with a traceback;
     # and the runner's modules too: compiling them from source under a ceiling too low to start can
-    # fail inside CPython's compiler with an error that is not a MemoryError
+    # fail inside CPython's compiler with an error that is not a MemoryError. The report's modules and
+    # the pool's load here too, with interrupts held back: a Ctrl-C inside a C extension's import can be
+    # lost (ElementTree's ``from _elementtree import *`` under ``except ImportError``: the audit ran on)
     with interrupts_deferred():
         import hashlib  # noqa: F401
+        import multiprocessing.forkserver
+        import multiprocessing.popen_forkserver
+        import multiprocessing.synchronize  # noqa: F401
 
         import dpaudit.audit.candidates.audit
-        import dpaudit.audit.runner  # noqa: F401
+        import dpaudit.audit.runner
+        import dpaudit.report.background_figures
+        import dpaudit.report.folder  # noqa: F401
         from dpaudit.audit.memory_budget import limit_memory
         from dpaudit.checks.budget_limits import ceiling, lowered_ceilings, parse_ceiling
 

@@ -67,6 +67,7 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit._interrupts import interrupts_deferred
 from dpaudit.errors import InvalidArgument, InvalidType
 from dpaudit.report.comparison_svg import comparison_svg
 from dpaudit.report.evidence_figures import comparison_figure, event_figure
@@ -238,6 +239,16 @@ def render_svg(figure: dict[str, Any]) -> str:
         svg = comparison_svg(figure, _VERDICT_STYLES, _OTHER_STYLE)
         _assert_inert(svg)
         return svg
+    # matplotlib loads modules as it draws (its backends at savefig), and a Ctrl-C inside a C extension's
+    # import can be lost (dpaudit.cli): in the main thread a Ctrl-C waits for the drawing, a fraction of a second
+    with interrupts_deferred():
+        svg = _matplotlib_svg(figure)
+    _assert_inert(svg)
+    return svg
+
+
+def _matplotlib_svg(figure: dict[str, Any]) -> str:
+    """The figure drawn by matplotlib: the SVG text, from ``<svg`` on."""
     import matplotlib
     from cycler import cycler
     from matplotlib.figure import Figure
@@ -265,9 +276,7 @@ def render_svg(figure: dict[str, Any]) -> str:
         buffer = io.StringIO()
         canvas.savefig(buffer, format="svg", metadata={"Date": None})
     text = buffer.getvalue()
-    svg = text[text.index("<svg") :]
-    _assert_inert(svg)
-    return svg
+    return text[text.index("<svg") :]
 
 
 @dataclass(frozen=True)
