@@ -38,17 +38,18 @@ def test_the_rdp_accountant_is_a_certified_upper_bound_and_sound_at_fractional_o
     (fractional,) = evidence.details["fractional_order_rdp"]
     if Version(version("dp-accounting")) < Version("0.5"):
         # Before 0.5 the fractional-order series ends within 1e-9 of the exact RDP, here below it (8e-11 relative
-        # at order 2.5): the statement "an over-approximation" is then false, and the obligation says so.
+        # at order 2.5, 4e-10 with numpy 1.26): an over-approximation only up to float64 round-off, as the
+        # accountant kind's own RDP points are judged: consistent (numerical), never verified.
         assert abs(fractional["relative_error"]) < 1e-9
         below = fractional["relative_error"] < 0
         assert fractional["direction"] == ("unsound under-approximation" if below else "sound over-approximation")
-        assert evidence.verdict is (Verdict.VIOLATED if below else Verdict.VERIFIED)
+        assert evidence.verdict is (Verdict.CONSISTENT if below else Verdict.VERIFIED)
     else:
         assert fractional["direction"] == "sound over-approximation"
         assert evidence.verdict is Verdict.VERIFIED
 
 
-def test_a_fractional_order_rdp_below_the_exact_value_is_violated_and_one_above_is_not():
+def test_a_fractional_order_rdp_below_the_exact_value_past_round_off_is_violated_and_one_above_is_not():
     import mpmath
 
     from dpaudit.checks.accountants.peers import with_fractional_orders
@@ -62,10 +63,16 @@ def test_a_fractional_order_rdp_below_the_exact_value_is_violated_and_one_above_
     points = Evidence(Verdict.VERIFIED, "every point's epsilon bounds the certified one", "grid", "pld")
     above = with_fractional_orders(points, [comparison(3e-3, SOUND)])
     assert above.verdict is Verdict.VERIFIED and "2.5: sound over-approximation" in above.summary
-    below = with_fractional_orders(points, [comparison(3e-3, SOUND), comparison(-8e-11, UNSOUND)])
+    below = with_fractional_orders(points, [comparison(3e-3, SOUND), comparison(-3e-9, UNSOUND)])
     assert below.verdict is Verdict.VIOLATED and below.certificate is None
-    assert below.summary.startswith("the peer's RDP at fractional order 2.5 is below the exact value (-8e-11")
-    assert below.measurements[-1].measured == -8e-11
+    assert below.summary.startswith("the peer's RDP at fractional order 2.5 is below the exact value (-3e-09")
+    assert below.measurements[-1].measured == -3e-9
+    # dp_accounting 0.4.x: below by float64 round-off, as the accountant kind's RDP points are allowed (1e-9)
+    roundoff = with_fractional_orders(points, [comparison(-4.2e-10, UNSOUND)])
+    assert roundoff.verdict is Verdict.CONSISTENT and roundoff.certificate is None
+    assert "within the float64 round-off" in roundoff.summary and "4.2e-10" in roundoff.summary
+    undecided = Evidence(Verdict.INCONCLUSIVE, "a point's enclosure straddles the claim", "grid", "pld")
+    assert with_fractional_orders(undecided, [comparison(-4.2e-10, UNSOUND)]).verdict is Verdict.INCONCLUSIVE
 
 
 def test_an_understating_peer_is_violated(monkeypatch):

@@ -3,9 +3,10 @@ certified enclosure of the true ε of N Poisson-subsampled Gaussian steps (add/r
 
 ``peer_accountant`` asks dp_accounting's PLD accountant (``accountant = "pld"``) or its RDP
 accountant (``"rdp"``, which also compares its RDP at fractional orders with the exact value,
-MTZ 2019: a value below it is ``violated``, an unsound under-approximation) for ε(δ) and decides
-each point as ``accountant_certified`` does: below the certified lower end is an understatement
-(``violated``), at or above the upper end a valid bound (``verified``), in between undecided.
+MTZ 2019: a value below it by more than float64 round-off is ``violated``, an unsound
+under-approximation) for ε(δ) and decides each point as ``accountant_certified`` does: below the
+certified lower end is an understatement (``violated``), at or above the upper end a valid bound
+(``verified``), in between undecided.
 dp_accounting is an optional dependency, the ``peers`` extra (``pip install 'dpaudit[peers]'``):
 without it the obligation is ``inconclusive`` and its summary names that extra.
 
@@ -17,10 +18,11 @@ References:
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 from dataclasses import dataclass, replace
 from typing import Any
 
-from dpaudit.checks.accountants.certified_epsilon import compare_with_certified
+from dpaudit.checks.accountants.certified_epsilon import RDP_ROUNDOFF, compare_with_certified
 from dpaudit.errors import InvalidArgument
 from dpaudit.kernel.checker_config import CheckerConfig, param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
@@ -65,6 +67,14 @@ class PeerConfig(CheckerConfig):
             raise InvalidArgument("the peer accountants model Poisson sampling under add/remove-one: set those params")
 
 
+def _version() -> str:
+    """The installed dp_accounting's version (the package has no ``__version__``)."""
+    try:
+        return importlib.metadata.version("dp-accounting")
+    except importlib.metadata.PackageNotFoundError:
+        return "(version unknown)"
+
+
 def _peer_epsilon(library: Any, accountant: str, interval: float, point: dict[str, Any]) -> float:
     event = library.SelfComposedDpEvent(
         library.PoissonSampledDpEvent(1.0 / point["records"], library.GaussianDpEvent(point["noise_multiplier"])),
@@ -103,7 +113,7 @@ def check_peer_accountant(obligation: Obligation, context: CheckContext) -> Evid
         lambda point: _peer_epsilon(library, accountant, interval, point),
         SubsampledGaussianAccountant(**context.claim.mechanism.params),
         points,
-        method_note=f"; peer: dp_accounting {getattr(library, '__version__', '?')} {accountant.upper()} accountant"
+        method_note=f"; peer: dp_accounting {_version()} {accountant.upper()} accountant"
         + (f", grid {interval:g}" if accountant == "pld" else ""),
     )
     orders = list(config.fractional_orders or ())
@@ -118,8 +128,10 @@ def check_peer_accountant(obligation: Obligation, context: CheckContext) -> Evid
 
 def with_fractional_orders(evidence: Evidence, comparisons: list[PeerComparison]) -> Evidence:
     """``evidence`` of the ε points with the peer's RDP at fractional orders against the exact value (MTZ
-    2019, mpmath): the statement is that it over-approximates, so a value below the exact enclosure (an
-    unsound under-approximation, however small) makes the obligation ``violated``, its size measured."""
+    2019, mpmath): the statement is that it over-approximates, so a value below the exact enclosure by more
+    than the float64 round-off of an RDP series (:data:`RDP_ROUNDOFF` of the value, as the ``accountant``
+    kind's own RDP points are judged) is an unsound under-approximation, ``violated``, its size measured;
+    one below it by less holds only numerically: ``consistent`` at best, never ``verified``."""
     rows = [comparison.to_json() for comparison in comparisons]
     summary = (
         evidence.summary
@@ -128,9 +140,18 @@ def with_fractional_orders(evidence: Evidence, comparisons: list[PeerComparison]
     )
     details = {**evidence.details, "fractional_order_rdp": rows}
     below = [comparison for comparison in comparisons if comparison.direction == UNSOUND]
-    if not below:
+    beyond = [comparison for comparison in below if comparison.relative_error < -RDP_ROUNDOFF]
+    if not beyond:
+        if below and evidence.verdict is Verdict.VERIFIED:
+            worst = min(below, key=lambda comparison: comparison.relative_error)
+            summary = (
+                f"the peer's RDP at fractional order {worst.alpha:g} is below the exact value by "
+                f"{-worst.relative_error:.3g} of it, within the float64 round-off of an RDP series "
+                f"({RDP_ROUNDOFF:g}): it holds only numerically (consistent, numerical); {summary}"
+            )
+            return replace(evidence, verdict=Verdict.CONSISTENT, summary=summary, details=details, certificate=None)
         return replace(evidence, summary=summary, details=details)
-    worst = min(below, key=lambda comparison: comparison.relative_error)
+    worst = min(beyond, key=lambda comparison: comparison.relative_error)
     measurement = Measurement(
         quantity=f"peer RDP at order {worst.alpha:g} relative to the exact value",
         claimed=0.0,
@@ -142,7 +163,8 @@ def with_fractional_orders(evidence: Evidence, comparisons: list[PeerComparison]
         evidence,
         verdict=Verdict.VIOLATED,
         summary=f"the peer's RDP at fractional order {worst.alpha:g} is below the exact value "
-        f"({worst.relative_error:+.3g} relative): an unsound under-approximation; {summary}",
+        f"({worst.relative_error:+.3g} relative, past the float64 round-off {RDP_ROUNDOFF:g}): an unsound "
+        f"under-approximation; {summary}",
         details=details,
         measurements=(*evidence.measurements, measurement),
         certificate=None,
