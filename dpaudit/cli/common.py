@@ -202,7 +202,9 @@ def summary_table(report: AuditReport) -> str:
         (
             row.claim,
             row.relation,
-            row.verdict + (" (known finding)" if row.known_finding else ""),
+            row.verdict
+            + (" (known finding)" if row.known_finding else "")
+            + (" (under assumption)" if row.under_assumption else ""),
             row.key_number or (reason(row.obligation, row.summary) if row.verdict in ("error", "inconclusive") else ""),
         )
         for row in summary_table_rows(report.to_json())

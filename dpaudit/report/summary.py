@@ -86,6 +86,16 @@ def _short(value: Any) -> str:
         return format_value(value)
 
 
+def under_assumption(relation: dict[str, Any]) -> bool:
+    """Whether a verified obligation of ``relation`` (a claim's relation in audit.json) rests on a
+    worst-case reduction its certificate names: every summary says "under assumption" next to it."""
+    return any(
+        item.get("evidence", {}).get("verdict") == "verified"
+        and bool((item.get("evidence", {}).get("certificate") or {}).get("assumption"))
+        for item in relation.get("obligations", [])
+    )
+
+
 def summary_table_rows(document: dict[str, Any]) -> list[SummaryRow]:
     """One row per (claim, relation) of ``document`` (an audit.json), in report order."""
     rows = []
@@ -94,18 +104,13 @@ def summary_table_rows(document: dict[str, Any]) -> list[SummaryRow]:
         for relation in result.get("relations", []):
             items = relation.get("obligations", [])
             decisive = decisive_obligation(items)
-            assumption = any(
-                item.get("evidence", {}).get("verdict") == "verified"
-                and (item.get("evidence", {}).get("certificate") or {}).get("assumption")
-                for item in items
-            )
             rows.append(
                 SummaryRow(
                     claim=str(claim.get("id", "")),
                     relation=str(relation.get("relation", "")),
                     verdict=str(relation.get("verdict", "")),
                     known_finding=bool(relation.get("only_known_findings")),
-                    under_assumption=assumption,
+                    under_assumption=under_assumption(relation),
                     key_number=_key_number(decisive),
                     obligation=str((decisive or {}).get("obligation", {}).get("id", "")),
                     summary=str((decisive or {}).get("evidence", {}).get("summary", "")),

@@ -25,6 +25,7 @@ from dpaudit.report.labels import (
     relation_label,
     short_number,
 )
+from dpaudit.report.summary import under_assumption
 from dpaudit.report.values import format_value, to_float
 
 __all__ = ["KNOWN_VERDICTS", "obligation_verdict_counts", "report_view", "verdict_class"]
@@ -258,6 +259,7 @@ def _relation(
             {str(item.get("known_finding")) for item in relation.get("obligations", []) if item.get("known_finding")}
         ),
         "only_known_findings": bool(relation.get("only_known_findings")),
+        "under_assumption": under_assumption(relation),
         "obligations": obligations,
         "figures": figures,
     }

@@ -96,7 +96,7 @@ def test_the_categorical_mechanisms_release_their_labels():
 
 def test_laplace_as_documented_is_not_violated(ecosystem_audit):
     verdict, summaries = ecosystem_audit(f"{MODULE}:laplace", "diffprivlib_laplace", SWEEP_BUDGET)
-    assert verdict != "violated", summaries
+    assert verdict in ("verified", "consistent", "inconclusive"), summaries  # an error is no pass
 
 
 def test_a_claim_below_the_library_epsilon_is_violated(ecosystem_audit):
@@ -127,4 +127,4 @@ def test_a_gaussian_claim_below_its_exact_epsilon_is_violated(ecosystem_audit):
 )
 def test_every_mechanism_as_documented_is_not_violated(ecosystem_audit, function, name):
     verdict, summaries = ecosystem_audit(f"{MODULE}:{function}", name, SWEEP_BUDGET, SWEEP_ESCALATIONS)
-    assert verdict != "violated", summaries
+    assert verdict in ("verified", "consistent", "inconclusive"), summaries  # an error is no pass

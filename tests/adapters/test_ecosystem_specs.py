@@ -119,3 +119,37 @@ def test_the_distance_functions():
     assert relations.largest_coordinate_change([0.0, 2.0], [-1.0, 3.0]) == 1.0
     assert relations.largest_coordinate_change([], []) == 0.0
     assert relations.largest_coordinate_change([0.0], [0.0, 0.0]) > 1
+
+
+@pytest.mark.parametrize(
+    ("function", "arguments", "library", "extra", "old"),
+    [
+        (opendp_mechanisms.laplace, {"scale": 1.0}, "opendp", "opendp", "0.9.2"),
+        (diffprivlib_mechanisms.laplace, {"epsilon": 1.0, "sensitivity": 1.0}, "diffprivlib", "diffprivlib", "0.6.3"),
+    ],
+)
+def test_a_library_older_than_its_extra_is_refused_naming_the_version(
+    monkeypatch, function, arguments, library, extra, old
+):
+    """OpenDP 0.9.2 (below the extra's 0.16) made every float adapter an ``error`` of a bare TypeError
+    (``atom_domain() got an unexpected keyword argument 'nan'``), with no word of the version needed."""
+    import importlib.metadata
+    import importlib.util
+
+    import numpy as np
+
+    from dpaudit.adapters import _library
+
+    if importlib.util.find_spec(library) is None:  # the floors' environment has no DP library
+        pytest.skip(f"{library} is not installed")
+    real = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: old if name == library else real(name))
+    _library._check_version.cache_clear()
+    opendp_mechanisms._opendp.cache_clear()
+    try:
+        with pytest.raises(CandidateLoadError, match=re.escape(f"{library} {old} is installed")) as refused:
+            function([0.0], **arguments, rng=np.random.default_rng(0))
+        assert f"pip install 'dpaudit[{extra}]'" in str(refused.value) and ">=" in str(refused.value)
+    finally:
+        _library._check_version.cache_clear()
+        opendp_mechanisms._opendp.cache_clear()

@@ -47,7 +47,7 @@ def test_the_scalar_measurements_release_what_opendp_releases_one_by_one_or_in_a
 
 def test_discrete_laplace_as_documented_is_not_violated(ecosystem_audit):
     verdict, summaries = ecosystem_audit(f"{MODULE}:discrete_laplace", "opendp_discrete_laplace", SWEEP_BUDGET)
-    assert verdict != "violated", summaries
+    assert verdict in ("verified", "consistent", "inconclusive"), summaries  # an error is no pass
 
 
 def test_a_claim_below_the_library_epsilon_is_violated(ecosystem_audit):
@@ -78,4 +78,4 @@ def test_a_randomized_response_claim_below_its_privacy_map_is_violated(ecosystem
 )
 def test_every_measurement_as_documented_is_not_violated(ecosystem_audit, function, name):
     verdict, summaries = ecosystem_audit(f"{MODULE}:{function}", name, SWEEP_BUDGET, SWEEP_ESCALATIONS)
-    assert verdict != "violated", summaries
+    assert verdict in ("verified", "consistent", "inconclusive"), summaries  # an error is no pass

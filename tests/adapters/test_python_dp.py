@@ -39,7 +39,7 @@ def test_every_adapter_has_a_loop_as_its_vectorised_entry(name):
 
 def test_laplace_as_documented_is_not_violated(ecosystem_audit):
     verdict, summaries = ecosystem_audit(f"{MODULE}:laplace", "python_dp_laplace", SWEEP_BUDGET)
-    assert verdict != "violated", summaries
+    assert verdict in ("verified", "consistent", "inconclusive"), summaries  # an error is no pass
 
 
 def test_a_claim_below_the_library_epsilon_is_violated(ecosystem_audit):
@@ -59,4 +59,4 @@ def test_a_claim_below_the_library_epsilon_is_violated(ecosystem_audit):
 )
 def test_every_mechanism_as_documented_is_not_violated(ecosystem_audit, function, name):
     verdict, summaries = ecosystem_audit(f"{MODULE}:{function}", name, SWEEP_BUDGET, SWEEP_ESCALATIONS)
-    assert verdict != "violated", summaries
+    assert verdict in ("verified", "consistent", "inconclusive"), summaries  # an error is no pass

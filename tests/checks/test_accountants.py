@@ -228,3 +228,20 @@ def test_a_violation_finer_than_float64_is_violated_not_verified():
     certified = AccountedValue(one_and_a_bit, one_and_a_bit, one_and_a_bit, "interval", "test", 60)
     point = {"records": 10, "noise_multiplier": 1.0, "steps": 10, "delta": 1e-5}
     assert _point_verdict(point, 1.0, certified, certified) is Verdict.VIOLATED
+
+
+def test_a_stated_epsilons_margin_is_what_the_enclosure_guarantees():
+    """A bound above the enclosure has at least stated − upper of room, one below it falls short by at least
+    stated − lower; inside it the sign is unknown and the margin is the central estimate (the lower end's
+    margin showed an undecided point of the peer claim, 1.15347 against [1.15300, 1.15357], as +5.1e-4)."""
+    from types import SimpleNamespace
+
+    import mpmath
+
+    from dpaudit.checks.accountants.certified_epsilon import _margin
+
+    enclosure = SimpleNamespace(lower=mpmath.mpf("1.153"), upper=mpmath.mpf("1.15357"), value=mpmath.mpf("1.1533"))
+    assert _margin(1.2, enclosure) == pytest.approx(1.2 - 1.15357)
+    assert _margin(1.1, enclosure) == pytest.approx(1.1 - 1.153)
+    assert _margin(1.15347, enclosure) == pytest.approx(1.15347 - 1.1533)
+    assert _margin(1.15347, enclosure) < 1.15347 - 1.153

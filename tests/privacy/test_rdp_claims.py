@@ -73,7 +73,7 @@ def _gaussian(sigma_factor):
 def test_too_little_noise_for_an_rdp_curve_is_violated_and_the_right_noise_is_not(tmp_path):
     spec = _spec(tmp_path, _curve_table(1.0))  # sigma = 1, sensitivity 1: exactly this curve
     right = dpaudit.check(_gaussian(1.0), spec, quick=True, seed=3)
-    assert right.claims[0].verdict.value != "violated"
+    assert right.claims[0].verdict.value in ("verified", "consistent", "inconclusive")  # an error is no pass
     halved = dpaudit.check(_gaussian(0.4), spec, quick=True, seed=3)
     assert halved.claims[0].verdict.value == "violated"
 

@@ -61,7 +61,7 @@ def _gaussian(sigma_factor):
 def test_too_little_noise_for_a_zcdp_claim_is_violated_and_the_right_noise_is_not(tmp_path):
     spec = _zcdp_spec(tmp_path, 0.5)  # sigma = 1, sensitivity 1: exactly 1/2-zCDP
     right = dpaudit.check(_gaussian(1.0), spec, quick=True, seed=3)
-    assert right.claims[0].verdict.value != "violated"
+    assert right.claims[0].verdict.value in ("verified", "consistent", "inconclusive")  # an error is no pass
     halved = dpaudit.check(_gaussian(0.5), spec, quick=True, seed=3)
     assert halved.claims[0].verdict.value == "violated"
 

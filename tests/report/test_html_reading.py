@@ -170,3 +170,33 @@ def test_a_counterexample_that_is_not_a_dict_and_witness_floats_render():
     assert "0.03800985439905739" in text and "a bare witness string" in render_markdown(
         _document(_item("violated", [BOUND], "a bare witness string"))
     )
+
+
+def test_a_verified_under_assumption_says_so_in_every_summary_table():
+    """A verified obligation whose certificate names the reduction it rests on: the CLI's, the Markdown's
+    and the HTML's summary tables all say "under assumption" (the CLI and HTML ones said plain verified)."""
+    from types import SimpleNamespace
+
+    from dpaudit.cli.common import summary_table
+    from dpaudit.report.markdown import render_markdown
+
+    def document(certificate):
+        item = _item("verified", [])
+        item["evidence"]["certificate"] = certificate
+        built = _document(item)
+        built["claims"][0]["verdict"] = built["claims"][0]["relations"][0]["verdict"] = "verified"
+        return built
+
+    def html_summary(built):
+        return re.search(r'<nav class="summary".*?</nav>', render_html(built), re.S).group(0)
+
+    assumed = document({"assumption": "the worst pair lies on the searched grid"})
+    assert "under assumption" in html_summary(assumed)
+    assert "(under assumption)" in render_markdown(assumed)
+    def cli_table(built):
+        return summary_table(SimpleNamespace(to_json=lambda: built, verdict_counts=dict, claims=[]))
+
+    assert "verified (under assumption)" in cli_table(assumed)
+    plain = document({})
+    assert "under assumption" not in html_summary(plain)
+    assert "under assumption" not in cli_table(plain)

@@ -143,11 +143,23 @@ def _measurement(point: dict[str, Any], stated: float, certified: Any) -> Measur
         quantity=label,
         claimed=stated,
         measured=certified.value,
-        margin=stated - float(certified.lower),
+        margin=_margin(stated, certified),
         direction=f"{enclosure} of the true epsilon ({certified.direction})",
         interval=(certified.lower, certified.upper),
         margin_interval=_margin_interval(stated, certified),
     )
+
+
+def _margin(stated: float, certified: Any) -> float:
+    """The margin the enclosure guarantees: the room of a bound above it (stated − upper end), the shortfall
+    of one below it (stated − lower end); inside it, where its sign is unknown, the central estimate. (The
+    lower end's margin, as before, showed an undecided point's margin as room to spare.)"""
+    lower, upper = float(certified.lower), float(certified.upper)
+    if stated >= upper:
+        return stated - upper
+    if stated < lower:
+        return stated - lower
+    return stated - float(certified.value)
 
 
 def _margin_interval(stated: float, certified: Any) -> tuple[Fraction, Fraction] | None:
