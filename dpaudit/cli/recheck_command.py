@@ -21,7 +21,7 @@ mismatch."""
 
 def add_arguments(recheck: argparse.ArgumentParser) -> None:
     """Add the arguments of ``dpaudit recheck`` to its parser."""
-    recheck.add_argument("file", metavar="FILE.json")
+    recheck.add_argument("file", metavar="FILE.json|FOLDER", help="a report's audit.json, or the folder that holds it")
     recheck.add_argument(
         "--require-all",
         action="store_true",

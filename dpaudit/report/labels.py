@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from dpaudit.report.summary import decisive_obligation
+from dpaudit.report.summary import decisive_obligation, key_measurement
 from dpaudit.report.values import format_value, to_float
 
 __all__ = [
@@ -31,7 +31,8 @@ _KNOWN_CLASS = "known"
 VERDICT_PROMISES = {
     "proven": "holds for every parameter value of the stated symbolic domain (a symbolic derivation, no floats)",
     "verified": "holds on the whole stated finite domain or grid, with rigorous error control",
-    "consistent": "a statistical test at the stated confidence and budget found no violation (see its power)",
+    "consistent": "no violation found by a test that could have found one: a statistical test at the stated "
+    "confidence and budget (see its power), or a float check without a rigorous error bound (numerical)",
     "inconclusive": "the budget or the precision could not decide (it says which, with the power reached)",
     "error": "the check could not run (a crashing or hanging candidate, bad output)",
     "violated": "a counterexample exists (exact, rigorous, or a confident Monte Carlo bound)",
@@ -83,14 +84,12 @@ def claim_label(result: dict[str, Any]) -> tuple[str, str]:
 
 
 def key_number(relation: dict[str, Any]) -> dict[str, str] | None:
-    """The number a (claim, relation) is read by: the first measurement of the obligation that
-    decides its verdict, as short ``measured`` and ``claimed`` texts and a hover text with every
-    digit; ``None`` without a measurement."""
-    item = decisive_obligation(relation.get("obligations", []))
-    measurements = (item or {}).get("evidence", {}).get("measurements") or []
-    if not measurements or not isinstance(measurements[0], dict):
+    """The number a (claim, relation) is read by: the key measurement of the obligation that decides
+    its verdict (:func:`~dpaudit.report.summary.key_measurement`, as in the other summaries), as short
+    ``measured`` and ``claimed`` texts and a hover text with every digit; ``None`` without a measurement."""
+    first = key_measurement(decisive_obligation(relation.get("obligations", [])))
+    if first is None:
         return None
-    first = measurements[0]
     measured, claimed = short_number(first.get("measured")), short_number(first.get("claimed"))
     quantity = str(first.get("quantity", ""))
     full = f"{quantity}: measured {measured[1]}, claimed {claimed[1]}"

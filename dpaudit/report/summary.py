@@ -53,15 +53,21 @@ def decisive_obligation(items: list[dict[str, Any]]) -> dict[str, Any] | None:
     return min(kept, key=rank, default=None)
 
 
-def _key_number(item: dict[str, Any] | None) -> str:
-    if item is None:
-        return ""
-    evidence = item.get("evidence", {})
-    measurements = evidence.get("measurements") or []
+def key_measurement(item: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The measurement an obligation (its audit.json entry) is read by in every summary: of a violated
+    one, its first failing measurement (a power row aside); else its first; None without one."""
+    evidence = (item or {}).get("evidence", {})
+    measurements = [m for m in evidence.get("measurements") or [] if isinstance(m, dict)]
     if not measurements:
-        return ""
+        return None
     failing = [m for m in measurements if m.get("role") is None and _negative(m.get("margin"))]
-    first = failing[0] if evidence.get("verdict") == "violated" and failing else measurements[0]
+    return failing[0] if evidence.get("verdict") == "violated" and failing else measurements[0]
+
+
+def _key_number(item: dict[str, Any] | None) -> str:
+    first = key_measurement(item)
+    if first is None:
+        return ""
     text = f"{_short(first.get('measured'))} vs {_short(first.get('claimed'))}"
     interval = first.get("interval")
     if isinstance(interval, list) and len(interval) == 2:

@@ -193,6 +193,7 @@ def test_a_verified_under_assumption_says_so_in_every_summary_table():
     assumed = document({"assumption": "the worst pair lies on the searched grid"})
     assert "under assumption" in html_summary(assumed)
     assert "(under assumption)" in render_markdown(assumed)
+
     def cli_table(built):
         return summary_table(SimpleNamespace(to_json=lambda: built, verdict_counts=dict, claims=[]))
 
@@ -200,3 +201,16 @@ def test_a_verified_under_assumption_says_so_in_every_summary_table():
     plain = document({})
     assert "under assumption" not in html_summary(plain)
     assert "under assumption" not in cli_table(plain)
+
+
+def test_the_html_summary_reads_a_violated_obligation_by_the_number_the_other_summaries_do():
+    """balle2016-smooth-bounds: its first measurement is sympy's step count (3, no claim), its failing one
+    1.8284 against 0; the HTML summary showed "3 vs —" where the CLI and Markdown show 1.8284 vs 0."""
+    from dpaudit.report.summary import summary_table_rows
+
+    steps = {"quantity": "sympy steps", "claimed": None, "measured": 3, "margin": None}
+    excess = {"quantity": "excess of phi_k", "claimed": 0.0, "measured": 1.8284, "margin": -1.8284}
+    document = _document(_item("violated", [steps, excess]))
+    summary = re.search(r'<nav class="summary".*?</nav>', render_html(document), re.S).group(0)
+    assert "1.8284 vs 0" in summary and "3 vs" not in summary
+    assert summary_table_rows(document)[0].key_number.startswith("1.8284 vs 0")
