@@ -249,5 +249,12 @@ def test_a_pool_worker_never_sees_a_ctrl_c_and_the_auditor_does(tmp_path):
     traceback), the process that started it neither blocks nor ignores it."""
     script = tmp_path / "probe.py"
     script.write_text(WORKER_SIGNALS)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as from a shell: an xdist worker ignores it
+    )
     assert done.stdout.split() == ["True", "False"], done.stderr
