@@ -10,6 +10,7 @@ from types import ModuleType
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from dpaudit._interrupts import interrupts_deferred
 from dpaudit.errors import CandidateLoadError
 
 __all__ = ["import_library"]
@@ -32,7 +33,8 @@ def import_library(module: str, *, extra: str, library: str) -> ModuleType:
             ``atom_domain`` takes no ``nan``, and every release was an ``error`` of a TypeError), naming the extra.
     """
     try:
-        imported = importlib.import_module(module)
+        with interrupts_deferred():  # a Ctrl-C inside a C extension's import can be lost (dpaudit._interrupts)
+            imported = importlib.import_module(module)
     except ImportError as exc:
         raise CandidateLoadError(
             f"this adapter needs {library}, which could not be imported ({type(exc).__name__}: {exc}); "

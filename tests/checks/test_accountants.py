@@ -232,8 +232,9 @@ def test_a_violation_finer_than_float64_is_violated_not_verified():
 
 def test_a_stated_epsilons_margin_is_what_the_enclosure_guarantees():
     """A bound above the enclosure has at least stated − upper of room, one below it falls short by at least
-    stated − lower; inside it the sign is unknown and the margin is the central estimate (the lower end's
-    margin showed an undecided point of the peer claim, 1.15347 against [1.15300, 1.15357], as +5.1e-4)."""
+    stated − lower; inside it the sign is unknown and the margin is stated − the enclosure's value, never
+    above 0 (the lower end's margin showed an undecided point of the peer claim, 1.15347 against
+    [1.15300, 1.15357], as +5.1e-4)."""
     from types import SimpleNamespace
 
     import mpmath
@@ -243,5 +244,9 @@ def test_a_stated_epsilons_margin_is_what_the_enclosure_guarantees():
     enclosure = SimpleNamespace(lower=mpmath.mpf("1.153"), upper=mpmath.mpf("1.15357"), value=mpmath.mpf("1.1533"))
     assert _margin(1.2, enclosure) == pytest.approx(1.2 - 1.15357)
     assert _margin(1.1, enclosure) == pytest.approx(1.1 - 1.153)
-    assert _margin(1.15347, enclosure) == pytest.approx(1.15347 - 1.1533)
-    assert _margin(1.15347, enclosure) < 1.15347 - 1.153
+    assert _margin(1.15347, enclosure) == 0.0  # inside: never room it may not have
+    at_upper = SimpleNamespace(lower=enclosure.lower, upper=enclosure.upper, value=enclosure.upper)
+    assert _margin(1.15347, at_upper) == pytest.approx(1.15347 - 1.15357)
+    # below an enclosure whose lower end rounds onto the stated float: still a shortfall, never 0
+    just_above = SimpleNamespace(lower=mpmath.mpf(1.1) + mpmath.mpf("1e-30"), upper=mpmath.mpf(2), value=mpmath.mpf(2))
+    assert _margin(1.1, just_above) < 0

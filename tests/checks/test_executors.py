@@ -258,3 +258,22 @@ def test_a_pool_worker_never_sees_a_ctrl_c_and_the_auditor_does(tmp_path):
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as from a shell: an xdist worker ignores it
     )
     assert done.stdout.split() == ["True", "False"], done.stderr
+
+
+CALLER_MASK = """
+import signal
+from dpaudit.checks.empirical.executors import forkserver_context
+
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+forkserver_context()
+print(sorted(int(number) for number in signal.pthread_sigmask(signal.SIG_BLOCK, [])))
+"""
+
+
+def test_starting_the_fork_server_leaves_the_callers_signal_mask_as_it_was(tmp_path):
+    """The resource tracker's start ends by unblocking SIGINT and SIGTERM: a caller that had blocked them
+    found them unblocked (a fresh process, so that the tracker starts there)."""
+    script = tmp_path / "mask.py"
+    script.write_text(CALLER_MASK)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.split("\n")[0] == str(sorted([int(signal.SIGINT), int(signal.SIGTERM)])), done.stderr

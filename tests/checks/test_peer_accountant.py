@@ -114,3 +114,35 @@ def test_without_the_library_it_is_inconclusive(monkeypatch):
 def test_bad_params_are_refused(params, mechanism):
     with pytest.raises(InvalidArgument):
         _run(params, mechanism)
+
+
+def test_a_peer_rdp_that_is_not_a_number_is_no_bound(monkeypatch):
+    """A NaN compared as neither above nor below the exact enclosure, so it was classed as agreeing."""
+    import math
+
+    from dpaudit.checks.accountants.peers import with_fractional_orders
+    from dpaudit.kernel.evidence import Evidence
+    from dpaudit.privacy.accounting import peer_audit
+
+    monkeypatch.setitem(peer_audit._PEER_FUNCTIONS, "dp_accounting", lambda alpha, q, sigma, steps: math.nan)
+    (comparison,) = peer_audit.audit_peer_rdp("dp_accounting", [2.5], [0.01], [1.3], steps=10)
+    assert comparison.direction == peer_audit.UNSOUND
+    points = Evidence(Verdict.VERIFIED, "every point's epsilon bounds the certified one", "grid", "pld")
+    assert with_fractional_orders(points, [comparison]).verdict is Verdict.VIOLATED
+
+
+def test_a_dp_accounting_older_than_its_extra_is_not_compared(monkeypatch):
+    """The peer check imports dp_accounting as the adapters do: a version below the extra's floor is named."""
+    pytest.importorskip("dp_accounting")
+    import importlib.metadata
+
+    from dpaudit.adapters import _library
+
+    real = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "0.4.0" if name == "dp-accounting" else real(name))
+    _library._check_version.cache_clear()
+    try:
+        evidence = _run({"peer": "dp_accounting", "accountant": "pld", "points": [POINT]})
+    finally:
+        _library._check_version.cache_clear()
+    assert evidence.verdict is Verdict.INCONCLUSIVE and "dp-accounting 0.4.0 is installed" in evidence.summary

@@ -18,6 +18,7 @@ References:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -152,14 +153,14 @@ def _measurement(point: dict[str, Any], stated: float, certified: Any) -> Measur
 
 def _margin(stated: float, certified: Any) -> float:
     """The margin the enclosure guarantees: the room of a bound above it (stated − upper end), the shortfall
-    of one below it (stated − lower end); inside it, where its sign is unknown, the central estimate. (The
-    lower end's margin, as before, showed an undecided point's margin as room to spare.)"""
-    lower, upper = float(certified.lower), float(certified.upper)
-    if stated >= upper:
-        return stated - upper
-    if stated < lower:
-        return stated - lower
-    return stated - float(certified.value)
+    of one below it (stated − lower end); inside it, where its sign is unknown, stated − the enclosure's
+    value (its upper end for the PLD and the RDP), never positive. The ends are compared as the verdict
+    compares them, exactly. (The lower end's margin, as before, showed an undecided point as room to spare.)"""
+    if stated >= certified.upper:
+        return stated - float(certified.upper)
+    if stated < certified.lower:
+        return min(stated - float(certified.lower), -math.ulp(stated))  # below it: never 0 once rounded
+    return min(stated - float(certified.value), 0.0)
 
 
 def _margin_interval(stated: float, certified: Any) -> tuple[Fraction, Fraction] | None:

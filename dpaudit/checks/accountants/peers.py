@@ -22,8 +22,9 @@ import importlib.metadata
 from dataclasses import dataclass, replace
 from typing import Any
 
+from dpaudit.adapters._library import import_library
 from dpaudit.checks.accountants.certified_epsilon import RDP_ROUNDOFF, compare_with_certified
-from dpaudit.errors import InvalidArgument
+from dpaudit.errors import CandidateLoadError, InvalidArgument
 from dpaudit.kernel.checker_config import CheckerConfig, param, parse_config
 from dpaudit.kernel.checkers import CheckContext, register_checker
 from dpaudit.kernel.claims import Claim, Obligation
@@ -67,6 +68,11 @@ class PeerConfig(CheckerConfig):
             raise InvalidArgument("the peer accountants model Poisson sampling under add/remove-one: set those params")
 
 
+def _import(module: str) -> Any:
+    """A module of dp_accounting, at a version of the extra that installs it (and with interrupts held back)."""
+    return import_library(module, extra="dp-accounting", library="dp-accounting")
+
+
 def _version() -> str:
     """The installed dp_accounting's version (the package has no ``__version__``)."""
     try:
@@ -81,9 +87,9 @@ def _peer_epsilon(library: Any, accountant: str, interval: float, point: dict[st
         point["steps"],
     )
     if accountant == "pld":
-        engine = importlib.import_module("dp_accounting.pld").PLDAccountant(value_discretization_interval=interval)
+        engine = _import("dp_accounting.pld").PLDAccountant(value_discretization_interval=interval)
     else:
-        engine = importlib.import_module("dp_accounting.rdp").RdpAccountant()
+        engine = _import("dp_accounting.rdp").RdpAccountant()
     engine.compose(event)
     return float(engine.get_epsilon(point["delta"]))
 
@@ -98,11 +104,13 @@ def check_peer_accountant(obligation: Obligation, context: CheckContext) -> Evid
     config = parse_config(PeerConfig, obligation.params)
     accountant = config.accountant
     try:
-        library = importlib.import_module("dp_accounting")
-    except ImportError:
+        library = _import("dp_accounting")
+    except CandidateLoadError as exc:
+        missing = isinstance(exc.__cause__, ImportError)
         return Evidence(
             Verdict.INCONCLUSIVE,
-            "peer library 'dp_accounting' is not installed (pip install 'dpaudit[peers]'); nothing was compared",
+            ("peer library 'dp_accounting' is not installed (pip install 'dpaudit[peers]')" if missing else str(exc))
+            + "; nothing was compared",
             "dp_accounting",
             "none",
             details={NOT_INSTALLED: "dp_accounting"},

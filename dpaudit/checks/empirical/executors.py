@@ -234,9 +234,9 @@ def forkserver_context(preload: Sequence[str] = ()) -> Any:
     prints a KeyboardInterrupt traceback of its own (the auditor, which gets the Ctrl-C, stops them).
     This process only blocks it for the server's start and never ignores it: a Ctrl-C meanwhile waits
     and then reaches its handler, or another thread takes it for the main one (an ignored SIGINT, as
-    before, was discarded, and the audit ran on to its end). The resource tracker starts first, as it
-    unblocks SIGINT once it has started. From another thread the server starts as Python starts it
-    (signals belong to the main thread).
+    before, was discarded, and the audit ran on to its end). The resource tracker starts first (it
+    unblocks SIGINT and SIGTERM once it has started); the caller's mask is restored as it was. From
+    another thread the server starts as Python starts it (signals belong to the main thread).
     """
     from multiprocessing import forkserver, resource_tracker
 
@@ -245,12 +245,13 @@ def forkserver_context(preload: Sequence[str] = ()) -> Any:
         context.set_forkserver_preload(list(preload))
     if threading.current_thread() is not threading.main_thread():
         return context
-    resource_tracker.ensure_running()
     before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
+        resource_tracker.ensure_running()  # it ends by unblocking SIGINT and SIGTERM: block SIGINT again
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         forkserver.ensure_running()
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)  # the caller's mask as it was
     return context
 
 

@@ -11,6 +11,7 @@ The peers are optional (the ``test`` extra); a missing one raises a clear error.
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -119,13 +120,16 @@ def audit_peer_rdp(
                 a = check_real("alpha", alpha, low=1.0, low_open=True)
                 exact = compose_rdp(poisson_gaussian_rdp(a, q, sigma, digits=digits), count)
                 theirs = function(a, q, sigma, count)
-                if theirs > exact.upper:
-                    direction = SOUND
-                elif theirs < exact.lower:
-                    direction = UNSOUND
+                if math.isnan(theirs):  # no bound at all (it compared as neither above nor below: "agrees")
+                    direction, relative = UNSOUND, -math.inf
                 else:
-                    direction = AGREES
-                relative = float((mpmath.mpf(theirs) - exact.value) / exact.value) if exact.value else 0.0
+                    if theirs > exact.upper:
+                        direction = SOUND
+                    elif theirs < exact.lower:
+                        direction = UNSOUND
+                    else:
+                        direction = AGREES
+                    relative = float((mpmath.mpf(theirs) - exact.value) / exact.value) if exact.value else 0.0
                 results.append(
                     PeerComparison(
                         peer, a, float(q), float(sigma), count, exact.value, exact.error, theirs, relative, direction
