@@ -258,6 +258,21 @@ class CandidateInputs:
             return all(self.admits(item) for item in plain.values())
         return True
 
+    def clamped(self, plain: Any) -> Any:
+        """``plain`` with every number moved into [``low``, ``high``]: a proposed input past the declared
+        bounds becomes the domain's edge (the search's huge record becomes a record of ``high`` s). An
+        integer domain's inputs are left as they are (the search proposes no scaled count)."""
+        if isinstance(plain, bool) or self.integer:
+            return plain
+        if isinstance(plain, int | float):
+            low = plain if self.low is None else max(plain, self.low)
+            return low if self.high is None else min(low, self.high)
+        if isinstance(plain, list | tuple):
+            return type(plain)(self.clamped(item) for item in plain)
+        if isinstance(plain, dict):
+            return {key: self.clamped(item) for key, item in plain.items()}
+        return plain
+
     @property
     def functions(self) -> dict[str, str]:
         """The functions given, by role."""

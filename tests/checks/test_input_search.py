@@ -422,3 +422,75 @@ def test_a_parametric_fit_whose_search_stops_is_an_error_naming_the_stop(tmp_pat
     fit = Obligation("fit", "a fit", "parametric_noise_fit", {"family": "dirichlet", "samples": 2000, "pairs": pairs})
     with pytest.raises(CandidateLimitReached, match=r"the input search stopped at .*did not answer within 1 s"):
         check_parametric_noise_fit(fit, _rows_context(tmp_path, candidate))
+
+
+UNCLIPPED_SUM_SPEC = """schema = 1
+[claim]
+id = "unclipped-sum"
+title = "a sum of rows in [0, 1]^5 plus N(0, I): its rows are meant to be clipped to norm 1"
+relations = ["add_remove_one"]
+[claim.source]
+paper = "Balle & Wang 2018"
+location = "Theorem 8"
+[claim.mechanism]
+name = "black_box"
+[claim.guarantee]
+kind = "approx_dp"
+epsilon = 1.0
+delta = 0.12693673750664395
+[candidate]
+params = { clip = CLIP }
+datasets = "vector_sum:small_rows"
+inputs = { low = 0, high = 1 }
+[[obligations]]
+id = "empirical-privacy"
+statement = "no event certifies epsilon > 1 at the exact delta of norm-1 rows"
+checker = "empirical_epsilon_lower_bound"
+params = { samples = 20000 }
+"""
+
+VECTOR_SUM = """import numpy as np
+
+def _sum(rows, clip):
+    rows = np.asarray(rows, dtype=float).reshape(-1, 5)
+    if clip:
+        norms = np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1.0)
+        rows = rows / norms
+    return rows.sum(axis=0)
+
+def release(rows, *, clip, rng):
+    return _sum(rows, clip) + rng.standard_normal(5)
+
+def _sample(rows, n, *, clip, rng):
+    return _sum(rows, clip)[None, :] + rng.standard_normal((n, 5))
+
+release.sample = _sample
+
+def small_rows(rng):
+    return [[float(v) for v in row] for row in 0.3 * rng.random((8, 5))]
+"""
+
+
+@pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
+def test_a_declared_input_domain_keeps_its_edges_in_the_search(tmp_path):
+    """An unclipped sum on rows declared in [0, 1]^5: a row of ones moves it by sqrt(5) (true epsilon 4.26
+    against 1). The search's huge rows fell outside the declared bounds and were dropped, so only rows of
+    at most 0.3 were audited: consistent (found by a review). They are now proposed at the domain's edge."""
+    (tmp_path / "vector_sum.py").write_text(VECTOR_SUM)
+    verdicts = {}
+    for clip in ("false", "true"):
+        spec = tmp_path / f"spec_{clip}.toml"
+        spec.write_text(UNCLIPPED_SUM_SPEC.replace("CLIP", clip))
+        verdicts[clip] = obligation_evidence(spec, "vector_sum:release", tmp_path, "empirical-privacy")
+    assert verdicts["false"].verdict is Verdict.VIOLATED, verdicts["false"].summary
+    assert "clamped to the declared input domain" in verdicts["false"].counterexample["pair"]
+    assert verdicts["true"].verdict is Verdict.CONSISTENT, verdicts["true"].summary
+
+
+def test_an_input_past_the_declared_bounds_is_moved_to_their_edge():
+    from dpaudit.mechanisms.interface import CandidateInputs
+
+    bounded = CandidateInputs(low=0.0, high=1.0)
+    assert bounded.clamped([[1000.0, -5.0, 0.5], 2.0, True]) == [[1.0, 0.0, 0.5], 1.0, True]
+    assert CandidateInputs(integer=True, low=0, high=3).clamped([7, 1]) == [7, 1]  # no scaled counts proposed
+    assert CandidateInputs(low=0.0).clamped({"x": -1.0, "y": 9.0}) == {"x": 0.0, "y": 9.0}
