@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.metadata
+import sys
 from types import ModuleType
 
 from packaging.requirements import Requirement
@@ -32,14 +33,16 @@ def import_library(module: str, *, extra: str, library: str) -> ModuleType:
             version outside the one its extra requires (an older library's API differs: OpenDP 0.9's
             ``atom_domain`` takes no ``nan``, and every release was an ``error`` of a TypeError), naming the extra.
     """
-    try:
-        with interrupts_deferred():  # a Ctrl-C inside a C extension's import can be lost (dpaudit._interrupts)
-            imported = importlib.import_module(module)
-    except ImportError as exc:
-        raise CandidateLoadError(
-            f"this adapter needs {library}, which could not be imported ({type(exc).__name__}: {exc}); "
-            f"install it with: pip install 'dpaudit[{extra}]' (or 'dpaudit[ecosystem]' for every library)"
-        ) from exc
+    imported = sys.modules.get(module)  # an adapter asks on every call: once imported, no signal juggling
+    if imported is None:
+        try:
+            with interrupts_deferred():  # a Ctrl-C inside a C extension's import can be lost (dpaudit._interrupts)
+                imported = importlib.import_module(module)
+        except ImportError as exc:
+            raise CandidateLoadError(
+                f"this adapter needs {library}, which could not be imported ({type(exc).__name__}: {exc}); "
+                f"install it with: pip install 'dpaudit[{extra}]' (or 'dpaudit[ecosystem]' for every library)"
+            ) from exc
     _check_version(library, extra)
     return imported
 
