@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import sys
 
 import numpy as np
 import pytest
@@ -94,6 +95,10 @@ def test_without_the_library_it_is_inconclusive(monkeypatch):
 
     monkeypatch.setattr(builtins, "__import__", no_peer)
     monkeypatch.setattr("importlib.import_module", lambda name: no_peer(name))
+    for name in [name for name in sys.modules if name.split(".")[0] == "dp_accounting"]:
+        monkeypatch.delitem(
+            sys.modules, name
+        )  # imported by an earlier test of this process: gone as if never installed
     evidence = _run({"peer": "dp_accounting", "accountant": "pld", "points": [POINT]})
     assert evidence.verdict is Verdict.INCONCLUSIVE and "not installed" in evidence.summary
     assert "pip install 'dpaudit[peers]'" in evidence.summary
