@@ -252,6 +252,21 @@ def test_a_stream_of_batches_gives_the_batches_one_by_one_and_stays_in_step_when
     np.testing.assert_array_equal(after, one_by_one[0])
 
 
+def test_a_stream_keeps_two_small_requests_ahead_and_one_large_one():
+    """The worker always has a request waiting while the requests are small (it never idles between answers);
+    a large request waits for the answer before it (the worker's input pipe might not hold it)."""
+    seeds = [np.random.SeedSequence(k) for k in range(4)]
+    for value, ahead in ((VALUE, 2), (list(np.arange(20_000, dtype=float)), 1)):
+        with CandidateProcess(_ref("vectorised_gaussian")) as candidate:
+            sent = []
+            send = candidate._request
+            candidate._request = lambda request, send=send, sent=sent: sent.append(request["op"]) or send(request)
+            stream = candidate.sample_stream(value, PARAMS, CALL, [(10, seed) for seed in seeds])
+            next(stream)
+            assert len(sent) == ahead + 1  # the first answer read: as many ahead as before it
+            assert len(list(stream)) == 3 and len(sent) == 4
+
+
 def test_a_stream_of_large_inputs_and_answers_does_not_block():
     """A request larger than the worker's input pipe and answers larger than its output pipe: the next
     request goes only once an answer is read whole (sent before it, both sides blocked writing)."""

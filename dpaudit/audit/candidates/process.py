@@ -47,6 +47,9 @@ __all__ = ["MAX_OUTPUT_MAGNITUDE", "MAX_PROCESSES", "CandidateProcess"]
 
 _MAX_INPUT_BYTES = 64 << 20
 _MAX_LABELS = 256
+#: A sample request of at most this many bytes (its input small) goes two ahead of the answer being read: the
+#: pipe to the worker (64 KiB) holds it while the worker writes the answer before, so neither waits on the other.
+_SMALL_REQUEST_BYTES = 8 * 1024
 _LIVE_WORKERS: set[int] = set()
 #: The most processes a candidate may run at once, its worker included (checked while the auditor waits).
 MAX_PROCESSES = 256
@@ -153,14 +156,17 @@ class CandidateProcess:
             self.captured_output = self._capture.close()
             self._capture = None
 
-    def _request(self, request: dict[str, Any]) -> None:
+    def _request(self, request: dict[str, Any]) -> int:
+        """Send ``request``; the number of bytes sent."""
         if self._process is None or self._process.stdin is None:
             raise CandidateError(f"candidate {self.ref} is not running; use it as a context manager")
+        line = json.dumps(request).encode("utf-8") + b"\n"
         try:
-            self._process.stdin.write(json.dumps(request).encode("utf-8") + b"\n")
+            self._process.stdin.write(line)
             self._process.stdin.flush()
         except (BrokenPipeError, OSError):
             self._died("receiving a request")
+        return len(line)
 
     def _count_processes(self) -> None:
         """Stop a candidate that runs more than :data:`MAX_PROCESSES` processes (a fork bomb would fill the
@@ -339,9 +345,10 @@ class CandidateProcess:
         *,
         categories: bool = False,
     ) -> Generator[np.ndarray, None, None]:
-        """The batches of :meth:`sample` for each ``(count, seed)`` of ``batches``, one request ahead:
-        the next request is sent as soon as this batch is read, so the worker computes it while the
-        caller uses this one. The outputs are those of
+        """The batches of :meth:`sample` for each ``(count, seed)`` of ``batches``, requests sent ahead:
+        the next one as soon as this batch is read, so the worker computes it while the caller uses this
+        one, and, while the requests are small (:data:`_SMALL_REQUEST_BYTES`), one more, so the worker
+        never waits for a request between answers. The outputs are those of
         calling :meth:`sample` batch by batch. A request sent ahead whose batch is not taken (the caller
         stopped early) is still read, so the channel stays in step.
 
@@ -351,24 +358,28 @@ class CandidateProcess:
         ahead = iter(batches)
         pending: deque[int] = deque()
 
-        def send_next() -> None:
+        def send_next() -> int:
+            """Send the next request; the bytes sent (0 when there is none)."""
             batch = next(ahead, None)
             if batch is None:
-                return
+                return 0
             count, seed = check_integer("count", batch[0], low=1), batch[1]
             entropy = seed.entropy
             if not isinstance(entropy, int):
                 entropy = int(np.random.default_rng(seed).integers(2**63))
-            self._request(self._sample_request(data, params, call, count, {"entropy": entropy}, categories))
+            sent = self._request(self._sample_request(data, params, call, count, {"entropy": entropy}, categories))
             pending.append(count)
+            return sent
 
-        send_next()
+        if 0 < send_next() <= _SMALL_REQUEST_BYTES:
+            send_next()
         started = time.monotonic()
         try:
             while pending:
                 outputs = self._receive_sample(pending.popleft(), started)
-                # the next request goes once this answer is read whole: the worker is then reading its
-                # input, never blocked writing an answer while the auditor is blocked writing a request
+                # the next request goes once this answer is read whole: the worker is then reading its input
+                # or computing, never blocked writing an answer while the auditor is blocked writing a request
+                # (a request sent further ahead is small: the pipe to the worker holds it)
                 send_next()
                 started = time.monotonic()
                 yield outputs
