@@ -95,6 +95,26 @@ def test_hanging_candidate_is_stopped_at_the_limit():
     assert isinstance(info.value, CandidateLimitReached)
 
 
+def test_a_worker_that_stopped_answering_is_killed_without_being_asked_to_leave(monkeypatch):
+    """It cannot read a stop request while it hangs in the candidate's code: no half-second wait for it (per
+    obligation of a check, every one of which waits for a candidate that hangs on every call)."""
+    import subprocess
+
+    waits = []
+    wait = subprocess.Popen.wait
+    monkeypatch.setattr(
+        subprocess.Popen, "wait", lambda self, timeout=None: waits.append(timeout) or wait(self, timeout)
+    )
+    with CandidateProcess(_ref("sleeps_forever"), CandidateLimits(timeout_seconds=0.2)) as candidate:
+        with pytest.raises(CandidateLimitReached, match=r"did not answer within 0\.2 s"):
+            candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(0))
+        assert not candidate.running and 0.5 not in waits, waits
+    waits.clear()
+    with CandidateProcess(_ref("gaussian")) as candidate:
+        candidate.sample(VALUE, PARAMS, CALL, 1, np.random.SeedSequence(0))
+    assert waits[:1] == [0.5]  # a worker that answers is asked to leave and given the time to
+
+
 def test_raising_candidate_reports_its_traceback():
     with (
         CandidateProcess(_ref("raises")) as candidate,

@@ -133,16 +133,17 @@ class CandidateProcess:
         """Whether the worker is up."""
         return self._process is not None and self._process.poll() is None
 
-    def stop(self) -> None:
-        """Stop the worker and kill every process it started; keep what it printed."""
+    def stop(self, *, answering: bool = True) -> None:
+        """Stop the worker and kill every process it started; keep what it printed. A worker ``answering``
+        requests is asked to leave and given half a second; one that stopped answering is killed at once."""
         if self._process is not None:
             process, self._process = self._process, None
-            if process.stdin is not None:
+            if answering and process.stdin is not None:
                 with contextlib.suppress(OSError, ValueError):
                     process.stdin.write(b'{"op": "stop"}\n')
                     process.stdin.flush()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=0.5)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(timeout=0.5)
             _LIVE_WORKERS.discard(process.pid)
             kill_process_tree(process.pid, self._token, self._started, frozenset(_LIVE_WORKERS))
             with contextlib.suppress(subprocess.TimeoutExpired):
@@ -182,7 +183,7 @@ class CandidateProcess:
             worker, self._token, since=self._started, protect=frozenset(_LIVE_WORKERS - {worker})
         )
         if len(running) > MAX_PROCESSES:
-            self.stop()
+            self.stop(answering=False)
             raise CandidateLimitReached(
                 f"candidate {self.ref} ran {len(running)} processes, more than the limit of {MAX_PROCESSES}; "
                 f"stopped it and killed them{_shown(self.captured_output)}"
@@ -209,7 +210,7 @@ class CandidateProcess:
         try:
             header = self._channel.ticks_then_header(per_call, total_deadline, self._count_processes)
         except TimeoutError:
-            self.stop()
+            self.stop(answering=False)
             budget = "its total budget" if time.monotonic() >= total_deadline else f"{per_call:g} s"
             raise CandidateLimitReached(
                 f"candidate {self.ref} did not answer within {budget} while {doing}; "
@@ -264,7 +265,7 @@ class CandidateProcess:
         try:
             raw = self._channel.payload(size, deadline)
         except TimeoutError:
-            self.stop()
+            self.stop(answering=False)
             raise CandidateLimitReached(f"{ref} stopped sending its result; stopped the worker") from None
         except EOFError:
             self._died(f"sending the result of {ref}")
@@ -404,7 +405,7 @@ class CandidateProcess:
         try:
             raw = self._channel.payload(int(np.prod(shape)) * 8, total_deadline)
         except TimeoutError:
-            self.stop()
+            self.stop(answering=False)
             raise CandidateLimitReached(f"candidate {self.ref} stopped sending its outputs; stopped it") from None
         except EOFError:
             self._died("sending its outputs")
