@@ -182,12 +182,33 @@ def test_check_command_audits_a_candidate(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(Path(__file__).parent / "audit" / "candidates_fixture")
     out = tmp_path / "good"
     assert (
-        main(["check", str(spec), "--candidate", "sample_candidates:good_gaussian", "--quick", "--out", str(out)]) == 0
+        main(
+            [
+                "check",
+                str(spec),
+                "--candidate",
+                "sample_candidates:vectorised_good_gaussian",
+                "--quick",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
     )
     assert json.loads((out / "audit.json").read_text())["claims"][0]["verdict"] == "consistent"
     out = tmp_path / "bad"
     assert (
-        main(["check", str(spec), "--candidate", "sample_candidates:halved_gaussian", "--quick", "--out", str(out)])
+        main(
+            [
+                "check",
+                str(spec),
+                "--candidate",
+                "sample_candidates:vectorised_halved_gaussian",
+                "--quick",
+                "--out",
+                str(out),
+            ]
+        )
         == 1
     )
     out = tmp_path / "hang"

@@ -278,9 +278,9 @@ ROWS_SPEC = (
 )
 
 
-def _rows_candidate(folder, on_small_entries, *, gamma_of="k * p"):
+def _rows_candidate(folder, on_small_entries, *, gamma_of="k * p", vectorised=False):
     """A Dirichlet candidate written for rows with every entry >= 0.25: on others it runs ``on_small_entries``;
-    its gamma draws have shapes ``gamma_of``."""
+    its gamma draws have shapes ``gamma_of``; ``vectorised``: with a ``sample`` entry point that does the same."""
     (folder / "rows.py").write_text(
         "import time\n"
         "import numpy as np\n"
@@ -290,6 +290,17 @@ def _rows_candidate(folder, on_small_entries, *, gamma_of="k * p"):
         f"        {on_small_entries}\n"
         f"    g = rng.gamma({gamma_of})\n"
         "    return g / g.sum()\n"
+        + (
+            "def _sample(p, n, *, k, rng):\n"
+            "    p = np.asarray(p, dtype=float)\n"
+            "    if p.min() < 0.25:\n"
+            f"        {on_small_entries}\n"
+            f"    g = rng.gamma({gamma_of}, size=(n, p.size))\n"
+            "    return g / g.sum(axis=1, keepdims=True)\n"
+            "release.sample = _sample\n"
+            if vectorised
+            else ""
+        )
     )
     spec = folder / "spec.toml"
     spec.write_text(ROWS_SPEC)
@@ -303,7 +314,7 @@ def test_a_searched_input_the_candidate_refuses_is_left_out_counted_and_warned_o
     # on and is not an error
     import dpaudit
 
-    spec = _rows_candidate(tmp_path, "raise ValueError('this model has no row entry below 0.25')")
+    spec = _rows_candidate(tmp_path, "raise ValueError('this model has no row entry below 0.25')", vectorised=True)
     monkeypatch.chdir(tmp_path)
     with pytest.warns(UserWarning, match=r"the candidate raised on \d+ input\(s\) the search tried"):
         report = dpaudit.check("rows:release", spec, quick=True, seed=3)

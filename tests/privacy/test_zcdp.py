@@ -48,12 +48,17 @@ def test_a_zcdp_spec_loads_and_a_bad_rho_is_refused(tmp_path):
 
 
 def _gaussian(sigma_factor):
-    def candidate(value, *, sigma, sensitivity, rng):
-        import numpy as np
+    import numpy as np
 
+    def candidate(value, *, sigma, sensitivity, rng):
         value = np.asarray(value, dtype=float)
         return value + rng.normal(0.0, sigma * sigma_factor, value.shape)
 
+    def sample(value, n, *, sigma, sensitivity, rng):
+        value = np.asarray(value, dtype=float)
+        return value + rng.normal(0.0, sigma * sigma_factor, (n, *value.shape))
+
+    candidate.sample = sample  # drawn in batches: these tests are about the claim, not the per-call path
     return candidate
 
 

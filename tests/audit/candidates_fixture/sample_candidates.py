@@ -247,6 +247,15 @@ class vectorised_good_gaussian:  # the documented Gaussian signature, with a vec
         return np.asarray(value, dtype=float) + sigma * rng.standard_normal((n, len(value)))
 
 
+class vectorised_halved_gaussian:  # halved_gaussian in batches (for tests of tables, not of the per-call path)
+    def __new__(cls, value, *, sigma, sensitivity, rng):
+        return halved_gaussian(value, sigma=sigma, sensitivity=sensitivity, rng=rng)
+
+    @staticmethod
+    def sample(value, n, *, rng, sigma, sensitivity):
+        return np.asarray(value, dtype=float) + 0.5 * sigma * rng.standard_normal((n, len(value)))
+
+
 def gaussian_with_own_names(x, generator, noise_scale):  # needs the spec's [candidate] table
     return np.asarray(x, dtype=float) + noise_scale * generator.standard_normal(len(x))
 
