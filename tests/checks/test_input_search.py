@@ -17,7 +17,7 @@ from dpaudit.kernel.verdicts import Verdict
 from dpaudit.mechanisms.catalogue import get_mechanism
 from dpaudit.mechanisms.inputs import coverage_pairs
 from dpaudit.privacy.relations import parse_relation
-from tests.candidate_audits import obligation_evidence
+from tests.candidate_audits import audited_alone, obligation_evidence, without_implied_obligations
 
 SPEC = builtin_spec_dir() / "examples" / "gaussian_candidate.toml"
 FIXTURES = str(Path(__file__).parents[1] / "audit" / "candidates_fixture")
@@ -188,14 +188,15 @@ def test_the_pair_the_search_found_replays_from_the_counterexample():
         else o
         for o in claim.obligations
     )
-    report = audit_candidate(
-        replace(claim, obligations=replayed),
-        SPEC,
-        parse_candidate("sample_candidates:skips_noise_above_1000", path=FIXTURES),
-        limits=CandidateLimits(),
-        seed=3,
-        quick=True,
-    )
+    with audited_alone(replace(claim, obligations=replayed), "empirical-privacy-searched-inputs") as alone:
+        report = audit_candidate(
+            alone,
+            SPEC,
+            parse_candidate("sample_candidates:skips_noise_above_1000", path=FIXTURES),
+            limits=CandidateLimits(),
+            seed=3,
+            quick=True,
+        )
     (relation,) = report.claims[0].relations
     evidence = {item.obligation.id: item.evidence for item in relation.obligations}
     assert evidence["empirical-privacy-searched-inputs"].verdict is Verdict.VIOLATED
@@ -360,7 +361,8 @@ def test_a_candidate_that_hangs_on_a_searched_input_has_not_refused_it(tmp_path)
 @pytest.mark.slow  # a whole candidate audit end to end: the main CI job runs it, not the floors one
 def test_a_hang_on_a_searched_input_leaves_a_violation_on_the_pairs_audited_standing(tmp_path):
     # the same hang, but the candidate leaks (25 times the concentration k) on the pairs audited: violated
-    evidence = _rows_evidence(tmp_path, "time.sleep(60)", gamma_of="25 * k * p")["rows"]
+    with without_implied_obligations():  # the spec's obligation is the point
+        evidence = _rows_evidence(tmp_path, "time.sleep(60)", gamma_of="25 * k * p")["rows"]
     assert evidence.verdict is Verdict.VIOLATED, evidence.summary
     assert "did not answer within 1 s" in evidence.details["search_stopped"]
     # certified on a pair audited (the spec's or one found before the stop), never on the one it hung on
