@@ -4,7 +4,7 @@ changed (its search on or off, a smaller budget) and read that obligation's evid
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,22 @@ def audited_alone(claim: Claim, *obligation_ids: str) -> Iterator[Claim]:
         yield replace(claim, obligations=kept)
 
 
+@contextmanager
+def only_added(claim: Claim, obligation_id: str) -> Iterator[Claim]:
+    """Within it, candidate audits run ``obligation_id`` alone, one of the checks dpaudit adds to every
+    candidate audit, made as for the whole claim (which the block gets as it is)."""
+    whole = candidate_audit.candidate_obligations
+
+    def alone(claim: Claim, path: str) -> Claim:
+        audited = whole(claim, path)
+        kept = tuple(obligation for obligation in audited.obligations if obligation.id == obligation_id)
+        assert kept, f"dpaudit adds no obligation {obligation_id!r} to a candidate audit of {claim.id}"
+        return replace(audited, obligations=kept)
+
+    with mock.patch.object(candidate_audit, "candidate_obligations", alone):
+        yield claim
+
+
 def obligation_evidence(spec: Path, candidate: str, folder: Path | str, obligation_id: str, **params: Any) -> Evidence:
     """The evidence of ``obligation_id`` when ``candidate`` (``module:callable`` in ``folder``) is
     audited against ``spec`` (seed 3, quick budgets), with ``params`` set in that obligation."""
@@ -47,9 +63,9 @@ def obligation_evidence(spec: Path, candidate: str, folder: Path | str, obligati
             replace(o, params={**o.params, **params}) if o.id == obligation_id else o for o in claim.obligations
         )
         claim = replace(claim, obligations=obligations)
-    # an obligation of the spec is audited alone; one dpaudit adds, with the spec's (test_implied_obligations.py)
+    # an obligation of the spec is audited alone, and so is one dpaudit adds (made from the whole spec)
     own = obligation_id in {obligation.id for obligation in claim.obligations}
-    with audited_alone(claim, obligation_id) if own else nullcontext(claim) as audited:
+    with audited_alone(claim, obligation_id) if own else only_added(claim, obligation_id) as audited:
         report = audit_candidate(
             audited,
             spec,
